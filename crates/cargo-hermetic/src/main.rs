@@ -1,1 +1,15 @@
-fn main(){}
+//! `cargo hermetic`: writes deterministic, isolated unit tests for a Rust crate.
+//!
+//! Data flows one way: analyze → driver → search → oracle → emit → verify → report. Only this
+//! file and `report` print to the terminal.
+
+mod analyze;
+mod cluster;
+mod emit;
+mod rust_syntax;
+mod test_case;
+
+fn main() {
+    let _ = analyze::analyze;
+    let _ = emit::emit;
+}

@@ -1,1 +1,20 @@
-pub fn x(){}
+//! Support library linked into hermetic's driver build (never into the user's own tests).
+//!
+//! The engine (`cargo-hermetic`) injects a generated driver module into a shadow copy of the
+//! crate under test; that module depends on this crate for the wire protocol, the fork server
+//! that runs each test case in a fresh child, the SanitizerCoverage callbacks, and the traits
+//! that turn protocol values into Rust arguments (`Decode`) and results into observations
+//! (`Observe`). The engine uses the same `protocol` types on its side of the pipe.
+
+pub mod coverage;
+pub mod decode;
+pub mod observe;
+pub mod protocol;
+pub mod server;
+pub mod slots;
+
+pub use decode::{decode, Decode};
+pub use observe::{observe, Observe};
+pub use protocol::{DecodeError, Observed, Value};
+pub use server::{serve, Entry, Returned};
+pub use slots::Slots;

@@ -1,0 +1,241 @@
+//! The test cluster: what a test in a given module can build and call, as found by analysis.
+//!
+//! Analysis produces it; the driver generator, the search and the emitter read it. Nothing here
+//! knows how the cluster was found or how Rust is printed (see `rust_syntax` for that).
+
+use serde::Serialize;
+use std::path::PathBuf;
+
+/// Index into `Cluster::modules`.
+pub type ModuleId = usize;
+/// Index into `Cluster::types`.
+pub type TypeId = usize;
+/// Index into `Cluster::callables`; also the index of the callable's driver dispatch entry.
+pub type CallableId = usize;
+
+#[derive(Debug, Clone, Default)]
+pub struct Cluster {
+    /// The library crate's name as Rust code spells it (`-` replaced by `_`).
+    pub crate_name: String,
+    /// Module 0 is the crate root.
+    pub modules: Vec<Module>,
+    pub types: Vec<TypeDef>,
+    pub callables: Vec<Callable>,
+    /// Items analysis could not use, with the reason, for the report.
+    pub skipped: Vec<Skipped>,
+    /// Constants found in the source, to seed the search.
+    pub literals: Literals,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Module {
+    /// Path below the crate root: `[]` for the root, `["parser", "lexer"]` for `parser::lexer`.
+    pub path: Vec<String>,
+    /// The parent module, `None` for the root.
+    pub parent: Option<ModuleId>,
+    /// Visibility of the `mod` item in its parent (the root counts as `Pub`).
+    pub vis: Vis,
+    /// The file that holds the module's items.
+    pub file: PathBuf,
+    /// Where the module's items live in `file`.
+    pub body: ModuleBody,
+    /// Whether the file is a "mod-rs" file (lib.rs, main.rs, mod.rs), whose child module files
+    /// live beside it rather than in a directory named after it.
+    pub mod_rs: bool,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ModuleBody {
+    /// The whole file.
+    File,
+    /// An inline `mod name { .. }` in `file`; byte offset of its closing brace.
+    Inline { close_brace: usize },
+}
+
+/// Visibility as declared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Vis {
+    /// `pub`
+    Pub,
+    /// `pub(crate)` (and `pub(in crate)`)
+    Crate,
+    /// `pub(super)`
+    Super,
+    /// no modifier (or `pub(self)`, `pub(in path)`, treated as private to be safe)
+    Private,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TypeDef {
+    pub name: String,
+    pub module: ModuleId,
+    pub vis: Vis,
+    /// Names of the type parameters, in order (`["T"]` for `Wrapper<T>`); lifetimes make the
+    /// type unusable and are not listed (such types are skipped).
+    pub generics: Vec<String>,
+    /// Traits in `#[derive(..)]`, by last path segment: `["Debug", "Clone", "PartialEq"]`.
+    pub derives: Vec<String>,
+    /// Traits implemented by hand in the crate (`impl Display for X`), by last path segment.
+    pub impls: Vec<String>,
+    pub kind: TypeKind,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum TypeKind {
+    Struct(Fields),
+    Enum(Vec<Variant>),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Variant {
+    pub name: String,
+    pub fields: Fields,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Fields {
+    Unit,
+    /// `Name(A, B)`; field names are "0", "1", ..
+    Tuple(Vec<Field>),
+    Named(Vec<Field>),
+}
+
+impl Fields {
+    pub fn all(&self) -> &[Field] {
+        match self {
+            Fields::Unit => &[],
+            Fields::Tuple(f) | Fields::Named(f) => f,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Field {
+    pub name: String,
+    /// `None` when the field's type is outside what hermetic supports.
+    pub ty: Option<Ty>,
+    /// For enum variant fields this is `Pub` (they are as visible as the enum).
+    pub vis: Vis,
+}
+
+/// A type hermetic can build, pass, store or observe.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Ty {
+    Unit,
+    Bool,
+    Char,
+    Int(IntTy),
+    Float(FloatTy),
+    String,
+    /// `&str`
+    Str,
+    Vec(Box<Ty>),
+    /// `&[T]`
+    Slice(Box<Ty>),
+    Array(Box<Ty>, usize),
+    Tuple(Vec<Ty>),
+    Option(Box<Ty>),
+    Result(Box<Ty>, Box<Ty>),
+    Box(Box<Ty>),
+    /// `&T` (other than `&str` and `&[T]`)
+    Ref(Box<Ty>),
+    /// `&mut T`
+    RefMut(Box<Ty>),
+    /// A struct or enum of the crate, with its generic arguments.
+    Adt(TypeId, Vec<Ty>),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IntTy {
+    I8,
+    I16,
+    I32,
+    I64,
+    I128,
+    Isize,
+    U8,
+    U16,
+    U32,
+    U64,
+    U128,
+    Usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FloatTy {
+    F32,
+    F64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Callable {
+    /// The module the callable is defined in (for methods: where the `impl` block is).
+    pub module: ModuleId,
+    /// The function, method, field-less variant or type name: `parse`, `push`, `Circle`.
+    pub name: String,
+    pub kind: CallableKind,
+    pub vis: Vis,
+    /// The parameters, without the receiver.
+    pub params: Vec<Param>,
+    /// `Ty::Unit` for `()` or no return type.
+    pub ret: Ty,
+    /// For generic functions: the concrete types chosen for its type parameters, in order
+    /// (written as a turbofish where they cannot be inferred).
+    pub generic_args: Vec<Ty>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Param {
+    pub name: String,
+    pub ty: Ty,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallableKind {
+    /// `name(args)`
+    Function,
+    /// `Type::name(args)`: an associated function without receiver (constructors).
+    AssocFn { self_ty: Ty },
+    /// `receiver.name(args)`
+    Method { self_ty: Ty, receiver: Receiver },
+    /// `<Type as Trait>::name(args)` for `Default::default` and `From::from` impls;
+    /// `trait_name` is e.g. `Default` or `From<(f64, f64)>` as written in the source.
+    TraitFn { self_ty: Ty, trait_name: String },
+    /// `Type { field: arg, .. }`; params are the fields, in declaration order.
+    StructLiteral { self_ty: Ty, tuple: bool },
+    /// `Enum::Variant`, `Enum::Variant(args)` or `Enum::Variant { field: arg }`.
+    Variant { self_ty: Ty, fields: VariantShape },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VariantShape {
+    Unit,
+    Tuple,
+    Named,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Receiver {
+    /// `&self`
+    Ref,
+    /// `&mut self`
+    RefMut,
+    /// `self`
+    Value,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Skipped {
+    /// The item as a user would name it: `parser::tokenize`, `Stack::with_hook`.
+    pub item: String,
+    pub reason: String,
+}
+
+/// Constants from the source, to seed values.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Literals {
+    pub ints: Vec<i128>,
+    pub floats: Vec<f64>,
+    pub strings: Vec<String>,
+    pub chars: Vec<char>,
+}

@@ -1,0 +1,273 @@
+//! How cluster types and items are spelled in Rust code placed in a given module.
+//!
+//! Generated code (driver dispatch modules and emitted test modules) sits in a child module of
+//! the module it serves and starts with `use super::*;`, so that module's own items are named
+//! directly and everything else by its `crate::` path.
+
+use crate::cluster::{Cluster, FloatTy, IntTy, ModuleId, Ty, Vis};
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::{format_ident, quote};
+
+/// An identifier, as a raw identifier when it is a keyword (`r#type`).
+pub fn ident(name: &str) -> Ident {
+    syn::parse_str::<Ident>(name).unwrap_or_else(|_| Ident::new_raw(name, Span::call_site()))
+}
+
+/// The path to an item named `name` defined in module `item_module`, as seen from `from`.
+pub fn item_path(
+    cluster: &Cluster,
+    item_module: ModuleId,
+    name: &str,
+    from: ModuleId,
+) -> TokenStream {
+    let name = ident(name);
+    if item_module == from {
+        return quote!(#name);
+    }
+    let segments = cluster.modules[item_module].path.iter().map(|s| ident(s));
+    quote!(crate #(:: #segments)* :: #name)
+}
+
+pub fn int_ty(t: IntTy) -> TokenStream {
+    match t {
+        IntTy::I8 => quote!(i8),
+        IntTy::I16 => quote!(i16),
+        IntTy::I32 => quote!(i32),
+        IntTy::I64 => quote!(i64),
+        IntTy::I128 => quote!(i128),
+        IntTy::Isize => quote!(isize),
+        IntTy::U8 => quote!(u8),
+        IntTy::U16 => quote!(u16),
+        IntTy::U32 => quote!(u32),
+        IntTy::U64 => quote!(u64),
+        IntTy::U128 => quote!(u128),
+        IntTy::Usize => quote!(usize),
+    }
+}
+
+/// The type as written in module `from`.
+pub fn ty(cluster: &Cluster, t: &Ty, from: ModuleId) -> TokenStream {
+    let rec = |t: &Ty| ty(cluster, t, from);
+    match t {
+        Ty::Unit => quote!(()),
+        Ty::Bool => quote!(bool),
+        Ty::Char => quote!(char),
+        Ty::Int(i) => int_ty(*i),
+        Ty::Float(FloatTy::F32) => quote!(f32),
+        Ty::Float(FloatTy::F64) => quote!(f64),
+        Ty::String => quote!(String),
+        Ty::Str => quote!(&str),
+        Ty::Vec(e) => {
+            let e = rec(e);
+            quote!(Vec<#e>)
+        }
+        Ty::Slice(e) => {
+            let e = rec(e);
+            quote!(&[#e])
+        }
+        Ty::Array(e, n) => {
+            let e = rec(e);
+            quote!([#e; #n])
+        }
+        Ty::Tuple(items) => {
+            let items = items.iter().map(rec);
+            quote!((#(#items,)*))
+        }
+        Ty::Option(e) => {
+            let e = rec(e);
+            quote!(Option<#e>)
+        }
+        Ty::Result(o, e) => {
+            let (o, e) = (rec(o), rec(e));
+            quote!(Result<#o, #e>)
+        }
+        Ty::Box(e) => {
+            let e = rec(e);
+            quote!(Box<#e>)
+        }
+        Ty::Ref(e) => {
+            let e = rec(e);
+            quote!(&#e)
+        }
+        Ty::RefMut(e) => {
+            let e = rec(e);
+            quote!(&mut #e)
+        }
+        Ty::Adt(id, args) => {
+            let def = &cluster.types[*id];
+            let path = item_path(cluster, def.module, &def.name, from);
+            if args.is_empty() {
+                path
+            } else {
+                let args = args.iter().map(rec);
+                quote!(#path<#(#args),*>)
+            }
+        }
+    }
+}
+
+/// The type as written after `::` in an expression position (`Wrapper::<i64>::new`).
+pub fn ty_in_expr(cluster: &Cluster, t: &Ty, from: ModuleId) -> TokenStream {
+    match t {
+        Ty::Adt(id, args) => {
+            let def = &cluster.types[*id];
+            let path = item_path(cluster, def.module, &def.name, from);
+            if args.is_empty() {
+                path
+            } else {
+                let args = args.iter().map(|a| ty(cluster, a, from));
+                quote!(#path::<#(#args),*>)
+            }
+        }
+        other => {
+            let t = ty(cluster, other, from);
+            quote!(<#t>)
+        }
+    }
+}
+
+/// A name usable in generated code for module `m`, e.g. `parser__lexer`.
+pub fn module_ident(cluster: &Cluster, m: ModuleId) -> Ident {
+    let path = &cluster.modules[m].path;
+    if path.is_empty() {
+        format_ident!("crate_root")
+    } else {
+        format_ident!("{}", path.join("__"))
+    }
+}
+
+impl Cluster {
+    /// Whether `ancestor` is `m` or one of its ancestors.
+    pub fn is_within(&self, m: ModuleId, ancestor: ModuleId) -> bool {
+        let mut cur = Some(m);
+        while let Some(c) = cur {
+            if c == ancestor {
+                return true;
+            }
+            cur = self.modules[c].parent;
+        }
+        false
+    }
+
+    /// Whether an item with visibility `vis` declared in module `declared_in` can be named
+    /// from module `from`, its enclosing modules included.
+    pub fn visible_from(&self, declared_in: ModuleId, vis: Vis, from: ModuleId) -> bool {
+        let item_ok = match vis {
+            Vis::Pub | Vis::Crate => true,
+            Vis::Private => self.is_within(from, declared_in),
+            Vis::Super => match self.modules[declared_in].parent {
+                Some(p) => self.is_within(from, p),
+                None => true,
+            },
+        };
+        item_ok && self.module_visible_from(declared_in, from)
+    }
+
+    /// Whether the path to module `m` can be named from `from`.
+    pub fn module_visible_from(&self, m: ModuleId, from: ModuleId) -> bool {
+        match self.modules[m].parent {
+            None => true,
+            Some(parent) => {
+                self.is_within(from, m) || self.visible_from(parent, self.modules[m].vis, from)
+            }
+        }
+    }
+
+    /// Whether an item is reachable from outside the crate through `pub` alone.
+    pub fn is_public_api(&self, declared_in: ModuleId, vis: Vis) -> bool {
+        let mut ok = vis == Vis::Pub;
+        let mut cur = declared_in;
+        while let Some(parent) = self.modules[cur].parent {
+            ok &= self.modules[cur].vis == Vis::Pub;
+            cur = parent;
+        }
+        ok
+    }
+
+    /// Whether every crate type mentioned by `t` can be named from `from`.
+    pub fn ty_visible_from(&self, t: &Ty, from: ModuleId) -> bool {
+        match t {
+            Ty::Adt(id, args) => {
+                let def = &self.types[*id];
+                self.visible_from(def.module, def.vis, from)
+                    && args.iter().all(|a| self.ty_visible_from(a, from))
+            }
+            Ty::Vec(e) | Ty::Slice(e) | Ty::Array(e, _) | Ty::Option(e) | Ty::Box(e) => {
+                self.ty_visible_from(e, from)
+            }
+            Ty::Ref(e) | Ty::RefMut(e) => self.ty_visible_from(e, from),
+            Ty::Result(a, b) => self.ty_visible_from(a, from) && self.ty_visible_from(b, from),
+            Ty::Tuple(items) => items.iter().all(|i| self.ty_visible_from(i, from)),
+            _ => true,
+        }
+    }
+
+    /// The name of a module for users: `parser::lexer`, or `crate` for the root.
+    pub fn module_name(&self, m: ModuleId) -> String {
+        let path = &self.modules[m].path;
+        if path.is_empty() {
+            "crate".to_string()
+        } else {
+            path.join("::")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::{Module, ModuleBody};
+
+    fn module(path: &[&str], parent: Option<usize>, vis: Vis) -> Module {
+        Module {
+            path: path.iter().map(|s| s.to_string()).collect(),
+            parent,
+            vis,
+            file: "src/lib.rs".into(),
+            body: ModuleBody::File,
+            mod_rs: true,
+        }
+    }
+
+    fn cluster() -> Cluster {
+        Cluster {
+            crate_name: "demo".into(),
+            modules: vec![
+                module(&[], None, Vis::Pub),
+                module(&["a"], Some(0), Vis::Private),
+                module(&["a", "b"], Some(1), Vis::Private),
+                module(&["c"], Some(0), Vis::Pub),
+            ],
+            ..Cluster::default()
+        }
+    }
+
+    #[test]
+    fn private_items_are_visible_in_their_module_and_below() {
+        let c = cluster();
+        assert!(c.visible_from(1, Vis::Private, 1));
+        assert!(c.visible_from(1, Vis::Private, 2));
+        assert!(!c.visible_from(1, Vis::Private, 3));
+        assert!(!c.visible_from(1, Vis::Private, 0));
+    }
+
+    #[test]
+    fn private_modules_hide_their_public_items() {
+        let c = cluster();
+        // a::b is private in a: its pub items are visible inside a only.
+        assert!(c.visible_from(2, Vis::Pub, 1));
+        assert!(!c.visible_from(2, Vis::Pub, 3));
+        // a is private in the root, so visible everywhere in the crate.
+        assert!(c.visible_from(1, Vis::Pub, 3));
+        assert!(!c.is_public_api(1, Vis::Pub));
+        assert!(c.is_public_api(3, Vis::Pub));
+    }
+
+    #[test]
+    fn paths_are_short_in_the_same_module() {
+        let c = cluster();
+        assert_eq!(item_path(&c, 2, "f", 2).to_string(), "f");
+        assert_eq!(item_path(&c, 2, "f", 3).to_string(), "crate :: a :: b :: f");
+        assert_eq!(item_path(&c, 0, "type", 1).to_string(), "crate :: r#type");
+    }
+}

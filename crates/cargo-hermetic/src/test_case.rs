@@ -1,0 +1,54 @@
+//! A test case as the search builds it: a home module and a straight-line list of calls.
+
+use crate::cluster::{CallableId, ModuleId};
+use hermetic_driver::protocol::{Call, ExecReport};
+use hermetic_driver::Value;
+
+/// A candidate unit test. Statement `i`'s result is referred to by later arguments as
+/// `Value::Use(i)`, `Value::Borrow(i)` or `Value::BorrowMut(i)`; for a method, `args[0]` is the
+/// receiver. Every callable used is visible from `home`, the module the test will live in.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TestCase {
+    pub home: ModuleId,
+    pub stmts: Vec<Stmt>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stmt {
+    pub callable: CallableId,
+    pub args: Vec<Value>,
+}
+
+impl TestCase {
+    /// The statements as the driver receives them.
+    pub fn calls(&self) -> Vec<Call> {
+        self.stmts
+            .iter()
+            .map(|s| Call {
+                callable: s.callable,
+                args: s.args.clone(),
+            })
+            .collect()
+    }
+}
+
+impl Stmt {
+    /// The statements whose results this one uses.
+    pub fn uses(&self) -> Vec<usize> {
+        let mut out = Vec::new();
+        for a in &self.args {
+            a.referenced_slots(&mut out);
+        }
+        out
+    }
+}
+
+/// A test the search keeps, with what its last execution showed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FinishedTest {
+    pub case: TestCase,
+    pub report: ExecReport,
+    /// Whether the test calls an item that is not public API (seed 003: private access only as
+    /// a last resort).
+    pub uses_private: bool,
+}

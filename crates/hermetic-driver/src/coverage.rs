@@ -1,0 +1,266 @@
+//! SanitizerCoverage callbacks: where the instrumented crate's counters live, and the operands
+//! of the comparisons it makes while a test case runs.
+//!
+//! Only the crate under test is instrumented, so every counter here belongs to it (the engine
+//! later sets aside the counters of the driver module and the test harness, which are compiled
+//! into that crate too).
+
+use std::cell::UnsafeCell;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+const MAX_REGIONS: usize = 64;
+const MAX_CMP_INTS: usize = 4096;
+const MAX_CMP_BYTES: usize = 256;
+const MAX_CMP_BYTES_LEN: usize = 64;
+
+/// Fixed-size tables filled by module constructors before `main` and by the hooks of the one
+/// thread that runs a test case in the child; nothing here allocates.
+struct Table<T: Copy, const N: usize> {
+    items: UnsafeCell<[T; N]>,
+    len: AtomicUsize,
+}
+
+// SAFETY: writers are module constructors (single-threaded, before main) or the hooks in a
+// forked child that runs the test case on one thread; readers run after those writes.
+unsafe impl<T: Copy, const N: usize> Sync for Table<T, N> {}
+
+impl<T: Copy, const N: usize> Table<T, N> {
+    const fn new(zero: T) -> Self {
+        Table {
+            items: UnsafeCell::new([zero; N]),
+            len: AtomicUsize::new(0),
+        }
+    }
+
+    fn push(&self, item: T) -> bool {
+        let i = self.len.fetch_add(1, Ordering::Relaxed);
+        if i >= N {
+            self.len.store(N, Ordering::Relaxed);
+            return false;
+        }
+        // SAFETY: see the `Sync` impl; index checked above.
+        unsafe { (*self.items.get())[i] = item };
+        true
+    }
+
+    fn as_slice(&self) -> &[T] {
+        let len = self.len.load(Ordering::Relaxed).min(N);
+        // SAFETY: the first `len` items were written by `push`.
+        unsafe { std::slice::from_raw_parts(self.items.get() as *const T, len) }
+    }
+
+    fn clear(&self) {
+        self.len.store(0, Ordering::Relaxed);
+    }
+}
+
+static COUNTERS: Table<(usize, usize), MAX_REGIONS> = Table::new((0, 0));
+static PCS: Table<(usize, usize), MAX_REGIONS> = Table::new((0, 0));
+static CMP_INTS: Table<u64, MAX_CMP_INTS> = Table::new(0);
+static CMP_BYTES: Table<([u8; MAX_CMP_BYTES_LEN], usize), MAX_CMP_BYTES> =
+    Table::new(([0; MAX_CMP_BYTES_LEN], 0));
+static RECORDING: AtomicBool = AtomicBool::new(false);
+
+/// Every code-generation unit's constructor reports the whole merged section, so a region is
+/// registered once, by its start.
+fn register(table: &Table<(usize, usize), MAX_REGIONS>, start: usize, end: usize) {
+    if start < end && !table.as_slice().iter().any(|&(s, _)| s == start) {
+        table.push((start, end));
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn __sanitizer_cov_8bit_counters_init(start: *mut u8, end: *mut u8) {
+    register(&COUNTERS, start as usize, end as usize);
+}
+
+#[no_mangle]
+pub extern "C" fn __sanitizer_cov_pcs_init(start: *const usize, end: *const usize) {
+    register(&PCS, start as usize, end as usize);
+}
+
+/// The instrumented crate's counters, in a fixed order.
+pub fn counter_regions() -> impl Iterator<Item = &'static mut [u8]> {
+    COUNTERS.as_slice().iter().map(|&(start, end)| {
+        // SAFETY: the region was handed to us by the sanitizer runtime contract and lives for
+        // the whole process.
+        unsafe { std::slice::from_raw_parts_mut(start as *mut u8, end - start) }
+    })
+}
+
+/// Number of counters in all regions.
+pub fn counter_count() -> usize {
+    COUNTERS.as_slice().iter().map(|&(s, e)| e - s).sum()
+}
+
+/// The basic-block address of each counter, in counter order (the PC table holds
+/// `(pc, flags)` pairs, one per counter).
+pub fn counter_pcs() -> Vec<usize> {
+    let mut pcs = Vec::with_capacity(counter_count());
+    for &(start, end) in PCS.as_slice() {
+        let n = (end - start) / std::mem::size_of::<usize>();
+        // SAFETY: as for `counter_regions`.
+        let table = unsafe { std::slice::from_raw_parts(start as *const usize, n) };
+        pcs.extend(table.chunks_exact(2).map(|pair| pair[0]));
+    }
+    pcs
+}
+
+/// Zeroes the counters and the comparison log, and starts logging comparisons.
+pub fn start_recording() {
+    for region in counter_regions() {
+        region.fill(0);
+    }
+    CMP_INTS.clear();
+    CMP_BYTES.clear();
+    RECORDING.store(true, Ordering::Relaxed);
+}
+
+pub fn stop_recording() {
+    RECORDING.store(false, Ordering::Relaxed);
+}
+
+/// Copies the counters into `out` (which holds `counter_count()` bytes). Async-signal-safe.
+pub fn copy_counters(out: &mut [u8]) {
+    let mut at = 0;
+    for region in counter_regions() {
+        let n = region.len().min(out.len() - at);
+        out[at..at + n].copy_from_slice(&region[..n]);
+        at += n;
+    }
+}
+
+/// The distinct integer comparison operands logged since `start_recording`, at most `limit`.
+pub fn cmp_ints(limit: usize) -> Vec<u64> {
+    let mut v = CMP_INTS.as_slice().to_vec();
+    v.sort_unstable();
+    v.dedup();
+    v.truncate(limit);
+    v
+}
+
+/// The distinct byte strings compared since `start_recording`.
+pub fn cmp_bytes() -> Vec<Vec<u8>> {
+    let mut v: Vec<Vec<u8>> = CMP_BYTES
+        .as_slice()
+        .iter()
+        .map(|(bytes, len)| bytes[..*len].to_vec())
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+#[inline(always)]
+fn log_cmp(a: u64, b: u64) {
+    if RECORDING.load(Ordering::Relaxed) && a != b {
+        CMP_INTS.push(a);
+        CMP_INTS.push(b);
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn __sanitizer_cov_trace_cmp1(a: u8, b: u8) {
+    log_cmp(a as u64, b as u64)
+}
+#[no_mangle]
+pub extern "C" fn __sanitizer_cov_trace_cmp2(a: u16, b: u16) {
+    log_cmp(a as u64, b as u64)
+}
+#[no_mangle]
+pub extern "C" fn __sanitizer_cov_trace_cmp4(a: u32, b: u32) {
+    log_cmp(a as u64, b as u64)
+}
+#[no_mangle]
+pub extern "C" fn __sanitizer_cov_trace_cmp8(a: u64, b: u64) {
+    log_cmp(a, b)
+}
+#[no_mangle]
+pub extern "C" fn __sanitizer_cov_trace_const_cmp1(a: u8, b: u8) {
+    log_cmp(a as u64, b as u64)
+}
+#[no_mangle]
+pub extern "C" fn __sanitizer_cov_trace_const_cmp2(a: u16, b: u16) {
+    log_cmp(a as u64, b as u64)
+}
+#[no_mangle]
+pub extern "C" fn __sanitizer_cov_trace_const_cmp4(a: u32, b: u32) {
+    log_cmp(a as u64, b as u64)
+}
+#[no_mangle]
+pub extern "C" fn __sanitizer_cov_trace_const_cmp8(a: u64, b: u64) {
+    log_cmp(a, b)
+}
+
+/// `cases[0]` is the number of cases, `cases[1]` the operand width, then the case values.
+#[no_mangle]
+pub unsafe extern "C" fn __sanitizer_cov_trace_switch(value: u64, cases: *const u64) {
+    if !RECORDING.load(Ordering::Relaxed) {
+        return;
+    }
+    let n = *cases as usize;
+    let values = std::slice::from_raw_parts(cases.add(2), n);
+    CMP_INTS.push(value);
+    for &c in values {
+        CMP_INTS.push(c);
+    }
+}
+
+fn log_bytes(a: *const u8, b: *const u8, n: usize) {
+    if !RECORDING.load(Ordering::Relaxed) || n == 0 || n > MAX_CMP_BYTES_LEN {
+        return;
+    }
+    for p in [a, b] {
+        let mut buf = [0u8; MAX_CMP_BYTES_LEN];
+        // SAFETY: memcmp's contract: both pointers are valid for `n` bytes.
+        unsafe { std::ptr::copy_nonoverlapping(p, buf.as_mut_ptr(), n) };
+        CMP_BYTES.push((buf, n));
+    }
+}
+
+type CmpFn = unsafe extern "C" fn(*const u8, *const u8, usize) -> i32;
+
+/// The C library's own function of that name, found once.
+fn next_symbol(cache: &AtomicUsize, name: &std::ffi::CStr) -> CmpFn {
+    let mut f = cache.load(Ordering::Relaxed);
+    if f == 0 {
+        // SAFETY: dlsym with a valid NUL-terminated name.
+        f = unsafe { libc::dlsym(libc::RTLD_NEXT, name.as_ptr()) } as usize;
+        assert!(f != 0, "hermetic driver: the C library has no {name:?}");
+        cache.store(f, Ordering::Relaxed);
+    }
+    // SAFETY: the symbol is the C library's memcmp/bcmp, which has this signature.
+    unsafe { std::mem::transmute::<usize, CmpFn>(f) }
+}
+
+static REAL_MEMCMP: AtomicUsize = AtomicUsize::new(0);
+static REAL_BCMP: AtomicUsize = AtomicUsize::new(0);
+
+/// String and slice equality in debug builds ends here; the operands feed the search.
+#[no_mangle]
+pub unsafe extern "C" fn memcmp(a: *const u8, b: *const u8, n: usize) -> i32 {
+    log_bytes(a, b, n);
+    next_symbol(&REAL_MEMCMP, c"memcmp")(a, b, n)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn bcmp(a: *const u8, b: *const u8, n: usize) -> i32 {
+    log_bytes(a, b, n);
+    next_symbol(&REAL_BCMP, c"bcmp")(a, b, n)
+}
+
+/// The load address of the executable, so that PCs can be matched with its symbol table.
+pub fn load_base() -> usize {
+    unsafe extern "C" fn first(
+        info: *mut libc::dl_phdr_info,
+        _: libc::size_t,
+        data: *mut libc::c_void,
+    ) -> libc::c_int {
+        *(data as *mut usize) = (*info).dlpi_addr as usize;
+        1 // the first object is the executable; stop there
+    }
+    let mut base = 0usize;
+    // SAFETY: the callback only writes through the pointer we pass.
+    unsafe { libc::dl_iterate_phdr(Some(first), &mut base as *mut usize as *mut libc::c_void) };
+    base
+}

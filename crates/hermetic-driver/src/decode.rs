@@ -1,0 +1,200 @@
+//! Turning protocol values into Rust arguments.
+
+use crate::protocol::{DecodeError, Value};
+use crate::slots::Slots;
+
+/// A type the driver can build from a [`Value`]. The generated driver implements it for the
+/// crate's own types by taking them from earlier statements' results.
+pub trait Decode: Sized {
+    fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError>;
+}
+
+/// Decodes an argument; the generated dispatch code calls this for each by-value argument.
+pub fn decode<T: Decode>(value: &Value, slots: &mut Slots) -> Result<T, DecodeError> {
+    T::decode(value, slots)
+}
+
+fn mismatch<T>(expected: &str, got: &Value) -> Result<T, DecodeError> {
+    Err(DecodeError::new(format!(
+        "expected {expected}, got {got:?}"
+    )))
+}
+
+macro_rules! decode_int {
+    ($($t:ty),*) => {$(
+        impl Decode for $t {
+            fn decode(value: &Value, _: &mut Slots) -> Result<Self, DecodeError> {
+                match value {
+                    Value::Int(i) => <$t>::try_from(*i).map_err(|_| {
+                        DecodeError::new(format!("{i} does not fit {}", stringify!($t)))
+                    }),
+                    other => mismatch(stringify!($t), other),
+                }
+            }
+        }
+    )*};
+}
+decode_int!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
+
+impl Decode for f64 {
+    fn decode(value: &Value, _: &mut Slots) -> Result<Self, DecodeError> {
+        match value {
+            Value::Float(bits) => Ok(f64::from_bits(*bits)),
+            other => mismatch("f64", other),
+        }
+    }
+}
+
+impl Decode for f32 {
+    fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
+        f64::decode(value, slots).map(|x| x as f32)
+    }
+}
+
+impl Decode for bool {
+    fn decode(value: &Value, _: &mut Slots) -> Result<Self, DecodeError> {
+        match value {
+            Value::Bool(b) => Ok(*b),
+            other => mismatch("bool", other),
+        }
+    }
+}
+
+impl Decode for char {
+    fn decode(value: &Value, _: &mut Slots) -> Result<Self, DecodeError> {
+        match value {
+            Value::Char(c) => Ok(*c),
+            other => mismatch("char", other),
+        }
+    }
+}
+
+impl Decode for () {
+    fn decode(_: &Value, _: &mut Slots) -> Result<Self, DecodeError> {
+        Ok(())
+    }
+}
+
+impl Decode for String {
+    fn decode(value: &Value, _: &mut Slots) -> Result<Self, DecodeError> {
+        match value {
+            Value::Str(s) => Ok(s.clone()),
+            other => mismatch("a string", other),
+        }
+    }
+}
+
+impl<T: Decode> Decode for Vec<T> {
+    fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
+        match value {
+            Value::Seq(items) => items.iter().map(|v| T::decode(v, slots)).collect(),
+            other => mismatch("a sequence", other),
+        }
+    }
+}
+
+impl<T: Decode, const N: usize> Decode for [T; N] {
+    fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
+        let items = Vec::<T>::decode(value, slots)?;
+        let len = items.len();
+        items
+            .try_into()
+            .map_err(|_| DecodeError::new(format!("expected {N} items, got {len}")))
+    }
+}
+
+impl<T: Decode> Decode for Option<T> {
+    fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
+        match value {
+            Value::Opt(None) => Ok(None),
+            Value::Opt(Some(v)) => T::decode(v, slots).map(Some),
+            other => mismatch("an option", other),
+        }
+    }
+}
+
+impl<T: Decode, E: Decode> Decode for Result<T, E> {
+    fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
+        match value {
+            Value::Ok(v) => T::decode(v, slots).map(Ok),
+            Value::Err(v) => E::decode(v, slots).map(Err),
+            other => mismatch("a result", other),
+        }
+    }
+}
+
+impl<T: Decode> Decode for Box<T> {
+    fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
+        T::decode(value, slots).map(Box::new)
+    }
+}
+
+macro_rules! decode_tuple {
+    ($($name:ident),+) => {
+        impl<$($name: Decode),+> Decode for ($($name,)+) {
+            fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
+                const LEN: usize = [$(stringify!($name)),+].len();
+                match value {
+                    Value::Tuple(items) if items.len() == LEN => {
+                        let mut items = items.iter();
+                        Ok(($($name::decode(items.next().unwrap(), slots)?,)+))
+                    }
+                    other => mismatch("a tuple", other),
+                }
+            }
+        }
+    };
+}
+decode_tuple!(A);
+decode_tuple!(A, B);
+decode_tuple!(A, B, C);
+decode_tuple!(A, B, C, D);
+decode_tuple!(A, B, C, D, E);
+decode_tuple!(A, B, C, D, E, F);
+
+/// Takes a crate value stored by an earlier statement; generated `Decode` impls call this.
+pub fn take_stored<T: 'static>(value: &Value, slots: &mut Slots) -> Result<T, DecodeError> {
+    match value {
+        Value::Use(n) => slots.take::<T>(*n).map(|b| *b),
+        other => mismatch("a value from an earlier statement", other),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decodes_nested_std_values() {
+        let mut slots = Slots::default();
+        let v = Value::Seq(vec![
+            Value::Tuple(vec![Value::Int(3), Value::Str("a".into())]),
+            Value::Tuple(vec![Value::Int(-1), Value::Str("b".into())]),
+        ]);
+        let got: Vec<(i8, String)> = decode(&v, &mut slots).unwrap();
+        assert_eq!(got, vec![(3, "a".to_string()), (-1, "b".to_string())]);
+    }
+
+    #[test]
+    fn reports_out_of_range_integers() {
+        let mut slots = Slots::default();
+        let err = decode::<u8>(&Value::Int(300), &mut slots).unwrap_err();
+        assert_eq!(err.0, "300 does not fit u8");
+    }
+
+    #[test]
+    fn moved_values_cannot_be_used_twice() {
+        let mut slots = Slots::default();
+        slots.push(Some(Box::new(7u32)));
+        assert_eq!(take_stored::<u32>(&Value::Use(0), &mut slots), Ok(7));
+        assert!(take_stored::<u32>(&Value::Use(0), &mut slots).is_err());
+    }
+
+    #[test]
+    fn arrays_check_their_length() {
+        let mut slots = Slots::default();
+        let v = Value::Seq(vec![Value::Int(1), Value::Int(2)]);
+        assert!(decode::<[u8; 3]>(&v, &mut slots).is_err());
+        assert_eq!(decode::<[u8; 2]>(&v, &mut slots), Ok([1, 2]));
+    }
+}

@@ -1,0 +1,413 @@
+//! The fork server: reads test cases from the engine, runs each in a fresh child process with a
+//! time limit, and answers with what happened.
+//!
+//! A child per execution keeps panics, aborts, stack overflows, endless loops and static state
+//! from leaking into the next test case. The child reports through a shared memory area, which
+//! survives its death, so even a crashing execution tells which statement it reached and what it
+//! covered.
+
+use crate::coverage;
+use crate::protocol::{Call, DecodeError, ExecReport, Hello, Outcome, Request, StmtReport, Value};
+use crate::slots::Slots;
+use crate::Observed;
+use std::any::Any;
+use std::io::{BufRead, Write};
+use std::os::fd::FromRawFd;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+
+/// What a dispatch entry returns: the observation of the result, and the value to keep for
+/// later statements.
+pub struct Returned {
+    pub observed: Option<Observed>,
+    pub stored: Option<Box<dyn Any>>,
+}
+
+/// One callable of the crate under test, as compiled into the driver.
+pub type Entry = fn(&[Value], &mut Slots) -> Result<Returned, DecodeError>;
+
+/// The environment variable the engine sets when it starts the driver.
+pub const DRIVER_ENV: &str = "HERMETIC_DRIVER";
+/// The file descriptor the driver answers on (requests come on standard input).
+pub const REPLY_FD: i32 = 3;
+const TIMEOUT_EXIT: i32 = 124;
+const REPORT_MAX: usize = 8 << 20;
+const MAX_CMP_INTS: usize = 512;
+
+/// The header of the shared area; the counters and the report follow it.
+#[repr(C)]
+struct Header {
+    stmt: AtomicU32,
+    timed_out: AtomicBool,
+    stack_overflow: AtomicBool,
+    report_len: AtomicUsize,
+}
+
+struct Shared {
+    base: *mut u8,
+    counters: usize,
+}
+
+impl Shared {
+    fn new(counters: usize) -> Shared {
+        let len = std::mem::size_of::<Header>() + counters + REPORT_MAX;
+        // SAFETY: an anonymous shared mapping, checked below.
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        assert!(
+            base != libc::MAP_FAILED,
+            "hermetic driver: cannot map shared memory"
+        );
+        Shared {
+            base: base as *mut u8,
+            counters,
+        }
+    }
+
+    fn header(&self) -> &Header {
+        // SAFETY: the mapping starts with a zero-initialised, suitably aligned Header.
+        unsafe { &*(self.base as *const Header) }
+    }
+
+    #[allow(clippy::mut_from_ref)]
+    fn counters(&self) -> &mut [u8] {
+        // SAFETY: the counter area follows the header; one writer at a time (child, then parent).
+        unsafe {
+            std::slice::from_raw_parts_mut(
+                self.base.add(std::mem::size_of::<Header>()),
+                self.counters,
+            )
+        }
+    }
+
+    #[allow(clippy::mut_from_ref)]
+    fn report(&self) -> &mut [u8] {
+        // SAFETY: as for `counters`.
+        unsafe {
+            std::slice::from_raw_parts_mut(
+                self.base.add(std::mem::size_of::<Header>() + self.counters),
+                REPORT_MAX,
+            )
+        }
+    }
+
+    fn reset(&self) {
+        let h = self.header();
+        h.stmt.store(0, Ordering::SeqCst);
+        h.timed_out.store(false, Ordering::SeqCst);
+        h.stack_overflow.store(false, Ordering::SeqCst);
+        h.report_len.store(0, Ordering::SeqCst);
+        self.counters().fill(0);
+    }
+}
+
+/// The shared area, for the child's signal handlers.
+static SHARED: AtomicUsize = AtomicUsize::new(0);
+/// The lowest address of the child's stack, to tell a stack overflow from another fault.
+static STACK_LOW: AtomicUsize = AtomicUsize::new(0);
+
+/// Runs the server until the engine closes standard input. Returns at once when the process
+/// was not started by the engine (so a plain `cargo test` in the shadow copy does not block).
+pub fn serve(entries: &[Entry]) {
+    if std::env::var_os(DRIVER_ENV).is_none() {
+        return;
+    }
+    // SAFETY: the engine opens fd 3 for us; we own it from here on.
+    let mut reply = std::io::BufWriter::new(unsafe { std::fs::File::from_raw_fd(REPLY_FD) });
+    let base = coverage::load_base();
+    let hello = Hello {
+        entries: entries.len(),
+        pcs: coverage::counter_pcs()
+            .iter()
+            .map(|&pc| (pc - base) as u64)
+            .collect(),
+    };
+    send(&mut reply, &hello);
+    let shared = Shared::new(coverage::counter_count());
+    SHARED.store(&shared as *const Shared as usize, Ordering::SeqCst);
+    let stdin = std::io::stdin();
+    let mut line = String::new();
+    loop {
+        line.clear();
+        if stdin.lock().read_line(&mut line).unwrap_or(0) == 0 {
+            return;
+        }
+        match serde_json::from_str::<Request>(&line) {
+            Ok(Request::Exec { calls, timeout_ms }) => {
+                let report = run_forked(entries, &calls, timeout_ms, &shared);
+                send(&mut reply, &report);
+            }
+            Ok(Request::Quit) => return,
+            Err(e) => panic!("hermetic driver: bad request: {e}"),
+        }
+    }
+}
+
+fn send<T: serde::Serialize>(out: &mut impl Write, msg: &T) {
+    serde_json::to_writer(&mut *out, msg).expect("hermetic driver: encode reply");
+    out.write_all(b"\n")
+        .and_then(|_| out.flush())
+        .expect("hermetic driver: write reply");
+}
+
+fn run_forked(entries: &[Entry], calls: &[Call], timeout_ms: u64, shared: &Shared) -> ExecReport {
+    shared.reset();
+    // SAFETY: the child only runs the test case and leaves with `_exit`.
+    let pid = unsafe { libc::fork() };
+    assert!(
+        pid >= 0,
+        "hermetic driver: fork failed: {}",
+        std::io::Error::last_os_error()
+    );
+    if pid == 0 {
+        run_child(entries, calls, shared);
+    }
+    let status = wait_with_timeout(pid, timeout_ms, shared);
+    let header = shared.header();
+    let stmt = header.stmt.load(Ordering::SeqCst) as usize;
+    let covered: Vec<u32> = shared
+        .counters()
+        .iter()
+        .enumerate()
+        .filter(|(_, &c)| c != 0)
+        .map(|(i, _)| i as u32)
+        .collect();
+    let crashed = |outcome| ExecReport {
+        outcome,
+        stmts: Vec::new(),
+        covered: covered.clone(),
+        cmp_ints: Vec::new(),
+        cmp_bytes: Vec::new(),
+    };
+    if libc::WIFSIGNALED(status) {
+        return crashed(Outcome::Crashed {
+            stmt,
+            signal: libc::WTERMSIG(status),
+            stack_overflow: header.stack_overflow.load(Ordering::SeqCst),
+        });
+    }
+    let code = libc::WEXITSTATUS(status);
+    if header.timed_out.load(Ordering::SeqCst) {
+        return crashed(Outcome::Timeout { stmt });
+    }
+    let len = header.report_len.load(Ordering::SeqCst);
+    if code != 0 || len == 0 {
+        return crashed(Outcome::Exited { stmt, code });
+    }
+    let mut report: ExecReport = serde_json::from_slice(&shared.report()[..len])
+        .expect("hermetic driver: child wrote a bad report");
+    report.covered = covered;
+    report
+}
+
+/// Waits for the child; past the time limit, asks it to save its coverage and leave, then kills
+/// it. Returns the wait status.
+fn wait_with_timeout(pid: libc::pid_t, timeout_ms: u64, shared: &Shared) -> i32 {
+    // SAFETY: plain system calls on our own child.
+    unsafe {
+        let pidfd = libc::syscall(libc::SYS_pidfd_open, pid, 0) as i32;
+        if pidfd >= 0 {
+            let exited = |ms: u64| {
+                let mut pfd = libc::pollfd {
+                    fd: pidfd,
+                    events: libc::POLLIN,
+                    revents: 0,
+                };
+                loop {
+                    let r = libc::poll(&mut pfd, 1, ms.min(i32::MAX as u64) as i32);
+                    if r < 0
+                        && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted
+                    {
+                        continue;
+                    }
+                    return r > 0;
+                }
+            };
+            if !exited(timeout_ms) {
+                libc::kill(pid, libc::SIGUSR1);
+                if !exited(500) {
+                    shared.header().timed_out.store(true, Ordering::SeqCst);
+                    libc::kill(pid, libc::SIGKILL);
+                }
+            }
+            libc::close(pidfd);
+        }
+        let mut status = 0;
+        while libc::waitpid(pid, &mut status, 0) < 0 {
+            if std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+                break;
+            }
+        }
+        status
+    }
+}
+
+fn run_child(entries: &[Entry], calls: &[Call], shared: &Shared) -> ! {
+    install_child_handlers();
+    std::panic::set_hook(Box::new(|_| {}));
+    coverage::start_recording();
+    let mut slots = Slots::default();
+    let mut stmts = Vec::with_capacity(calls.len());
+    let mut outcome = Outcome::Completed;
+    for (i, call) in calls.iter().enumerate() {
+        shared.header().stmt.store(i as u32, Ordering::SeqCst);
+        let Some(entry) = entries.get(call.callable) else {
+            outcome = Outcome::Invalid {
+                stmt: i,
+                message: format!("no callable {}", call.callable),
+            };
+            break;
+        };
+        match catch_unwind(AssertUnwindSafe(|| entry(&call.args, &mut slots))) {
+            Ok(Ok(returned)) => {
+                slots.pad_to(i);
+                stmts.push(StmtReport {
+                    returned: returned.observed,
+                    stored: returned.stored.is_some(),
+                });
+                slots.push(returned.stored);
+            }
+            Ok(Err(e)) => {
+                outcome = Outcome::Invalid {
+                    stmt: i,
+                    message: e.0,
+                };
+                break;
+            }
+            Err(payload) => {
+                outcome = Outcome::Panicked {
+                    stmt: i,
+                    message: panic_message(payload.as_ref()),
+                };
+                break;
+            }
+        }
+    }
+    coverage::stop_recording();
+    coverage::copy_counters(shared.counters());
+    let report = ExecReport {
+        outcome,
+        stmts,
+        covered: Vec::new(),
+        cmp_ints: coverage::cmp_ints(MAX_CMP_INTS),
+        cmp_bytes: coverage::cmp_bytes(),
+    };
+    let bytes = serde_json::to_vec(&report).expect("hermetic driver: encode report");
+    let out = shared.report();
+    if bytes.len() <= out.len() {
+        out[..bytes.len()].copy_from_slice(&bytes);
+        shared
+            .header()
+            .report_len
+            .store(bytes.len(), Ordering::SeqCst);
+    }
+    // SAFETY: leave without running destructors or atexit handlers of the parent's state.
+    unsafe { libc::_exit(0) }
+}
+
+/// The text of a panic payload, as `#[should_panic(expected = ..)]` will match it.
+pub fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        String::from("Box<dyn Any>")
+    }
+}
+
+fn shared_from_handler() -> Option<&'static Shared> {
+    let p = SHARED.load(Ordering::SeqCst);
+    // SAFETY: set in `serve` before any child exists; the Shared outlives the children.
+    (p != 0).then(|| unsafe { &*(p as *const Shared) })
+}
+
+extern "C" fn on_abort(_: libc::c_int) {
+    if let Some(shared) = shared_from_handler() {
+        coverage::copy_counters(shared.counters());
+    }
+    // SAFETY: restoring the default action; abort() raises again after we return.
+    unsafe { libc::signal(libc::SIGABRT, libc::SIG_DFL) };
+}
+
+extern "C" fn on_timeout(_: libc::c_int) {
+    if let Some(shared) = shared_from_handler() {
+        coverage::copy_counters(shared.counters());
+        shared.header().timed_out.store(true, Ordering::SeqCst);
+    }
+    // SAFETY: async-signal-safe exit.
+    unsafe { libc::_exit(TIMEOUT_EXIT) }
+}
+
+extern "C" fn on_segv(sig: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc::c_void) {
+    // SAFETY: the kernel hands a valid siginfo to an SA_SIGINFO handler.
+    let addr = unsafe { (*info).si_addr() } as usize;
+    let low = STACK_LOW.load(Ordering::SeqCst);
+    if let Some(shared) = shared_from_handler() {
+        if low != 0 && addr.abs_diff(low) < (1 << 20) {
+            shared.header().stack_overflow.store(true, Ordering::SeqCst);
+        }
+        coverage::copy_counters(shared.counters());
+    }
+    // SAFETY: with the default action restored, the faulting instruction kills the child.
+    unsafe { libc::signal(sig, libc::SIG_DFL) };
+}
+
+fn install_child_handlers() {
+    // SAFETY: handler installation in the single-threaded child.
+    unsafe {
+        let mut attr: libc::pthread_attr_t = std::mem::zeroed();
+        if libc::pthread_getattr_np(libc::pthread_self(), &mut attr) == 0 {
+            let mut addr = std::ptr::null_mut();
+            let mut size = 0;
+            libc::pthread_attr_getstack(&attr, &mut addr, &mut size);
+            STACK_LOW.store(addr as usize, Ordering::SeqCst);
+            libc::pthread_attr_destroy(&mut attr);
+        }
+        // An alternate stack, so the overflow handler has room to run.
+        const ALT: usize = 256 << 10;
+        let stack = libc::mmap(
+            std::ptr::null_mut(),
+            ALT,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        );
+        if stack != libc::MAP_FAILED {
+            let ss = libc::stack_t {
+                ss_sp: stack,
+                ss_flags: 0,
+                ss_size: ALT,
+            };
+            libc::sigaltstack(&ss, std::ptr::null_mut());
+        }
+        let set = |sig: libc::c_int, handler: usize, flags: libc::c_int| {
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = handler;
+            sa.sa_flags = flags | libc::SA_ONSTACK;
+            libc::sigemptyset(&mut sa.sa_mask);
+            libc::sigaction(sig, &sa, std::ptr::null_mut());
+        };
+        set(libc::SIGABRT, on_abort as *const () as usize, 0);
+        set(libc::SIGUSR1, on_timeout as *const () as usize, 0);
+        set(
+            libc::SIGSEGV,
+            on_segv as *const () as usize,
+            libc::SA_SIGINFO,
+        );
+        set(
+            libc::SIGBUS,
+            on_segv as *const () as usize,
+            libc::SA_SIGINFO,
+        );
+    }
+}

@@ -1,0 +1,40 @@
+//! The real libc functions behind our interposers, found once with `dlsym(RTLD_NEXT, ..)`.
+
+use std::ffi::c_void;
+
+/// Looks a symbol up in the objects loaded after the executable (glibc, in practice).
+///
+/// Called at most a few times per symbol (the result is cached by [`real!`]); a missing
+/// symbol is fatal because there is nothing sensible to pass the call through to.
+pub(crate) fn lookup(name: &'static str) -> *mut c_void {
+    // `name` is NUL-terminated by the `real!` macro.
+    let p = unsafe { libc::dlsym(libc::RTLD_NEXT, name.as_ptr().cast()) };
+    if p.is_null() {
+        let msg = b"hermetic: cannot find the real libc symbol ";
+        unsafe {
+            libc::syscall(libc::SYS_write, 2, msg.as_ptr(), msg.len());
+            libc::syscall(libc::SYS_write, 2, name.as_ptr(), name.len() - 1);
+            libc::syscall(libc::SYS_write, 2, b"\n".as_ptr(), 1);
+            libc::abort();
+        }
+    }
+    p
+}
+
+/// `real!(name: fn(args) -> ret)` evaluates to the real function pointer, resolved on first
+/// use and cached in a static atomic (a relaxed load on the fast path).
+macro_rules! real {
+    ($name:ident : fn($($t:ty),* $(,)?) -> $r:ty) => {{
+        static PTR: ::std::sync::atomic::AtomicPtr<::std::ffi::c_void> =
+            ::std::sync::atomic::AtomicPtr::new(::std::ptr::null_mut());
+        let mut p = PTR.load(::std::sync::atomic::Ordering::Relaxed);
+        if p.is_null() {
+            p = $crate::real::lookup(concat!(stringify!($name), "\0"));
+            PTR.store(p, ::std::sync::atomic::Ordering::Relaxed);
+        }
+        #[allow(clippy::missing_transmute_annotations)]
+        let f: unsafe extern "C" fn($($t),*) -> $r = unsafe { ::std::mem::transmute(p) };
+        f
+    }};
+}
+pub(crate) use real;
