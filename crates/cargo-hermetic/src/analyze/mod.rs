@@ -1,4 +1,8 @@
-//! Analysis: the crate's sources → the test cluster. (Placeholder until the analysis lands.)
+//! Analysis: the crate's sources → the test cluster.
+
+mod cfg;
+mod modules;
+mod syntax;
 
 use crate::cluster::Cluster;
 use std::path::Path;

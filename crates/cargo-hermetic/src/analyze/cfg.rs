@@ -1,0 +1,153 @@
+//! Evaluation of `#[cfg(..)]` attributes for the configuration the driver is built in.
+
+use super::syntax::tokens_text;
+use syn::punctuated::Punctuated;
+use syn::{Attribute, Meta, Token};
+
+/// Whether an item is compiled into the crate's unit-test binary (where the driver lives) but is
+/// not itself test code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// Compiled in: analyse it.
+    On,
+    /// Not compiled in, or test-only code: ignore it silently.
+    Off,
+    /// Depends on something analysis cannot know (features, custom cfgs); the text of the
+    /// attribute, for the skip reason.
+    Unknown(String),
+}
+
+/// The verdict for an item with these attributes (all of its `#[cfg]`s must hold).
+pub fn verdict(attrs: &[Attribute]) -> Verdict {
+    let mut unknown = None;
+    for attr in attrs.iter().filter(|a| a.path().is_ident("cfg")) {
+        let Meta::List(list) = &attr.meta else {
+            continue;
+        };
+        // `cfg(test)` code is the user's own tests: never something to generate tests for.
+        match list.parse_args::<Meta>().ok().map(|m| eval(&m)) {
+            Some(Some(true)) => {}
+            Some(Some(false)) => return Verdict::Off,
+            _ => {
+                unknown.get_or_insert_with(|| format!("#[cfg({})]", tokens_text(&list.tokens)));
+            }
+        }
+    }
+    match unknown {
+        Some(text) => Verdict::Unknown(text),
+        None => Verdict::On,
+    }
+}
+
+/// Three-valued evaluation: `None` when the predicate depends on something unknown.
+fn eval(meta: &Meta) -> Option<bool> {
+    match meta {
+        Meta::Path(p) => {
+            let name = p.get_ident()?.to_string();
+            match name.as_str() {
+                "test" => Some(false),
+                // The driver is built with the test profile, which keeps debug assertions.
+                "debug_assertions" => Some(true),
+                "unix" => Some(cfg!(unix)),
+                "windows" => Some(cfg!(windows)),
+                "doc" | "doctest" | "miri" => Some(false),
+                _ => None,
+            }
+        }
+        Meta::NameValue(nv) => {
+            let key = nv.path.get_ident()?.to_string();
+            let syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(value),
+                ..
+            }) = &nv.value
+            else {
+                return None;
+            };
+            let value = value.value();
+            // Analysis runs on the machine that builds and runs the driver.
+            let actual = match key.as_str() {
+                "target_os" => std::env::consts::OS,
+                "target_family" => std::env::consts::FAMILY,
+                "target_arch" => std::env::consts::ARCH,
+                "target_pointer_width" => {
+                    return Some(value == (usize::BITS).to_string());
+                }
+                "target_endian" => {
+                    return Some(
+                        value
+                            == if cfg!(target_endian = "little") {
+                                "little"
+                            } else {
+                                "big"
+                            },
+                    );
+                }
+                _ => return None,
+            };
+            Some(value == actual)
+        }
+        Meta::List(list) => {
+            let name = list.path.get_ident()?.to_string();
+            let args = list
+                .parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
+                .ok()?;
+            let values: Vec<Option<bool>> = args.iter().map(eval).collect();
+            match name.as_str() {
+                "not" if values.len() == 1 => values[0].map(|v| !v),
+                "all" => {
+                    if values.contains(&Some(false)) {
+                        Some(false)
+                    } else if values.iter().all(|v| *v == Some(true)) {
+                        Some(true)
+                    } else {
+                        None
+                    }
+                }
+                "any" => {
+                    if values.contains(&Some(true)) {
+                        Some(true)
+                    } else if values.iter().all(|v| *v == Some(false)) {
+                        Some(false)
+                    } else {
+                        None
+                    }
+                }
+                _ => None,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn verdict_of(src: &str) -> Verdict {
+        let item: syn::ItemFn = syn::parse_str(&format!("{src} fn f() {{}}")).unwrap();
+        verdict(&item.attrs)
+    }
+
+    #[test]
+    fn test_code_is_off_and_not_test_is_on() {
+        assert_eq!(verdict_of("#[cfg(test)]"), Verdict::Off);
+        assert_eq!(verdict_of("#[cfg(not(test))]"), Verdict::On);
+        assert_eq!(
+            verdict_of("#[cfg(all(test, feature = \"x\"))]"),
+            Verdict::Off
+        );
+        assert_eq!(verdict_of("#[cfg(any(test, unix))]"), Verdict::On);
+        assert_eq!(verdict_of("#[inline]"), Verdict::On);
+    }
+
+    #[test]
+    fn features_are_unknown() {
+        assert_eq!(
+            verdict_of("#[cfg(feature = \"serde\")]"),
+            Verdict::Unknown("#[cfg(feature = \"serde\")]".into())
+        );
+        assert_eq!(
+            verdict_of("#[cfg(any(test, feature = \"serde\"))]"),
+            Verdict::Unknown("#[cfg(any(test, feature = \"serde\"))]".into())
+        );
+    }
+}

@@ -1,0 +1,382 @@
+//! The module tree: follows `mod` items from the crate root into files and inline bodies.
+
+use super::cfg::{self, Verdict};
+use super::syntax::{self, Offsets};
+use crate::cluster::{Module, ModuleBody, Skipped, Vis};
+use anyhow::{bail, Context};
+use std::path::{Path, PathBuf};
+use syn::ext::IdentExt;
+use syn::Item;
+
+/// One module and the items analysis looks at.
+#[derive(Debug)]
+pub struct ModuleSrc {
+    pub module: Module,
+    /// The module's compiled-in items, without its `mod` items (children are modules of their
+    /// own) and without `#[test]` functions.
+    pub items: Vec<Item>,
+}
+
+/// A parsed source file.
+struct SourceFile {
+    path: PathBuf,
+    offsets: Offsets,
+    mod_rs: bool,
+}
+
+/// Where a module's `mod x;` children are looked for.
+struct ChildDirs {
+    /// Directory for `x.rs` / `x/mod.rs`.
+    dir: PathBuf,
+    /// Whether the module is inline: `#[path]` inside inline modules is relative to `dir`,
+    /// elsewhere to the directory of the file.
+    inline: bool,
+}
+
+/// Loads the module tree below the crate root file; the root is module 0, children follow
+/// their parent depth-first in source order.
+pub fn load(lib_rs: &Path, skipped: &mut Vec<Skipped>) -> anyhow::Result<Vec<ModuleSrc>> {
+    let (file, ast) = read(lib_rs, true)?;
+    let root = Module {
+        path: Vec::new(),
+        parent: None,
+        vis: Vis::Pub,
+        file: lib_rs.to_path_buf(),
+        body: ModuleBody::File,
+        mod_rs: true,
+    };
+    let dirs = ChildDirs {
+        dir: parent_dir(lib_rs),
+        inline: false,
+    };
+    let mut out = Vec::new();
+    walk(&mut out, skipped, root, ast.items, &dirs, &file)?;
+    Ok(out)
+}
+
+fn parent_dir(p: &Path) -> PathBuf {
+    p.parent().map(Path::to_path_buf).unwrap_or_default()
+}
+
+fn read(path: &Path, mod_rs: bool) -> anyhow::Result<(SourceFile, syn::File)> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read source file {}", path.display()))?;
+    let ast = syn::parse_file(&text).map_err(|e| {
+        let at = e.span().start();
+        anyhow::anyhow!(
+            "cannot parse {}:{}:{}: {e}",
+            path.display(),
+            at.line,
+            at.column + 1
+        )
+    })?;
+    let file = SourceFile {
+        path: path.to_path_buf(),
+        offsets: Offsets::new(&text),
+        mod_rs,
+    };
+    Ok((file, ast))
+}
+
+fn walk(
+    out: &mut Vec<ModuleSrc>,
+    skipped: &mut Vec<Skipped>,
+    module: Module,
+    items: Vec<Item>,
+    dirs: &ChildDirs,
+    file: &SourceFile,
+) -> anyhow::Result<()> {
+    let id = out.len();
+    let prefix = module.path.clone();
+    out.push(ModuleSrc {
+        module,
+        items: Vec::new(),
+    });
+    let mut kept = Vec::new();
+    for item in items {
+        match cfg::verdict(attrs(&item)) {
+            Verdict::On => {}
+            Verdict::Off => continue,
+            Verdict::Unknown(cfg) => {
+                if let Some(name) = item_name(&item) {
+                    skipped.push(Skipped {
+                        item: qualified(&prefix, &name),
+                        reason: format!("behind `{cfg}`, which analysis cannot evaluate"),
+                    });
+                }
+                continue;
+            }
+        }
+        match item {
+            Item::Mod(m) => child(out, skipped, id, &prefix, m, dirs, file)?,
+            Item::Fn(f) if syntax::has_attr(&f.attrs, "test") => skipped.push(Skipped {
+                item: qualified(&prefix, &f.sig.ident.to_string()),
+                reason: "#[test] function".into(),
+            }),
+            other => kept.push(other),
+        }
+    }
+    out[id].items = kept;
+    Ok(())
+}
+
+fn child(
+    out: &mut Vec<ModuleSrc>,
+    skipped: &mut Vec<Skipped>,
+    parent: usize,
+    prefix: &[String],
+    m: syn::ItemMod,
+    dirs: &ChildDirs,
+    file: &SourceFile,
+) -> anyhow::Result<()> {
+    let name = m.ident.unraw().to_string();
+    let mut path = prefix.to_vec();
+    path.push(name.clone());
+    let path_attr = syntax::path_attr(&m.attrs);
+    let vis = syntax::vis(&m.vis);
+    if let Some((brace, items)) = m.content {
+        let close_brace = file.offsets.offset(brace.span.close().start());
+        let module = Module {
+            path,
+            parent: Some(parent),
+            vis,
+            file: file.path.clone(),
+            body: ModuleBody::Inline { close_brace },
+            mod_rs: file.mod_rs,
+        };
+        let inner = ChildDirs {
+            dir: dirs.dir.join(path_attr.unwrap_or(name)),
+            inline: true,
+        };
+        return walk(out, skipped, module, items, &inner, file);
+    }
+    let (child_path, mod_rs) = match path_attr {
+        // Files named by `#[path]` own their directory like mod.rs files do.
+        Some(p) if dirs.inline => (dirs.dir.join(p), true),
+        Some(p) => (parent_dir(&file.path).join(p), true),
+        None => {
+            let flat = dirs.dir.join(format!("{name}.rs"));
+            let nested = dirs.dir.join(&name).join("mod.rs");
+            if flat.is_file() {
+                (flat, false)
+            } else if nested.is_file() {
+                (nested, true)
+            } else {
+                let at = m.ident.span().start();
+                bail!(
+                    "module `{}` declared at {}:{} has no file: neither {} nor {} exists",
+                    path.join("::"),
+                    file.path.display(),
+                    at.line,
+                    flat.display(),
+                    nested.display()
+                );
+            }
+        }
+    };
+    if !child_path.is_file() {
+        let at = m.ident.span().start();
+        bail!(
+            "module `{}` declared at {}:{} has no file: {} does not exist",
+            path.join("::"),
+            file.path.display(),
+            at.line,
+            child_path.display()
+        );
+    }
+    let (child_file, ast) = read(&child_path, mod_rs)?;
+    let dir = if mod_rs {
+        parent_dir(&child_path)
+    } else {
+        // Non-mod-rs `a/b.rs` keeps its children in `a/b/`.
+        let stem = child_path.file_stem().unwrap_or_default();
+        parent_dir(&child_path).join(stem)
+    };
+    let module = Module {
+        path,
+        parent: Some(parent),
+        vis,
+        file: child_path,
+        body: ModuleBody::File,
+        mod_rs,
+    };
+    let inner = ChildDirs { dir, inline: false };
+    walk(out, skipped, module, ast.items, &inner, &child_file)
+}
+
+pub fn attrs(item: &Item) -> &[syn::Attribute] {
+    match item {
+        Item::Const(i) => &i.attrs,
+        Item::Enum(i) => &i.attrs,
+        Item::ExternCrate(i) => &i.attrs,
+        Item::Fn(i) => &i.attrs,
+        Item::ForeignMod(i) => &i.attrs,
+        Item::Impl(i) => &i.attrs,
+        Item::Macro(i) => &i.attrs,
+        Item::Mod(i) => &i.attrs,
+        Item::Static(i) => &i.attrs,
+        Item::Struct(i) => &i.attrs,
+        Item::Trait(i) => &i.attrs,
+        Item::TraitAlias(i) => &i.attrs,
+        Item::Type(i) => &i.attrs,
+        Item::Union(i) => &i.attrs,
+        Item::Use(i) => &i.attrs,
+        _ => &[],
+    }
+}
+
+/// The name a user would give the item in a skip report (`None`: not worth reporting).
+fn item_name(item: &Item) -> Option<String> {
+    match item {
+        Item::Fn(i) => Some(i.sig.ident.to_string()),
+        Item::Struct(i) => Some(i.ident.to_string()),
+        Item::Enum(i) => Some(i.ident.to_string()),
+        Item::Mod(i) => Some(format!("mod {}", i.ident)),
+        Item::Impl(i) => Some(format!("impl {}", syntax::text(&i.self_ty))),
+        _ => None,
+    }
+}
+
+/// `a::b::name`, or `name` in the root.
+pub fn qualified(prefix: &[String], name: &str) -> String {
+    let mut parts = prefix.to_vec();
+    parts.push(name.to_string());
+    parts.join("::")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    fn write(dir: &Path, rel: &str, text: &str) {
+        let p = dir.join(rel);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, text).unwrap();
+    }
+
+    fn paths(mods: &[ModuleSrc]) -> Vec<String> {
+        mods.iter().map(|m| m.module.path.join("::")).collect()
+    }
+
+    #[test]
+    fn follows_2018_file_layout_path_attributes_and_inline_modules() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path();
+        write(
+            root,
+            "src/lib.rs",
+            "pub mod a;\nmod b;\npub(crate) mod inl {\n    mod deep;\n}\n#[path = \"other/x.rs\"]\nmod renamed;\n#[cfg(test)]\nmod tests;\n",
+        );
+        write(
+            root,
+            "src/a.rs",
+            "pub mod c;\n#[path = \"side.rs\"] mod side;\n",
+        );
+        write(root, "src/a/c.rs", "pub fn f() {}\n");
+        write(root, "src/side.rs", "");
+        write(root, "src/b/mod.rs", "mod d;\n");
+        write(root, "src/b/d.rs", "");
+        write(root, "src/inl/deep.rs", "");
+        write(root, "src/other/x.rs", "mod y;\n");
+        write(root, "src/other/y.rs", "");
+        let mut skipped = Vec::new();
+        let mods = load(&root.join("src/lib.rs"), &mut skipped).unwrap();
+        assert_eq!(
+            paths(&mods),
+            [
+                "",
+                "a",
+                "a::c",
+                "a::side",
+                "b",
+                "b::d",
+                "inl",
+                "inl::deep",
+                "renamed",
+                "renamed::y"
+            ]
+        );
+        assert!(mods[0].module.mod_rs);
+        assert!(!mods[1].module.mod_rs);
+        assert_eq!(mods[1].module.vis, Vis::Pub);
+        assert_eq!(mods[2].module.parent, Some(1));
+        assert_eq!(mods[2].module.file, root.join("src/a/c.rs"));
+        assert_eq!(mods[2].items.len(), 1);
+        assert_eq!(mods[3].module.file, root.join("src/side.rs"));
+        assert!(mods[4].module.mod_rs);
+        assert_eq!(mods[4].module.vis, Vis::Private);
+        assert_eq!(mods[5].module.file, root.join("src/b/d.rs"));
+        assert_eq!(mods[6].module.vis, Vis::Crate);
+        assert_eq!(mods[6].module.file, root.join("src/lib.rs"));
+        let text = fs::read_to_string(root.join("src/lib.rs")).unwrap();
+        let ModuleBody::Inline { close_brace } = mods[6].module.body else {
+            panic!("inline module expected");
+        };
+        assert_eq!(&text[close_brace..close_brace + 2], "}\n");
+        assert_eq!(text[..close_brace].matches('{').count(), 1);
+        assert_eq!(mods[7].module.file, root.join("src/inl/deep.rs"));
+        assert_eq!(mods[9].module.file, root.join("src/other/y.rs"));
+        assert!(skipped.is_empty(), "{skipped:?}");
+    }
+
+    #[test]
+    fn inline_close_brace_offset_is_in_bytes() {
+        let d = tempfile::tempdir().unwrap();
+        write(
+            d.path(),
+            "lib.rs",
+            "// h\u{e9}llo \u{1f600}\nmod m { const S: &str = \"\u{e9}\u{e9}\"; }\n",
+        );
+        let mods = load(&d.path().join("lib.rs"), &mut Vec::new()).unwrap();
+        let text = fs::read_to_string(d.path().join("lib.rs")).unwrap();
+        let ModuleBody::Inline { close_brace } = mods[1].module.body else {
+            panic!("inline module expected");
+        };
+        assert_eq!(&text[close_brace..], "}\n");
+    }
+
+    #[test]
+    fn missing_and_broken_files_are_errors_that_name_the_file() {
+        let d = tempfile::tempdir().unwrap();
+        write(d.path(), "lib.rs", "mod gone;\n");
+        let err = load(&d.path().join("lib.rs"), &mut Vec::new()).unwrap_err();
+        let msg = format!("{err:#}");
+        assert!(
+            msg.contains("module `gone`") && msg.contains("gone.rs"),
+            "{msg}"
+        );
+
+        write(d.path(), "lib.rs", "mod bad;\n");
+        write(d.path(), "bad.rs", "fn f( {}\n");
+        let msg = format!(
+            "{:#}",
+            load(&d.path().join("lib.rs"), &mut Vec::new()).unwrap_err()
+        );
+        assert!(msg.contains("bad.rs:1:"), "{msg}");
+
+        let msg = format!(
+            "{:#}",
+            load(&d.path().join("nope.rs"), &mut Vec::new()).unwrap_err()
+        );
+        assert!(msg.contains("cannot read source file"), "{msg}");
+    }
+
+    #[test]
+    fn unknown_cfgs_are_skipped_with_a_reason_and_tests_are_dropped() {
+        let d = tempfile::tempdir().unwrap();
+        write(
+            d.path(),
+            "lib.rs",
+            "#[cfg(feature = \"x\")]\npub fn gated() {}\n#[cfg(test)]\nmod tests { }\n#[test]\nfn t() {}\n#[cfg(not(test))]\npub fn kept() {}\n",
+        );
+        let mut skipped = Vec::new();
+        let mods = load(&d.path().join("lib.rs"), &mut skipped).unwrap();
+        assert_eq!(mods.len(), 1);
+        assert_eq!(mods[0].items.len(), 1);
+        assert_eq!(skipped.len(), 2);
+        assert_eq!(skipped[0].item, "gated");
+        assert!(skipped[0].reason.contains("feature = \"x\""));
+        assert_eq!(skipped[1].reason, "#[test] function");
+    }
+}
