@@ -155,3 +155,27 @@ pub(crate) fn set_errno(e: c_int) {
 pub(crate) fn ret<T: From<i8>>(r: R<T>) -> T {
     r.unwrap_or_else(|_| T::from(-1))
 }
+
+/// A strong reference to the environment a context serves (for objects that outlive it).
+pub(crate) fn current_owner(cx: &Ctx) -> Arc<Shared> {
+    // SAFETY: the context keeps the pointee alive while we take our own count.
+    unsafe {
+        Arc::increment_strong_count(cx.ptr);
+        Arc::from_raw(cx.ptr)
+    }
+}
+
+/// Switches the current thread out of its environment until dropped.
+pub(crate) struct Suspend(*const Shared);
+
+impl Suspend {
+    pub fn new() -> Suspend {
+        Suspend(CURRENT.replace(ptr::null()))
+    }
+}
+
+impl Drop for Suspend {
+    fn drop(&mut self) {
+        CURRENT.set(self.0);
+    }
+}

@@ -1,1 +1,136 @@
+//! hermetic: a virtual environment for deterministic tests, at the libc boundary.
+//!
+//! A test builds an [`Env`] — files, variables, standard input, the time, a random seed —
+//! and [`enter`](Env::enter)s it. Until the returned [`EnvGuard`] is dropped, everything the
+//! code under test does on that thread (and on threads it spawns) through the C library is
+//! served from that environment instead of the machine: `std::fs`, `std::env::var`,
+//! `SystemTime::now`, `Instant::now`, `HashMap`'s random keys, `rand::rng()`, stdin/stdout,
+//! `TcpStream::connect`, `Command::spawn`, `available_parallelism`, `process::id`.
+//! Nothing reaches the real disk, network or process table, and every run sees the same
+//! world. Afterwards the guard tells what the code wrote and what it touched.
+//!
+//! ```
+//! use hermetic::{Access, Env};
+//! use std::time::{Duration, SystemTime, UNIX_EPOCH};
+//!
+//! // The code under test: reads its config, writes a report with a timestamp.
+//! fn run() -> std::io::Result<u16> {
+//!     let home = std::env::var("APP_HOME").map_err(std::io::Error::other)?;
+//!     let conf = std::fs::read_to_string(format!("{home}/app.conf"))?;
+//!     let port: u16 = conf.trim().trim_start_matches("port = ").parse().unwrap();
+//!     let secs = SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs();
+//!     std::fs::create_dir_all("data")?;
+//!     std::fs::write("data/out.txt", format!("{port} at {secs}\n"))?;
+//!     println!("done");
+//!     Ok(port)
+//! }
+//!
+//! let env = Env::new()
+//!     .file("/etc/app/app.conf", "port = 8080\n")
+//!     .var("APP_HOME", "/etc/app")
+//!     .now(UNIX_EPOCH + Duration::from_secs(1_700_000_000))
+//!     .cwd("/work")
+//!     .enter();
+//! assert_eq!(run().unwrap(), 8080);
+//! assert_eq!(
+//!     env.file_contents("/work/data/out.txt").unwrap(),
+//!     b"8080 at 1700000000\n"
+//! );
+//! assert!(env.accesses().contains(&Access::VarRead { name: "APP_HOME".into(), set: true }));
+//! assert!(!std::path::Path::new("/work/data/out.txt").exists()); // still virtual here...
+//! drop(env);
+//! // ...and nothing was written to the real disk.
+//! assert!(!std::path::Path::new("/work/data/out.txt").exists() || cfg!(miri));
+//! ```
+//!
+//! # What is virtual
+//!
+//! * **Files**: an in-memory file system with POSIX semantics for what std does: open with
+//!   every `OpenOptions` combination, read/write/seek, metadata (size, kind, permissions,
+//!   times from the virtual clock), permissions enforced for a non-root owner (a read-only
+//!   file cannot be written even when tests run as root), directories, `read_dir` in byte
+//!   order, rename, copy, hard and symbolic links, `canonicalize`, the working directory.
+//!   Errors carry the errno Linux would give (`NotFound`, `AlreadyExists`,
+//!   `PermissionDenied`, `DirectoryNotEmpty`, ...). Only `/`, `/tmp`, `/dev/{null,zero,random,
+//!   urandom}` and what the builder declares exist. Virtual descriptors are numbered from
+//!   2^30, above anything the kernel hands out.
+//! * **Clock**: `SystemTime::now` starts at the configured time (default 2024-01-01), and
+//!   `Instant::now` at a fixed uptime; every read advances both by a fixed step (1 ms by
+//!   default), so elapsed times are positive and the same on every run.
+//! * **Randomness**: `getrandom`, `getentropy`, `syscall(SYS_getrandom)` and `/dev/urandom`
+//!   give a stream determined by the seed. Note std's `RandomState` and rand's `ThreadRng`
+//!   seed once per thread: to repeat them, create them on a thread that is inside the
+//!   environment from its start (a thread spawned by the test under the env).
+//! * **Variables**: `getenv`/`setenv`/`unsetenv`, so `std::env::var(_os)`, `set_var`,
+//!   `remove_var`. Only declared variables exist unless [`Env::inherit_vars`].
+//! * **stdin/stdout/stderr**: fd 0 reads the scripted bytes then end-of-file; writes to fds 1
+//!   and 2 are captured ([`EnvGuard::stdout`], [`EnvGuard::stderr`]); they are never
+//!   terminals, and closing them does not close the real ones.
+//! * **Network**: sockets are virtual; `connect` fails with `ConnectionRefused`, `bind` and
+//!   `listen` with `PermissionDenied`, name lookup with `ConnectionRefused`.
+//! * **Processes**: `fork`, `exec*`, `posix_spawn(p)`, `system`, `popen` fail with
+//!   `PermissionDenied` (so does `Command::spawn/status/output`).
+//! * **Host facts**: pid 4242, 4 CPUs, host name `hermetic`, uid/gid 1000, no user database
+//!   entries (configurable with [`Env::pid`], [`Env::cpus`], [`Env::hostname`]).
+//! * **Threads** started inside an environment are inside it too (shared state, as threads of
+//!   one process share a file system).
+//! * **Accesses**: [`EnvGuard::accesses`] lists what the code touched, found or not.
+//!
+//! Threads that did not enter an environment — the test harness, other tests — pass straight
+//! through to glibc at the cost of one thread-local load; tests running in parallel, each
+//! with its own `Env`, do not see each other.
+//!
+//! # Limits (read these)
+//!
+//! * **Linux with glibc only.** The runtime works by defining the C symbols (`open64`, `read`,
+//!   `statx`, `clock_gettime`, `getenv`, `getrandom`, ...) in the test binary, which takes
+//!   precedence over glibc's. On other targets the crate compiles, but [`Env::enter`] panics.
+//!   A statically linked musl binary is not supported either.
+//! * **Raw system calls bypass it**: code that issues syscalls itself (inline `asm!`, rustix's
+//!   `linux_raw` backend — the default of rustix on Linux, used by e.g. `tempfile` and recent
+//!   `getrandom` only through libc; check your dependency tree) reaches the real kernel.
+//!   So do glibc-internal calls (e.g. `fopen` from C code calls glibc's own `open`, not ours)
+//!   and `execl*`/`vfork` used from C. [`interposition_works`] checks the std paths cheaply.
+//! * **`std::env::vars()` and `std::env::args()`** read process-wide globals (`environ`, the
+//!   saved `argv`) without a function call; they show the real process's values.
+//! * **libtest's output capture**: under `cargo test` without `--nocapture`, `print!`,
+//!   `println!`, `eprint!` and `eprintln!` in a test go to libtest's capture buffer, not to
+//!   fd 1/2, so [`EnvGuard::stdout`] does not see them; `io::stdout().write_all(..)` (and
+//!   `writeln!(io::stdout(), ..)`) do reach fd 1 and are captured. With `--nocapture` both
+//!   are captured.
+//! * **stdin is buffered process-wide by std**: tests that read stdin in parallel can
+//!   interfere; the guard drains std's buffer when it drops so no leftover reaches the next test.
+//! * Memory maps of virtual files, `select`, `dup2` onto a chosen number, file locks
+//!   (always granted) and `O_TMPFILE` are not virtualised.
+//! * Panic messages are printed with the environment switched off (to the real stderr).
 
+#![deny(unsafe_op_in_unsafe_fn)]
+#![cfg_attr(not(all(target_os = "linux", target_env = "gnu")), allow(dead_code))]
+
+mod access;
+pub use access::Access;
+
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+mod active;
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+mod env;
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+mod libc;
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+mod real;
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+mod rng;
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+mod state;
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+mod vfs;
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+pub use env::{Env, EnvGuard, DEFAULT_CLOCK_STEP, DEFAULT_NOW_SECS, DEFAULT_SEED};
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+mod unsupported;
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+pub use unsupported::{Env, EnvGuard};
+
+/// Whether this target can host a virtual environment.
+pub const SUPPORTED: bool = cfg!(all(target_os = "linux", target_env = "gnu"));

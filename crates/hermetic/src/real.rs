@@ -32,7 +32,7 @@ macro_rules! real {
             p = $crate::real::lookup(concat!(stringify!($name), "\0"));
             PTR.store(p, ::std::sync::atomic::Ordering::Relaxed);
         }
-        #[allow(clippy::missing_transmute_annotations)]
+        #[allow(clippy::missing_transmute_annotations, unused_unsafe)]
         let f: unsafe extern "C" fn($($t),*) -> $r = unsafe { ::std::mem::transmute(p) };
         f
     }};

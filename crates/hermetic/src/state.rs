@@ -51,6 +51,8 @@ pub(crate) enum Target {
     File(u64),
     Dir(u64),
     Socket,
+    /// A duplicate of virtual stdin/stdout/stderr.
+    Stdio(c_int),
 }
 
 #[derive(Debug)]
@@ -169,9 +171,6 @@ impl State {
         self.accesses.clone()
     }
 
-    pub fn abs(&self, path: &[u8]) -> Vec<u8> {
-        lexical_abs(&self.cwd, path)
-    }
     pub fn abs_path(&self, base: &[u8], path: &[u8]) -> PathBuf {
         use std::os::unix::ffi::OsStrExt;
         PathBuf::from(std::ffi::OsStr::from_bytes(&lexical_abs(base, path)))
@@ -271,7 +270,7 @@ impl State {
             .values()
             .filter_map(|d| match d.target {
                 Target::File(i) | Target::Dir(i) => Some(i),
-                Target::Socket => None,
+                Target::Socket | Target::Stdio(_) => None,
             })
             .collect()
     }

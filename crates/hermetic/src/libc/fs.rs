@@ -1,0 +1,541 @@
+//! Path operations: open, mkdir, unlink, rename, links, chmod, cwd, realpath.
+
+use libc::{c_char, c_int, c_uint, mode_t, size_t, ssize_t};
+
+use super::bytes;
+use crate::access::Access;
+use crate::real::real;
+use crate::state::{Desc, State, Target};
+use crate::vfs::{lexical_abs, R};
+
+fn found(e: c_int) -> bool {
+    e != libc::ENOENT && e != libc::ENOTDIR
+}
+
+fn record_open(st: &mut State, base: &[u8], path: &[u8], writes: bool, r: &R<(u64, bool)>) {
+    let p = st.abs_path(base, path);
+    let a = match r {
+        Ok((_, true)) => Access::PathWritten { path: p },
+        Ok(_) if writes => Access::PathWritten { path: p },
+        Ok(_) => Access::PathOpened {
+            path: p,
+            found: true,
+        },
+        Err(e) => Access::PathOpened {
+            path: p,
+            found: found(*e),
+        },
+    };
+    st.record(a);
+}
+
+pub(crate) fn vopen(st: &mut State, dirfd: c_int, path: &[u8], flags: c_int, mode: u32) -> R<c_int> {
+    if flags & libc::O_TMPFILE == libc::O_TMPFILE {
+        return Err(libc::EOPNOTSUPP);
+    }
+    let base = st.base_for(dirfd, path)?;
+    let acc = flags & libc::O_ACCMODE;
+    let writes = acc != libc::O_RDONLY;
+    let r = st.vfs.open(&base, path, flags, mode);
+    record_open(st, &base, path, writes, &r);
+    let (ino, _) = r?;
+    let target = if st.vfs.node(ino).is_dir() {
+        Target::Dir(ino)
+    } else {
+        Target::File(ino)
+    };
+    let canon = st.vfs.resolve(&base, path, true).map(|l| l.canon);
+    let p = canon.unwrap_or_else(|_| lexical_abs(&base, path));
+    Ok(st.alloc_fd(Desc::new(target, flags, p)))
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn open64(path: *const c_char, flags: c_int, mode: c_uint) -> c_int {
+    virt!(|st| vopen(st, libc::AT_FDCWD, unsafe { bytes(path) }, flags, mode));
+    unsafe { real!(open64: fn(*const c_char, c_int, c_uint) -> c_int)(path, flags, mode) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn open(path: *const c_char, flags: c_int, mode: c_uint) -> c_int {
+    virt!(|st| vopen(st, libc::AT_FDCWD, unsafe { bytes(path) }, flags, mode));
+    unsafe { real!(open: fn(*const c_char, c_int, c_uint) -> c_int)(path, flags, mode) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn openat64(dirfd: c_int, path: *const c_char, flags: c_int, mode: c_uint) -> c_int {
+    virt!(|st| vopen(st, dirfd, unsafe { bytes(path) }, flags, mode));
+    unsafe {
+        real!(openat64: fn(c_int, *const c_char, c_int, c_uint) -> c_int)(dirfd, path, flags, mode)
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn openat(dirfd: c_int, path: *const c_char, flags: c_int, mode: c_uint) -> c_int {
+    virt!(|st| vopen(st, dirfd, unsafe { bytes(path) }, flags, mode));
+    unsafe {
+        real!(openat: fn(c_int, *const c_char, c_int, c_uint) -> c_int)(dirfd, path, flags, mode)
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn creat(path: *const c_char, mode: mode_t) -> c_int {
+    unsafe { open64(path, libc::O_CREAT | libc::O_WRONLY | libc::O_TRUNC, mode) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn creat64(path: *const c_char, mode: mode_t) -> c_int {
+    unsafe { open64(path, libc::O_CREAT | libc::O_WRONLY | libc::O_TRUNC, mode) }
+}
+
+fn vmkdir(st: &mut State, dirfd: c_int, path: &[u8], mode: mode_t) -> R<c_int> {
+    let base = st.base_for(dirfd, path)?;
+    let r = st.vfs.mkdir(&base, path, mode);
+    let p = st.abs_path(&base, path);
+    st.record(match r {
+        Ok(()) => Access::PathWritten { path: p },
+        Err(e) => Access::PathChecked {
+            path: p,
+            found: found(e),
+        },
+    });
+    r.map(|_| 0)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn mkdir(path: *const c_char, mode: mode_t) -> c_int {
+    virt!(|st| vmkdir(st, libc::AT_FDCWD, unsafe { bytes(path) }, mode));
+    unsafe { real!(mkdir: fn(*const c_char, mode_t) -> c_int)(path, mode) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn mkdirat(dirfd: c_int, path: *const c_char, mode: mode_t) -> c_int {
+    virt!(|st| vmkdir(st, dirfd, unsafe { bytes(path) }, mode));
+    unsafe { real!(mkdirat: fn(c_int, *const c_char, mode_t) -> c_int)(dirfd, path, mode) }
+}
+
+fn vremove(st: &mut State, dirfd: c_int, path: &[u8], dir: bool) -> R<c_int> {
+    let base = st.base_for(dirfd, path)?;
+    let open = st.open_inodes();
+    let is_open = |ino| open.contains(&ino);
+    let r = if dir {
+        st.vfs.rmdir(&base, path, &is_open)
+    } else {
+        st.vfs.unlink(&base, path, &is_open)
+    };
+    let p = st.abs_path(&base, path);
+    st.record(match r {
+        Ok(()) => Access::PathRemoved { path: p },
+        Err(e) => Access::PathChecked {
+            path: p,
+            found: found(e),
+        },
+    });
+    r.map(|_| 0)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn rmdir(path: *const c_char) -> c_int {
+    virt!(|st| vremove(st, libc::AT_FDCWD, unsafe { bytes(path) }, true));
+    unsafe { real!(rmdir: fn(*const c_char) -> c_int)(path) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn unlink(path: *const c_char) -> c_int {
+    virt!(|st| vremove(st, libc::AT_FDCWD, unsafe { bytes(path) }, false));
+    unsafe { real!(unlink: fn(*const c_char) -> c_int)(path) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn unlinkat(dirfd: c_int, path: *const c_char, flags: c_int) -> c_int {
+    virt!(|st| vremove(st, dirfd, unsafe { bytes(path) }, flags & libc::AT_REMOVEDIR != 0));
+    unsafe { real!(unlinkat: fn(c_int, *const c_char, c_int) -> c_int)(dirfd, path, flags) }
+}
+
+fn vrename(st: &mut State, ofd: c_int, old: &[u8], nfd: c_int, new: &[u8], flags: c_uint) -> R<c_int> {
+    let ob = st.base_for(ofd, old)?;
+    let nb = st.base_for(nfd, new)?;
+    if flags & !libc::RENAME_NOREPLACE != 0 {
+        return Err(libc::EINVAL);
+    }
+    let open = st.open_inodes();
+    let is_open = |ino| open.contains(&ino);
+    let r = st
+        .vfs
+        .rename(&ob, old, &nb, new, flags & libc::RENAME_NOREPLACE != 0, &is_open);
+    let (po, pn) = (st.abs_path(&ob, old), st.abs_path(&nb, new));
+    match r {
+        Ok(()) => {
+            st.record(Access::PathRemoved { path: po });
+            st.record(Access::PathWritten { path: pn });
+        }
+        Err(e) => st.record(Access::PathChecked {
+            path: po,
+            found: found(e),
+        }),
+    }
+    r.map(|_| 0)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn rename(old: *const c_char, new: *const c_char) -> c_int {
+    virt!(|st| vrename(st, libc::AT_FDCWD, unsafe { bytes(old) }, libc::AT_FDCWD, unsafe { bytes(new) }, 0));
+    unsafe { real!(rename: fn(*const c_char, *const c_char) -> c_int)(old, new) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn renameat(ofd: c_int, old: *const c_char, nfd: c_int, new: *const c_char) -> c_int {
+    virt!(|st| vrename(st, ofd, unsafe { bytes(old) }, nfd, unsafe { bytes(new) }, 0));
+    unsafe {
+        real!(renameat: fn(c_int, *const c_char, c_int, *const c_char) -> c_int)(ofd, old, nfd, new)
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn renameat2(
+    ofd: c_int,
+    old: *const c_char,
+    nfd: c_int,
+    new: *const c_char,
+    flags: c_uint,
+) -> c_int {
+    virt!(|st| vrename(st, ofd, unsafe { bytes(old) }, nfd, unsafe { bytes(new) }, flags));
+    unsafe {
+        real!(renameat2: fn(c_int, *const c_char, c_int, *const c_char, c_uint) -> c_int)(
+            ofd, old, nfd, new, flags,
+        )
+    }
+}
+
+fn vlink(st: &mut State, old: &[u8], new: &[u8], follow: bool) -> R<c_int> {
+    let cwd = st.cwd.clone();
+    let r = st.vfs.link(&cwd, old, new, follow);
+    let p = st.abs_path(&cwd, new);
+    st.record(Access::PathWritten { path: p });
+    r.map(|_| 0)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn link(old: *const c_char, new: *const c_char) -> c_int {
+    virt!(|st| vlink(st, unsafe { bytes(old) }, unsafe { bytes(new) }, false));
+    unsafe { real!(link: fn(*const c_char, *const c_char) -> c_int)(old, new) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn linkat(
+    ofd: c_int,
+    old: *const c_char,
+    nfd: c_int,
+    new: *const c_char,
+    flags: c_int,
+) -> c_int {
+    virt!(|st| {
+        let (o, n) = unsafe { (bytes(old), bytes(new)) };
+        let o = lexical_abs(&st.base_for(ofd, o)?, o);
+        let n = lexical_abs(&st.base_for(nfd, n)?, n);
+        vlink(st, &o, &n, flags & libc::AT_SYMLINK_FOLLOW != 0)
+    });
+    unsafe {
+        real!(linkat: fn(c_int, *const c_char, c_int, *const c_char, c_int) -> c_int)(
+            ofd, old, nfd, new, flags,
+        )
+    }
+}
+
+fn vsymlink(st: &mut State, target: &[u8], dirfd: c_int, path: &[u8]) -> R<c_int> {
+    let base = st.base_for(dirfd, path)?;
+    let r = st.vfs.symlink(&base, target, path);
+    let p = st.abs_path(&base, path);
+    st.record(Access::PathWritten { path: p });
+    r.map(|_| 0)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn symlink(target: *const c_char, path: *const c_char) -> c_int {
+    virt!(|st| vsymlink(st, unsafe { bytes(target) }, libc::AT_FDCWD, unsafe { bytes(path) }));
+    unsafe { real!(symlink: fn(*const c_char, *const c_char) -> c_int)(target, path) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn symlinkat(target: *const c_char, dirfd: c_int, path: *const c_char) -> c_int {
+    virt!(|st| vsymlink(st, unsafe { bytes(target) }, dirfd, unsafe { bytes(path) }));
+    unsafe {
+        real!(symlinkat: fn(*const c_char, c_int, *const c_char) -> c_int)(target, dirfd, path)
+    }
+}
+
+fn vreadlink(st: &mut State, dirfd: c_int, path: &[u8], buf: *mut c_char, size: size_t) -> R<ssize_t> {
+    let base = st.base_for(dirfd, path)?;
+    let r = st.vfs.readlink(&base, path);
+    let p = st.abs_path(&base, path);
+    st.record(Access::PathChecked {
+        path: p,
+        found: r.as_ref().map_or_else(|e| found(*e), |_| true),
+    });
+    let t = r?;
+    // readlink truncates silently and does not NUL-terminate.
+    let n = t.len().min(size);
+    unsafe { std::ptr::copy_nonoverlapping(t.as_ptr(), buf.cast(), n) };
+    Ok(n as ssize_t)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn readlink(path: *const c_char, buf: *mut c_char, size: size_t) -> ssize_t {
+    virt!(|st| vreadlink(st, libc::AT_FDCWD, unsafe { bytes(path) }, buf, size));
+    unsafe { real!(readlink: fn(*const c_char, *mut c_char, size_t) -> ssize_t)(path, buf, size) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn readlinkat(
+    dirfd: c_int,
+    path: *const c_char,
+    buf: *mut c_char,
+    size: size_t,
+) -> ssize_t {
+    virt!(|st| vreadlink(st, dirfd, unsafe { bytes(path) }, buf, size));
+    unsafe {
+        real!(readlinkat: fn(c_int, *const c_char, *mut c_char, size_t) -> ssize_t)(
+            dirfd, path, buf, size,
+        )
+    }
+}
+
+fn vchmod(st: &mut State, dirfd: c_int, path: &[u8], mode: mode_t, follow: bool) -> R<c_int> {
+    let base = st.base_for(dirfd, path)?;
+    let r = st.vfs.resolve(&base, path, follow);
+    let p = st.abs_path(&base, path);
+    let ino = r.and_then(|l| l.ino.ok_or(libc::ENOENT));
+    match ino {
+        Ok(ino) => {
+            st.record(Access::PathWritten { path: p });
+            st.vfs.chmod(ino, mode);
+            Ok(0)
+        }
+        Err(e) => {
+            st.record(Access::PathChecked {
+                path: p,
+                found: found(e),
+            });
+            Err(e)
+        }
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn chmod(path: *const c_char, mode: mode_t) -> c_int {
+    virt!(|st| vchmod(st, libc::AT_FDCWD, unsafe { bytes(path) }, mode, true));
+    unsafe { real!(chmod: fn(*const c_char, mode_t) -> c_int)(path, mode) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn fchmodat(dirfd: c_int, path: *const c_char, mode: mode_t, flags: c_int) -> c_int {
+    virt!(|st| vchmod(st, dirfd, unsafe { bytes(path) }, mode, flags & libc::AT_SYMLINK_NOFOLLOW == 0));
+    unsafe {
+        real!(fchmodat: fn(c_int, *const c_char, mode_t, c_int) -> c_int)(dirfd, path, mode, flags)
+    }
+}
+
+fn vtruncate_path(st: &mut State, path: &[u8], len: i64) -> R<c_int> {
+    let fd = vopen(st, libc::AT_FDCWD, path, libc::O_WRONLY, 0)?;
+    let ino = match st.desc(fd)?.target {
+        Target::File(ino) => ino,
+        _ => 0,
+    };
+    let r = if len < 0 {
+        Err(libc::EINVAL)
+    } else {
+        st.vfs.truncate(ino, len as u64)
+    };
+    st.close(fd)?;
+    r.map(|_| 0)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn truncate64(path: *const c_char, len: libc::off64_t) -> c_int {
+    virt!(|st| vtruncate_path(st, unsafe { bytes(path) }, len));
+    unsafe { real!(truncate64: fn(*const c_char, libc::off64_t) -> c_int)(path, len) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn truncate(path: *const c_char, len: libc::off64_t) -> c_int {
+    unsafe { truncate64(path, len) }
+}
+
+fn vchdir(st: &mut State, path: &[u8]) -> R<c_int> {
+    let cwd = st.cwd.clone();
+    let r = st.vfs.resolve(&cwd, path, true);
+    let p = st.abs_path(&cwd, path);
+    let l = r.and_then(|l| l.ino.map(|i| (i, l.canon)).ok_or(libc::ENOENT));
+    st.record(Access::PathChecked {
+        path: p,
+        found: l.as_ref().map_or_else(|e| found(*e), |_| true),
+    });
+    let (ino, canon) = l?;
+    if !st.vfs.node(ino).is_dir() {
+        return Err(libc::ENOTDIR);
+    }
+    st.cwd = canon;
+    Ok(0)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn chdir(path: *const c_char) -> c_int {
+    virt!(|st| vchdir(st, unsafe { bytes(path) }));
+    unsafe { real!(chdir: fn(*const c_char) -> c_int)(path) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn fchdir(fd: c_int) -> c_int {
+    virt_fd!(fd, |st| {
+        let d = st.desc(fd)?;
+        match d.target {
+            Target::Dir(_) => {
+                st.cwd = d.path.clone();
+                Ok(0)
+            }
+            _ => Err(libc::ENOTDIR),
+        }
+    });
+    unsafe { real!(fchdir: fn(c_int) -> c_int)(fd) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn getcwd(buf: *mut c_char, size: size_t) -> *mut c_char {
+    if let Some(cx) = crate::active::ctx() {
+        let cwd = cx.lock().cwd.clone();
+        drop(cx);
+        if buf.is_null() {
+            // glibc extension: allocate (at least `size` bytes) for the caller to free.
+            return unsafe { super::malloc_cstr(&cwd) };
+        }
+        return match unsafe { super::copy_cstr(&cwd, buf, size) } {
+            Ok(()) => buf,
+            Err(e) => {
+                crate::active::set_errno(e);
+                std::ptr::null_mut()
+            }
+        };
+    }
+    unsafe { real!(getcwd: fn(*mut c_char, size_t) -> *mut c_char)(buf, size) }
+}
+
+fn vrealpath(st: &mut State, path: &[u8]) -> R<Vec<u8>> {
+    let cwd = st.cwd.clone();
+    let r = st.vfs.resolve(&cwd, path, true);
+    let p = st.abs_path(&cwd, path);
+    let r = r.and_then(|l| l.ino.map(|_| l.canon).ok_or(libc::ENOENT));
+    st.record(Access::PathChecked {
+        path: p,
+        found: r.as_ref().map_or_else(|e| found(*e), |_| true),
+    });
+    r
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn realpath(path: *const c_char, resolved: *mut c_char) -> *mut c_char {
+    if let Some(cx) = crate::active::ctx() {
+        if path.is_null() {
+            crate::active::set_errno(libc::EINVAL);
+            return std::ptr::null_mut();
+        }
+        return match cx.run(|st| vrealpath(st, unsafe { bytes(path) })) {
+            Ok(canon) if resolved.is_null() => unsafe { super::malloc_cstr(&canon) },
+            Ok(canon) => match unsafe { super::copy_cstr(&canon, resolved, libc::PATH_MAX as usize) } {
+                Ok(()) => resolved,
+                Err(_) => {
+                    crate::active::set_errno(libc::ENAMETOOLONG);
+                    std::ptr::null_mut()
+                }
+            },
+            Err(_) => std::ptr::null_mut(),
+        };
+    }
+    unsafe { real!(realpath: fn(*const c_char, *mut c_char) -> *mut c_char)(path, resolved) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn canonicalize_file_name(path: *const c_char) -> *mut c_char {
+    unsafe { realpath(path, std::ptr::null_mut()) }
+}
+
+fn vaccess(st: &mut State, dirfd: c_int, path: &[u8], mode: c_int, follow: bool) -> R<c_int> {
+    let base = st.base_for(dirfd, path)?;
+    let r = st.vfs.resolve(&base, path, follow);
+    let p = st.abs_path(&base, path);
+    let r = r.and_then(|l| l.ino.ok_or(libc::ENOENT));
+    st.record(Access::PathChecked {
+        path: p,
+        found: r.as_ref().map_or_else(|e| found(*e), |_| true),
+    });
+    let n = st.vfs.node(r?);
+    let want = ((mode & libc::R_OK != 0) as u32) << 2
+        | ((mode & libc::W_OK != 0) as u32) << 1
+        | (mode & libc::X_OK != 0) as u32;
+    if (n.perm >> 6) & want != want {
+        return Err(libc::EACCES);
+    }
+    Ok(0)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn access(path: *const c_char, mode: c_int) -> c_int {
+    virt!(|st| vaccess(st, libc::AT_FDCWD, unsafe { bytes(path) }, mode, true));
+    unsafe { real!(access: fn(*const c_char, c_int) -> c_int)(path, mode) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn faccessat(dirfd: c_int, path: *const c_char, mode: c_int, flags: c_int) -> c_int {
+    virt!(|st| vaccess(st, dirfd, unsafe { bytes(path) }, mode, flags & libc::AT_SYMLINK_NOFOLLOW == 0));
+    unsafe {
+        real!(faccessat: fn(c_int, *const c_char, c_int, c_int) -> c_int)(dirfd, path, mode, flags)
+    }
+}
+
+/// Applies `utimensat`-style times (NULL = now; UTIME_NOW / UTIME_OMIT honoured).
+pub(crate) fn set_times(st: &mut State, ino: u64, times: *const libc::timespec) {
+    let now = st.vfs.now;
+    let pick = |i: usize, old: crate::vfs::Ts| -> crate::vfs::Ts {
+        if times.is_null() {
+            return now;
+        }
+        let t = unsafe { *times.add(i) };
+        match t.tv_nsec {
+            libc::UTIME_NOW => now,
+            libc::UTIME_OMIT => old,
+            _ => crate::vfs::Ts {
+                sec: t.tv_sec,
+                nsec: t.tv_nsec,
+            },
+        }
+    };
+    let n = st.vfs.node_mut(ino);
+    n.atime = pick(0, n.atime);
+    n.mtime = pick(1, n.mtime);
+    n.ctime = now;
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn utimensat(
+    dirfd: c_int,
+    path: *const c_char,
+    times: *const libc::timespec,
+    flags: c_int,
+) -> c_int {
+    virt!(|st| {
+        let path = unsafe { bytes(path) };
+        let base = st.base_for(dirfd, path)?;
+        let ino = st
+            .vfs
+            .resolve(&base, path, flags & libc::AT_SYMLINK_NOFOLLOW == 0)?
+            .ino
+            .ok_or(libc::ENOENT)?;
+        let p = st.abs_path(&base, path);
+        st.record(Access::PathWritten { path: p });
+        set_times(st, ino, times);
+        Ok(0)
+    });
+    unsafe {
+        real!(utimensat: fn(c_int, *const c_char, *const libc::timespec, c_int) -> c_int)(
+            dirfd, path, times, flags,
+        )
+    }
+}

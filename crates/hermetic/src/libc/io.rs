@@ -1,0 +1,517 @@
+//! Descriptor I/O: read/write/seek/close and friends on virtual descriptors and stdio.
+
+use libc::{c_int, c_uint, c_ulong, c_void, iovec, off64_t, size_t, ssize_t};
+
+use crate::access::Access;
+use crate::real::real;
+use crate::state::{Desc, State, Target};
+use crate::vfs::{Device, Kind, R};
+
+pub(crate) unsafe fn slice_mut<'a>(p: *mut c_void, n: usize) -> &'a mut [u8] {
+    if p.is_null() || n == 0 {
+        &mut []
+    } else {
+        unsafe { std::slice::from_raw_parts_mut(p.cast(), n) }
+    }
+}
+pub(crate) unsafe fn slice<'a>(p: *const c_void, n: usize) -> &'a [u8] {
+    if p.is_null() || n == 0 {
+        &[]
+    } else {
+        unsafe { std::slice::from_raw_parts(p.cast(), n) }
+    }
+}
+
+/// What `fd` refers to in this environment.
+pub(crate) fn target(st: &State, fd: c_int) -> R<Target> {
+    if (0..=2).contains(&fd) {
+        return Ok(Target::Stdio(fd));
+    }
+    Ok(st.desc(fd)?.target)
+}
+
+/// A read at the descriptor's offset (`at = None`) or at a given one (pread).
+pub(crate) fn vread(st: &mut State, fd: c_int, buf: &mut [u8], at: Option<u64>) -> R<usize> {
+    match target(st, fd)? {
+        Target::Stdio(0) => {
+            if at.is_some() {
+                return Err(libc::ESPIPE);
+            }
+            st.record(Access::StdinRead);
+            let rest = &st.stdin[st.stdin_pos..];
+            let n = rest.len().min(buf.len());
+            buf[..n].copy_from_slice(&rest[..n]);
+            st.stdin_pos += n;
+            Ok(n)
+        }
+        Target::Stdio(_) => Err(libc::EBADF),
+        Target::Socket => Err(libc::ENOTCONN),
+        Target::Dir(_) => Err(libc::EISDIR),
+        Target::File(ino) => {
+            let fail = st.vfs.node(ino).fail;
+            let d = st.desc_mut(fd)?;
+            if !d.readable {
+                return Err(libc::EBADF);
+            }
+            if let Some(e) = fail {
+                if e != libc::EINTR || !d.interrupted {
+                    d.interrupted = true;
+                    return Err(e);
+                }
+            }
+            let pos = at.unwrap_or(d.pos);
+            if let Kind::Dev(Device::Random) = st.vfs.node(ino).kind {
+                st.record(Access::RandomRead);
+                st.rng.fill(buf);
+                return Ok(buf.len());
+            }
+            let n = st.vfs.read_at(ino, pos, buf);
+            if at.is_none() {
+                st.desc_mut(fd)?.pos = pos + n as u64;
+            }
+            Ok(n)
+        }
+    }
+}
+
+/// A write at the descriptor's offset (append-aware) or at a given one (pwrite).
+pub(crate) fn vwrite(st: &mut State, fd: c_int, data: &[u8], at: Option<u64>) -> R<usize> {
+    match target(st, fd)? {
+        Target::Stdio(1) => {
+            st.record(Access::StdoutWritten);
+            st.stdout.extend_from_slice(data);
+            Ok(data.len())
+        }
+        Target::Stdio(2) => {
+            st.record(Access::StderrWritten);
+            st.stderr.extend_from_slice(data);
+            Ok(data.len())
+        }
+        Target::Stdio(_) => Err(libc::EBADF),
+        Target::Socket => Err(libc::EPIPE),
+        Target::Dir(_) => Err(libc::EISDIR),
+        Target::File(ino) => {
+            let fail = st.vfs.node(ino).fail;
+            let size = st.vfs.node(ino).size();
+            let d = st.desc_mut(fd)?;
+            if !d.writable {
+                return Err(libc::EBADF);
+            }
+            if let Some(e) = fail {
+                if e != libc::EINTR || !d.interrupted {
+                    d.interrupted = true;
+                    return Err(e);
+                }
+            }
+            // Linux ignores pwrite's offset on O_APPEND descriptors.
+            let pos = if d.append { size } else { at.unwrap_or(d.pos) };
+            let n = st.vfs.write_at(ino, pos, data)?;
+            if at.is_none() {
+                st.desc_mut(fd)?.pos = pos + n as u64;
+            }
+            Ok(n)
+        }
+    }
+}
+
+fn vseek(st: &mut State, fd: c_int, off: i64, whence: c_int) -> R<i64> {
+    let t = target(st, fd)?;
+    let size = match t {
+        Target::File(ino) | Target::Dir(ino) => st.vfs.node(ino).size() as i64,
+        _ => return Err(libc::ESPIPE),
+    };
+    let d = st.desc_mut(fd)?;
+    let base = match whence {
+        libc::SEEK_SET => 0,
+        libc::SEEK_CUR => d.pos as i64,
+        libc::SEEK_END => size,
+        libc::SEEK_DATA if off < size => 0,
+        libc::SEEK_HOLE if off < size => return Ok(size),
+        libc::SEEK_DATA | libc::SEEK_HOLE => return Err(libc::ENXIO),
+        _ => return Err(libc::EINVAL),
+    };
+    let new = base.checked_add(off).ok_or(libc::EOVERFLOW)?;
+    if new < 0 {
+        return Err(libc::EINVAL);
+    }
+    d.pos = new as u64;
+    Ok(new)
+}
+
+fn vclose(st: &mut State, fd: c_int) -> R<c_int> {
+    if (0..=2).contains(&fd) {
+        // The real stdio of the test process must survive code that closes its own.
+        return Ok(0);
+    }
+    st.close(fd).map(|_| 0)
+}
+
+fn vtruncate(st: &mut State, fd: c_int, len: i64) -> R<c_int> {
+    if len < 0 {
+        return Err(libc::EINVAL);
+    }
+    let d = st.desc(fd)?;
+    match d.target {
+        Target::File(ino) if d.writable => {
+            st.vfs.truncate(ino, len as u64)?;
+            Ok(0)
+        }
+        Target::File(_) => Err(libc::EBADF),
+        _ => Err(libc::EINVAL),
+    }
+}
+
+fn vdup(st: &mut State, fd: c_int) -> R<c_int> {
+    if (0..=2).contains(&fd) {
+        let flags = if fd == 0 {
+            libc::O_RDONLY
+        } else {
+            libc::O_WRONLY
+        };
+        return Ok(st.alloc_fd(Desc::new(Target::Stdio(fd), flags, Vec::new())));
+    }
+    st.dup_fd(fd)
+}
+
+fn iov_total(iov: *const iovec, cnt: c_int) -> R<&'static [iovec]> {
+    if !(0..=1024).contains(&cnt) {
+        return Err(libc::EINVAL);
+    }
+    if cnt == 0 {
+        return Ok(&[]);
+    }
+    Ok(unsafe { std::slice::from_raw_parts(iov, cnt as usize) })
+}
+
+fn vreadv(st: &mut State, fd: c_int, iov: &[iovec], mut at: Option<u64>) -> R<ssize_t> {
+    let mut total = 0usize;
+    for v in iov {
+        let buf = unsafe { slice_mut(v.iov_base, v.iov_len) };
+        let n = vread(st, fd, buf, at)?;
+        total += n;
+        at = at.map(|a| a + n as u64);
+        if n < buf.len() {
+            break;
+        }
+    }
+    Ok(total as ssize_t)
+}
+
+fn vwritev(st: &mut State, fd: c_int, iov: &[iovec], mut at: Option<u64>) -> R<ssize_t> {
+    let mut total = 0usize;
+    for v in iov {
+        let n = vwrite(st, fd, unsafe { slice(v.iov_base, v.iov_len) }, at)?;
+        total += n;
+        at = at.map(|a| a + n as u64);
+    }
+    Ok(total as ssize_t)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn read(fd: c_int, buf: *mut c_void, n: size_t) -> ssize_t {
+    virt_fd!(fd, |st| vread(st, fd, unsafe { slice_mut(buf, n) }, None)
+        .map(|n| n as ssize_t));
+    unsafe { real!(read: fn(c_int, *mut c_void, size_t) -> ssize_t)(fd, buf, n) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn write(fd: c_int, buf: *const c_void, n: size_t) -> ssize_t {
+    virt_fd!(fd, |st| vwrite(st, fd, unsafe { slice(buf, n) }, None).map(|n| n as ssize_t));
+    unsafe { real!(write: fn(c_int, *const c_void, size_t) -> ssize_t)(fd, buf, n) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pread64(fd: c_int, buf: *mut c_void, n: size_t, off: off64_t) -> ssize_t {
+    virt_fd!(fd, |st| {
+        if off < 0 {
+            return Err(libc::EINVAL);
+        }
+        vread(st, fd, unsafe { slice_mut(buf, n) }, Some(off as u64)).map(|n| n as ssize_t)
+    });
+    unsafe { real!(pread64: fn(c_int, *mut c_void, size_t, off64_t) -> ssize_t)(fd, buf, n, off) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pread(fd: c_int, buf: *mut c_void, n: size_t, off: off64_t) -> ssize_t {
+    unsafe { pread64(fd, buf, n, off) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pwrite64(
+    fd: c_int,
+    buf: *const c_void,
+    n: size_t,
+    off: off64_t,
+) -> ssize_t {
+    virt_fd!(fd, |st| {
+        if off < 0 {
+            return Err(libc::EINVAL);
+        }
+        vwrite(st, fd, unsafe { slice(buf, n) }, Some(off as u64)).map(|n| n as ssize_t)
+    });
+    unsafe {
+        real!(pwrite64: fn(c_int, *const c_void, size_t, off64_t) -> ssize_t)(fd, buf, n, off)
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pwrite(fd: c_int, buf: *const c_void, n: size_t, off: off64_t) -> ssize_t {
+    unsafe { pwrite64(fd, buf, n, off) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn readv(fd: c_int, iov: *const iovec, cnt: c_int) -> ssize_t {
+    virt_fd!(fd, |st| vreadv(st, fd, iov_total(iov, cnt)?, None));
+    unsafe { real!(readv: fn(c_int, *const iovec, c_int) -> ssize_t)(fd, iov, cnt) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn writev(fd: c_int, iov: *const iovec, cnt: c_int) -> ssize_t {
+    virt_fd!(fd, |st| vwritev(st, fd, iov_total(iov, cnt)?, None));
+    unsafe { real!(writev: fn(c_int, *const iovec, c_int) -> ssize_t)(fd, iov, cnt) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn preadv64(fd: c_int, iov: *const iovec, cnt: c_int, off: off64_t) -> ssize_t {
+    virt_fd!(fd, |st| vreadv(st, fd, iov_total(iov, cnt)?, Some(off.max(0) as u64)));
+    unsafe { real!(preadv64: fn(c_int, *const iovec, c_int, off64_t) -> ssize_t)(fd, iov, cnt, off) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pwritev64(fd: c_int, iov: *const iovec, cnt: c_int, off: off64_t) -> ssize_t {
+    virt_fd!(fd, |st| vwritev(st, fd, iov_total(iov, cnt)?, Some(off.max(0) as u64)));
+    unsafe {
+        real!(pwritev64: fn(c_int, *const iovec, c_int, off64_t) -> ssize_t)(fd, iov, cnt, off)
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn lseek64(fd: c_int, off: off64_t, whence: c_int) -> off64_t {
+    virt_fd!(fd, |st| vseek(st, fd, off, whence));
+    unsafe { real!(lseek64: fn(c_int, off64_t, c_int) -> off64_t)(fd, off, whence) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn lseek(fd: c_int, off: off64_t, whence: c_int) -> off64_t {
+    unsafe { lseek64(fd, off, whence) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn close(fd: c_int) -> c_int {
+    virt_fd!(fd, |st| vclose(st, fd));
+    unsafe { real!(close: fn(c_int) -> c_int)(fd) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn ftruncate64(fd: c_int, len: off64_t) -> c_int {
+    virt_fd!(fd, |st| vtruncate(st, fd, len));
+    unsafe { real!(ftruncate64: fn(c_int, off64_t) -> c_int)(fd, len) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn ftruncate(fd: c_int, len: off64_t) -> c_int {
+    unsafe { ftruncate64(fd, len) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn fsync(fd: c_int) -> c_int {
+    virt_fd!(fd, |st| target(st, fd).map(|_| 0));
+    unsafe { real!(fsync: fn(c_int) -> c_int)(fd) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn fdatasync(fd: c_int) -> c_int {
+    virt_fd!(fd, |st| target(st, fd).map(|_| 0));
+    unsafe { real!(fdatasync: fn(c_int) -> c_int)(fd) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn fchmod(fd: c_int, mode: libc::mode_t) -> c_int {
+    virt_fd!(fd, |st| match target(st, fd)? {
+        Target::File(ino) | Target::Dir(ino) => {
+            let path = st.desc(fd)?.path.clone();
+            st.record(Access::PathWritten {
+                path: st.abs_path(b"/", &path),
+            });
+            st.vfs.chmod(ino, mode);
+            Ok(0)
+        }
+        _ => Ok(0),
+    });
+    unsafe { real!(fchmod: fn(c_int, libc::mode_t) -> c_int)(fd, mode) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn futimens(fd: c_int, times: *const libc::timespec) -> c_int {
+    virt_fd!(fd, |st| match target(st, fd)? {
+        Target::File(ino) | Target::Dir(ino) => {
+            crate::libc::fs::set_times(st, ino, times);
+            Ok(0)
+        }
+        _ => Ok(0),
+    });
+    unsafe { real!(futimens: fn(c_int, *const libc::timespec) -> c_int)(fd, times) }
+}
+
+fn vfcntl(st: &mut State, fd: c_int, cmd: c_int, arg: c_ulong) -> R<c_int> {
+    let t = target(st, fd)?;
+    match cmd {
+        libc::F_GETFD => Ok(libc::FD_CLOEXEC),
+        libc::F_SETFD => Ok(0),
+        libc::F_GETFL => Ok(match t {
+            Target::Stdio(0) => libc::O_RDONLY,
+            Target::Stdio(_) => libc::O_WRONLY,
+            _ => st.desc(fd)?.status_flags,
+        }),
+        libc::F_SETFL => {
+            if let Ok(d) = st.desc_mut(fd) {
+                let keep = d.status_flags & libc::O_ACCMODE;
+                d.status_flags = keep | (arg as c_int & !libc::O_ACCMODE);
+                d.append = arg as c_int & libc::O_APPEND != 0;
+            }
+            Ok(0)
+        }
+        libc::F_DUPFD | libc::F_DUPFD_CLOEXEC => vdup(st, fd),
+        // Locks always succeed: there is no other process to contend with.
+        libc::F_SETLK | libc::F_SETLKW | libc::F_OFD_SETLK | libc::F_OFD_SETLKW => Ok(0),
+        libc::F_GETLK | libc::F_OFD_GETLK => {
+            let fl = arg as *mut libc::flock;
+            if !fl.is_null() {
+                unsafe { (*fl).l_type = libc::F_UNLCK as i16 };
+            }
+            Ok(0)
+        }
+        _ => Err(libc::EINVAL),
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn fcntl(fd: c_int, cmd: c_int, arg: c_ulong) -> c_int {
+    virt_fd!(fd, |st| vfcntl(st, fd, cmd, arg));
+    unsafe { real!(fcntl: fn(c_int, c_int, c_ulong) -> c_int)(fd, cmd, arg) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn fcntl64(fd: c_int, cmd: c_int, arg: c_ulong) -> c_int {
+    virt_fd!(fd, |st| vfcntl(st, fd, cmd, arg));
+    unsafe { real!(fcntl64: fn(c_int, c_int, c_ulong) -> c_int)(fd, cmd, arg) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn ioctl(fd: c_int, req: c_ulong, arg: *mut c_void) -> c_int {
+    virt_fd!(fd, |st| {
+        target(st, fd)?;
+        match req {
+            libc::FIONBIO | libc::FIOCLEX | libc::FIONCLEX => Ok(0),
+            _ => Err(libc::ENOTTY),
+        }
+    });
+    unsafe { real!(ioctl: fn(c_int, c_ulong, *mut c_void) -> c_int)(fd, req, arg) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn isatty(fd: c_int) -> c_int {
+    // Virtual stdio is never a terminal, so output formatting does not depend on the
+    // machine running the tests.
+    virt_fd!(fd, |st| target(st, fd).and(Err::<c_int, _>(libc::ENOTTY)));
+    unsafe { real!(isatty: fn(c_int) -> c_int)(fd) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn dup(fd: c_int) -> c_int {
+    virt_fd!(fd, |st| vdup(st, fd));
+    unsafe { real!(dup: fn(c_int) -> c_int)(fd) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn dup2(fd: c_int, new: c_int) -> c_int {
+    // Redirecting onto a chosen descriptor number is not virtualised.
+    virt_fd!(fd, |st| target(st, fd).and(Err::<c_int, _>(libc::EINVAL)));
+    unsafe { real!(dup2: fn(c_int, c_int) -> c_int)(fd, new) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn dup3(fd: c_int, new: c_int, flags: c_int) -> c_int {
+    virt_fd!(fd, |st| target(st, fd).and(Err::<c_int, _>(libc::EINVAL)));
+    unsafe { real!(dup3: fn(c_int, c_int, c_int) -> c_int)(fd, new, flags) }
+}
+
+/// Kernel-side copies never involve a virtual descriptor: EXDEV makes std fall back to its
+/// read/write loop (and, unlike ENOSYS, is not cached as "unsupported" process-wide).
+#[no_mangle]
+pub unsafe extern "C" fn copy_file_range(
+    fd_in: c_int,
+    off_in: *mut off64_t,
+    fd_out: c_int,
+    off_out: *mut off64_t,
+    len: size_t,
+    flags: c_uint,
+) -> ssize_t {
+    if crate::libc::fd_is_ours(fd_in) || crate::libc::fd_is_ours(fd_out) {
+        crate::active::set_errno(libc::EXDEV);
+        return -1;
+    }
+    unsafe {
+        real!(copy_file_range: fn(c_int, *mut off64_t, c_int, *mut off64_t, size_t, c_uint) -> ssize_t)(
+            fd_in, off_in, fd_out, off_out, len, flags,
+        )
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sendfile64(out: c_int, inp: c_int, off: *mut off64_t, n: size_t) -> ssize_t {
+    if crate::libc::fd_is_ours(out) || crate::libc::fd_is_ours(inp) {
+        crate::active::set_errno(libc::EINVAL);
+        return -1;
+    }
+    unsafe { real!(sendfile64: fn(c_int, c_int, *mut off64_t, size_t) -> ssize_t)(out, inp, off, n) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn sendfile(out: c_int, inp: c_int, off: *mut off64_t, n: size_t) -> ssize_t {
+    unsafe { sendfile64(out, inp, off, n) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn splice(
+    fd_in: c_int,
+    off_in: *mut off64_t,
+    fd_out: c_int,
+    off_out: *mut off64_t,
+    len: size_t,
+    flags: c_uint,
+) -> ssize_t {
+    if crate::libc::fd_is_ours(fd_in) || crate::libc::fd_is_ours(fd_out) {
+        crate::active::set_errno(libc::EINVAL);
+        return -1;
+    }
+    unsafe {
+        real!(splice: fn(c_int, *mut off64_t, c_int, *mut off64_t, size_t, c_uint) -> ssize_t)(
+            fd_in, off_in, fd_out, off_out, len, flags,
+        )
+    }
+}
+
+/// Virtual descriptors are always ready; a set mixing real and virtual ones is not supported
+/// (the real ones are reported not ready).
+#[no_mangle]
+pub unsafe extern "C" fn poll(fds: *mut libc::pollfd, n: libc::nfds_t, timeout: c_int) -> c_int {
+    if !fds.is_null() && n > 0 {
+        let set = unsafe { std::slice::from_raw_parts_mut(fds, n as usize) };
+        if set.iter().any(|p| crate::libc::fd_is_ours(p.fd)) {
+            let mut ready = 0;
+            for p in set.iter_mut() {
+                p.revents = if crate::libc::fd_is_ours(p.fd) {
+                    p.events & (libc::POLLIN | libc::POLLOUT)
+                } else {
+                    0
+                };
+                if p.revents != 0 {
+                    ready += 1;
+                }
+            }
+            return ready;
+        }
+    }
+    unsafe { real!(poll: fn(*mut libc::pollfd, libc::nfds_t, c_int) -> c_int)(fds, n, timeout) }
+}

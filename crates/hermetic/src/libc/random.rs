@@ -1,0 +1,83 @@
+//! Randomness from the environment's seed: getrandom, getentropy, and the raw `syscall`
+//! entry point (used by older getrandom crates and by std for a few calls).
+
+use libc::{c_int, c_long, c_uint, c_void, size_t, ssize_t};
+
+use crate::access::Access;
+use crate::real::real;
+use crate::state::State;
+use crate::vfs::R;
+
+fn fill(st: &mut State, buf: *mut c_void, len: size_t) -> R<usize> {
+    st.record(Access::RandomRead);
+    st.rng.fill(unsafe { super::io::slice_mut(buf, len) });
+    Ok(len)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn getrandom(buf: *mut c_void, len: size_t, flags: c_uint) -> ssize_t {
+    virt!(|st| fill(st, buf, len).map(|n| n as ssize_t));
+    unsafe { real!(getrandom: fn(*mut c_void, size_t, c_uint) -> ssize_t)(buf, len, flags) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn getentropy(buf: *mut c_void, len: size_t) -> c_int {
+    virt!(|st| {
+        if len > 256 {
+            return Err(libc::EIO);
+        }
+        fill(st, buf, len).map(|_| 0)
+    });
+    unsafe { real!(getentropy: fn(*mut c_void, size_t) -> c_int)(buf, len) }
+}
+
+/// `syscall(2)`: the numbers that have a virtual meaning are served like their libc
+/// wrappers; everything else (futex, above all) goes straight to the kernel.
+#[no_mangle]
+pub unsafe extern "C" fn syscall(
+    n: c_long,
+    a1: c_long,
+    a2: c_long,
+    a3: c_long,
+    a4: c_long,
+    a5: c_long,
+    a6: c_long,
+) -> c_long {
+    if crate::active::is_active() {
+        match n {
+            libc::SYS_getrandom => {
+                return unsafe { getrandom(a1 as *mut c_void, a2 as size_t, a3 as c_uint) } as c_long
+            }
+            libc::SYS_statx => {
+                return unsafe {
+                    super::stat::statx(
+                        a1 as c_int,
+                        a2 as *const libc::c_char,
+                        a3 as c_int,
+                        a4 as c_uint,
+                        a5 as *mut libc::statx,
+                    )
+                } as c_long
+            }
+            libc::SYS_copy_file_range => {
+                return unsafe {
+                    super::io::copy_file_range(
+                        a1 as c_int,
+                        a2 as *mut i64,
+                        a3 as c_int,
+                        a4 as *mut i64,
+                        a5 as size_t,
+                        a6 as c_uint,
+                    )
+                } as c_long
+            }
+            libc::SYS_getpid => return unsafe { super::host::getpid() } as c_long,
+            _ => {}
+        }
+    }
+    unsafe {
+        real!(syscall: fn(c_long, c_long, c_long, c_long, c_long, c_long, c_long) -> c_long)(
+            n, a1, a2, a3, a4, a5, a6,
+        )
+    }
+}

@@ -1,0 +1,212 @@
+//! stat, lstat, fstat, fstatat and statx over the virtual file system.
+
+use libc::{c_char, c_int, c_uint};
+
+use super::bytes;
+use crate::access::Access;
+use crate::real::real;
+use crate::state::{State, Target};
+use crate::vfs::{Stat, Ts, R};
+
+/// Device number reported for the virtual file system (and for virtual stdio).
+const DEV: u64 = 0x4845;
+
+fn stat_fd(st: &State, fd: c_int) -> R<Stat> {
+    match super::io::target(st, fd)? {
+        Target::File(ino) | Target::Dir(ino) => Ok(st.vfs.stat(ino)),
+        Target::Stdio(n) => Ok(pseudo(libc::S_IFCHR | 0o620, n as u64 + 1)),
+        Target::Socket => Ok(pseudo(libc::S_IFSOCK | 0o777, 0)),
+    }
+}
+
+fn pseudo(mode: u32, ino: u64) -> Stat {
+    Stat {
+        ino,
+        mode,
+        nlink: 1,
+        size: 0,
+        atime: Ts::default(),
+        mtime: Ts::default(),
+        ctime: Ts::default(),
+        rdev: 0,
+    }
+}
+
+/// The shared core of every path-based stat: resolves, records, and stats.
+fn stat_path(st: &mut State, dirfd: c_int, path: &[u8], flags: c_int) -> R<Stat> {
+    if path.is_empty() && flags & libc::AT_EMPTY_PATH != 0 {
+        if dirfd == libc::AT_FDCWD {
+            let cwd = st.cwd.clone();
+            return stat_path(st, libc::AT_FDCWD, &cwd, 0);
+        }
+        return stat_fd(st, dirfd);
+    }
+    let base = st.base_for(dirfd, path)?;
+    let follow = flags & libc::AT_SYMLINK_NOFOLLOW == 0;
+    let r = st
+        .vfs
+        .resolve(&base, path, follow)
+        .and_then(|l| l.ino.ok_or(libc::ENOENT));
+    let p = st.abs_path(&base, path);
+    st.record(Access::PathChecked {
+        path: p,
+        found: r.is_ok() || r == Err(libc::EACCES) || r == Err(libc::ELOOP),
+    });
+    Ok(st.vfs.stat(r?))
+}
+
+fn fill_stat(s: &Stat, out: *mut libc::stat64) {
+    let mut b: libc::stat64 = unsafe { std::mem::zeroed() };
+    b.st_dev = DEV;
+    b.st_ino = s.ino;
+    b.st_nlink = s.nlink as u64;
+    b.st_mode = s.mode;
+    b.st_uid = crate::vfs::UID;
+    b.st_gid = crate::vfs::GID;
+    b.st_rdev = s.rdev;
+    b.st_size = s.size as i64;
+    b.st_blksize = 4096;
+    b.st_blocks = s.size.div_ceil(512) as i64;
+    b.st_atime = s.atime.sec;
+    b.st_atime_nsec = s.atime.nsec;
+    b.st_mtime = s.mtime.sec;
+    b.st_mtime_nsec = s.mtime.nsec;
+    b.st_ctime = s.ctime.sec;
+    b.st_ctime_nsec = s.ctime.nsec;
+    unsafe { out.write(b) };
+}
+
+fn fill_statx(s: &Stat, out: *mut libc::statx) {
+    let ts = |t: Ts| {
+        let mut x: libc::statx_timestamp = unsafe { std::mem::zeroed() };
+        x.tv_sec = t.sec;
+        x.tv_nsec = t.nsec as u32;
+        x
+    };
+    let mut b: libc::statx = unsafe { std::mem::zeroed() };
+    b.stx_mask = libc::STATX_BASIC_STATS | libc::STATX_BTIME;
+    b.stx_blksize = 4096;
+    b.stx_nlink = s.nlink;
+    b.stx_uid = crate::vfs::UID;
+    b.stx_gid = crate::vfs::GID;
+    b.stx_mode = s.mode as u16;
+    b.stx_ino = s.ino;
+    b.stx_size = s.size;
+    b.stx_blocks = s.size.div_ceil(512);
+    b.stx_atime = ts(s.atime);
+    b.stx_btime = ts(s.ctime);
+    b.stx_ctime = ts(s.ctime);
+    b.stx_mtime = ts(s.mtime);
+    b.stx_rdev_major = libc::major(s.rdev);
+    b.stx_rdev_minor = libc::minor(s.rdev);
+    b.stx_dev_major = libc::major(DEV);
+    b.stx_dev_minor = libc::minor(DEV);
+    unsafe { out.write(b) };
+}
+
+fn vstat(st: &mut State, dirfd: c_int, path: *const c_char, flags: c_int, out: *mut libc::stat64) -> R<c_int> {
+    if path.is_null() || out.is_null() {
+        return Err(libc::EFAULT);
+    }
+    let s = stat_path(st, dirfd, unsafe { bytes(path) }, flags)?;
+    fill_stat(&s, out);
+    Ok(0)
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn stat64(path: *const c_char, out: *mut libc::stat64) -> c_int {
+    virt!(|st| vstat(st, libc::AT_FDCWD, path, 0, out));
+    unsafe { real!(stat64: fn(*const c_char, *mut libc::stat64) -> c_int)(path, out) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn stat(path: *const c_char, out: *mut libc::stat64) -> c_int {
+    virt!(|st| vstat(st, libc::AT_FDCWD, path, 0, out));
+    unsafe { real!(stat: fn(*const c_char, *mut libc::stat64) -> c_int)(path, out) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn lstat64(path: *const c_char, out: *mut libc::stat64) -> c_int {
+    virt!(|st| vstat(st, libc::AT_FDCWD, path, libc::AT_SYMLINK_NOFOLLOW, out));
+    unsafe { real!(lstat64: fn(*const c_char, *mut libc::stat64) -> c_int)(path, out) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn lstat(path: *const c_char, out: *mut libc::stat64) -> c_int {
+    virt!(|st| vstat(st, libc::AT_FDCWD, path, libc::AT_SYMLINK_NOFOLLOW, out));
+    unsafe { real!(lstat: fn(*const c_char, *mut libc::stat64) -> c_int)(path, out) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn fstat64(fd: c_int, out: *mut libc::stat64) -> c_int {
+    virt_fd!(fd, |st| {
+        fill_stat(&stat_fd(st, fd)?, out);
+        Ok(0)
+    });
+    unsafe { real!(fstat64: fn(c_int, *mut libc::stat64) -> c_int)(fd, out) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn fstat(fd: c_int, out: *mut libc::stat64) -> c_int {
+    virt_fd!(fd, |st| {
+        fill_stat(&stat_fd(st, fd)?, out);
+        Ok(0)
+    });
+    unsafe { real!(fstat: fn(c_int, *mut libc::stat64) -> c_int)(fd, out) }
+}
+
+/// Whether a `*at` call must be served virtually: the thread is active, or the directory
+/// descriptor is virtual (real `dirfd`s on an active thread still get virtual paths).
+fn at_ctx(dirfd: c_int) -> Option<crate::active::Ctx> {
+    if dirfd >= crate::state::VFD_BASE {
+        crate::active::ctx_fd(dirfd)
+    } else {
+        crate::active::ctx()
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn fstatat64(dirfd: c_int, path: *const c_char, out: *mut libc::stat64, flags: c_int) -> c_int {
+    if let Some(cx) = at_ctx(dirfd) {
+        return crate::active::ret(cx.run(|st| vstat(st, dirfd, path, flags, out)));
+    }
+    unsafe {
+        real!(fstatat64: fn(c_int, *const c_char, *mut libc::stat64, c_int) -> c_int)(
+            dirfd, path, out, flags,
+        )
+    }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn fstatat(dirfd: c_int, path: *const c_char, out: *mut libc::stat64, flags: c_int) -> c_int {
+    unsafe { fstatat64(dirfd, path, out, flags) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn statx(
+    dirfd: c_int,
+    path: *const c_char,
+    flags: c_int,
+    mask: c_uint,
+    out: *mut libc::statx,
+) -> c_int {
+    // std probes for statx with `statx(0, NULL, ..)` and expects EFAULT from the kernel;
+    // the probe must reach the real function so it does not disable statx process-wide.
+    if !path.is_null() {
+        if let Some(cx) = at_ctx(dirfd) {
+            return crate::active::ret(cx.run(|st| {
+                if out.is_null() {
+                    return Err(libc::EFAULT);
+                }
+                let s = stat_path(st, dirfd, unsafe { bytes(path) }, flags)?;
+                fill_statx(&s, out);
+                Ok(0)
+            }));
+        }
+    }
+    unsafe {
+        real!(statx: fn(c_int, *const c_char, c_int, c_uint, *mut libc::statx) -> c_int)(
+            dirfd, path, flags, mask, out,
+        )
+    }
+}

@@ -1,0 +1,42 @@
+//! Thread creation: a thread started from inside an environment enters the same environment.
+
+use libc::{c_int, c_void, pthread_attr_t, pthread_t};
+
+use crate::real::real;
+use crate::state::Shared;
+
+type StartFn = extern "C" fn(*mut c_void) -> *mut c_void;
+
+struct Start {
+    start: StartFn,
+    arg: *mut c_void,
+    env: std::sync::Arc<Shared>,
+}
+
+extern "C" fn trampoline(p: *mut c_void) -> *mut c_void {
+    // SAFETY: `p` is the box leaked by `pthread_create` below, used exactly once.
+    let s = unsafe { Box::from_raw(p as *mut Start) };
+    let prev = crate::active::enter(s.env);
+    let r = (s.start)(s.arg);
+    crate::active::leave(prev);
+    r
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn pthread_create(
+    thread: *mut pthread_t,
+    attr: *const pthread_attr_t,
+    start: StartFn,
+    arg: *mut c_void,
+) -> c_int {
+    let real = real!(pthread_create: fn(*mut pthread_t, *const pthread_attr_t, StartFn, *mut c_void) -> c_int);
+    if let Some(env) = crate::active::current_arc() {
+        let boxed = Box::into_raw(Box::new(Start { start, arg, env }));
+        let r = unsafe { real(thread, attr, trampoline, boxed.cast()) };
+        if r != 0 {
+            drop(unsafe { Box::from_raw(boxed) });
+        }
+        return r;
+    }
+    unsafe { real(thread, attr, start, arg) }
+}
