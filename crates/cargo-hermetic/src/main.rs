@@ -4,9 +4,12 @@
 //! file and `report` print to the terminal.
 
 mod analyze;
+mod cargo;
 mod cluster;
+mod driver;
 mod emit;
 mod rust_syntax;
+mod shadow;
 mod test_case;
 
 fn main() {

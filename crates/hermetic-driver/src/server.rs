@@ -31,6 +31,8 @@ pub const DRIVER_ENV: &str = "HERMETIC_DRIVER";
 /// The file descriptor the driver answers on (requests come on standard input).
 pub const REPLY_FD: i32 = 3;
 const TIMEOUT_EXIT: i32 = 124;
+/// The PC reported for a block LLVM could not give an address (its table entry holds 1).
+pub const UNKNOWN_PC: u64 = u64::MAX;
 const REPORT_MAX: usize = 8 << 20;
 const MAX_CMP_INTS: usize = 512;
 
@@ -127,7 +129,7 @@ pub fn serve(entries: &[Entry]) {
         entries: entries.len(),
         pcs: coverage::counter_pcs()
             .iter()
-            .map(|&pc| (pc - base) as u64)
+            .map(|&pc| pc.checked_sub(base).map_or(UNKNOWN_PC, |pc| pc as u64))
             .collect(),
     };
     send(&mut reply, &hello);

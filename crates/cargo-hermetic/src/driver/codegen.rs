@@ -1,0 +1,381 @@
+//! The driver's generated Rust: one dispatch module per module of the crate, each a child of
+//! the module it serves, so that it can call private items.
+//!
+//! Dispatch entry `call_N` decodes the arguments of callable `N`, calls it, observes the result
+//! and keeps it for later statements. The root module's dispatch module also holds the `serve`
+//! test that starts the fork server.
+
+use crate::cluster::{CallableKind, Cluster, Fields, ModuleId, Receiver, Ty, TypeKind};
+use crate::rust_syntax::{ident, item_path, ty, ty_in_expr};
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use std::collections::BTreeSet;
+
+/// The name of the dispatch module added to every module of the shadow copy.
+pub const DISPATCH_MODULE: &str = "__hermetic_dispatch";
+/// The test that runs the fork server, as `--exact` wants it.
+pub const SERVE_TEST: &str = "__hermetic_dispatch::serve";
+
+/// The generated source of one module's dispatch module.
+pub struct DispatchFile {
+    pub module: ModuleId,
+    pub source: String,
+}
+
+/// Why a callable got no working dispatch entry.
+pub struct Unsupported {
+    pub callable: usize,
+    pub reason: String,
+}
+
+/// Generates the dispatch modules. `disabled` callables get an entry that refuses to run
+/// (used after a build error pinned on them).
+pub fn generate(
+    cluster: &Cluster,
+    disabled: &BTreeSet<usize>,
+) -> (Vec<DispatchFile>, Vec<Unsupported>) {
+    let mut unsupported = Vec::new();
+    let mut files = Vec::new();
+    for m in 0..cluster.modules.len() {
+        let mut entries = Vec::new();
+        let mut registrations = Vec::new();
+        for (id, c) in cluster
+            .callables
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.module == m)
+        {
+            let name = format_ident!("call_{}", id);
+            let body = if disabled.contains(&id) {
+                Err("the driver could not compile a call to it".to_string())
+            } else {
+                call_body(cluster, id)
+            };
+            let body = body.unwrap_or_else(|reason| {
+                unsupported.push(Unsupported {
+                    callable: id,
+                    reason: reason.clone(),
+                });
+                quote!(Err(DecodeError::new(#reason)))
+            });
+            entries.push(quote! {
+                fn #name(args: &[Value], slots: &mut Slots) -> Result<Returned, DecodeError> {
+                    #body
+                }
+            });
+            registrations.push(quote!(table[#id] = Some(#name as ::hermetic_driver::Entry);));
+        }
+        let children = cluster
+            .modules
+            .iter()
+            .filter(|child| child.parent == Some(m))
+            .map(|child| {
+                let child = ident(child.path.last().expect("child modules have a name"));
+                let dispatch = ident(DISPATCH_MODULE);
+                quote!(super::#child::#dispatch::register(table);)
+            });
+        let type_impls = cluster
+            .types
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.module == m)
+            .map(|(id, _)| type_impls(cluster, id));
+        let serve = (m == 0).then(|| {
+            let n = cluster.callables.len();
+            quote! {
+                #[test]
+                fn serve() {
+                    let mut table: Vec<Option<::hermetic_driver::Entry>> = vec![None; #n];
+                    register(&mut table);
+                    let table: Vec<::hermetic_driver::Entry> =
+                        table.into_iter().map(|e| e.unwrap_or(missing)).collect();
+                    ::hermetic_driver::serve(&table);
+                }
+
+                fn missing(_: &[Value], _: &mut Slots) -> Result<Returned, DecodeError> {
+                    Err(DecodeError::new("no dispatch entry"))
+                }
+            }
+        });
+        let file = quote! {
+            #![allow(unused_imports, unused_mut, unused_variables, unused_parens, dead_code)]
+            #![allow(non_snake_case, clippy::all)]
+            use super::*;
+            use ::hermetic_driver::{DecodeError, Observed, Returned, Slots, Value};
+
+            pub(crate) fn register(table: &mut [Option<::hermetic_driver::Entry>]) {
+                #(#registrations)*
+                #(#children)*
+            }
+
+            #serve
+            #(#entries)*
+            #(#type_impls)*
+        };
+        let source = prettyplease::unparse(&syn::parse2(file).expect("generated dispatch parses"));
+        files.push(DispatchFile { module: m, source });
+    }
+    (files, unsupported)
+}
+
+/// Whether a type holds a borrow (such results are observed but never stored).
+pub fn has_borrow(t: &Ty) -> bool {
+    match t {
+        Ty::Str | Ty::Slice(_) | Ty::Ref(_) | Ty::RefMut(_) => true,
+        Ty::Vec(e) | Ty::Array(e, _) | Ty::Option(e) | Ty::Box(e) => has_borrow(e),
+        Ty::Result(a, b) => has_borrow(a) || has_borrow(b),
+        Ty::Tuple(items) => items.iter().any(has_borrow),
+        Ty::Adt(_, args) => args.iter().any(has_borrow),
+        _ => false,
+    }
+}
+
+/// The type a statement's stored result has: the `Ok`/`Some` inside a `Result`/`Option`, the
+/// value itself otherwise; `None` when nothing is stored.
+pub fn stored_ty(ret: &Ty) -> Option<&Ty> {
+    if has_borrow(ret) {
+        return None;
+    }
+    match ret {
+        Ty::Unit => None,
+        Ty::Result(ok, _) => Some(ok),
+        Ty::Option(inner) => Some(inner),
+        other => Some(other),
+    }
+}
+
+/// How the dispatch code builds one argument.
+struct ArgCode {
+    /// Statements before the call.
+    setup: TokenStream,
+    /// The argument expression in the call.
+    expr: TokenStream,
+    /// Statements after the call (returning borrowed values to their slots).
+    teardown: TokenStream,
+}
+
+fn arg_code(cluster: &Cluster, m: ModuleId, t: &Ty, k: usize) -> Result<ArgCode, String> {
+    let var = format_ident!("a{}", k);
+    let slot = format_ident!("slot{}", k);
+    let decoded = |t: &Ty| -> Result<TokenStream, String> {
+        if has_borrow(t) {
+            return Err(format!(
+                "a borrowed type inside `{}` is not supported",
+                ty(cluster, t, m)
+            ));
+        }
+        let tt = ty(cluster, t, m);
+        Ok(quote!(let mut #var: #tt = ::hermetic_driver::decode(&args[#k], slots)?;))
+    };
+    let none = TokenStream::new();
+    Ok(match t {
+        Ty::Str => ArgCode {
+            setup: decoded(&Ty::String)?,
+            expr: quote!(#var.as_str()),
+            teardown: none,
+        },
+        Ty::Slice(e) => ArgCode {
+            setup: decoded(&Ty::Vec(e.clone()))?,
+            expr: quote!(#var.as_slice()),
+            teardown: none,
+        },
+        Ty::Ref(inner) | Ty::RefMut(inner) if matches!(**inner, Ty::Adt(..)) => {
+            let tt = ty(cluster, inner, m);
+            let expr = if matches!(t, Ty::Ref(_)) {
+                quote!(&*#var)
+            } else {
+                quote!(&mut *#var)
+            };
+            ArgCode {
+                setup: quote! {
+                    let #slot = Slots::slot_of(&args[#k])?;
+                    let mut #var: Box<#tt> = slots.take(#slot)?;
+                },
+                expr,
+                teardown: quote!(slots.put_back(#slot, #var);),
+            }
+        }
+        Ty::Ref(inner) => ArgCode {
+            setup: decoded(inner)?,
+            expr: quote!(&#var),
+            teardown: none,
+        },
+        Ty::RefMut(inner) => ArgCode {
+            setup: decoded(inner)?,
+            expr: quote!(&mut #var),
+            teardown: none,
+        },
+        other => ArgCode {
+            setup: decoded(other)?,
+            expr: quote!(#var),
+            teardown: none,
+        },
+    })
+}
+
+fn call_body(cluster: &Cluster, id: usize) -> Result<TokenStream, String> {
+    let c = &cluster.callables[id];
+    let m = c.module;
+    let mut arg_types: Vec<Ty> = Vec::new();
+    if let CallableKind::Method { self_ty, receiver } = &c.kind {
+        arg_types.push(match receiver {
+            Receiver::Ref => Ty::Ref(Box::new(self_ty.clone())),
+            Receiver::RefMut => Ty::RefMut(Box::new(self_ty.clone())),
+            Receiver::Value => self_ty.clone(),
+        });
+    }
+    arg_types.extend(c.params.iter().map(|p| p.ty.clone()));
+    let codes = arg_types
+        .iter()
+        .enumerate()
+        .map(|(k, t)| arg_code(cluster, m, t, k))
+        .collect::<Result<Vec<_>, _>>()?;
+    let n = codes.len();
+    let setup = codes.iter().map(|a| &a.setup);
+    let teardown = codes.iter().map(|a| &a.teardown);
+    let exprs: Vec<&TokenStream> = codes.iter().map(|a| &a.expr).collect();
+    let name = ident(&c.name);
+    let turbofish = if c.generic_args.is_empty() {
+        quote!()
+    } else {
+        let g = c.generic_args.iter().map(|g| ty(cluster, g, m));
+        quote!(::<#(#g),*>)
+    };
+    let call = match &c.kind {
+        CallableKind::Function => {
+            let path = item_path(cluster, m, &c.name, m);
+            quote!(#path #turbofish (#(#exprs),*))
+        }
+        CallableKind::AssocFn { self_ty } | CallableKind::Method { self_ty, .. } => {
+            let owner = ty_in_expr(cluster, self_ty, m);
+            quote!(#owner::#name #turbofish (#(#exprs),*))
+        }
+        CallableKind::TraitFn {
+            self_ty,
+            trait_name,
+        } => {
+            let owner = ty(cluster, self_ty, m);
+            let tr: syn::Path = syn::parse_str(trait_name)
+                .map_err(|e| format!("cannot read trait `{trait_name}`: {e}"))?;
+            quote!(<#owner as #tr>::#name(#(#exprs),*))
+        }
+        CallableKind::StructLiteral { self_ty, tuple } => {
+            let owner = ty_in_expr(cluster, self_ty, m);
+            let fields = c.params.iter().map(|p| ident(&p.name));
+            match (tuple, n) {
+                (_, 0) => quote!(#owner {}),
+                (true, _) => quote!(#owner(#(#exprs),*)),
+                (false, _) => quote!(#owner { #(#fields: #exprs),* }),
+            }
+        }
+        CallableKind::Variant { self_ty, fields } => {
+            let owner = ty_in_expr(cluster, self_ty, m);
+            let names = c.params.iter().map(|p| ident(&p.name));
+            match fields {
+                crate::cluster::VariantShape::Unit => quote!(#owner::#name),
+                crate::cluster::VariantShape::Tuple => quote!(#owner::#name(#(#exprs),*)),
+                crate::cluster::VariantShape::Named => {
+                    quote!(#owner::#name { #(#names: #exprs),* })
+                }
+            }
+        }
+    };
+    let ret_ty = ty(cluster, &c.ret, m);
+    let store = match stored_ty(&c.ret) {
+        None => quote!(None),
+        Some(_) => match &c.ret {
+            Ty::Result(..) => quote!(match ret {
+                Ok(v) => Some(Box::new(v) as Box<dyn std::any::Any>),
+                Err(_) => None,
+            }),
+            Ty::Option(_) => quote!(ret.map(|v| Box::new(v) as Box<dyn std::any::Any>)),
+            _ => quote!(Some(Box::new(ret) as Box<dyn std::any::Any>)),
+        },
+    };
+    Ok(quote! {
+        #(#setup)*
+        let ret: #ret_ty = #call;
+        let observed = Some(::hermetic_driver::observe(&ret));
+        let stored = #store;
+        #(#teardown)*
+        Ok(Returned { observed, stored })
+    })
+}
+
+/// `Decode` (taking the value from an earlier statement) and `Observe` for a crate type.
+fn type_impls(cluster: &Cluster, id: usize) -> TokenStream {
+    let def = &cluster.types[id];
+    let name = ident(&def.name);
+    let params: Vec<_> = def.generics.iter().map(|g| ident(g)).collect();
+    let (decl, args) = if params.is_empty() {
+        (quote!(), quote!())
+    } else {
+        (
+            quote!(<#(#params: 'static + ::hermetic_driver::Observe),*>),
+            quote!(<#(#params),*>),
+        )
+    };
+    let observe_body = observe_body(cluster, id);
+    quote! {
+        impl #decl ::hermetic_driver::Decode for #name #args {
+            fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
+                ::hermetic_driver::decode::take_stored(value, slots)
+            }
+        }
+        impl #decl ::hermetic_driver::Observe for #name #args {
+            fn observe(&self) -> Observed {
+                #observe_body
+            }
+        }
+    }
+}
+
+/// Field by field when every field's type is known; else the `Debug` text; else nothing.
+fn observe_body(cluster: &Cluster, id: usize) -> TokenStream {
+    let def = &cluster.types[id];
+    let debug = def.derives.iter().chain(&def.impls).any(|d| d == "Debug");
+    let fields_known = |f: &Fields| {
+        f.all()
+            .iter()
+            .all(|f| f.ty.as_ref().is_some_and(|t| !has_borrow(t)))
+    };
+    let observe_fields = |f: &Fields, bind: bool| -> (TokenStream, TokenStream) {
+        let names: Vec<String> = f.all().iter().map(|f| f.name.clone()).collect();
+        let vars: Vec<_> = (0..names.len()).map(|i| format_ident!("f{}", i)).collect();
+        let pattern = match f {
+            Fields::Unit => quote!(),
+            Fields::Tuple(_) => quote!((#(#vars),*)),
+            Fields::Named(_) => {
+                let idents = names.iter().map(|n| ident(n));
+                quote!({ #(#idents: #vars),* })
+            }
+        };
+        let _ = bind;
+        let list = quote!(vec![#((#names.to_string(), ::hermetic_driver::observe(#vars))),*]);
+        (pattern, list)
+    };
+    match &def.kind {
+        TypeKind::Struct(fields) if fields_known(fields) => {
+            let (pattern, list) = observe_fields(fields, true);
+            quote! {
+                let Self #pattern = self;
+                Observed::Struct(#list)
+            }
+        }
+        TypeKind::Enum(variants) if variants.iter().all(|v| fields_known(&v.fields)) => {
+            let arms = variants.iter().map(|v| {
+                let vname = ident(&v.name);
+                let vstr = &v.name;
+                let (pattern, list) = observe_fields(&v.fields, true);
+                quote!(Self::#vname #pattern => Observed::Variant(#vstr.to_string(), #list),)
+            });
+            if variants.is_empty() {
+                quote!(match *self {})
+            } else {
+                quote!(match self { #(#arms)* })
+            }
+        }
+        _ if debug => quote!(::hermetic_driver::observe::debug_text(self)),
+        _ => quote!(Observed::Opaque),
+    }
+}

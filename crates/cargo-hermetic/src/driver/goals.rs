@@ -1,0 +1,377 @@
+//! Coverage goals: the counters of the selected code, found by matching each counter's address
+//! with the function that contains it in the executable's symbol table.
+//!
+//! The driver module, the test harness's `main`, the crate's own tests and code derived by
+//! `#[derive]` are compiled into the same crate, so their counters are set aside here.
+
+use crate::cluster::{Cluster, ModuleId};
+use anyhow::{Context, Result};
+use object::{Object, ObjectSymbol, SymbolKind};
+use std::path::Path;
+
+/// One coverage goal: an edge of the selected code.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Goal {
+    /// Index of the counter in the driver's counter table.
+    pub counter: u32,
+    /// The function the edge is in, as a user reads it: `parser::parse_number`.
+    pub function: String,
+    pub module: ModuleId,
+}
+
+/// What to aim at: everything, or one module and/or one function.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    /// `parser::lexer` as segments.
+    pub module: Option<Vec<String>>,
+    /// A function or method name, `parse` or `Lexer::next_token`.
+    pub function: Option<String>,
+}
+
+pub struct GoalMap {
+    pub goals: Vec<Goal>,
+    /// For each counter, its goal index.
+    by_counter: Vec<Option<u32>>,
+}
+
+impl GoalMap {
+    /// The goals hit by an execution's covered counters.
+    pub fn goals_hit<'a>(&'a self, covered: &'a [u32]) -> impl Iterator<Item = usize> + 'a {
+        covered
+            .iter()
+            .filter_map(|&c| self.by_counter.get(c as usize).copied().flatten())
+            .map(|g| g as usize)
+    }
+
+    pub fn len(&self) -> usize {
+        self.goals.len()
+    }
+}
+
+const DERIVABLE: &[&str] = &[
+    "Debug",
+    "Clone",
+    "Copy",
+    "PartialEq",
+    "Eq",
+    "PartialOrd",
+    "Ord",
+    "Hash",
+    "Default",
+];
+
+/// Maps counters (by their addresses relative to the executable's load address) to goals.
+pub fn map_goals(
+    executable: &Path,
+    pcs: &[u64],
+    cluster: &Cluster,
+    selection: &Selection,
+) -> Result<GoalMap> {
+    let data =
+        std::fs::read(executable).with_context(|| format!("read {}", executable.display()))?;
+    let file =
+        object::File::parse(&*data).with_context(|| format!("parse {}", executable.display()))?;
+    let mut functions: Vec<(u64, u64, String)> = file
+        .symbols()
+        .filter(|s| s.kind() == SymbolKind::Text && s.size() > 0)
+        .filter_map(|s| Some((s.address(), s.size(), s.name().ok()?.to_string())))
+        .collect();
+    functions.sort();
+    let mut goals = Vec::new();
+    let mut by_counter = vec![None; pcs.len()];
+    let mut verdicts: std::collections::HashMap<usize, Option<(String, ModuleId)>> =
+        Default::default();
+    // Blocks without an address sit in the table among their function's other blocks.
+    let mut last_known = 0;
+    for (counter, &pc) in pcs.iter().enumerate() {
+        let pc = if pc == hermetic_driver::server::UNKNOWN_PC {
+            last_known
+        } else {
+            pc
+        };
+        last_known = pc;
+        let idx = functions.partition_point(|(addr, _, _)| *addr <= pc);
+        if idx == 0 {
+            continue;
+        }
+        let (addr, size, name) = &functions[idx - 1];
+        if pc >= addr + size {
+            continue;
+        }
+        let verdict = verdicts.entry(idx - 1).or_insert_with(|| {
+            classify(
+                &format!("{:#}", rustc_demangle::demangle(name)),
+                cluster,
+                selection,
+            )
+        });
+        if let Some((function, module)) = verdict {
+            by_counter[counter] = Some(goals.len() as u32);
+            goals.push(Goal {
+                counter: counter as u32,
+                function: function.clone(),
+                module: *module,
+            });
+        }
+    }
+    Ok(GoalMap { goals, by_counter })
+}
+
+/// Whether a function (by demangled name) is selected code, and if so its display name and
+/// module.
+pub fn classify(
+    demangled: &str,
+    cluster: &Cluster,
+    selection: &Selection,
+) -> Option<(String, ModuleId)> {
+    let (owner, trait_name, rest) = split_qualified(demangled);
+    let mut segments: Vec<String> = split_path(&owner)
+        .into_iter()
+        .map(|s| strip_generics(&s))
+        .collect();
+    segments.extend(rest.iter().map(|s| strip_generics(s)));
+    if segments.first().map(String::as_str) != Some(cluster.crate_name.as_str()) {
+        return None;
+    }
+    let segments = &segments[1..];
+    if segments.iter().any(|s| {
+        s == crate::driver::codegen::DISPATCH_MODULE
+            || s == "hermetic_tests"
+            || s == "tests"
+            || s == "test"
+    }) || segments == ["main"]
+    {
+        return None;
+    }
+    // The deepest module of the cluster the path goes through.
+    let mut module = 0;
+    let mut depth = 0;
+    while depth < segments.len() {
+        let next = cluster
+            .modules
+            .iter()
+            .position(|m| m.parent == Some(module) && m.path.last() == Some(&segments[depth]));
+        match next {
+            Some(m) => {
+                module = m;
+                depth += 1;
+            }
+            None => break,
+        }
+    }
+    let inner = &segments[depth..];
+    if let (Some(tr), Some(type_name)) = (&trait_name, inner.first()) {
+        let tr_last = strip_generics(tr.rsplit("::").next().unwrap_or(tr));
+        let derived = cluster
+            .types
+            .iter()
+            .any(|t| t.module == module && &t.name == type_name && t.derives.contains(&tr_last));
+        if derived && DERIVABLE.contains(&tr_last.as_str()) {
+            return None;
+        }
+    }
+    if let Some(want) = &selection.module {
+        if cluster.modules[module].path.len() < want.len()
+            || cluster.modules[module].path[..want.len()] != want[..]
+        {
+            return None;
+        }
+    }
+    let named: Vec<&String> = inner.iter().filter(|s| !s.starts_with("{{")).collect();
+    if let Some(f) = &selection.function {
+        let joined = named
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join("::");
+        let last = named.last().map(|s| s.as_str()).unwrap_or("");
+        if joined != *f && last != f {
+            return None;
+        }
+    }
+    let mut display = cluster.modules[module].path.clone();
+    display.extend(named.iter().map(|s| s.to_string()));
+    Some((display.join("::"), module))
+}
+
+/// `<a::B as c::D>::f::{{closure}}` → ("a::B", Some("c::D"), ["f", "{{closure}}"]);
+/// a plain path is its own owner.
+fn split_qualified(name: &str) -> (String, Option<String>, Vec<String>) {
+    if !name.starts_with('<') {
+        return (name.to_string(), None, Vec::new());
+    }
+    let mut depth = 0;
+    let mut close = None;
+    for (i, c) in name.char_indices() {
+        match c {
+            '<' => depth += 1,
+            '>' => {
+                depth -= 1;
+                if depth == 0 {
+                    close = Some(i);
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let Some(close) = close else {
+        return (name.to_string(), None, Vec::new());
+    };
+    let inside = &name[1..close];
+    let rest = name[close + 1..].trim_start_matches("::");
+    let rest = split_path(rest);
+    match find_top_level(inside, " as ") {
+        Some(at) => (
+            inside[..at].to_string(),
+            Some(inside[at + 4..].to_string()),
+            rest,
+        ),
+        None => (inside.to_string(), None, rest),
+    }
+}
+
+fn find_top_level(s: &str, pat: &str) -> Option<usize> {
+    let mut depth = 0i32;
+    for (i, c) in s.char_indices() {
+        match c {
+            '<' | '(' | '[' => depth += 1,
+            '>' | ')' | ']' => depth -= 1,
+            _ if depth == 0 && s[i..].starts_with(pat) => return Some(i),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Splits at `::` outside of generic arguments.
+fn split_path(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    let bytes = s.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'<' | b'(' | b'[' => depth += 1,
+            b'>' | b')' | b']' => depth -= 1,
+            b':' if depth == 0 && bytes.get(i + 1) == Some(&b':') => {
+                out.push(s[start..i].to_string());
+                start = i + 2;
+                i += 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if start < s.len() {
+        out.push(s[start..].to_string());
+    }
+    out.retain(|seg| !seg.is_empty());
+    out
+}
+
+fn strip_generics(s: &str) -> String {
+    match s.find('<') {
+        Some(i) => s[..i].to_string(),
+        None => s.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::{Fields, Module, ModuleBody, TypeDef, TypeKind, Vis};
+
+    fn cluster() -> Cluster {
+        let module = |path: &[&str], parent| Module {
+            path: path.iter().map(|s| s.to_string()).collect(),
+            parent,
+            vis: Vis::Pub,
+            file: "src/lib.rs".into(),
+            body: ModuleBody::File,
+            mod_rs: true,
+        };
+        Cluster {
+            crate_name: "demo".into(),
+            modules: vec![module(&[], None), module(&["shapes"], Some(0))],
+            types: vec![TypeDef {
+                name: "Point".into(),
+                module: 1,
+                vis: Vis::Pub,
+                generics: vec![],
+                derives: vec!["Debug".into(), "PartialEq".into()],
+                impls: vec!["Display".into()],
+                kind: TypeKind::Struct(Fields::Unit),
+            }],
+            ..Cluster::default()
+        }
+    }
+
+    #[test]
+    fn keeps_the_crates_own_functions() {
+        let c = cluster();
+        let all = Selection::default();
+        assert_eq!(
+            classify("demo::shapes::Point::new", &c, &all),
+            Some(("shapes::Point::new".into(), 1))
+        );
+        assert_eq!(
+            classify("demo::parse::{{closure}}", &c, &all),
+            Some(("parse".into(), 0))
+        );
+        assert_eq!(
+            classify("<demo::shapes::Point as core::fmt::Display>::fmt", &c, &all),
+            Some(("shapes::Point::fmt".into(), 1))
+        );
+        assert_eq!(
+            classify("<demo::Wrapper<i64>>::new", &c, &all),
+            Some(("Wrapper::new".into(), 0))
+        );
+    }
+
+    #[test]
+    fn sets_aside_driver_harness_tests_derives_and_other_crates() {
+        let c = cluster();
+        let all = Selection::default();
+        assert_eq!(
+            classify("demo::__hermetic_dispatch::call_3", &c, &all),
+            None
+        );
+        assert_eq!(classify("demo::main", &c, &all), None);
+        assert_eq!(classify("demo::tests::it_works", &c, &all), None);
+        assert_eq!(
+            classify("<demo::shapes::Point as core::fmt::Debug>::fmt", &c, &all),
+            None
+        );
+        assert_eq!(
+            classify(
+                "<alloc::vec::Vec<demo::shapes::Point> as core::clone::Clone>::clone",
+                &c,
+                &all
+            ),
+            None
+        );
+        assert_eq!(
+            classify("core::ptr::drop_in_place<demo::shapes::Point>", &c, &all),
+            None
+        );
+    }
+
+    #[test]
+    fn honours_module_and_function_filters() {
+        let c = cluster();
+        let shapes = Selection {
+            module: Some(vec!["shapes".into()]),
+            function: None,
+        };
+        assert!(classify("demo::shapes::Point::new", &c, &shapes).is_some());
+        assert!(classify("demo::parse", &c, &shapes).is_none());
+        let new = Selection {
+            module: None,
+            function: Some("Point::new".into()),
+        };
+        assert!(classify("demo::shapes::Point::new", &c, &new).is_some());
+        assert!(classify("demo::shapes::Point::area", &c, &new).is_none());
+    }
+}

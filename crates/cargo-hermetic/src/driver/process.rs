@@ -1,0 +1,197 @@
+//! The driver processes: the instrumented unit-test binary running its fork server, and the
+//! pipes to talk to it.
+
+use anyhow::{bail, Context, Result};
+use hermetic_driver::protocol::{Call, ExecReport, Hello, Request};
+use hermetic_driver::server::{DRIVER_ENV, REPLY_FD};
+use std::fs::File;
+use std::io::{BufRead, BufReader, Write};
+use std::os::fd::FromRawFd;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+
+use super::codegen::SERVE_TEST;
+
+/// One running driver.
+pub struct Driver {
+    child: Child,
+    requests: ChildStdin,
+    replies: BufReader<File>,
+}
+
+/// How to start a driver.
+#[derive(Clone)]
+pub struct Launch {
+    pub executable: PathBuf,
+    /// The working directory of the code under test (the shadow crate's root).
+    pub cwd: PathBuf,
+}
+
+impl Driver {
+    pub fn start(launch: &Launch) -> Result<(Driver, Hello)> {
+        let mut fds = [0; 2];
+        // SAFETY: pipe2 fills the array on success.
+        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+            bail!(
+                "create a pipe for the driver: {}",
+                std::io::Error::last_os_error()
+            );
+        }
+        let (read_end, write_end) = (fds[0], fds[1]);
+        let mut cmd = Command::new(&launch.executable);
+        cmd.args(["--exact", SERVE_TEST, "--nocapture", "--test-threads=1"])
+            .env(DRIVER_ENV, "1")
+            .env("RUST_BACKTRACE", "0")
+            .current_dir(&launch.cwd)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        // SAFETY: only async-signal-safe calls between fork and exec.
+        unsafe {
+            cmd.pre_exec(move || {
+                if libc::dup2(write_end, REPLY_FD) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let spawned = cmd.spawn();
+        // SAFETY: we own both ends; the child has its copy of the write end.
+        unsafe { libc::close(write_end) };
+        let replies = BufReader::new(unsafe { File::from_raw_fd(read_end) });
+        let mut child =
+            spawned.with_context(|| format!("start the driver {}", launch.executable.display()))?;
+        let requests = child.stdin.take().expect("piped stdin");
+        let mut driver = Driver {
+            child,
+            requests,
+            replies,
+        };
+        let hello: Hello = driver.receive().context("the driver did not start")?;
+        Ok((driver, hello))
+    }
+
+    pub fn exec(&mut self, calls: Vec<Call>, timeout_ms: u64) -> Result<ExecReport> {
+        let mut line = serde_json::to_vec(&Request::Exec { calls, timeout_ms })?;
+        line.push(b'\n');
+        self.requests
+            .write_all(&line)
+            .context("send a test case to the driver")?;
+        self.requests.flush()?;
+        self.receive()
+    }
+
+    fn receive<T: serde::de::DeserializeOwned>(&mut self) -> Result<T> {
+        let mut line = String::new();
+        if self
+            .replies
+            .read_line(&mut line)
+            .context("read from the driver")?
+            == 0
+        {
+            let status = self.child.try_wait().ok().flatten();
+            bail!(
+                "the driver stopped unexpectedly ({})",
+                status
+                    .map(|s| s.to_string())
+                    .unwrap_or_else(|| "still running".into())
+            );
+        }
+        serde_json::from_str(&line).context("decode the driver's reply")
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Several drivers, so that `--jobs` executions run at once. Results come back in the order
+/// of the requests, whatever the number of jobs, which keeps runs deterministic.
+pub struct DriverPool {
+    launch: Launch,
+    drivers: Vec<Option<Driver>>,
+    pub hello: Hello,
+    pub timeout_ms: u64,
+}
+
+impl DriverPool {
+    pub fn start(launch: Launch, jobs: usize, timeout_ms: u64) -> Result<DriverPool> {
+        let (first, hello) = Driver::start(&launch)?;
+        let mut drivers = vec![Some(first)];
+        for _ in 1..jobs.max(1) {
+            drivers.push(Some(Driver::start(&launch)?.0));
+        }
+        Ok(DriverPool {
+            launch,
+            drivers,
+            hello,
+            timeout_ms,
+        })
+    }
+
+    /// Runs every test case; the i-th report answers the i-th case.
+    pub fn exec_batch(&mut self, cases: Vec<Vec<Call>>) -> Result<Vec<ExecReport>> {
+        let n = self.drivers.len();
+        let timeout = self.timeout_ms;
+        let launch = &self.launch;
+        let mut shares: Vec<Vec<(usize, Vec<Call>)>> = vec![Vec::new(); n];
+        for (i, calls) in cases.into_iter().enumerate() {
+            shares[i % n].push((i, calls));
+        }
+        let mut results: Vec<(usize, ExecReport)> = Vec::new();
+        let outcomes: Vec<Result<Vec<(usize, ExecReport)>>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = self
+                .drivers
+                .iter_mut()
+                .zip(shares)
+                .map(|(slot, share)| {
+                    scope.spawn(move || -> Result<Vec<(usize, ExecReport)>> {
+                        let mut out = Vec::with_capacity(share.len());
+                        for (i, calls) in share {
+                            out.push((i, exec_restarting(slot, launch, calls, timeout)?));
+                        }
+                        Ok(out)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("driver thread panicked"))
+                .collect()
+        });
+        for o in outcomes {
+            results.extend(o?);
+        }
+        results.sort_by_key(|(i, _)| *i);
+        Ok(results.into_iter().map(|(_, r)| r).collect())
+    }
+}
+
+/// Runs one case, starting the driver again once if it died (it should not: each case runs in
+/// its own child).
+fn exec_restarting(
+    slot: &mut Option<Driver>,
+    launch: &Launch,
+    calls: Vec<Call>,
+    timeout: u64,
+) -> Result<ExecReport> {
+    if let Some(d) = slot.as_mut() {
+        match d.exec(calls.clone(), timeout) {
+            Ok(r) => return Ok(r),
+            Err(_) => *slot = None,
+        }
+    }
+    let (mut d, _) = Driver::start(launch)?;
+    let r = d.exec(calls, timeout);
+    *slot = Some(d);
+    r
+}
+
+/// The driver's scratch directory for a crate.
+pub fn work_dir(target_dir: &Path) -> PathBuf {
+    target_dir.join("hermetic")
+}

@@ -1,0 +1,328 @@
+//! The shadow copy: the user's crate copied under the target directory, where the driver is
+//! injected and built. The user's tree is only ever read.
+
+use crate::cluster::{Cluster, ModuleBody};
+use anyhow::{bail, Context, Result};
+use std::path::{Path, PathBuf};
+use toml_edit::{DocumentMut, Item, Table, Value as TomlValue};
+
+/// The driver support crate, carried inside this binary so that an installed `cargo-hermetic`
+/// needs no source tree of its own.
+const SUPPORT_FILES: &[(&str, &str)] = &[
+    (
+        "src/lib.rs",
+        include_str!("../../hermetic-driver/src/lib.rs"),
+    ),
+    (
+        "src/coverage.rs",
+        include_str!("../../hermetic-driver/src/coverage.rs"),
+    ),
+    (
+        "src/decode.rs",
+        include_str!("../../hermetic-driver/src/decode.rs"),
+    ),
+    (
+        "src/observe.rs",
+        include_str!("../../hermetic-driver/src/observe.rs"),
+    ),
+    (
+        "src/protocol.rs",
+        include_str!("../../hermetic-driver/src/protocol.rs"),
+    ),
+    (
+        "src/server.rs",
+        include_str!("../../hermetic-driver/src/server.rs"),
+    ),
+    (
+        "src/slots.rs",
+        include_str!("../../hermetic-driver/src/slots.rs"),
+    ),
+];
+
+const SUPPORT_MANIFEST: &str = r#"[package]
+name = "hermetic-driver"
+version = "0.1.0"
+edition = "2021"
+publish = false
+
+[dependencies]
+libc = "0.2"
+serde = { version = "1", features = ["derive"] }
+serde_json = "1"
+"#;
+
+/// Where a crate's copy lives and where it is built.
+pub struct Shadow {
+    /// The copied crate (the directory of its Cargo.toml).
+    pub root: PathBuf,
+    /// Cargo's target directory for shadow builds (kept between runs, so rebuilds are quick).
+    pub target_dir: PathBuf,
+}
+
+/// What the copy is made from.
+pub struct Origin<'a> {
+    /// The directory of the crate's Cargo.toml.
+    pub crate_dir: &'a Path,
+    /// The workspace root (for `Cargo.lock` and inherited manifest fields).
+    pub workspace_root: &'a Path,
+    /// Scratch space for this tool: `<target>/hermetic`.
+    pub work_dir: &'a Path,
+}
+
+/// Copies the crate to `<work_dir>/<name>` with a manifest that stands on its own.
+pub fn copy_crate(origin: &Origin, name: &str, extra_dev_deps: &[(&str, &Path)]) -> Result<Shadow> {
+    let root = origin.work_dir.join(name);
+    if root.exists() {
+        std::fs::remove_dir_all(&root)
+            .with_context(|| format!("remove old copy {}", root.display()))?;
+    }
+    copy_tree(origin.crate_dir, &root, origin.work_dir)?;
+    let manifest_path = root.join("Cargo.toml");
+    let text =
+        std::fs::read_to_string(origin.crate_dir.join("Cargo.toml")).context("read Cargo.toml")?;
+    let fixed = fix_manifest(&text, origin, extra_dev_deps)?;
+    std::fs::write(&manifest_path, fixed).context("write the copy's Cargo.toml")?;
+    let lock = origin.workspace_root.join("Cargo.lock");
+    if lock.exists() {
+        std::fs::copy(&lock, root.join("Cargo.lock")).context("copy Cargo.lock")?;
+    }
+    Ok(Shadow {
+        root,
+        target_dir: origin.work_dir.join("target"),
+    })
+}
+
+/// Writes the driver support crate to `<work_dir>/support/hermetic-driver`.
+pub fn write_support_crate(work_dir: &Path) -> Result<PathBuf> {
+    let dir = work_dir.join("support").join("hermetic-driver");
+    for (rel, text) in SUPPORT_FILES {
+        write_if_changed(&dir.join(rel), text)?;
+    }
+    write_if_changed(&dir.join("Cargo.toml"), SUPPORT_MANIFEST)?;
+    Ok(dir)
+}
+
+/// Leaves the file (and its timestamp, so cargo does not rebuild) alone when unchanged.
+pub fn write_if_changed(path: &Path, text: &str) -> Result<()> {
+    if std::fs::read_to_string(path).ok().as_deref() == Some(text) {
+        return Ok(());
+    }
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).with_context(|| format!("create {}", parent.display()))?;
+    }
+    std::fs::write(path, text).with_context(|| format!("write {}", path.display()))
+}
+
+fn copy_tree(from: &Path, to: &Path, skip: &Path) -> Result<()> {
+    for entry in walkdir::WalkDir::new(from).into_iter().filter_entry(|e| {
+        let name = e.file_name().to_string_lossy();
+        e.depth() == 0 || !(name == "target" || name == ".git" || e.path() == skip)
+    }) {
+        let entry = entry.with_context(|| format!("read {}", from.display()))?;
+        let rel = entry
+            .path()
+            .strip_prefix(from)
+            .expect("walkdir stays below its root");
+        let dest = to.join(rel);
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&dest).with_context(|| format!("create {}", dest.display()))?;
+        } else if entry.file_type().is_file() {
+            std::fs::copy(entry.path(), &dest).with_context(|| {
+                format!("copy {} to {}", entry.path().display(), dest.display())
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// Makes the copied manifest build from its new place: its own workspace, absolute paths for
+/// path dependencies, inherited workspace fields written out, and extra dev-dependencies.
+fn fix_manifest(text: &str, origin: &Origin, extra_dev_deps: &[(&str, &Path)]) -> Result<String> {
+    let mut doc: DocumentMut = text.parse().context("parse Cargo.toml")?;
+    let ws = workspace_tables(origin)?;
+    if let Some(package) = doc.get_mut("package").and_then(Item::as_table_mut) {
+        for (key, item) in package.iter_mut() {
+            if is_inherited(item) {
+                let value = ws
+                    .as_ref()
+                    .and_then(|(pkg, _)| pkg.get(key.get()))
+                    .with_context(|| {
+                        format!(
+                            "package.{} is inherited from a workspace that does not set it",
+                            key.get()
+                        )
+                    })?;
+                *item = value.clone();
+            }
+        }
+    }
+    for table in dependency_tables(&mut doc) {
+        for (name, dep) in table.iter_mut() {
+            if is_inherited(dep) {
+                let base = ws
+                    .as_ref()
+                    .and_then(|(_, deps)| deps.get(name.get()))
+                    .with_context(|| {
+                        format!(
+                            "dependency `{}` is inherited from a workspace that does not list it",
+                            name.get()
+                        )
+                    })?;
+                let mut merged = inline_dep(base, origin.workspace_root);
+                if let Some(extra) = dep.as_table_like() {
+                    for (k, v) in extra.iter().filter(|(k, _)| *k != "workspace") {
+                        if let Some(v) = v.as_value() {
+                            merged.insert(k, v.clone());
+                        }
+                    }
+                }
+                *dep = Item::Value(TomlValue::InlineTable(merged));
+            } else if dep.get("path").is_some() {
+                *dep = Item::Value(TomlValue::InlineTable(inline_dep(dep, origin.crate_dir)));
+            }
+        }
+    }
+    doc.remove("workspace");
+    doc.insert("workspace", Item::Table(Table::new()));
+    let dev = doc
+        .entry("dev-dependencies")
+        .or_insert(Item::Table(Table::new()))
+        .as_table_mut()
+        .context("dev-dependencies is not a table")?;
+    for (name, path) in extra_dev_deps {
+        let mut dep = toml_edit::InlineTable::new();
+        dep.insert("path", path.display().to_string().into());
+        dev.insert(name, Item::Value(TomlValue::InlineTable(dep)));
+    }
+    Ok(doc.to_string())
+}
+
+fn is_inherited(item: &Item) -> bool {
+    item.get("workspace").and_then(Item::as_bool) == Some(true)
+}
+
+/// A dependency as an inline table, its `path` made absolute against `base`.
+fn inline_dep(dep: &Item, base: &Path) -> toml_edit::InlineTable {
+    let mut out = toml_edit::InlineTable::new();
+    if let Some(version) = dep.as_str() {
+        out.insert("version", version.into());
+        return out;
+    }
+    if let Some(t) = dep.as_table_like() {
+        for (k, v) in t.iter() {
+            if let Some(v) = v.as_value() {
+                out.insert(k, v.clone());
+            }
+        }
+    }
+    if let Some(path) = out
+        .get("path")
+        .and_then(|p| p.as_str())
+        .map(|p| base.join(p))
+    {
+        out.insert("path", path.display().to_string().into());
+    }
+    out
+}
+
+fn dependency_tables(doc: &mut DocumentMut) -> Vec<&mut Table> {
+    let mut out = Vec::new();
+    let names = ["dependencies", "dev-dependencies", "build-dependencies"];
+    let (plain, rest): (Vec<_>, Vec<_>) = doc
+        .as_table_mut()
+        .iter_mut()
+        .partition(|(k, _)| names.contains(&k.get()));
+    for (_, item) in plain {
+        if let Some(t) = item.as_table_mut() {
+            out.push(t);
+        }
+    }
+    for (key, item) in rest {
+        if key.get() != "target" {
+            continue;
+        }
+        if let Some(targets) = item.as_table_mut() {
+            for (_, target) in targets.iter_mut() {
+                if let Some(target) = target.as_table_mut() {
+                    for (k, deps) in target.iter_mut() {
+                        if names.contains(&k.get()) {
+                            if let Some(t) = deps.as_table_mut() {
+                                out.push(t);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `[workspace.package]` and `[workspace.dependencies]` of the workspace root, if it has them.
+fn workspace_tables(origin: &Origin) -> Result<Option<(Table, Table)>> {
+    if origin.workspace_root == origin.crate_dir {
+        return Ok(None);
+    }
+    let path = origin.workspace_root.join("Cargo.toml");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(None);
+    };
+    let doc: DocumentMut = text
+        .parse()
+        .with_context(|| format!("parse {}", path.display()))?;
+    let Some(ws) = doc.get("workspace") else {
+        return Ok(None);
+    };
+    let table = |key: &str| {
+        ws.get(key)
+            .and_then(Item::as_table)
+            .cloned()
+            .unwrap_or_default()
+    };
+    Ok(Some((table("package"), table("dependencies"))))
+}
+
+/// Adds `#[cfg(test)] #[path = ".."] mod <name>;` to every module of the copy, pointing at the
+/// given files (absolute paths). Insertions into one file go from its end backwards so the
+/// recorded offsets of inline modules stay valid.
+pub fn inject_modules(
+    shadow: &Shadow,
+    origin_dir: &Path,
+    cluster: &Cluster,
+    name: &str,
+    files: &[(usize, PathBuf)],
+) -> Result<()> {
+    let mut per_file: std::collections::BTreeMap<PathBuf, Vec<(usize, String)>> =
+        Default::default();
+    for (m, file) in files {
+        let module = &cluster.modules[*m];
+        let rel = module.file.strip_prefix(origin_dir).unwrap_or(&module.file);
+        let target = shadow.root.join(rel);
+        let line = format!(
+            "\n#[cfg(test)]\n#[path = {:?}]\nmod {name};\n",
+            file.display().to_string()
+        );
+        let at = match module.body {
+            ModuleBody::File => usize::MAX,
+            ModuleBody::Inline { close_brace } => close_brace,
+        };
+        per_file.entry(target).or_default().push((at, line));
+    }
+    for (file, mut inserts) in per_file {
+        let mut text =
+            std::fs::read_to_string(&file).with_context(|| format!("read {}", file.display()))?;
+        inserts.sort_by(|a, b| b.0.cmp(&a.0));
+        for (at, line) in inserts {
+            let at = at.min(text.len());
+            if !text.is_char_boundary(at) {
+                bail!(
+                    "module offset {at} is not a character boundary in {}",
+                    file.display()
+                );
+            }
+            text.insert_str(at, &line);
+        }
+        std::fs::write(&file, text).with_context(|| format!("write {}", file.display()))?;
+    }
+    Ok(())
+}
