@@ -64,20 +64,18 @@ pub(crate) struct Ctx {
     ptr: *const Shared,
     /// Held when the environment was found through a descriptor rather than the thread.
     _owned: Option<Arc<Shared>>,
-    restore: bool,
+    /// The thread's own environment, restored when the call is done.
+    saved: *const Shared,
     errno: c_int,
 }
 
 impl Ctx {
     #[inline]
-    fn new(ptr: *const Shared, owned: Option<Arc<Shared>>, restore: bool) -> Ctx {
-        if restore {
-            CURRENT.set(ptr::null());
-        }
+    fn new(ptr: *const Shared, owned: Option<Arc<Shared>>) -> Ctx {
         Ctx {
             ptr,
             _owned: owned,
-            restore,
+            saved: CURRENT.replace(ptr::null()),
             errno: errno(),
         }
     }
@@ -106,9 +104,7 @@ impl Ctx {
 
 impl Drop for Ctx {
     fn drop(&mut self) {
-        if self.restore {
-            CURRENT.set(self.ptr);
-        }
+        CURRENT.set(self.saved);
     }
 }
 
@@ -119,29 +115,24 @@ pub(crate) fn ctx() -> Option<Ctx> {
     if p.is_null() {
         None
     } else {
-        Some(Ctx::new(p, None, true))
+        Some(Ctx::new(p, None))
     }
 }
 
-/// The context for a call on descriptor `fd`: the thread's environment, or, for a virtual
-/// descriptor used from an inactive thread, the environment that owns it.
+/// The context for a call on descriptor `fd`: for a virtual descriptor the environment that
+/// owns it (whichever thread uses it), otherwise the thread's environment.
 #[inline(always)]
 pub(crate) fn ctx_fd(fd: c_int) -> Option<Ctx> {
-    let p = CURRENT.get();
-    if !p.is_null() {
-        return Some(Ctx::new(p, None, true));
+    if fd >= VFD_BASE {
+        return owner_ctx(fd);
     }
-    if fd < VFD_BASE {
-        return None;
-    }
-    cold_owner(fd)
+    ctx()
 }
 
-#[cold]
-fn cold_owner(fd: c_int) -> Option<Ctx> {
+fn owner_ctx(fd: c_int) -> Option<Ctx> {
     let owner = vfd_owner(fd)?;
     let p = Arc::as_ptr(&owner);
-    Some(Ctx::new(p, Some(owner), false))
+    Some(Ctx::new(p, Some(owner)))
 }
 
 pub(crate) fn errno() -> c_int {

@@ -96,7 +96,12 @@ impl Env {
     }
 
     /// A file with explicit permission bits (e.g. `0o000` for one that cannot be opened).
-    pub fn file_with_mode(mut self, path: impl AsRef<Path>, contents: impl AsRef<[u8]>, mode: u32) -> Env {
+    pub fn file_with_mode(
+        mut self,
+        path: impl AsRef<Path>,
+        contents: impl AsRef<[u8]>,
+        mode: u32,
+    ) -> Env {
         self.entries.push(Entry::File {
             path: path.as_ref().to_owned(),
             data: contents.as_ref().to_vec(),
@@ -114,7 +119,9 @@ impl Env {
     /// operating system cannot produce it, so a test relying on it would test nothing real.
     pub fn file_error(mut self, path: impl AsRef<Path>, kind: io::ErrorKind) -> Env {
         let errno = errno_for(kind).unwrap_or_else(|| {
-            panic!("hermetic: io::ErrorKind::{kind:?} has no OS error code; the OS cannot produce it")
+            panic!(
+                "hermetic: io::ErrorKind::{kind:?} has no OS error code; the OS cannot produce it"
+            )
         });
         self.entries.push(Entry::File {
             path: path.as_ref().to_owned(),
@@ -285,7 +292,9 @@ impl Env {
             hostname: self.hostname,
             cpus: self.cpus,
         };
-        Shared::new(State::new(vfs, cwd, vars, clock, self.seed, self.stdin, host))
+        Shared::new(State::new(
+            vfs, cwd, vars, clock, self.seed, self.stdin, host,
+        ))
     }
 }
 

@@ -17,9 +17,10 @@ use crate::vfs::{lexical_abs, Errno, Ts, Vfs, R};
 pub(crate) const VFD_BASE: c_int = 1 << 30;
 static NEXT_VFD: AtomicI32 = AtomicI32::new(VFD_BASE);
 
-/// Which environment owns each live virtual descriptor, for the rare call on a descriptor
-/// from a thread that is not inside that environment (a pool thread handed a `File`).
-static VFD_OWNERS: Mutex<BTreeMap<c_int, Weak<Shared>>> = Mutex::new(BTreeMap::new());
+/// Which environment owns each live virtual descriptor. A descriptor keeps its environment
+/// alive: a `File` opened inside an environment keeps working (and closes cleanly) from any
+/// thread, even after the guard was dropped.
+static VFD_OWNERS: Mutex<BTreeMap<c_int, Arc<Shared>>> = Mutex::new(BTreeMap::new());
 
 pub(crate) struct Shared {
     state: Mutex<State>,
@@ -43,7 +44,7 @@ impl Shared {
 
 pub(crate) fn vfd_owner(fd: c_int) -> Option<Arc<Shared>> {
     let owners = VFD_OWNERS.lock().unwrap_or_else(|e| e.into_inner());
-    owners.get(&fd).and_then(Weak::upgrade)
+    owners.get(&fd).cloned()
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -217,10 +218,12 @@ impl State {
         let fd = NEXT_VFD.fetch_add(1, Ordering::Relaxed);
         self.descs.get_mut(&id).expect("desc").refs += 1;
         self.fds.insert(fd, id);
-        VFD_OWNERS
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(fd, self.me.clone());
+        if let Some(me) = self.me.upgrade() {
+            VFD_OWNERS
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(fd, me);
+        }
         fd
     }
 
@@ -241,10 +244,12 @@ impl State {
 
     pub fn close(&mut self, fd: c_int) -> R<()> {
         let id = self.fds.remove(&fd).ok_or(libc::EBADF)?;
-        VFD_OWNERS
+        // Dropping the registry's reference cannot free this state: the caller holds one.
+        let owner = VFD_OWNERS
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .remove(&fd);
+        drop(owner);
         let d = self.descs.get_mut(&id).expect("desc");
         d.refs -= 1;
         if d.refs == 0 {

@@ -525,7 +525,11 @@ impl Vfs {
         let l = self.resolve(cwd, path, false)?;
         let ino = l.ino.ok_or(libc::ENOENT)?;
         if l.name.is_empty() {
-            return Err(if ino == ROOT { libc::EBUSY } else { libc::EINVAL });
+            return Err(if ino == ROOT {
+                libc::EBUSY
+            } else {
+                libc::EINVAL
+            });
         }
         if !self.entries(ino)?.is_empty() {
             return Err(libc::ENOTEMPTY);
@@ -592,9 +596,7 @@ impl Vfs {
             match (src_dir, victim_dir) {
                 (true, false) => return Err(libc::ENOTDIR),
                 (false, true) => return Err(libc::EISDIR),
-                (true, true) if !self.entries(victim)?.is_empty() => {
-                    return Err(libc::ENOTEMPTY)
-                }
+                (true, true) if !self.entries(victim)?.is_empty() => return Err(libc::ENOTEMPTY),
                 _ => {}
             }
             self.entries_mut(dst.parent).remove(&dst.name);

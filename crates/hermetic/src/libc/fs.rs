@@ -29,7 +29,13 @@ fn record_open(st: &mut State, base: &[u8], path: &[u8], writes: bool, r: &R<(u6
     st.record(a);
 }
 
-pub(crate) fn vopen(st: &mut State, dirfd: c_int, path: &[u8], flags: c_int, mode: u32) -> R<c_int> {
+pub(crate) fn vopen(
+    st: &mut State,
+    dirfd: c_int,
+    path: &[u8],
+    flags: c_int,
+    mode: u32,
+) -> R<c_int> {
     if flags & libc::O_TMPFILE == libc::O_TMPFILE {
         return Err(libc::EOPNOTSUPP);
     }
@@ -62,7 +68,12 @@ pub unsafe extern "C" fn open(path: *const c_char, flags: c_int, mode: c_uint) -
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn openat64(dirfd: c_int, path: *const c_char, flags: c_int, mode: c_uint) -> c_int {
+pub unsafe extern "C" fn openat64(
+    dirfd: c_int,
+    path: *const c_char,
+    flags: c_int,
+    mode: c_uint,
+) -> c_int {
     virt!(|st| vopen(st, dirfd, unsafe { bytes(path) }, flags, mode));
     unsafe {
         real!(openat64: fn(c_int, *const c_char, c_int, c_uint) -> c_int)(dirfd, path, flags, mode)
@@ -70,7 +81,12 @@ pub unsafe extern "C" fn openat64(dirfd: c_int, path: *const c_char, flags: c_in
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn openat(dirfd: c_int, path: *const c_char, flags: c_int, mode: c_uint) -> c_int {
+pub unsafe extern "C" fn openat(
+    dirfd: c_int,
+    path: *const c_char,
+    flags: c_int,
+    mode: c_uint,
+) -> c_int {
     virt!(|st| vopen(st, dirfd, unsafe { bytes(path) }, flags, mode));
     unsafe {
         real!(openat: fn(c_int, *const c_char, c_int, c_uint) -> c_int)(dirfd, path, flags, mode)
@@ -147,11 +163,23 @@ pub unsafe extern "C" fn unlink(path: *const c_char) -> c_int {
 
 #[no_mangle]
 pub unsafe extern "C" fn unlinkat(dirfd: c_int, path: *const c_char, flags: c_int) -> c_int {
-    virt!(|st| vremove(st, dirfd, unsafe { bytes(path) }, flags & libc::AT_REMOVEDIR != 0));
+    virt!(|st| vremove(
+        st,
+        dirfd,
+        unsafe { bytes(path) },
+        flags & libc::AT_REMOVEDIR != 0
+    ));
     unsafe { real!(unlinkat: fn(c_int, *const c_char, c_int) -> c_int)(dirfd, path, flags) }
 }
 
-fn vrename(st: &mut State, ofd: c_int, old: &[u8], nfd: c_int, new: &[u8], flags: c_uint) -> R<c_int> {
+fn vrename(
+    st: &mut State,
+    ofd: c_int,
+    old: &[u8],
+    nfd: c_int,
+    new: &[u8],
+    flags: c_uint,
+) -> R<c_int> {
     let ob = st.base_for(ofd, old)?;
     let nb = st.base_for(nfd, new)?;
     if flags & !libc::RENAME_NOREPLACE != 0 {
@@ -159,9 +187,14 @@ fn vrename(st: &mut State, ofd: c_int, old: &[u8], nfd: c_int, new: &[u8], flags
     }
     let open = st.open_inodes();
     let is_open = |ino| open.contains(&ino);
-    let r = st
-        .vfs
-        .rename(&ob, old, &nb, new, flags & libc::RENAME_NOREPLACE != 0, &is_open);
+    let r = st.vfs.rename(
+        &ob,
+        old,
+        &nb,
+        new,
+        flags & libc::RENAME_NOREPLACE != 0,
+        &is_open,
+    );
     let (po, pn) = (st.abs_path(&ob, old), st.abs_path(&nb, new));
     match r {
         Ok(()) => {
@@ -178,13 +211,32 @@ fn vrename(st: &mut State, ofd: c_int, old: &[u8], nfd: c_int, new: &[u8], flags
 
 #[no_mangle]
 pub unsafe extern "C" fn rename(old: *const c_char, new: *const c_char) -> c_int {
-    virt!(|st| vrename(st, libc::AT_FDCWD, unsafe { bytes(old) }, libc::AT_FDCWD, unsafe { bytes(new) }, 0));
+    virt!(|st| vrename(
+        st,
+        libc::AT_FDCWD,
+        unsafe { bytes(old) },
+        libc::AT_FDCWD,
+        unsafe { bytes(new) },
+        0
+    ));
     unsafe { real!(rename: fn(*const c_char, *const c_char) -> c_int)(old, new) }
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn renameat(ofd: c_int, old: *const c_char, nfd: c_int, new: *const c_char) -> c_int {
-    virt!(|st| vrename(st, ofd, unsafe { bytes(old) }, nfd, unsafe { bytes(new) }, 0));
+pub unsafe extern "C" fn renameat(
+    ofd: c_int,
+    old: *const c_char,
+    nfd: c_int,
+    new: *const c_char,
+) -> c_int {
+    virt!(|st| vrename(
+        st,
+        ofd,
+        unsafe { bytes(old) },
+        nfd,
+        unsafe { bytes(new) },
+        0
+    ));
     unsafe {
         real!(renameat: fn(c_int, *const c_char, c_int, *const c_char) -> c_int)(ofd, old, nfd, new)
     }
@@ -198,7 +250,14 @@ pub unsafe extern "C" fn renameat2(
     new: *const c_char,
     flags: c_uint,
 ) -> c_int {
-    virt!(|st| vrename(st, ofd, unsafe { bytes(old) }, nfd, unsafe { bytes(new) }, flags));
+    virt!(|st| vrename(
+        st,
+        ofd,
+        unsafe { bytes(old) },
+        nfd,
+        unsafe { bytes(new) },
+        flags
+    ));
     unsafe {
         real!(renameat2: fn(c_int, *const c_char, c_int, *const c_char, c_uint) -> c_int)(
             ofd, old, nfd, new, flags,
@@ -251,19 +310,33 @@ fn vsymlink(st: &mut State, target: &[u8], dirfd: c_int, path: &[u8]) -> R<c_int
 
 #[no_mangle]
 pub unsafe extern "C" fn symlink(target: *const c_char, path: *const c_char) -> c_int {
-    virt!(|st| vsymlink(st, unsafe { bytes(target) }, libc::AT_FDCWD, unsafe { bytes(path) }));
+    virt!(
+        |st| vsymlink(st, unsafe { bytes(target) }, libc::AT_FDCWD, unsafe {
+            bytes(path)
+        })
+    );
     unsafe { real!(symlink: fn(*const c_char, *const c_char) -> c_int)(target, path) }
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn symlinkat(target: *const c_char, dirfd: c_int, path: *const c_char) -> c_int {
+pub unsafe extern "C" fn symlinkat(
+    target: *const c_char,
+    dirfd: c_int,
+    path: *const c_char,
+) -> c_int {
     virt!(|st| vsymlink(st, unsafe { bytes(target) }, dirfd, unsafe { bytes(path) }));
     unsafe {
         real!(symlinkat: fn(*const c_char, c_int, *const c_char) -> c_int)(target, dirfd, path)
     }
 }
 
-fn vreadlink(st: &mut State, dirfd: c_int, path: &[u8], buf: *mut c_char, size: size_t) -> R<ssize_t> {
+fn vreadlink(
+    st: &mut State,
+    dirfd: c_int,
+    path: &[u8],
+    buf: *mut c_char,
+    size: size_t,
+) -> R<ssize_t> {
     let base = st.base_for(dirfd, path)?;
     let r = st.vfs.readlink(&base, path);
     let p = st.abs_path(&base, path);
@@ -327,8 +400,19 @@ pub unsafe extern "C" fn chmod(path: *const c_char, mode: mode_t) -> c_int {
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fchmodat(dirfd: c_int, path: *const c_char, mode: mode_t, flags: c_int) -> c_int {
-    virt!(|st| vchmod(st, dirfd, unsafe { bytes(path) }, mode, flags & libc::AT_SYMLINK_NOFOLLOW == 0));
+pub unsafe extern "C" fn fchmodat(
+    dirfd: c_int,
+    path: *const c_char,
+    mode: mode_t,
+    flags: c_int,
+) -> c_int {
+    virt!(|st| vchmod(
+        st,
+        dirfd,
+        unsafe { bytes(path) },
+        mode,
+        flags & libc::AT_SYMLINK_NOFOLLOW == 0
+    ));
     unsafe {
         real!(fchmodat: fn(c_int, *const c_char, mode_t, c_int) -> c_int)(dirfd, path, mode, flags)
     }
@@ -439,13 +523,15 @@ pub unsafe extern "C" fn realpath(path: *const c_char, resolved: *mut c_char) ->
         }
         return match cx.run(|st| vrealpath(st, unsafe { bytes(path) })) {
             Ok(canon) if resolved.is_null() => unsafe { super::malloc_cstr(&canon) },
-            Ok(canon) => match unsafe { super::copy_cstr(&canon, resolved, libc::PATH_MAX as usize) } {
-                Ok(()) => resolved,
-                Err(_) => {
-                    crate::active::set_errno(libc::ENAMETOOLONG);
-                    std::ptr::null_mut()
+            Ok(canon) => {
+                match unsafe { super::copy_cstr(&canon, resolved, libc::PATH_MAX as usize) } {
+                    Ok(()) => resolved,
+                    Err(_) => {
+                        crate::active::set_errno(libc::ENAMETOOLONG);
+                        std::ptr::null_mut()
+                    }
                 }
-            },
+            }
             Err(_) => std::ptr::null_mut(),
         };
     }
@@ -483,8 +569,19 @@ pub unsafe extern "C" fn access(path: *const c_char, mode: c_int) -> c_int {
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn faccessat(dirfd: c_int, path: *const c_char, mode: c_int, flags: c_int) -> c_int {
-    virt!(|st| vaccess(st, dirfd, unsafe { bytes(path) }, mode, flags & libc::AT_SYMLINK_NOFOLLOW == 0));
+pub unsafe extern "C" fn faccessat(
+    dirfd: c_int,
+    path: *const c_char,
+    mode: c_int,
+    flags: c_int,
+) -> c_int {
+    virt!(|st| vaccess(
+        st,
+        dirfd,
+        unsafe { bytes(path) },
+        mode,
+        flags & libc::AT_SYMLINK_NOFOLLOW == 0
+    ));
     unsafe {
         real!(faccessat: fn(c_int, *const c_char, c_int, c_int) -> c_int)(dirfd, path, mode, flags)
     }

@@ -31,7 +31,11 @@ pub unsafe extern "C" fn getppid() -> pid_t {
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn sched_getaffinity(pid: pid_t, size: size_t, mask: *mut libc::cpu_set_t) -> c_int {
+pub unsafe extern "C" fn sched_getaffinity(
+    pid: pid_t,
+    size: size_t,
+    mask: *mut libc::cpu_set_t,
+) -> c_int {
     if let Some(cpus) = host("cpus", |h| h.cpus) {
         if mask.is_null() || size < std::mem::size_of::<libc::cpu_set_t>() {
             crate::active::set_errno(libc::EINVAL);
@@ -45,7 +49,9 @@ pub unsafe extern "C" fn sched_getaffinity(pid: pid_t, size: size_t, mask: *mut 
         }
         return 0;
     }
-    unsafe { real!(sched_getaffinity: fn(pid_t, size_t, *mut libc::cpu_set_t) -> c_int)(pid, size, mask) }
+    unsafe {
+        real!(sched_getaffinity: fn(pid_t, size_t, *mut libc::cpu_set_t) -> c_int)(pid, size, mask)
+    }
 }
 
 #[no_mangle]
@@ -171,4 +177,3 @@ pub unsafe extern "C" fn getpwnam_r(
         )
     }
 }
-

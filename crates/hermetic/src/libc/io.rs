@@ -216,7 +216,8 @@ pub unsafe extern "C" fn read(fd: c_int, buf: *mut c_void, n: size_t) -> ssize_t
 
 #[no_mangle]
 pub unsafe extern "C" fn write(fd: c_int, buf: *const c_void, n: size_t) -> ssize_t {
-    virt_fd!(fd, |st| vwrite(st, fd, unsafe { slice(buf, n) }, None).map(|n| n as ssize_t));
+    virt_fd!(fd, |st| vwrite(st, fd, unsafe { slice(buf, n) }, None)
+        .map(|n| n as ssize_t));
     unsafe { real!(write: fn(c_int, *const c_void, size_t) -> ssize_t)(fd, buf, n) }
 }
 
@@ -272,14 +273,36 @@ pub unsafe extern "C" fn writev(fd: c_int, iov: *const iovec, cnt: c_int) -> ssi
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn preadv64(fd: c_int, iov: *const iovec, cnt: c_int, off: off64_t) -> ssize_t {
-    virt_fd!(fd, |st| vreadv(st, fd, iov_total(iov, cnt)?, Some(off.max(0) as u64)));
-    unsafe { real!(preadv64: fn(c_int, *const iovec, c_int, off64_t) -> ssize_t)(fd, iov, cnt, off) }
+pub unsafe extern "C" fn preadv64(
+    fd: c_int,
+    iov: *const iovec,
+    cnt: c_int,
+    off: off64_t,
+) -> ssize_t {
+    virt_fd!(fd, |st| vreadv(
+        st,
+        fd,
+        iov_total(iov, cnt)?,
+        Some(off.max(0) as u64)
+    ));
+    unsafe {
+        real!(preadv64: fn(c_int, *const iovec, c_int, off64_t) -> ssize_t)(fd, iov, cnt, off)
+    }
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn pwritev64(fd: c_int, iov: *const iovec, cnt: c_int, off: off64_t) -> ssize_t {
-    virt_fd!(fd, |st| vwritev(st, fd, iov_total(iov, cnt)?, Some(off.max(0) as u64)));
+pub unsafe extern "C" fn pwritev64(
+    fd: c_int,
+    iov: *const iovec,
+    cnt: c_int,
+    off: off64_t,
+) -> ssize_t {
+    virt_fd!(fd, |st| vwritev(
+        st,
+        fd,
+        iov_total(iov, cnt)?,
+        Some(off.max(0) as u64)
+    ));
     unsafe {
         real!(pwritev64: fn(c_int, *const iovec, c_int, off64_t) -> ssize_t)(fd, iov, cnt, off)
     }
@@ -459,12 +482,19 @@ pub unsafe extern "C" fn copy_file_range(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn sendfile64(out: c_int, inp: c_int, off: *mut off64_t, n: size_t) -> ssize_t {
+pub unsafe extern "C" fn sendfile64(
+    out: c_int,
+    inp: c_int,
+    off: *mut off64_t,
+    n: size_t,
+) -> ssize_t {
     if crate::libc::fd_is_ours(out) || crate::libc::fd_is_ours(inp) {
         crate::active::set_errno(libc::EINVAL);
         return -1;
     }
-    unsafe { real!(sendfile64: fn(c_int, c_int, *mut off64_t, size_t) -> ssize_t)(out, inp, off, n) }
+    unsafe {
+        real!(sendfile64: fn(c_int, c_int, *mut off64_t, size_t) -> ssize_t)(out, inp, off, n)
+    }
 }
 
 #[no_mangle]

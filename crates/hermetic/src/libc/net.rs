@@ -50,12 +50,21 @@ fn refuse(st: &mut State, fd: c_int, what: &'static str, target: String, errno: 
 
 #[no_mangle]
 pub unsafe extern "C" fn socket(domain: c_int, ty: c_int, proto: c_int) -> c_int {
-    virt!(|st| Ok(st.alloc_fd(Desc::new(Target::Socket, libc::O_RDWR | (ty & libc::O_NONBLOCK), Vec::new()))));
+    virt!(|st| Ok(st.alloc_fd(Desc::new(
+        Target::Socket,
+        libc::O_RDWR | (ty & libc::O_NONBLOCK),
+        Vec::new()
+    ))));
     unsafe { real!(socket: fn(c_int, c_int, c_int) -> c_int)(domain, ty, proto) }
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn socketpair(domain: c_int, ty: c_int, proto: c_int, sv: *mut c_int) -> c_int {
+pub unsafe extern "C" fn socketpair(
+    domain: c_int,
+    ty: c_int,
+    proto: c_int,
+    sv: *mut c_int,
+) -> c_int {
     virt!(|st| {
         st.record(Access::NetworkAttempt {
             what: "socketpair",
@@ -63,24 +72,44 @@ pub unsafe extern "C" fn socketpair(domain: c_int, ty: c_int, proto: c_int, sv: 
         });
         Err::<c_int, _>(libc::EACCES)
     });
-    unsafe { real!(socketpair: fn(c_int, c_int, c_int, *mut c_int) -> c_int)(domain, ty, proto, sv) }
+    unsafe {
+        real!(socketpair: fn(c_int, c_int, c_int, *mut c_int) -> c_int)(domain, ty, proto, sv)
+    }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn connect(fd: c_int, addr: *const sockaddr, len: socklen_t) -> c_int {
-    virt_fd!(fd, |st| refuse(st, fd, "connect", describe(addr, len), libc::ECONNREFUSED));
+    virt_fd!(fd, |st| refuse(
+        st,
+        fd,
+        "connect",
+        describe(addr, len),
+        libc::ECONNREFUSED
+    ));
     unsafe { real!(connect: fn(c_int, *const sockaddr, socklen_t) -> c_int)(fd, addr, len) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn bind(fd: c_int, addr: *const sockaddr, len: socklen_t) -> c_int {
-    virt_fd!(fd, |st| refuse(st, fd, "bind", describe(addr, len), libc::EACCES));
+    virt_fd!(fd, |st| refuse(
+        st,
+        fd,
+        "bind",
+        describe(addr, len),
+        libc::EACCES
+    ));
     unsafe { real!(bind: fn(c_int, *const sockaddr, socklen_t) -> c_int)(fd, addr, len) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn listen(fd: c_int, backlog: c_int) -> c_int {
-    virt_fd!(fd, |st| refuse(st, fd, "listen", String::new(), libc::EACCES));
+    virt_fd!(fd, |st| refuse(
+        st,
+        fd,
+        "listen",
+        String::new(),
+        libc::EACCES
+    ));
     unsafe { real!(listen: fn(c_int, c_int) -> c_int)(fd, backlog) }
 }
 

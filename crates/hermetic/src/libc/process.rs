@@ -42,7 +42,11 @@ pub unsafe extern "C" fn vfork() -> pid_t {
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn execve(path: *const c_char, argv: *const *const c_char, envp: *const *const c_char) -> c_int {
+pub unsafe extern "C" fn execve(
+    path: *const c_char,
+    argv: *const *const c_char,
+    envp: *const *const c_char,
+) -> c_int {
     if refuse("exec", path) {
         return -1;
     }
@@ -86,12 +90,18 @@ pub unsafe extern "C" fn execvpe(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fexecve(fd: c_int, argv: *const *const c_char, envp: *const *const c_char) -> c_int {
+pub unsafe extern "C" fn fexecve(
+    fd: c_int,
+    argv: *const *const c_char,
+    envp: *const *const c_char,
+) -> c_int {
     if refuse("exec", std::ptr::null()) {
         return -1;
     }
     unsafe {
-        real!(fexecve: fn(c_int, *const *const c_char, *const *const c_char) -> c_int)(fd, argv, envp)
+        real!(fexecve: fn(c_int, *const *const c_char, *const *const c_char) -> c_int)(
+            fd, argv, envp,
+        )
     }
 }
 

@@ -46,7 +46,8 @@ pub unsafe extern "C" fn syscall(
     if crate::active::is_active() {
         match n {
             libc::SYS_getrandom => {
-                return unsafe { getrandom(a1 as *mut c_void, a2 as size_t, a3 as c_uint) } as c_long
+                return unsafe { getrandom(a1 as *mut c_void, a2 as size_t, a3 as c_uint) }
+                    as c_long
             }
             libc::SYS_statx => {
                 return unsafe {

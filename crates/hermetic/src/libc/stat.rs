@@ -104,7 +104,13 @@ fn fill_statx(s: &Stat, out: *mut libc::statx) {
     unsafe { out.write(b) };
 }
 
-fn vstat(st: &mut State, dirfd: c_int, path: *const c_char, flags: c_int, out: *mut libc::stat64) -> R<c_int> {
+fn vstat(
+    st: &mut State,
+    dirfd: c_int,
+    path: *const c_char,
+    flags: c_int,
+    out: *mut libc::stat64,
+) -> R<c_int> {
     if path.is_null() || out.is_null() {
         return Err(libc::EFAULT);
     }
@@ -166,7 +172,12 @@ fn at_ctx(dirfd: c_int) -> Option<crate::active::Ctx> {
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fstatat64(dirfd: c_int, path: *const c_char, out: *mut libc::stat64, flags: c_int) -> c_int {
+pub unsafe extern "C" fn fstatat64(
+    dirfd: c_int,
+    path: *const c_char,
+    out: *mut libc::stat64,
+    flags: c_int,
+) -> c_int {
     if let Some(cx) = at_ctx(dirfd) {
         return crate::active::ret(cx.run(|st| vstat(st, dirfd, path, flags, out)));
     }
@@ -178,7 +189,12 @@ pub unsafe extern "C" fn fstatat64(dirfd: c_int, path: *const c_char, out: *mut 
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fstatat(dirfd: c_int, path: *const c_char, out: *mut libc::stat64, flags: c_int) -> c_int {
+pub unsafe extern "C" fn fstatat(
+    dirfd: c_int,
+    path: *const c_char,
+    out: *mut libc::stat64,
+    flags: c_int,
+) -> c_int {
     unsafe { fstatat64(dirfd, path, out, flags) }
 }
 

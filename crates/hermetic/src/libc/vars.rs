@@ -30,11 +30,21 @@ pub unsafe extern "C" fn secure_getenv(name: *const c_char) -> *mut c_char {
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn setenv(name: *const c_char, value: *const c_char, overwrite: c_int) -> c_int {
+pub unsafe extern "C" fn setenv(
+    name: *const c_char,
+    value: *const c_char,
+    overwrite: c_int,
+) -> c_int {
     virt!(|st| st
-        .setenv(unsafe { bytes(name) }, unsafe { bytes(value) }, overwrite != 0)
+        .setenv(
+            unsafe { bytes(name) },
+            unsafe { bytes(value) },
+            overwrite != 0
+        )
         .map(|_| 0));
-    unsafe { real!(setenv: fn(*const c_char, *const c_char, c_int) -> c_int)(name, value, overwrite) }
+    unsafe {
+        real!(setenv: fn(*const c_char, *const c_char, c_int) -> c_int)(name, value, overwrite)
+    }
 }
 
 #[no_mangle]
