@@ -1,0 +1,449 @@
+//! Names in generated tests: variables after their type or role, tests after what they show
+//! (seed 002, §III-F4: names a developer would have written, numbered only on conflict).
+
+use crate::cluster::{CallableId, CallableKind, Cluster, Ty};
+use heck::ToSnakeCase;
+use hermetic_driver::protocol::Observed;
+use hermetic_driver::Value;
+use proc_macro2::Ident;
+use quote::format_ident;
+use std::collections::{BTreeMap, HashSet};
+
+/// Longest test name we write, in characters.
+const MAX_TEST_NAME: usize = 60;
+
+/// Local variable names of one test, unique and never shadowing a function the test calls.
+pub(crate) struct VarNames {
+    used: HashSet<String>,
+}
+
+impl VarNames {
+    /// `reserved`: names the variables must not take (functions called by their bare name).
+    pub fn new(reserved: impl IntoIterator<Item = String>) -> Self {
+        VarNames {
+            used: reserved.into_iter().collect(),
+        }
+    }
+
+    /// `base`, or `base_2`, `base_3`, .. when taken.
+    pub fn fresh(&mut self, base: &str) -> Ident {
+        let mut base = snake_words(base);
+        if base.is_empty() {
+            base = "value".to_string();
+        }
+        if syn::parse_str::<Ident>(&base).is_err() {
+            base.push_str("_value");
+        }
+        let mut name = base.clone();
+        let mut n = 2;
+        while self.used.contains(&name) {
+            name = format!("{base}_{n}");
+            n += 1;
+        }
+        self.used.insert(name.clone());
+        format_ident!("{}", name)
+    }
+}
+
+/// The variable name for a value of the crate type named `type_name`: `BoundedStack` → `bounded_stack`.
+pub(crate) fn type_var_name(type_name: &str) -> String {
+    snake_words(type_name)
+}
+
+/// The base variable name for a stored value of type `ty`: the crate type's name, else the
+/// parameter it is passed to (`role`), else a word for the kind of value.
+pub(crate) fn var_base(cluster: &Cluster, ty: &Ty, role: Option<&str>) -> String {
+    match ty {
+        Ty::Adt(id, _) => return type_var_name(&cluster.types[*id].name),
+        Ty::Box(t) => return var_base(cluster, t, role),
+        _ => {}
+    }
+    if let Some(role) = role.map(snake_words).filter(|r| !r.is_empty()) {
+        return role;
+    }
+    match ty {
+        Ty::String | Ty::Str => "text",
+        Ty::Vec(_) | Ty::Slice(_) | Ty::Array(..) => "items",
+        Ty::Int(_) | Ty::Float(_) => "number",
+        Ty::Bool => "flag",
+        Ty::Char => "character",
+        Ty::Tuple(items) if items.len() == 2 => "pair",
+        _ => "value",
+    }
+    .to_string()
+}
+
+/// How a test's name refers to the callable it tests: `classify`, `bounded_stack_push` (the
+/// type is added when another callable has the same name), `point_default`, `shape_circle`.
+pub(crate) fn callee(cluster: &Cluster, id: CallableId) -> String {
+    let c = &cluster.callables[id];
+    let type_name = |t: &Ty| match t {
+        Ty::Adt(id, _) => type_var_name(&cluster.types[*id].name),
+        _ => "value".to_string(),
+    };
+    let kind_self_ty = |k: &CallableKind| -> Option<Ty> {
+        match k {
+            CallableKind::Function => None,
+            CallableKind::AssocFn { self_ty }
+            | CallableKind::Method { self_ty, .. }
+            | CallableKind::TraitFn { self_ty, .. }
+            | CallableKind::StructLiteral { self_ty, .. }
+            | CallableKind::Variant { self_ty, .. } => Some(self_ty.clone()),
+        }
+    };
+    match &c.kind {
+        CallableKind::Function => snake_words(&c.name),
+        CallableKind::AssocFn { self_ty } | CallableKind::Method { self_ty, .. } => {
+            let mine = self_ty_name(self_ty);
+            let ambiguous = cluster.callables.iter().enumerate().any(|(i, d)| {
+                i != id
+                    && d.name == c.name
+                    && kind_self_ty(&d.kind).as_ref().and_then(self_ty_name) != mine
+            });
+            if ambiguous {
+                format!("{}_{}", type_name(self_ty), snake_words(&c.name))
+            } else {
+                snake_words(&c.name)
+            }
+        }
+        CallableKind::TraitFn {
+            self_ty,
+            trait_name,
+        } => {
+            let method = if trait_name.starts_with("From") {
+                "from"
+            } else {
+                "default"
+            };
+            format!("{}_{method}", type_name(self_ty))
+        }
+        CallableKind::StructLiteral { self_ty, .. } => type_name(self_ty),
+        CallableKind::Variant { self_ty, .. } => {
+            format!("{}_{}", type_name(self_ty), snake_words(&c.name))
+        }
+    }
+}
+
+/// The crate type a self type names, to tell methods of different types apart.
+fn self_ty_name(t: &Ty) -> Option<usize> {
+    match t {
+        Ty::Adt(id, _) => Some(*id),
+        _ => None,
+    }
+}
+
+/// What the test shows, from its last statement: `returns_scalene`, `fails_with_full`,
+/// `panics_with_division_by_zero`, `succeeds`.
+pub(crate) fn outcome(
+    cluster: &Cluster,
+    ret: &Ty,
+    returned: Option<&Observed>,
+    panic: Option<&str>,
+) -> String {
+    if let Some(message) = panic {
+        let words = words(message, 5);
+        return if words.is_empty() {
+            "panics".to_string()
+        } else {
+            format!("panics_with_{words}")
+        };
+    }
+    let Some(obs) = returned else {
+        return match ret {
+            Ty::Unit => "succeeds".to_string(),
+            _ => match adt_name(cluster, ret) {
+                Some(name) => format!("returns_{name}"),
+                None => "succeeds".to_string(),
+            },
+        };
+    };
+    match obs {
+        Observed::Unit => "succeeds".to_string(),
+        Observed::Err(e) => match short_value(e) {
+            Some(s) => format!("fails_with_{s}"),
+            None => "fails".to_string(),
+        },
+        Observed::Ok(o) if matches!(**o, Observed::Unit) => "succeeds".to_string(),
+        obs => match short_value(obs).or_else(|| adt_name(cluster, ret)) {
+            Some(s) => format!("returns_{s}"),
+            None => "returns_value".to_string(),
+        },
+    }
+}
+
+/// The snake-case name of the crate type inside `ty` (through `Result`, `Option`, boxes).
+fn adt_name(cluster: &Cluster, ty: &Ty) -> Option<String> {
+    match ty {
+        Ty::Adt(id, _) => Some(type_var_name(&cluster.types[*id].name)),
+        Ty::Result(t, _) | Ty::Option(t) | Ty::Box(t) | Ty::Ref(t) | Ty::RefMut(t) => {
+            adt_name(cluster, t)
+        }
+        _ => None,
+    }
+}
+
+/// A few words for a value when it is short: `true`, `5`, `minus_1`, `none`, `some_3`,
+/// `ok_opened`, `scalene`, `empty`; `None` for values that do not fit in a name.
+pub(crate) fn short_value(obs: &Observed) -> Option<String> {
+    Some(match obs {
+        Observed::Bool(b) => b.to_string(),
+        Observed::Int(i) if i.unsigned_abs() < 1_000_000_000 => {
+            if *i < 0 {
+                format!("minus_{}", i.unsigned_abs())
+            } else {
+                i.to_string()
+            }
+        }
+        Observed::Float(bits) => {
+            let x = f64::from_bits(*bits);
+            if x.is_nan() {
+                "nan".to_string()
+            } else if x.is_infinite() {
+                if x > 0.0 {
+                    "infinity"
+                } else {
+                    "minus_infinity"
+                }
+                .to_string()
+            } else {
+                let text = format!("{:?}", x.abs());
+                if text.len() > 8 || text.contains('e') {
+                    return None;
+                }
+                let text = text.trim_end_matches(".0").replace('.', "_");
+                if x < 0.0 {
+                    format!("minus_{text}")
+                } else {
+                    text
+                }
+            }
+        }
+        Observed::Char(c) if c.is_ascii_alphanumeric() => c.to_ascii_lowercase().to_string(),
+        Observed::Str(s) if s.is_empty() => "empty".to_string(),
+        Observed::Str(s) => {
+            let w = words(s, 3);
+            if w.is_empty() || w.len() > 24 {
+                return None;
+            }
+            w
+        }
+        Observed::Seq(items) if items.is_empty() => "empty".to_string(),
+        Observed::Opt(None) => "none".to_string(),
+        Observed::Opt(Some(o)) => match short_value(o) {
+            Some(s) => format!("some_{s}"),
+            None => "some".to_string(),
+        },
+        Observed::Ok(o) => match short_value(o) {
+            Some(s) => format!("ok_{s}"),
+            None => "ok".to_string(),
+        },
+        Observed::Err(o) => match short_value(o) {
+            Some(s) => format!("err_{s}"),
+            None => "err".to_string(),
+        },
+        Observed::Variant(name, _) => snake_words(name),
+        Observed::Debug(text) => {
+            // A hand-written Debug: use its leading identifier (`ParseIntError { .. }`).
+            let ident: String = text
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if ident.is_empty()
+                || ident.len() > 24
+                || ident.starts_with(|c: char| c.is_ascii_digit())
+            {
+                return None;
+            }
+            snake_words(&ident)
+        }
+        _ => return None,
+    })
+}
+
+/// A short name for an argument given as data, to tell otherwise equally named tests apart.
+pub(crate) fn arg_hint(v: &Value) -> Option<String> {
+    let obs = match v {
+        Value::Bool(b) => Observed::Bool(*b),
+        Value::Int(i) => Observed::Int(*i),
+        Value::Float(f) => Observed::Float(*f),
+        Value::Char(c) => Observed::Char(*c),
+        Value::Str(s) => Observed::Str(s.clone()),
+        Value::Opt(None) => Observed::Opt(None),
+        Value::Seq(items) if items.is_empty() => Observed::Seq(Vec::new()),
+        _ => return None,
+    };
+    short_value(&obs)
+}
+
+/// One test to be named: its base name, hints from its arguments, and a key that orders
+/// tests with the same name deterministically.
+pub(crate) struct Unnamed {
+    pub base: String,
+    pub hints: Vec<Option<String>>,
+    pub key: String,
+}
+
+/// Final, unique test names, in the order of `tests`. A name that is taken (by another test
+/// or by a name in `reserved`) gets a hint of its arguments when that tells the tests apart,
+/// else `_2`, `_3`, ...
+pub(crate) fn unique_test_names(tests: &[Unnamed], reserved: &HashSet<String>) -> Vec<String> {
+    let mut groups: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, t) in tests.iter().enumerate() {
+        groups.entry(&t.base).or_default().push(i);
+    }
+    let mut names = vec![String::new(); tests.len()];
+    let mut taken: HashSet<String> = reserved.clone();
+    for (base, mut members) in groups {
+        members.sort_by(|&a, &b| tests[a].key.cmp(&tests[b].key));
+        let candidates: Vec<String> = if members.len() == 1 {
+            vec![base.to_string()]
+        } else {
+            let arity = members
+                .iter()
+                .map(|&m| tests[m].hints.len())
+                .max()
+                .unwrap_or(0);
+            let distinct = (0..arity).find_map(|a| {
+                let hints: Vec<&String> = members
+                    .iter()
+                    .map(|&m| tests[m].hints.get(a).and_then(|h| h.as_ref()))
+                    .collect::<Option<_>>()?;
+                let set: HashSet<&String> = hints.iter().copied().collect();
+                (set.len() == hints.len()).then(|| {
+                    hints
+                        .iter()
+                        .map(|h| join_limited(base, &format!("for_{h}")))
+                        .collect()
+                })
+            });
+            distinct.unwrap_or_else(|| vec![base.to_string(); members.len()])
+        };
+        for (&m, candidate) in members.iter().zip(candidates) {
+            let mut name = candidate.clone();
+            let mut n = 2;
+            while taken.contains(&name) {
+                name = format!("{candidate}_{n}");
+                n += 1;
+            }
+            taken.insert(name.clone());
+            names[m] = name;
+        }
+    }
+    names
+}
+
+/// `<callee>_<outcome>`, shortened at a word boundary to fit in a readable name.
+pub(crate) fn test_name(callee: &str, outcome: &str) -> String {
+    join_limited(callee, outcome)
+}
+
+fn join_limited(a: &str, b: &str) -> String {
+    let mut name = format!("{a}_{b}");
+    if name.len() > MAX_TEST_NAME {
+        let cut = name[..MAX_TEST_NAME].rfind('_').unwrap_or(MAX_TEST_NAME);
+        name.truncate(cut.max(a.len().min(MAX_TEST_NAME)));
+    }
+    let name = name.trim_end_matches('_').to_string();
+    if name.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("test_{name}")
+    } else {
+        name
+    }
+}
+
+/// Up to `max` lowercase ASCII words of `text`, joined with `_`.
+pub(crate) fn words(text: &str, max: usize) -> String {
+    text.split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .take(max)
+        .map(|w| w.to_ascii_lowercase())
+        .collect::<Vec<_>>()
+        .join("_")
+}
+
+/// `text` in snake case, ASCII letters, digits and single underscores only.
+fn snake_words(text: &str) -> String {
+    let snake = text.to_snake_case();
+    let mut out = String::new();
+    for c in snake.chars() {
+        let c = if c.is_ascii_alphanumeric() {
+            c.to_ascii_lowercase()
+        } else {
+            '_'
+        };
+        if c == '_' && (out.is_empty() || out.ends_with('_')) {
+            continue;
+        }
+        out.push(c);
+    }
+    out.trim_end_matches('_').to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_snake_case_words() {
+        assert_eq!(type_var_name("BoundedStack"), "bounded_stack");
+        assert_eq!(
+            words("attempt to divide by zero", 5),
+            "attempt_to_divide_by_zero"
+        );
+        assert_eq!(short_value(&Observed::Int(-3)).as_deref(), Some("minus_3"));
+        assert_eq!(
+            short_value(&Observed::Ok(Box::new(Observed::Variant(
+                "Opened".into(),
+                vec![]
+            ))))
+            .as_deref(),
+            Some("ok_opened")
+        );
+    }
+
+    #[test]
+    fn variables_are_numbered_on_conflict_and_avoid_keywords() {
+        let mut names = VarNames::new(["point".to_string()]);
+        assert_eq!(names.fresh("point").to_string(), "point_2");
+        assert_eq!(names.fresh("point").to_string(), "point_3");
+        assert_eq!(names.fresh("Match").to_string(), "match_value");
+    }
+
+    #[test]
+    fn colliding_test_names_use_argument_hints_or_numbers() {
+        let t = |base: &str, hint: Option<&str>, key: &str| Unnamed {
+            base: base.to_string(),
+            hints: vec![hint.map(str::to_string)],
+            key: key.to_string(),
+        };
+        let names = unique_test_names(
+            &[
+                t("unlock_returns_opened", Some("sesame"), "b"),
+                t("unlock_returns_opened", Some("open"), "a"),
+                t("pop_returns_none", None, "b"),
+                t("pop_returns_none", None, "a"),
+            ],
+            &HashSet::new(),
+        );
+        assert_eq!(
+            names,
+            [
+                "unlock_returns_opened_for_sesame",
+                "unlock_returns_opened_for_open",
+                "pop_returns_none_2",
+                "pop_returns_none"
+            ]
+        );
+    }
+
+    #[test]
+    fn long_names_are_cut_at_a_word_boundary() {
+        let name = test_name(
+            "parse",
+            "panics_with_the_configuration_file_could_not_be_read_because_reasons",
+        );
+        assert!(name.len() <= MAX_TEST_NAME, "{name}");
+        assert!(name.starts_with("parse_panics_with_the_configuration"));
+        assert!(!name.ends_with('_'));
+    }
+}

@@ -1,0 +1,560 @@
+//! The oracle: what a generated test asserts about a value the driver observed.
+//!
+//! A value becomes `assert_eq!` against a literal when the literal can be written in the test's
+//! module and the type compares with `PartialEq`; otherwise the oracle falls back to the visible
+//! fields of a struct, then to the `Debug` text. Nothing that varies between runs is asserted:
+//! opaque values get no assertion, and NaN is checked with `is_nan`.
+
+use super::names::VarNames;
+use crate::cluster::{Cluster, Fields, FloatTy, ModuleId, Ty, TypeKind};
+use crate::rust_syntax;
+use hermetic_driver::protocol::Observed;
+use proc_macro2::{Literal, Span, TokenStream};
+use quote::quote;
+
+/// One way of checking a value, before it is written against a concrete expression.
+#[derive(Debug, Clone)]
+pub(crate) enum Check {
+    /// `assert_eq!(value, literal)`
+    Eq(TokenStream),
+    /// `assert!(value.is_nan())`
+    IsNan,
+    /// `assert!(value.is_none())`, for an `Option` whose inside cannot be written.
+    IsNone,
+    /// `assert!(value.is_empty())`, for an empty `Vec` or slice.
+    IsEmpty,
+    /// `assert_eq!(format!("{:?}", value), text)`
+    DebugText(String),
+    /// One check per visible field of a struct; `var` is the name to bind the struct to.
+    Fields {
+        var: String,
+        fields: Vec<(TokenStream, Check)>,
+    },
+    /// The check applies to the `Ok`/`Some` inside.
+    Unwrap(Box<Check>),
+    /// The check applies to the `Err` inside.
+    UnwrapErr(Box<Check>),
+    /// The value is a reference or a box; the check applies to what it points to.
+    Deref(Box<Check>),
+}
+
+impl Check {
+    /// Whether the check only compares `Debug` text (a whole-value `Debug` text reads better).
+    fn is_debug_text(&self) -> bool {
+        match self {
+            Check::DebugText(_) => true,
+            Check::Unwrap(c) | Check::UnwrapErr(c) | Check::Deref(c) => c.is_debug_text(),
+            _ => false,
+        }
+    }
+}
+
+/// Writes values of the cluster's types as Rust expressions in the module `home`.
+pub(crate) struct Oracle<'a> {
+    pub cluster: &'a Cluster,
+    pub home: ModuleId,
+}
+
+impl Oracle<'_> {
+    /// How to check that a value of type `ty` is `obs`; `None` when nothing stable can be said.
+    pub fn check(&self, ty: &Ty, obs: &Observed) -> Option<Check> {
+        match (ty, obs) {
+            (_, Observed::Opaque) => return None,
+            (Ty::Float(_), Observed::Float(bits)) if f64::from_bits(*bits).is_nan() => {
+                return Some(Check::IsNan)
+            }
+            (Ty::Vec(_) | Ty::Slice(_), Observed::Seq(items)) if items.is_empty() => {
+                return Some(Check::IsEmpty)
+            }
+            _ => {}
+        }
+        if self.partial_eq(ty) && !has_nan(obs) {
+            if let Some(lit) = self.literal(ty, obs, true) {
+                return Some(Check::Eq(lit));
+            }
+        }
+        let inner = match (ty, obs) {
+            (Ty::Option(_), Observed::Opt(None)) => Some(Check::IsNone),
+            (Ty::Option(t), Observed::Opt(Some(o))) => {
+                self.check(t, o).map(|c| Check::Unwrap(Box::new(c)))
+            }
+            (Ty::Result(t, e), Observed::Ok(o)) if self.debug(e) => {
+                self.check(t, o).map(|c| Check::Unwrap(Box::new(c)))
+            }
+            (Ty::Result(t, e), Observed::Err(o)) if self.debug(t) => {
+                self.check(e, o).map(|c| Check::UnwrapErr(Box::new(c)))
+            }
+            (Ty::Box(t) | Ty::Ref(t) | Ty::RefMut(t), o) => {
+                self.check(t, o).map(|c| Check::Deref(Box::new(c)))
+            }
+            (Ty::Adt(id, _), Observed::Struct(fields)) => self.field_checks(*id, fields),
+            _ => None,
+        };
+        match inner {
+            Some(c) if !c.is_debug_text() => Some(c),
+            inner => {
+                let whole = self
+                    .debug(ty)
+                    .then(|| self.debug_text(Some(ty), obs))
+                    .flatten();
+                whole.map(Check::DebugText).or(inner)
+            }
+        }
+    }
+
+    /// Checks on the fields of a struct that the test's module can see.
+    fn field_checks(&self, id: usize, observed: &[(String, Observed)]) -> Option<Check> {
+        let def = &self.cluster.types[id];
+        let TypeKind::Struct(fields) = &def.kind else {
+            return None;
+        };
+        if fields.all().len() != observed.len() {
+            return None;
+        }
+        let mut out = Vec::new();
+        for (f, (name, o)) in fields.all().iter().zip(observed) {
+            if f.name != *name || !self.cluster.visible_from(def.module, f.vis, self.home) {
+                continue;
+            }
+            let Some(t) = &f.ty else { continue };
+            if let Some(c) = self.check(t, o) {
+                out.push((field_access(fields, &f.name), c));
+            }
+        }
+        (!out.is_empty()).then(|| Check::Fields {
+            var: super::names::type_var_name(&def.name),
+            fields: out,
+        })
+    }
+
+    /// Writes the statements that perform `check` on `target`. `place` says whether `target`
+    /// is a place that must not be moved out of; `by_ref` whether its type is a reference.
+    pub fn render(
+        &self,
+        check: &Check,
+        target: TokenStream,
+        place: bool,
+        by_ref: bool,
+        names: &mut VarNames,
+        out: &mut Vec<TokenStream>,
+    ) {
+        match check {
+            Check::Eq(lit) => {
+                let target = if by_ref { quote!(*#target) } else { target };
+                out.push(quote!(assert_eq!(#target, #lit);));
+            }
+            Check::IsNan => out.push(quote!(assert!(#target.is_nan());)),
+            Check::IsNone => out.push(quote!(assert!(#target.is_none());)),
+            Check::IsEmpty => out.push(quote!(assert!(#target.is_empty());)),
+            Check::DebugText(text) => {
+                let text = Literal::string(text);
+                out.push(quote!(assert_eq!(format!("{:?}", #target), #text);));
+            }
+            Check::Deref(c) => self.render(c, target, place, true, names, out),
+            Check::Unwrap(c) | Check::UnwrapErr(c) => {
+                let method = match check {
+                    Check::Unwrap(_) => quote!(unwrap),
+                    _ => quote!(unwrap_err),
+                };
+                if place || by_ref {
+                    let t = quote!(#target.as_ref().#method());
+                    self.render(c, t, false, true, names, out)
+                } else {
+                    self.render(c, quote!(#target.#method()), false, false, names, out)
+                }
+            }
+            Check::Fields { var, fields } => {
+                let base = if place {
+                    target
+                } else {
+                    let v = names.fresh(var);
+                    out.push(quote!(let #v = #target;));
+                    quote!(#v)
+                };
+                for (access, c) in fields {
+                    self.render(c, quote!(#base.#access), true, false, names, out);
+                }
+            }
+        }
+    }
+
+    /// Whether values of `ty` can be compared with `==` against a value of the same type.
+    pub fn partial_eq(&self, ty: &Ty) -> bool {
+        self.has_trait(ty, "PartialEq")
+    }
+
+    /// Whether values of `ty` implement `Debug`.
+    pub fn debug(&self, ty: &Ty) -> bool {
+        self.has_trait(ty, "Debug")
+    }
+
+    fn has_trait(&self, ty: &Ty, name: &str) -> bool {
+        let rec = |t: &Ty| self.has_trait(t, name);
+        match ty {
+            Ty::Unit | Ty::Bool | Ty::Char | Ty::Int(_) | Ty::Float(_) | Ty::String | Ty::Str => {
+                true
+            }
+            Ty::Vec(t)
+            | Ty::Slice(t)
+            | Ty::Array(t, _)
+            | Ty::Option(t)
+            | Ty::Box(t)
+            | Ty::Ref(t)
+            | Ty::RefMut(t) => rec(t),
+            Ty::Tuple(items) => items.len() <= 12 && items.iter().all(rec),
+            Ty::Result(a, b) => rec(a) && rec(b),
+            Ty::Adt(id, args) => {
+                let def = &self.cluster.types[*id];
+                (def.derives.iter().any(|d| d == name) || def.impls.iter().any(|d| d == name))
+                    && args.iter().all(rec)
+            }
+        }
+    }
+
+    /// `obs` written as an expression of type `ty` in the test's module. At the top of an
+    /// `assert_eq!`, a `String` is written as a `&str` literal (`String == &str` holds).
+    pub fn literal(&self, ty: &Ty, obs: &Observed, top: bool) -> Option<TokenStream> {
+        let rec = |t: &Ty, o: &Observed| self.literal(t, o, false);
+        let list = |t: &Ty, items: &[Observed]| -> Option<Vec<TokenStream>> {
+            items.iter().map(|o| rec(t, o)).collect()
+        };
+        Some(match (ty, obs) {
+            (Ty::Unit, Observed::Unit) => quote!(()),
+            (Ty::Bool, Observed::Bool(b)) => quote!(#b),
+            (Ty::Int(_), Observed::Int(i)) => int_literal(*i),
+            (Ty::Int(_), Observed::BigUint(u)) => {
+                let u = Literal::u128_unsuffixed(*u);
+                quote!(#u)
+            }
+            (Ty::Float(f), Observed::Float(bits)) => float_literal(*f, f64::from_bits(*bits))?,
+            (Ty::Char, Observed::Char(c)) => {
+                let c = Literal::character(*c);
+                quote!(#c)
+            }
+            (Ty::String, Observed::Str(s)) => {
+                let s = Literal::string(s);
+                if top {
+                    quote!(#s)
+                } else {
+                    quote!(#s.to_string())
+                }
+            }
+            (Ty::Str, Observed::Str(s)) => {
+                let s = Literal::string(s);
+                quote!(#s)
+            }
+            (Ty::Vec(t), Observed::Seq(items)) => {
+                if items.is_empty() {
+                    if !self.cluster.ty_visible_from(t, self.home) {
+                        return None;
+                    }
+                    let t = rust_syntax::ty(self.cluster, t, self.home);
+                    quote!(Vec::<#t>::new())
+                } else {
+                    let items = list(t, items)?;
+                    quote!(vec![#(#items),*])
+                }
+            }
+            (Ty::Slice(t), Observed::Seq(items)) if !items.is_empty() => {
+                let items = list(t, items)?;
+                quote!(&[#(#items),*])
+            }
+            (Ty::Array(t, n), Observed::Seq(items)) if !items.is_empty() && items.len() == *n => {
+                let items = list(t, items)?;
+                quote!([#(#items),*])
+            }
+            (Ty::Tuple(ts), Observed::Tuple(os)) if ts.len() == os.len() => {
+                let items: Vec<_> = ts
+                    .iter()
+                    .zip(os)
+                    .map(|(t, o)| rec(t, o))
+                    .collect::<Option<_>>()?;
+                tuple(&items)
+            }
+            (Ty::Option(_), Observed::Opt(None)) => quote!(None),
+            (Ty::Option(t), Observed::Opt(Some(o))) => {
+                let o = rec(t, o)?;
+                quote!(Some(#o))
+            }
+            (Ty::Result(t, _), Observed::Ok(o)) => {
+                let o = rec(t, o)?;
+                quote!(Ok(#o))
+            }
+            (Ty::Result(_, e), Observed::Err(o)) => {
+                let o = rec(e, o)?;
+                quote!(Err(#o))
+            }
+            (Ty::Box(t), o) => {
+                let o = rec(t, o)?;
+                quote!(Box::new(#o))
+            }
+            (Ty::Ref(t), o) => {
+                let o = rec(t, o)?;
+                quote!(&#o)
+            }
+            (Ty::RefMut(t), o) => {
+                let o = rec(t, o)?;
+                quote!(&mut #o)
+            }
+            (Ty::Adt(id, _), Observed::Struct(observed)) => {
+                let def = &self.cluster.types[*id];
+                let TypeKind::Struct(fields) = &def.kind else {
+                    return None;
+                };
+                if !self.cluster.visible_from(def.module, def.vis, self.home) {
+                    return None;
+                }
+                let path = rust_syntax::item_path(self.cluster, def.module, &def.name, self.home);
+                let all_visible = fields
+                    .all()
+                    .iter()
+                    .all(|f| self.cluster.visible_from(def.module, f.vis, self.home));
+                if !all_visible {
+                    return None;
+                }
+                self.fields_literal(path, fields, observed)?
+            }
+            (Ty::Adt(id, _), Observed::Variant(name, observed)) => {
+                let def = &self.cluster.types[*id];
+                let TypeKind::Enum(variants) = &def.kind else {
+                    return None;
+                };
+                if !self.cluster.visible_from(def.module, def.vis, self.home) {
+                    return None;
+                }
+                let variant = variants.iter().find(|v| v.name == *name)?;
+                let path = rust_syntax::item_path(self.cluster, def.module, &def.name, self.home);
+                let v = rust_syntax::ident(&variant.name);
+                self.fields_literal(quote!(#path::#v), &variant.fields, observed)?
+            }
+            _ => return None,
+        })
+    }
+
+    /// `Path`, `Path(a, b)` or `Path { x: a }` from observed fields.
+    fn fields_literal(
+        &self,
+        path: TokenStream,
+        fields: &Fields,
+        observed: &[(String, Observed)],
+    ) -> Option<TokenStream> {
+        if fields.all().len() != observed.len() {
+            return None;
+        }
+        let mut values = Vec::new();
+        for (f, (name, o)) in fields.all().iter().zip(observed) {
+            if f.name != *name {
+                return None;
+            }
+            values.push(self.literal(f.ty.as_ref()?, o, false)?);
+        }
+        Some(match fields {
+            Fields::Unit => path,
+            Fields::Tuple(_) => quote!(#path(#(#values),*)),
+            Fields::Named(fs) => {
+                let names = fs.iter().map(|f| rust_syntax::ident(&f.name));
+                quote!(#path { #(#names: #values),* })
+            }
+        })
+    }
+
+    /// The text `format!("{:?}", value)` gives, re-created from the observation for the
+    /// standard library's and derived `Debug` implementations.
+    pub fn debug_text(&self, ty: Option<&Ty>, obs: &Observed) -> Option<String> {
+        // Look through references and boxes: their Debug is that of what they point to.
+        let ty = match ty {
+            Some(Ty::Ref(t) | Ty::RefMut(t) | Ty::Box(t)) => return self.debug_text(Some(t), obs),
+            t => t,
+        };
+        let elem = |i: usize| -> Option<&Ty> {
+            match ty? {
+                Ty::Vec(t) | Ty::Slice(t) | Ty::Array(t, _) | Ty::Option(t) => Some(t),
+                Ty::Tuple(ts) => ts.get(i),
+                Ty::Result(t, e) => Some(if i == 0 { t } else { e }),
+                _ => None,
+            }
+        };
+        let wrap = |name: &str, i: usize, o: &Observed| -> Option<String> {
+            Some(format!("{name}({})", self.debug_text(elem(i), o)?))
+        };
+        Some(match obs {
+            Observed::Debug(text) => text.clone(),
+            Observed::Opaque => return None,
+            Observed::Unit => "()".to_string(),
+            Observed::Bool(b) => b.to_string(),
+            Observed::Int(i) => i.to_string(),
+            Observed::BigUint(u) => u.to_string(),
+            Observed::Float(bits) => match ty? {
+                Ty::Float(FloatTy::F32) => format!("{:?}", f64::from_bits(*bits) as f32),
+                Ty::Float(FloatTy::F64) => format!("{:?}", f64::from_bits(*bits)),
+                _ => return None,
+            },
+            Observed::Char(c) => format!("{c:?}"),
+            Observed::Str(s) => format!("{s:?}"),
+            Observed::Seq(items) => {
+                let items: Vec<_> = items
+                    .iter()
+                    .map(|o| self.debug_text(elem(0), o))
+                    .collect::<Option<_>>()?;
+                format!("[{}]", items.join(", "))
+            }
+            Observed::Tuple(items) => {
+                let items: Vec<_> = items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, o)| self.debug_text(elem(i), o))
+                    .collect::<Option<_>>()?;
+                if items.len() == 1 {
+                    format!("({},)", items[0])
+                } else {
+                    format!("({})", items.join(", "))
+                }
+            }
+            Observed::Opt(None) => "None".to_string(),
+            Observed::Opt(Some(o)) => wrap("Some", 0, o)?,
+            Observed::Ok(o) => wrap("Ok", 0, o)?,
+            Observed::Err(o) => wrap("Err", 1, o)?,
+            Observed::Struct(observed) => {
+                let Some(Ty::Adt(id, _)) = ty else {
+                    return None;
+                };
+                let def = &self.cluster.types[*id];
+                let TypeKind::Struct(fields) = &def.kind else {
+                    return None;
+                };
+                if !def.derives.iter().any(|d| d == "Debug") {
+                    return None;
+                }
+                self.fields_debug(&def.name, fields, observed)?
+            }
+            Observed::Variant(name, observed) => {
+                let Some(Ty::Adt(id, _)) = ty else {
+                    return None;
+                };
+                let def = &self.cluster.types[*id];
+                let TypeKind::Enum(variants) = &def.kind else {
+                    return None;
+                };
+                if !def.derives.iter().any(|d| d == "Debug") {
+                    return None;
+                }
+                let variant = variants.iter().find(|v| v.name == *name)?;
+                self.fields_debug(&variant.name, &variant.fields, observed)?
+            }
+        })
+    }
+
+    /// What `#[derive(Debug)]` prints for a struct or variant named `name`.
+    fn fields_debug(
+        &self,
+        name: &str,
+        fields: &Fields,
+        observed: &[(String, Observed)],
+    ) -> Option<String> {
+        if fields.all().len() != observed.len() {
+            return None;
+        }
+        let mut parts = Vec::new();
+        for (f, (field_name, o)) in fields.all().iter().zip(observed) {
+            if f.name != *field_name {
+                return None;
+            }
+            let text = self.debug_text(f.ty.as_ref(), o)?;
+            parts.push(match fields {
+                Fields::Named(_) => format!("{}: {text}", f.name),
+                _ => text,
+            });
+        }
+        Some(match fields {
+            _ if parts.is_empty() => name.to_string(),
+            Fields::Named(_) => format!("{name} {{ {} }}", parts.join(", ")),
+            _ => format!("{name}({})", parts.join(", ")),
+        })
+    }
+}
+
+/// `.x` or `.0`.
+fn field_access(fields: &Fields, name: &str) -> TokenStream {
+    match fields {
+        Fields::Tuple(_) => match name.parse::<u32>() {
+            Ok(i) => {
+                let i = syn::Index::from(i as usize);
+                quote!(#i)
+            }
+            Err(_) => {
+                let i = rust_syntax::ident(name);
+                quote!(#i)
+            }
+        },
+        _ => {
+            let i = rust_syntax::ident(name);
+            quote!(#i)
+        }
+    }
+}
+
+/// `(a, b)`, or `(a,)` for a single element.
+pub(crate) fn tuple(items: &[TokenStream]) -> TokenStream {
+    if items.len() == 1 {
+        let a = &items[0];
+        quote!((#a,))
+    } else {
+        quote!((#(#items),*))
+    }
+}
+
+/// An integer literal without suffix; the type comes from where it is used.
+pub(crate) fn int_literal(i: i128) -> TokenStream {
+    let abs = Literal::u128_unsuffixed(i.unsigned_abs());
+    if i < 0 {
+        quote!(-#abs)
+    } else {
+        quote!(#abs)
+    }
+}
+
+/// A float literal that reads back as exactly `x` (as an `f32` when `ty` is `F32`);
+/// `None` for NaN, which no literal equals.
+pub(crate) fn float_literal(ty: FloatTy, x: f64) -> Option<TokenStream> {
+    let prefix = match ty {
+        FloatTy::F32 => quote!(f32),
+        FloatTy::F64 => quote!(f64),
+    };
+    if x.is_nan() {
+        return None;
+    }
+    if x.is_infinite() {
+        return Some(if x > 0.0 {
+            quote!(#prefix::INFINITY)
+        } else {
+            quote!(#prefix::NEG_INFINITY)
+        });
+    }
+    // `{:?}` prints the shortest text that reads back as the same value.
+    let mut text = match ty {
+        FloatTy::F32 => format!("{:?}", (x as f32).abs()),
+        FloatTy::F64 => format!("{:?}", x.abs()),
+    };
+    if !text.contains(['.', 'e']) {
+        text.push_str(".0");
+    }
+    let lit = syn::LitFloat::new(&text, Span::call_site());
+    Some(if x.is_sign_negative() {
+        quote!(-#lit)
+    } else {
+        quote!(#lit)
+    })
+}
+
+/// Whether a NaN appears anywhere in the observation (NaN equals nothing).
+fn has_nan(obs: &Observed) -> bool {
+    match obs {
+        Observed::Float(bits) => f64::from_bits(*bits).is_nan(),
+        Observed::Seq(items) | Observed::Tuple(items) => items.iter().any(has_nan),
+        Observed::Opt(Some(o)) | Observed::Ok(o) | Observed::Err(o) => has_nan(o),
+        Observed::Struct(fields) | Observed::Variant(_, fields) => {
+            fields.iter().any(|(_, o)| has_nan(o))
+        }
+        _ => false,
+    }
+}

@@ -1,0 +1,387 @@
+//! Placing generated test files into the user's crate: never over hand-written code, every
+//! check before the first write, each file replaced atomically.
+
+use super::{relative_to, test_file_path, GeneratedFile, GENERATED_MARKER, TEST_MODULE};
+use crate::cluster::{Cluster, ModuleBody, ModuleId};
+use anyhow::{bail, Context};
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// What applying generated files changes (or, for [`plan`], would change) in the crate.
+/// Paths are relative to the crate root.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Applied {
+    /// Test files that did not exist.
+    pub created: Vec<PathBuf>,
+    /// Generated test files whose contents changed.
+    pub updated: Vec<PathBuf>,
+    /// Generated test files that were already up to date.
+    pub unchanged: Vec<PathBuf>,
+    /// Module declarations `#[cfg(test)] mod hermetic_tests;` added to module files.
+    pub mod_lines: Vec<ModLine>,
+    /// Generated test files of modules that now have no tests. They are left in place (the
+    /// user may want them); the report tells the user they can delete them.
+    pub stale: Vec<PathBuf>,
+}
+
+/// Where a `mod hermetic_tests;` line was added.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModLine {
+    pub module: ModuleId,
+    /// The module's file, relative to the crate root.
+    pub file: PathBuf,
+}
+
+/// Writes the files into the crate at `crate_root` (the directory of Cargo.toml), adding the
+/// `#[cfg(test)] mod hermetic_tests;` line to each module once. Refuses (an error, nothing
+/// written) when a target file exists that cargo-hermetic did not generate, or a module already
+/// declares a different `hermetic_tests` item. Each file is written atomically (a temporary
+/// file renamed over it). Generated files of modules without tests now are only reported.
+pub fn apply(
+    crate_root: &Path,
+    cluster: &Cluster,
+    files: &[GeneratedFile],
+) -> anyhow::Result<Applied> {
+    let (applied, writes) = prepare(crate_root, cluster, files)?;
+    // Test files first: if writing stops half-way, no module declares a missing file.
+    for (path, contents) in &writes {
+        write_atomically(path, contents)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(applied)
+}
+
+/// What [`apply`] would change, for `--dry-run`: the same checks, nothing written.
+pub fn plan(
+    crate_root: &Path,
+    cluster: &Cluster,
+    files: &[GeneratedFile],
+) -> anyhow::Result<Applied> {
+    prepare(crate_root, cluster, files).map(|(applied, _)| applied)
+}
+
+/// Checks everything and computes the writes (absolute path, new contents), in write order.
+fn prepare(
+    crate_root: &Path,
+    cluster: &Cluster,
+    files: &[GeneratedFile],
+) -> anyhow::Result<(Applied, Vec<(PathBuf, String)>)> {
+    let roots = Roots::new(crate_root);
+    let mut applied = Applied::default();
+    let mut problems = Vec::new();
+    let mut test_writes = Vec::new();
+    // Module file (relative) -> (inserts as (byte offset, text), module ids).
+    let mut edits: BTreeMap<PathBuf, Vec<(usize, String, ModuleId)>> = BTreeMap::new();
+    let mut sources: BTreeMap<PathBuf, String> = BTreeMap::new();
+
+    for file in files {
+        if file.module >= cluster.modules.len() {
+            bail!(
+                "generated file {} names an unknown module",
+                file.path.display()
+            );
+        }
+        let expected = test_file_path(cluster, file.module, Some(&roots.plain));
+        let expected = roots.relative(&expected);
+        let rel = roots.relative(&file.path);
+        if rel != expected {
+            bail!(
+                "the tests of module `{}` belong in {}, not {}",
+                cluster.module_name(file.module),
+                expected.display(),
+                rel.display()
+            );
+        }
+        let abs = crate_root.join(&rel);
+        match existing_test_file(&abs) {
+            Existing::None => applied.created.push(rel.clone()),
+            Existing::Generated(old) if old == file.contents => applied.unchanged.push(rel.clone()),
+            Existing::Generated(_) => applied.updated.push(rel.clone()),
+            Existing::Foreign(why) => problems.push(format!(
+                "{} {why}; cargo-hermetic writes the tests of module `{}` there. Rename or \
+                 delete it, then run again.",
+                rel.display(),
+                cluster.module_name(file.module)
+            )),
+        }
+        let dir_form = abs.with_extension("").join("mod.rs");
+        if dir_form.exists() {
+            problems.push(format!(
+                "{} exists, so `mod {TEST_MODULE};` would be ambiguous. Rename or delete it, \
+                 then run again.",
+                roots.relative(&dir_form).display()
+            ));
+        }
+        test_writes.push((abs, file.contents.clone()));
+
+        // The declaration in the module.
+        let module = &cluster.modules[file.module];
+        let module_file = roots.relative(&module.file);
+        if !sources.contains_key(&module_file) {
+            let text = fs::read_to_string(crate_root.join(&module_file))
+                .with_context(|| format!("cannot read {}", module_file.display()))?;
+            sources.insert(module_file.clone(), text);
+        }
+        let source = &sources[&module_file];
+        match declaration(cluster, file.module, source) {
+            Ok(Declaration::Ours) => {}
+            Ok(Declaration::Missing) => {
+                let insert = match module.body {
+                    ModuleBody::File => {
+                        let sep = if source.is_empty() || source.ends_with('\n') {
+                            ""
+                        } else {
+                            "\n"
+                        };
+                        Some((
+                            source.len(),
+                            format!("{sep}\n#[cfg(test)]\nmod {TEST_MODULE};\n"),
+                        ))
+                    }
+                    ModuleBody::Inline { close_brace } => inline_insert(source, close_brace),
+                };
+                match insert {
+                    Some((at, text)) => {
+                        edits
+                            .entry(module_file.clone())
+                            .or_default()
+                            .push((at, text, file.module));
+                        applied.mod_lines.push(ModLine {
+                            module: file.module,
+                            file: module_file.clone(),
+                        });
+                    }
+                    None => problems.push(format!(
+                        "{} has changed since it was analysed (no `}}` where module `{}` ends). \
+                         Run again.",
+                        module_file.display(),
+                        cluster.module_name(file.module)
+                    )),
+                }
+            }
+            Ok(Declaration::Foreign(what)) => problems.push(format!(
+                "module `{}` in {} already declares {what}; cargo-hermetic needs that name for \
+                 `#[cfg(test)] mod {TEST_MODULE};`. Rename it, then run again.",
+                cluster.module_name(file.module),
+                module_file.display()
+            )),
+            Err(e) => problems.push(e),
+        }
+    }
+
+    // Generated files of modules that have no tests now.
+    let with_tests: Vec<ModuleId> = files.iter().map(|f| f.module).collect();
+    for m in (0..cluster.modules.len()).filter(|m| !with_tests.contains(m)) {
+        let rel = roots.relative(&test_file_path(cluster, m, Some(&roots.plain)));
+        if let Existing::Generated(_) = existing_test_file(&crate_root.join(&rel)) {
+            applied.stale.push(rel);
+        }
+    }
+
+    if !problems.is_empty() {
+        bail!(
+            "nothing was written:\n{}",
+            problems
+                .iter()
+                .map(|p| format!("  - {p}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    }
+
+    let mut writes = test_writes;
+    for (module_file, mut inserts) in edits {
+        let mut text = sources[&module_file].clone();
+        inserts.sort_by(|a, b| b.0.cmp(&a.0));
+        for (at, insert, _) in &inserts {
+            text.insert_str(*at, insert);
+        }
+        syn::parse_file(&text).map_err(|e| {
+            anyhow::anyhow!(
+                "adding `mod {TEST_MODULE};` to {} would not give valid Rust ({e}); nothing was written",
+                module_file.display()
+            )
+        })?;
+        writes.push((crate_root.join(&module_file), text));
+    }
+    Ok((applied, writes))
+}
+
+/// The crate root as given and canonicalized, to make analysis paths relative to either.
+struct Roots {
+    plain: PathBuf,
+    canonical: Option<PathBuf>,
+}
+
+impl Roots {
+    fn new(root: &Path) -> Self {
+        Roots {
+            plain: root.to_path_buf(),
+            canonical: fs::canonicalize(root).ok(),
+        }
+    }
+
+    fn relative(&self, path: &Path) -> PathBuf {
+        let rel = relative_to(path, Some(&self.plain));
+        match &self.canonical {
+            Some(c) if rel.is_absolute() => relative_to(&rel, Some(c)),
+            _ => rel,
+        }
+    }
+}
+
+enum Existing {
+    None,
+    /// A file cargo-hermetic wrote, with its contents.
+    Generated(String),
+    /// Something else is in the way; says what.
+    Foreign(String),
+}
+
+fn existing_test_file(path: &Path) -> Existing {
+    if path.is_dir() {
+        return Existing::Foreign("is a directory".to_string());
+    }
+    match fs::read_to_string(path) {
+        Ok(text)
+            if text
+                .lines()
+                .next()
+                .is_some_and(|l| l.contains(GENERATED_MARKER)) =>
+        {
+            Existing::Generated(text)
+        }
+        Ok(_) => Existing::Foreign("exists and was not generated by cargo-hermetic".to_string()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Existing::None,
+        Err(e) => Existing::Foreign(format!("cannot be read ({e})")),
+    }
+}
+
+enum Declaration {
+    /// `#[cfg(test)] mod hermetic_tests;` is there.
+    Ours,
+    Missing,
+    /// Another item named `hermetic_tests`, described.
+    Foreign(String),
+}
+
+/// Whether module `m`'s items (in `source`, its file) declare `hermetic_tests`.
+fn declaration(cluster: &Cluster, m: ModuleId, source: &str) -> Result<Declaration, String> {
+    let module = &cluster.modules[m];
+    let parsed = syn::parse_file(source)
+        .map_err(|e| format!("cannot parse {}: {e}", module.file.display()))?;
+    // The inline modules between the file's own module and `m`, outermost first.
+    let mut path = Vec::new();
+    let mut cur = m;
+    while let ModuleBody::Inline { .. } = cluster.modules[cur].body {
+        path.push(
+            cluster.modules[cur]
+                .path
+                .last()
+                .cloned()
+                .unwrap_or_default(),
+        );
+        match cluster.modules[cur].parent {
+            Some(p) => cur = p,
+            None => break,
+        }
+    }
+    path.reverse();
+    let mut items = &parsed.items;
+    for name in &path {
+        items = items
+            .iter()
+            .find_map(|item| match item {
+                syn::Item::Mod(md) if md.ident == name.as_str() => {
+                    md.content.as_ref().map(|(_, items)| items)
+                }
+                _ => None,
+            })
+            .ok_or_else(|| {
+                format!(
+                    "cannot find `mod {name} {{ .. }}` in {}; it changed since it was analysed. Run again.",
+                    module.file.display()
+                )
+            })?;
+    }
+    for item in items {
+        let ident = match item {
+            syn::Item::Mod(md) if md.ident == TEST_MODULE => {
+                let cfg_test_only = md.attrs.iter().all(|a| {
+                    a.path().is_ident("cfg")
+                        && a.meta
+                            .require_list()
+                            .is_ok_and(|l| l.tokens.to_string() == "test")
+                }) && !md.attrs.is_empty();
+                let plain = matches!(md.vis, syn::Visibility::Inherited);
+                return Ok(match (&md.content, cfg_test_only && plain) {
+                    (None, true) => Declaration::Ours,
+                    (Some(_), _) => {
+                        Declaration::Foreign(format!("an inline `mod {TEST_MODULE} {{ .. }}`"))
+                    }
+                    (None, false) => Declaration::Foreign(format!(
+                        "`mod {TEST_MODULE};` with other attributes or visibility"
+                    )),
+                });
+            }
+            syn::Item::Fn(f) => Some(&f.sig.ident),
+            syn::Item::Struct(s) => Some(&s.ident),
+            syn::Item::Enum(e) => Some(&e.ident),
+            syn::Item::Const(c) => Some(&c.ident),
+            syn::Item::Static(s) => Some(&s.ident),
+            syn::Item::Type(t) => Some(&t.ident),
+            syn::Item::Trait(t) => Some(&t.ident),
+            syn::Item::Union(u) => Some(&u.ident),
+            _ => None,
+        };
+        if ident.is_some_and(|i| i == TEST_MODULE) {
+            return Ok(Declaration::Foreign(format!(
+                "another item named `{TEST_MODULE}`"
+            )));
+        }
+    }
+    Ok(Declaration::Missing)
+}
+
+/// The text to insert before the closing brace at `close_brace` of an inline module, indented
+/// one level deeper than the brace; `None` when there is no `}` at that offset.
+fn inline_insert(source: &str, close_brace: usize) -> Option<(usize, String)> {
+    if source.as_bytes().get(close_brace) != Some(&b'}') {
+        return None;
+    }
+    let line_start = source[..close_brace].rfind('\n').map_or(0, |i| i + 1);
+    let before = &source[line_start..close_brace];
+    if before.trim().is_empty() {
+        // The brace is on its own line: insert whole lines above it.
+        let inner = format!("{before}    ");
+        Some((
+            line_start,
+            format!("\n{inner}#[cfg(test)]\n{inner}mod {TEST_MODULE};\n"),
+        ))
+    } else {
+        let indent: String = before.chars().take_while(|c| c.is_whitespace()).collect();
+        let inner = format!("{indent}    ");
+        Some((
+            close_brace,
+            format!("\n{inner}#[cfg(test)]\n{inner}mod {TEST_MODULE};\n{indent}"),
+        ))
+    }
+}
+
+/// Replaces `path` with `contents` through a temporary file in the same directory, keeping the
+/// permissions of the file it replaces.
+fn write_atomically(path: &Path, contents: &str) -> anyhow::Result<()> {
+    let dir = path.parent().context("path has no directory")?;
+    fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let mut temp =
+        tempfile::NamedTempFile::new_in(dir).context("cannot create a temporary file")?;
+    temp.write_all(contents.as_bytes())?;
+    temp.as_file().sync_all()?;
+    if let Ok(meta) = fs::metadata(path) {
+        fs::set_permissions(temp.path(), meta.permissions())?;
+    }
+    temp.persist(path)?;
+    Ok(())
+}

@@ -1,0 +1,1 @@
+//! Tests of emission: exact text, rustfmt-cleanliness, placement.
