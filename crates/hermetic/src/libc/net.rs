@@ -59,25 +59,6 @@ pub unsafe extern "C" fn socket(domain: c_int, ty: c_int, proto: c_int) -> c_int
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn socketpair(
-    domain: c_int,
-    ty: c_int,
-    proto: c_int,
-    sv: *mut c_int,
-) -> c_int {
-    virt!(|st| {
-        st.record(Access::NetworkAttempt {
-            what: "socketpair",
-            target: String::new(),
-        });
-        Err::<c_int, _>(libc::EACCES)
-    });
-    unsafe {
-        real!(socketpair: fn(c_int, c_int, c_int, *mut c_int) -> c_int)(domain, ty, proto, sv)
-    }
-}
-
-#[no_mangle]
 pub unsafe extern "C" fn connect(fd: c_int, addr: *const sockaddr, len: socklen_t) -> c_int {
     virt_fd!(fd, |st| refuse(
         st,

@@ -159,3 +159,22 @@ pub unsafe extern "C" fn popen(cmd: *const c_char, mode: *const c_char) -> *mut 
     }
     unsafe { real!(popen: fn(*const c_char, *const c_char) -> *mut FILE)(cmd, mode) }
 }
+
+/// std registers its stdio redirections before spawning; a virtual descriptor (e.g. the
+/// `/dev/null` of `Stdio::null()`) would be rejected here with EBADF before the spawn itself
+/// could be refused, so it is accepted (the spawn that follows fails anyway).
+#[no_mangle]
+pub unsafe extern "C" fn posix_spawn_file_actions_adddup2(
+    actions: *mut c_void,
+    fd: c_int,
+    newfd: c_int,
+) -> c_int {
+    if fd >= crate::state::VFD_BASE {
+        return 0;
+    }
+    unsafe {
+        real!(posix_spawn_file_actions_adddup2: fn(*mut c_void, c_int, c_int) -> c_int)(
+            actions, fd, newfd,
+        )
+    }
+}
