@@ -1,0 +1,226 @@
+//! The search: many-objective, archive-based generation of test cases.
+//!
+//! Every goal (an edge of the selected code) is its own objective. New candidates are random
+//! tests or mutants of archived ones; executions report covered counters and the values the code
+//! compared against, which join the value pool. The archive keeps, per goal, the best test that
+//! covers it. At the end each kept test is minimised: every statement must be needed for a goal.
+//! All decisions come from a seeded RNG and the reports, never from the clock, so a seed and an
+//! execution budget reproduce a run exactly.
+
+pub mod archive;
+pub mod ops;
+pub mod values;
+
+use crate::cluster::Cluster;
+use crate::driver::goals::GoalMap;
+use crate::driver::process::DriverPool;
+use crate::test_case::{FinishedTest, Stmt, TestCase};
+use anyhow::Result;
+use archive::Archive;
+use hermetic_driver::protocol::{ExecReport, Outcome};
+use ops::Space;
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::collections::BTreeSet;
+use std::time::Instant;
+
+pub struct SearchConfig {
+    pub seed: u64,
+    /// Stop after this many executions.
+    pub max_executions: Option<u64>,
+    /// Stop at this time (checked between batches only).
+    pub deadline: Option<Instant>,
+    /// Candidates per batch; fixed, so results do not depend on the number of jobs.
+    pub batch: usize,
+}
+
+/// An execution that cannot become a test: it aborted, overflowed its stack, exited or hung.
+#[derive(Debug, Clone)]
+pub struct Finding {
+    pub case: TestCase,
+    pub outcome: Outcome,
+}
+
+pub struct SearchOutcome {
+    pub tests: Vec<FinishedTest>,
+    pub covered: BTreeSet<usize>,
+    pub executions: u64,
+    pub findings: Vec<Finding>,
+    /// Candidates not run because they repeat a call that crashed or hung before.
+    pub avoided: u64,
+}
+
+/// Progress as the search goes: executions so far and goals covered.
+pub type Progress<'a> = &'a mut dyn FnMut(u64, usize);
+
+pub fn run(space: &mut Space, goals: &GoalMap, pool: &mut DriverPool, cfg: &SearchConfig, progress: Progress) -> Result<SearchOutcome> {
+    let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
+    let mut archive = Archive::default();
+    let mut executions = 0u64;
+    let mut findings: Vec<Finding> = Vec::new();
+    let mut poisoned: BTreeSet<String> = BTreeSet::new();
+    let mut avoided = 0;
+    let max = cfg.max_executions.unwrap_or(u64::MAX);
+    while executions < max && !cfg.deadline.is_some_and(|d| Instant::now() >= d) {
+        if archive.covered() == goals.len() && goals.len() > 0 {
+            break;
+        }
+        let n = (cfg.batch as u64).min(max - executions) as usize;
+        let parents: Vec<&FinishedTest> = archive.tests().collect();
+        // Random tests are most useful early; mutants of archived tests later.
+        let p_random = if parents.is_empty() { 1.0 } else { 0.5 / (1.0 + executions as f64 / 2000.0) + 0.1 };
+        let mut batch = Vec::with_capacity(n);
+        let mut attempts = 0;
+        while batch.len() < n && attempts < n * 20 {
+            attempts += 1;
+            let candidate = if rng.gen_bool(p_random) {
+                ops::random_test(&mut rng, space)
+            } else {
+                let parent = parents.choose(&mut rng).expect("non-empty");
+                Some(ops::mutate(&mut rng, space, &parent.case))
+            };
+            let Some(candidate) = candidate.filter(|c| !c.stmts.is_empty()) else { continue };
+            if is_poisoned(&poisoned, &candidate) {
+                avoided += 1;
+                continue;
+            }
+            batch.push(candidate);
+        }
+        if batch.is_empty() {
+            break;
+        }
+        let reports = pool.exec_batch(batch.iter().map(TestCase::calls).collect())?;
+        executions += batch.len() as u64;
+        for (case, report) in batch.into_iter().zip(reports) {
+            space.pool.learn(&report.cmp_ints, &report.cmp_bytes);
+            match finish(space.cluster, case, report) {
+                Ok(test) => {
+                    let hit: Vec<usize> = goals.goals_hit(&test.report.covered).collect();
+                    archive.offer(&test, &hit);
+                }
+                Err(finding) => {
+                    poison(&mut poisoned, &finding);
+                    if !findings.iter().any(|f| same_finding(f, &finding)) {
+                        findings.push(finding);
+                    }
+                }
+            }
+        }
+        progress(executions, archive.covered());
+    }
+    let (tests, extra) = minimise(space, goals, pool, &archive)?;
+    executions += extra;
+    let covered = archive.goals().collect();
+    Ok(SearchOutcome { tests, covered, executions, findings, avoided })
+}
+
+/// The test as it really ran: cut after a panic, before an argument that could not be built.
+/// Executions that killed the child become findings.
+fn finish(cluster: &Cluster, mut case: TestCase, report: ExecReport) -> Result<FinishedTest, Finding> {
+    match &report.outcome {
+        Outcome::Completed => {}
+        Outcome::Panicked { stmt, .. } => case.stmts.truncate(stmt + 1),
+        Outcome::Invalid { stmt, .. } => case.stmts.truncate(*stmt),
+        Outcome::Crashed { stmt, .. } | Outcome::Timeout { stmt } | Outcome::Exited { stmt, .. } => {
+            case.stmts.truncate(stmt + 1);
+            return Err(Finding { case, outcome: report.outcome });
+        }
+    }
+    let uses_private = case.stmts.iter().any(|s| {
+        let c = &cluster.callables[s.callable];
+        !cluster.is_public_api(c.module, c.vis)
+    });
+    Ok(FinishedTest { case, report, uses_private })
+}
+
+fn fingerprint(stmt: &Stmt) -> String {
+    format!("{}:{:?}", stmt.callable, stmt.args)
+}
+
+/// Remembers the call that crashed or hung, when it stands on its own (no earlier values).
+fn poison(poisoned: &mut BTreeSet<String>, f: &Finding) {
+    if let Some(last) = f.case.stmts.last() {
+        if last.uses().is_empty() {
+            poisoned.insert(fingerprint(last));
+        }
+    }
+}
+
+fn is_poisoned(poisoned: &BTreeSet<String>, case: &TestCase) -> bool {
+    !poisoned.is_empty() && case.stmts.iter().any(|s| poisoned.contains(&fingerprint(s)))
+}
+
+fn same_finding(a: &Finding, b: &Finding) -> bool {
+    let kind = |o: &Outcome| std::mem::discriminant(o);
+    a.case.stmts.last().map(|s| s.callable) == b.case.stmts.last().map(|s| s.callable) && kind(&a.outcome) == kind(&b.outcome)
+}
+
+/// Shrinks each archived test to the statements its goals need, then keeps a small set of tests
+/// that covers every archived goal. Returns the tests and the executions spent.
+fn minimise(space: &Space, goals: &GoalMap, pool: &mut DriverPool, archive: &Archive) -> Result<(Vec<FinishedTest>, u64)> {
+    let mut executions = 0;
+    let mut shrunk: Vec<(FinishedTest, BTreeSet<usize>)> = Vec::new();
+    for (test, own) in archive.assignments() {
+        let own: BTreeSet<usize> = own.into_iter().collect();
+        let mut best = test.clone();
+        let mut i = best.case.stmts.len();
+        while i > 0 {
+            i -= 1;
+            if best.case.stmts.len() <= 1 || i >= best.case.stmts.len() {
+                continue;
+            }
+            let mut candidate = best.case.clone();
+            ops::remove_stmt(&mut candidate, i);
+            ops::repair(space, &mut candidate);
+            if candidate.stmts.is_empty() {
+                continue;
+            }
+            let report = pool.exec_batch(vec![candidate.calls()])?.remove(0);
+            executions += 1;
+            if let Ok(t) = finish(space.cluster, candidate, report) {
+                let hit: BTreeSet<usize> = goals.goals_hit(&t.report.covered).collect();
+                if own.is_subset(&hit) && t.uses_private <= best.uses_private {
+                    best = t;
+                    i = i.min(best.case.stmts.len());
+                }
+            }
+        }
+        let hit = goals.goals_hit(&best.report.covered).collect();
+        shrunk.push((best, hit));
+    }
+    // Greedy set cover: the test covering most still-uncovered goals first.
+    let mut remaining: BTreeSet<usize> = shrunk.iter().flat_map(|(_, h)| h.iter().copied()).collect();
+    let mut chosen = Vec::new();
+    while !remaining.is_empty() {
+        let (idx, gain) = shrunk
+            .iter()
+            .enumerate()
+            .map(|(i, (_, h))| (i, h.intersection(&remaining).count()))
+            .max_by_key(|&(i, gain)| (gain, std::cmp::Reverse(i)))
+            .expect("non-empty");
+        if gain == 0 {
+            break;
+        }
+        let (test, hit) = shrunk.swap_remove(idx);
+        remaining.retain(|g| !hit.contains(g));
+        chosen.push(test);
+    }
+    // Observations that differ between two runs must not become assertions.
+    let reruns = pool.exec_batch(chosen.iter().map(|t| t.case.calls()).collect())?;
+    executions += chosen.len() as u64;
+    let mut stable = Vec::new();
+    for (mut test, rerun) in chosen.into_iter().zip(reruns) {
+        if std::mem::discriminant(&rerun.outcome) != std::mem::discriminant(&test.report.outcome) {
+            continue;
+        }
+        for (mine, again) in test.report.stmts.iter_mut().zip(&rerun.stmts) {
+            if mine.returned != again.returned {
+                mine.returned = None;
+            }
+        }
+        stable.push(test);
+    }
+    stable.sort_by_key(|t| (t.case.home, t.case.stmts.last().map(|s| s.callable), t.case.stmts.len()));
+    Ok((stable, executions))
+}

@@ -1,0 +1,406 @@
+//! Building and changing test cases: random tests, insertion, deletion and change of
+//! statements, and the repair that keeps every test a valid Rust statement sequence (a value
+//! moved once, borrowed only while it lives, never used twice by one call).
+
+use super::values::{contains_adt, mutate_value, random_value, ValuePool};
+use crate::cluster::{CallableId, CallableKind, Cluster, ModuleId, Receiver, Ty};
+use crate::driver::codegen::stored_ty;
+use crate::test_case::{Stmt, TestCase};
+use hermetic_driver::Value;
+use rand::seq::SliceRandom;
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use std::collections::BTreeMap;
+
+/// Longest test the search builds.
+pub const MAX_STMTS: usize = 16;
+/// How deep constructors of constructors' arguments go.
+const MAX_DEPTH: usize = 3;
+
+/// What the operators need to know about the crate.
+pub struct Space<'a> {
+    pub cluster: &'a Cluster,
+    pub pool: ValuePool,
+    /// Callables whose code holds goals, the ones tests are about.
+    pub targets: Vec<CallableId>,
+    /// For each module, the callables a test living there may use.
+    pub visible: Vec<Vec<CallableId>>,
+    /// Callables by the type of the value they store for later statements.
+    producers: BTreeMap<String, Vec<CallableId>>,
+}
+
+impl<'a> Space<'a> {
+    pub fn new(cluster: &'a Cluster, usable: &[bool], targets: Vec<CallableId>, pool: ValuePool) -> Space<'a> {
+        let visible = (0..cluster.modules.len())
+            .map(|home| {
+                (0..cluster.callables.len())
+                    .filter(|&c| usable[c] && callable_visible(cluster, c, home))
+                    .collect()
+            })
+            .collect();
+        let mut producers: BTreeMap<String, Vec<CallableId>> = BTreeMap::new();
+        for (id, c) in cluster.callables.iter().enumerate() {
+            if let Some(t) = stored_ty(&c.ret).filter(|_| usable[id]) {
+                producers.entry(ty_key(t)).or_default().push(id);
+            }
+        }
+        Space { cluster, pool, targets, visible, producers }
+    }
+
+    /// The type stored by statement `stmt` of a test, if any.
+    pub fn slot_ty(&self, stmt: &Stmt) -> Option<&'a Ty> {
+        stored_ty(&self.cluster.callables[stmt.callable].ret)
+    }
+
+    /// The argument types of a callable, receiver first.
+    pub fn arg_types(&self, id: CallableId) -> Vec<Ty> {
+        let c = &self.cluster.callables[id];
+        let mut out = Vec::new();
+        if let CallableKind::Method { self_ty, receiver } = &c.kind {
+            out.push(match receiver {
+                Receiver::Ref => Ty::Ref(Box::new(self_ty.clone())),
+                Receiver::RefMut => Ty::RefMut(Box::new(self_ty.clone())),
+                Receiver::Value => self_ty.clone(),
+            });
+        }
+        out.extend(c.params.iter().map(|p| p.ty.clone()));
+        out
+    }
+}
+
+fn ty_key(t: &Ty) -> String {
+    format!("{t:?}")
+}
+
+/// Whether a test in module `home` can call `c` (and name every type it needs).
+pub fn callable_visible(cluster: &Cluster, c: CallableId, home: ModuleId) -> bool {
+    let callable = &cluster.callables[c];
+    let self_ty = match &callable.kind {
+        CallableKind::Function => None,
+        CallableKind::AssocFn { self_ty }
+        | CallableKind::Method { self_ty, .. }
+        | CallableKind::TraitFn { self_ty, .. }
+        | CallableKind::StructLiteral { self_ty, .. }
+        | CallableKind::Variant { self_ty, .. } => Some(self_ty),
+    };
+    cluster.visible_from(callable.module, callable.vis, home)
+        && self_ty.is_none_or(|t| cluster.ty_visible_from(t, home))
+        && callable.params.iter().all(|p| cluster.ty_visible_from(&p.ty, home))
+        && cluster.ty_visible_from(&callable.ret, home)
+}
+
+/// A new test about a random target.
+pub fn random_test(rng: &mut ChaCha8Rng, space: &Space) -> Option<TestCase> {
+    let &target = space.targets.choose(rng)?;
+    let home = space.cluster.callables[target].module;
+    let mut test = TestCase { home, stmts: Vec::new() };
+    // Some state first, now and then: calls on the objects the target will use.
+    if !append_call(rng, space, &mut test, target, 0) {
+        return None;
+    }
+    if rng.gen_bool(0.3) {
+        append_random_call(rng, space, &mut test);
+    }
+    Some(test)
+}
+
+/// Appends a call to `callable` at the end, adding statements that build its arguments.
+pub fn append_call(rng: &mut ChaCha8Rng, space: &Space, test: &mut TestCase, callable: CallableId, depth: usize) -> bool {
+    if depth > MAX_DEPTH || test.stmts.len() >= MAX_STMTS {
+        return false;
+    }
+    let mut args = Vec::new();
+    let mut taken = Vec::new();
+    for t in space.arg_types(callable) {
+        match build_arg(rng, space, test, &t, &mut taken, depth) {
+            Some(v) => args.push(v),
+            None => return false,
+        }
+    }
+    test.stmts.push(Stmt { callable, args });
+    true
+}
+
+/// Appends a call chosen at random among the test's home module's callables, favouring
+/// targets and methods of objects the test already has.
+pub fn append_random_call(rng: &mut ChaCha8Rng, space: &Space, test: &mut TestCase) -> bool {
+    let visible = &space.visible[test.home];
+    let roll = rng.gen_range(0..10);
+    let candidates: Vec<CallableId> = if roll < 4 {
+        // Methods on values the test holds.
+        let held: Vec<&Ty> = test.stmts.iter().filter_map(|s| space.slot_ty(s)).collect();
+        visible
+            .iter()
+            .copied()
+            .filter(|&c| match &space.cluster.callables[c].kind {
+                CallableKind::Method { self_ty, .. } => held.contains(&self_ty),
+                _ => false,
+            })
+            .collect()
+    } else if roll < 8 {
+        space.targets.iter().copied().filter(|c| visible.contains(c)).collect()
+    } else {
+        visible.clone()
+    };
+    let Some(&c) = candidates.choose(rng).or_else(|| visible.choose(rng)) else { return false };
+    let before = test.clone();
+    if append_call(rng, space, test, c, 0) {
+        true
+    } else {
+        *test = before;
+        false
+    }
+}
+
+/// Builds one argument; for crate types, picks a live earlier result or appends statements that
+/// make one. `taken` lists the statements this call already uses.
+fn build_arg(rng: &mut ChaCha8Rng, space: &Space, test: &mut TestCase, t: &Ty, taken: &mut Vec<usize>, depth: usize) -> Option<Value> {
+    if !contains_adt(t) {
+        return Some(random_value(rng, &space.pool, t, 0));
+    }
+    match t {
+        Ty::Adt(..) | Ty::Box(_) if matches!(strip_box(t), Ty::Adt(..)) => {
+            slot_for(rng, space, test, strip_box(t), taken, depth).map(Value::Use)
+        }
+        Ty::Ref(inner) if matches!(**inner, Ty::Adt(..)) => slot_for(rng, space, test, inner, taken, depth).map(Value::Borrow),
+        Ty::RefMut(inner) if matches!(**inner, Ty::Adt(..)) => {
+            slot_for(rng, space, test, inner, taken, depth).map(Value::BorrowMut)
+        }
+        Ty::Option(inner) => {
+            if rng.gen_bool(0.3) {
+                Some(Value::Opt(None))
+            } else {
+                Some(Value::Opt(Some(Box::new(build_arg(rng, space, test, inner, taken, depth)?))))
+            }
+        }
+        Ty::Vec(inner) | Ty::Slice(inner) => {
+            let n = rng.gen_range(0..3);
+            let items = (0..n).map(|_| build_arg(rng, space, test, inner, taken, depth)).collect::<Option<Vec<_>>>()?;
+            Some(Value::Seq(items))
+        }
+        Ty::Array(inner, n) => {
+            let items = (0..*n).map(|_| build_arg(rng, space, test, inner, taken, depth)).collect::<Option<Vec<_>>>()?;
+            Some(Value::Seq(items))
+        }
+        Ty::Tuple(items) => {
+            let items = items.iter().map(|i| build_arg(rng, space, test, i, taken, depth)).collect::<Option<Vec<_>>>()?;
+            Some(Value::Tuple(items))
+        }
+        Ty::Result(ok, err) => {
+            if rng.gen_bool(0.5) {
+                Some(Value::Ok(Box::new(build_arg(rng, space, test, ok, taken, depth)?)))
+            } else {
+                Some(Value::Err(Box::new(build_arg(rng, space, test, err, taken, depth)?)))
+            }
+        }
+        // Borrows inside containers are not supported by the driver.
+        _ => None,
+    }
+}
+
+fn strip_box(t: &Ty) -> &Ty {
+    match t {
+        Ty::Box(inner) => strip_box(inner),
+        other => other,
+    }
+}
+
+/// A statement whose stored value has type `t` and can still be used, reusing one now and then
+/// and otherwise appending a new producer.
+fn slot_for(rng: &mut ChaCha8Rng, space: &Space, test: &mut TestCase, t: &Ty, taken: &mut Vec<usize>, depth: usize) -> Option<usize> {
+    let moved = moved_slots(test);
+    let live: Vec<usize> = (0..test.stmts.len())
+        .filter(|&j| space.slot_ty(&test.stmts[j]) == Some(t) && !moved.contains(&j) && !taken.contains(&j))
+        .collect();
+    if !live.is_empty() && rng.gen_bool(0.8) {
+        let j = *live.choose(rng).expect("non-empty");
+        taken.push(j);
+        return Some(j);
+    }
+    let producers: Vec<CallableId> = space
+        .producers
+        .get(&ty_key(t))
+        .map(|p| p.iter().copied().filter(|c| space.visible[test.home].contains(c)).collect())
+        .unwrap_or_default();
+    let &producer = producers.choose(rng)?;
+    let before = test.stmts.len();
+    if !append_call(rng, space, test, producer, depth + 1) {
+        test.stmts.truncate(before);
+        return None;
+    }
+    let j = test.stmts.len() - 1;
+    taken.push(j);
+    Some(j)
+}
+
+/// Statements whose value has been moved by some statement.
+fn moved_slots(test: &TestCase) -> Vec<usize> {
+    let mut out = Vec::new();
+    for s in &test.stmts {
+        for a in &s.args {
+            collect_moves(a, &mut out);
+        }
+    }
+    out
+}
+
+fn collect_moves(v: &Value, out: &mut Vec<usize>) {
+    match v {
+        Value::Use(n) => out.push(*n),
+        Value::Seq(items) | Value::Tuple(items) => items.iter().for_each(|i| collect_moves(i, out)),
+        Value::Opt(Some(i)) | Value::Ok(i) | Value::Err(i) => collect_moves(i, out),
+        _ => {}
+    }
+}
+
+/// Removes statement `i` and, transitively, every statement that uses its value.
+pub fn remove_stmt(test: &mut TestCase, i: usize) {
+    let mut gone = vec![false; test.stmts.len()];
+    gone[i] = true;
+    for j in i + 1..test.stmts.len() {
+        if test.stmts[j].uses().iter().any(|&u| gone[u]) {
+            gone[j] = true;
+        }
+    }
+    let mut new_index = vec![usize::MAX; test.stmts.len()];
+    let mut kept = Vec::new();
+    for (j, s) in std::mem::take(&mut test.stmts).into_iter().enumerate() {
+        if !gone[j] {
+            new_index[j] = kept.len();
+            kept.push(s);
+        }
+    }
+    for s in &mut kept {
+        for a in &mut s.args {
+            renumber(a, &new_index);
+        }
+    }
+    test.stmts = kept;
+}
+
+fn renumber(v: &mut Value, map: &[usize]) {
+    match v {
+        Value::Use(n) | Value::Borrow(n) | Value::BorrowMut(n) => *n = map[*n],
+        Value::Seq(items) | Value::Tuple(items) => items.iter_mut().for_each(|i| renumber(i, map)),
+        Value::Opt(Some(i)) | Value::Ok(i) | Value::Err(i) => renumber(i, map),
+        _ => {}
+    }
+}
+
+/// Removes statements until every use refers to an earlier, stored, not yet moved value, and
+/// no call uses one value twice.
+pub fn repair(space: &Space, test: &mut TestCase) {
+    while let Some(bad) = first_invalid(space, test) {
+        remove_stmt(test, bad);
+    }
+}
+
+fn first_invalid(space: &Space, test: &TestCase) -> Option<usize> {
+    let mut moved = vec![false; test.stmts.len()];
+    for (i, s) in test.stmts.iter().enumerate() {
+        let uses = s.uses();
+        let mut seen = Vec::new();
+        for &u in &uses {
+            if u >= i || moved[u] || seen.contains(&u) || space.slot_ty(&test.stmts[u]).is_none() {
+                return Some(i);
+            }
+            seen.push(u);
+        }
+        let mut m = Vec::new();
+        for a in &s.args {
+            collect_moves(a, &mut m);
+        }
+        for u in m {
+            moved[u] = true;
+        }
+    }
+    None
+}
+
+/// One to three random changes: delete, change or insert statements (EvoSuite's operators).
+pub fn mutate(rng: &mut ChaCha8Rng, space: &Space, parent: &TestCase) -> TestCase {
+    let mut test = parent.clone();
+    let rounds = rng.gen_range(1..=3);
+    for _ in 0..rounds {
+        match rng.gen_range(0..10) {
+            0 | 1 if test.stmts.len() > 1 => {
+                let i = rng.gen_range(0..test.stmts.len());
+                remove_stmt(&mut test, i);
+            }
+            2..=5 if !test.stmts.is_empty() => change_stmt(rng, space, &mut test),
+            6 if !test.stmts.is_empty() => insert_before_last(rng, space, &mut test),
+            _ => {
+                append_random_call(rng, space, &mut test);
+            }
+        }
+    }
+    repair(space, &mut test);
+    test
+}
+
+/// Changes one data argument of a statement, or points a crate-typed argument elsewhere.
+fn change_stmt(rng: &mut ChaCha8Rng, space: &Space, test: &mut TestCase) {
+    // Prefer statements with data arguments.
+    let with_data: Vec<usize> =
+        (0..test.stmts.len()).filter(|&i| !test.stmts[i].args.is_empty()).collect();
+    let Some(&i) = with_data.choose(rng) else { return };
+    let types = space.arg_types(test.stmts[i].callable);
+    let k = rng.gen_range(0..types.len());
+    let t = &types[k];
+    if contains_adt(t) {
+        // Rebuild it from the statements before this one.
+        let mut prefix = TestCase { home: test.home, stmts: test.stmts[..i].to_vec() };
+        let mut taken: Vec<usize> = test.stmts[i].uses();
+        let before = prefix.stmts.len();
+        if let Some(v) = build_arg(rng, space, &mut prefix, t, &mut taken, 1) {
+            let added = prefix.stmts.len() - before;
+            let mut stmt = test.stmts[i].clone();
+            stmt.args[k] = v;
+            splice(test, i, prefix.stmts.split_off(before), added, stmt);
+        }
+    } else {
+        let v = mutate_value(rng, &space.pool, t, &test.stmts[i].args[k]);
+        test.stmts[i].args[k] = v;
+    }
+}
+
+/// Replaces statement `i` by `new_stmts` followed by `stmt`, shifting later references.
+fn splice(test: &mut TestCase, i: usize, new_stmts: Vec<Stmt>, added: usize, stmt: Stmt) {
+    let suffix: Vec<Stmt> = test.stmts.split_off(i + 1);
+    test.stmts.truncate(i);
+    test.stmts.extend(new_stmts);
+    test.stmts.push(stmt);
+    for mut s in suffix {
+        for a in &mut s.args {
+            shift(a, i, added);
+        }
+        test.stmts.push(s);
+    }
+}
+
+fn shift(v: &mut Value, from: usize, by: usize) {
+    match v {
+        Value::Use(n) | Value::Borrow(n) | Value::BorrowMut(n) if *n >= from => *n += by,
+        Value::Seq(items) | Value::Tuple(items) => items.iter_mut().for_each(|x| shift(x, from, by)),
+        Value::Opt(Some(x)) | Value::Ok(x) | Value::Err(x) => shift(x, from, by),
+        _ => {}
+    }
+}
+
+/// Inserts a call before the last statement, to set up state for it.
+fn insert_before_last(rng: &mut ChaCha8Rng, space: &Space, test: &mut TestCase) {
+    let last = test.stmts.len() - 1;
+    let mut prefix = TestCase { home: test.home, stmts: test.stmts[..last].to_vec() };
+    if append_random_call(rng, space, &mut prefix) {
+        let added = prefix.stmts.len() - last;
+        let new_stmts = prefix.stmts.split_off(last);
+        let stmt = test.stmts[last].clone();
+        let mut stmt_holder = TestCase { home: test.home, stmts: vec![stmt] };
+        for a in &mut stmt_holder.stmts[0].args {
+            shift(a, last, added);
+        }
+        test.stmts.truncate(last);
+        test.stmts.extend(new_stmts);
+        test.stmts.extend(stmt_holder.stmts);
+    }
+}

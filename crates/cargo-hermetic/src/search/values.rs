@@ -1,0 +1,344 @@
+//! Values for arguments: drawn at random by type, from constants found in the source, and from
+//! the operands the code compared against at run time; and small mutations of them.
+
+use crate::cluster::{FloatTy, IntTy, Literals, Ty};
+use hermetic_driver::Value;
+use rand::seq::SliceRandom;
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use std::collections::BTreeSet;
+
+/// Constants worth trying, growing as executions report what the code compared against.
+#[derive(Debug, Default, Clone)]
+pub struct ValuePool {
+    ints: BTreeSet<i128>,
+    floats: Vec<f64>,
+    strings: BTreeSet<String>,
+    chars: BTreeSet<char>,
+    /// Insertion order of ints and strings, so draws favour neither old nor new entries by
+    /// accident of sorting.
+    int_list: Vec<i128>,
+    string_list: Vec<String>,
+}
+
+const MAX_POOL: usize = 4096;
+
+impl ValuePool {
+    pub fn from_literals(lits: &Literals) -> ValuePool {
+        let mut pool = ValuePool::default();
+        for &i in &lits.ints {
+            pool.add_int(i);
+        }
+        pool.floats = lits.floats.clone();
+        for s in &lits.strings {
+            pool.add_string(s.clone());
+        }
+        pool.chars.extend(lits.chars.iter().copied());
+        for s in &lits.strings {
+            pool.chars.extend(s.chars().take(8));
+        }
+        pool
+    }
+
+    pub fn add_int(&mut self, i: i128) {
+        if self.int_list.len() < MAX_POOL && self.ints.insert(i) {
+            self.int_list.push(i);
+        }
+    }
+
+    pub fn add_string(&mut self, s: String) {
+        if self.string_list.len() < MAX_POOL && self.strings.insert(s.clone()) {
+            self.string_list.push(s);
+        }
+    }
+
+    /// Learns from an execution's comparisons.
+    pub fn learn(&mut self, ints: &[u64], bytes: &[Vec<u8>]) {
+        for &v in ints {
+            self.add_int(v as i128);
+            // A 64-bit operand may be a negative number of a narrower type.
+            self.add_int(v as i64 as i128);
+            self.add_int(v as i32 as i128);
+        }
+        for b in bytes {
+            if let Ok(s) = std::str::from_utf8(b) {
+                self.add_string(s.to_string());
+            }
+        }
+    }
+}
+
+/// Draws a value of a type that is built from data (not from an earlier statement).
+pub fn random_value(rng: &mut ChaCha8Rng, pool: &ValuePool, ty: &Ty, depth: usize) -> Value {
+    match ty {
+        Ty::Unit => Value::Unit,
+        Ty::Bool => Value::Bool(rng.gen()),
+        Ty::Char => Value::Char(random_char(rng, pool)),
+        Ty::Int(t) => Value::Int(random_int(rng, pool, *t)),
+        Ty::Float(t) => Value::float(random_float(rng, pool, *t)),
+        Ty::String | Ty::Str => Value::Str(random_string(rng, pool)),
+        Ty::Vec(e) | Ty::Slice(e) => {
+            let len = if depth > 2 { 0 } else { small_len(rng) };
+            Value::Seq((0..len).map(|_| random_value(rng, pool, e, depth + 1)).collect())
+        }
+        Ty::Array(e, n) => Value::Seq((0..*n).map(|_| random_value(rng, pool, e, depth + 1)).collect()),
+        Ty::Tuple(items) => Value::Tuple(items.iter().map(|t| random_value(rng, pool, t, depth + 1)).collect()),
+        Ty::Option(e) => {
+            if rng.gen_bool(0.2) || depth > 3 {
+                Value::Opt(None)
+            } else {
+                Value::Opt(Some(Box::new(random_value(rng, pool, e, depth + 1))))
+            }
+        }
+        Ty::Result(o, e) => {
+            if rng.gen_bool(0.5) {
+                Value::Ok(Box::new(random_value(rng, pool, o, depth + 1)))
+            } else {
+                Value::Err(Box::new(random_value(rng, pool, e, depth + 1)))
+            }
+        }
+        Ty::Box(e) | Ty::Ref(e) | Ty::RefMut(e) => random_value(rng, pool, e, depth),
+        // Crate types come from statements; the generator never asks for them here.
+        Ty::Adt(..) => Value::Unit,
+    }
+}
+
+fn small_len(rng: &mut ChaCha8Rng) -> usize {
+    *[0usize, 1, 1, 2, 2, 3, 4, 6].choose(rng).expect("non-empty")
+}
+
+pub fn int_range(t: IntTy) -> (i128, i128) {
+    match t {
+        IntTy::I8 => (i8::MIN as i128, i8::MAX as i128),
+        IntTy::I16 => (i16::MIN as i128, i16::MAX as i128),
+        IntTy::I32 => (i32::MIN as i128, i32::MAX as i128),
+        IntTy::I64 | IntTy::Isize => (i64::MIN as i128, i64::MAX as i128),
+        IntTy::I128 => (i128::MIN, i128::MAX),
+        IntTy::U8 => (0, u8::MAX as i128),
+        IntTy::U16 => (0, u16::MAX as i128),
+        IntTy::U32 => (0, u32::MAX as i128),
+        IntTy::U64 | IntTy::Usize => (0, u64::MAX as i128),
+        IntTy::U128 => (0, i128::MAX),
+    }
+}
+
+fn random_int(rng: &mut ChaCha8Rng, pool: &ValuePool, t: IntTy) -> i128 {
+    let (lo, hi) = int_range(t);
+    let fits = |v: i128| v >= lo && v <= hi;
+    let roll = rng.gen_range(0..10);
+    if roll < 4 && !pool.int_list.is_empty() {
+        let v = *pool.int_list.choose(rng).expect("non-empty");
+        let v = match rng.gen_range(0..6) {
+            0 => v.saturating_add(1),
+            1 => v.saturating_sub(1),
+            _ => v,
+        };
+        if fits(v) {
+            return v;
+        }
+    }
+    match roll {
+        0..=5 => rng.gen_range(lo.max(-10)..=hi.min(10)),
+        6 | 7 => *[lo, hi, 0, 1, lo.max(-1)].choose(rng).expect("non-empty"),
+        _ => {
+            // Uniform over the type's range, by bits (i128 ranges overflow gen_range's span).
+            let bits = rng.gen::<u128>();
+            let span = (hi as u128).wrapping_sub(lo as u128);
+            if span == u128::MAX {
+                bits as i128
+            } else {
+                lo.wrapping_add((bits % (span + 1)) as i128)
+            }
+        }
+    }
+}
+
+fn random_float(rng: &mut ChaCha8Rng, pool: &ValuePool, t: FloatTy) -> f64 {
+    let v = match rng.gen_range(0..10) {
+        0..=2 if !pool.floats.is_empty() => *pool.floats.choose(rng).expect("non-empty"),
+        0..=2 => rng.gen_range(-2.0..2.0),
+        3 | 4 => rng.gen_range(-10i32..=10) as f64,
+        5 => *[0.0, -0.0, 1.0, -1.0, 0.5, f64::NAN, f64::INFINITY, f64::NEG_INFINITY].choose(rng).expect("non-empty"),
+        6 if !pool.int_list.is_empty() => *pool.int_list.choose(rng).expect("non-empty") as f64,
+        _ => rng.gen_range(-1000.0..1000.0),
+    };
+    match t {
+        FloatTy::F32 => v as f32 as f64,
+        FloatTy::F64 => v,
+    }
+}
+
+fn random_char(rng: &mut ChaCha8Rng, pool: &ValuePool) -> char {
+    if rng.gen_bool(0.4) && !pool.chars.is_empty() {
+        let chars: Vec<char> = pool.chars.iter().copied().collect();
+        return *chars.choose(rng).expect("non-empty");
+    }
+    *['a', 'z', 'A', '0', '9', ' ', '_', '-', '.', '\n', 'é', '\0', 'x', 'F'].choose(rng).expect("non-empty")
+}
+
+fn random_string(rng: &mut ChaCha8Rng, pool: &ValuePool) -> String {
+    let roll = rng.gen_range(0..10);
+    if roll < 5 && !pool.string_list.is_empty() {
+        let s = pool.string_list.choose(rng).expect("non-empty").clone();
+        return if roll == 0 { mutate_string(rng, pool, &s) } else { s };
+    }
+    match roll {
+        5 => String::new(),
+        6 if !pool.int_list.is_empty() => pool.int_list.choose(rng).expect("non-empty").to_string(),
+        _ => {
+            let len = rng.gen_range(1..8);
+            (0..len).map(|_| random_char(rng, pool)).collect()
+        }
+    }
+}
+
+fn mutate_string(rng: &mut ChaCha8Rng, pool: &ValuePool, s: &str) -> String {
+    let mut chars: Vec<char> = s.chars().collect();
+    match rng.gen_range(0..5) {
+        0 if !chars.is_empty() => {
+            let i = rng.gen_range(0..chars.len());
+            chars.remove(i);
+        }
+        1 => {
+            let i = rng.gen_range(0..=chars.len());
+            chars.insert(i, random_char(rng, pool));
+        }
+        2 if !chars.is_empty() => {
+            let i = rng.gen_range(0..chars.len());
+            chars[i] = random_char(rng, pool);
+        }
+        3 if !pool.string_list.is_empty() => {
+            // Join two known strings: prefixes and keywords often come in pairs.
+            let other = pool.string_list.choose(rng).expect("non-empty");
+            return format!("{s}{other}");
+        }
+        _ => {
+            let extra = random_string(rng, &ValuePool::default());
+            return format!("{s}{extra}");
+        }
+    }
+    chars.into_iter().collect()
+}
+
+/// A small change to a data value of type `ty`; slot references are left alone.
+pub fn mutate_value(rng: &mut ChaCha8Rng, pool: &ValuePool, ty: &Ty, value: &Value) -> Value {
+    if rng.gen_bool(0.25) {
+        return random_value(rng, pool, ty, 0);
+    }
+    match (ty, value) {
+        (Ty::Int(t), Value::Int(v)) => {
+            let (lo, hi) = int_range(*t);
+            let delta = *[1i128, -1, 2, -2, 10, -10, 100, -100].choose(rng).expect("non-empty");
+            let shifted = match rng.gen_range(0..3) {
+                0 => v.checked_add(delta),
+                1 => Some(v ^ (1i128 << rng.gen_range(0..64))),
+                _ => Some(random_int(rng, pool, *t)),
+            };
+            Value::Int(shifted.filter(|x| *x >= lo && *x <= hi).unwrap_or(*v))
+        }
+        (Ty::Float(_), Value::Float(bits)) => {
+            let x = f64::from_bits(*bits);
+            Value::float(match rng.gen_range(0..3) {
+                0 => x + rng.gen_range(-1.0..1.0),
+                1 => x * 2.0,
+                _ => -x,
+            })
+        }
+        (Ty::Bool, Value::Bool(b)) => Value::Bool(!b),
+        (Ty::String | Ty::Str, Value::Str(s)) => Value::Str(mutate_string(rng, pool, s)),
+        (Ty::Vec(e) | Ty::Slice(e), Value::Seq(items)) if !contains_adt(e) => {
+            let mut items = items.clone();
+            match rng.gen_range(0..3) {
+                0 if !items.is_empty() => {
+                    let i = rng.gen_range(0..items.len());
+                    items.remove(i);
+                }
+                1 => {
+                    let i = rng.gen_range(0..=items.len());
+                    items.insert(i, random_value(rng, pool, e, 1));
+                }
+                _ if !items.is_empty() => {
+                    let i = rng.gen_range(0..items.len());
+                    items[i] = mutate_value(rng, pool, e, &items[i]);
+                }
+                _ => items.push(random_value(rng, pool, e, 1)),
+            }
+            Value::Seq(items)
+        }
+        (Ty::Array(e, _), Value::Seq(items)) if !items.is_empty() && !contains_adt(e) => {
+            let mut items = items.clone();
+            let i = rng.gen_range(0..items.len());
+            items[i] = mutate_value(rng, pool, e, &items[i]);
+            Value::Seq(items)
+        }
+        (Ty::Tuple(tys), Value::Tuple(items)) if !items.is_empty() && !contains_adt(ty) => {
+            let mut items = items.clone();
+            let i = rng.gen_range(0..items.len());
+            items[i] = mutate_value(rng, pool, &tys[i], &items[i]);
+            Value::Tuple(items)
+        }
+        (Ty::Option(e), Value::Opt(Some(v))) if !contains_adt(e) => {
+            if rng.gen_bool(0.3) {
+                Value::Opt(None)
+            } else {
+                Value::Opt(Some(Box::new(mutate_value(rng, pool, e, v))))
+            }
+        }
+        (Ty::Box(e) | Ty::Ref(e) | Ty::RefMut(e), v) => mutate_value(rng, pool, e, v),
+        _ if contains_adt(ty) => value.clone(),
+        _ => random_value(rng, pool, ty, 0),
+    }
+}
+
+/// Whether building a value of this type needs results of earlier statements.
+pub fn contains_adt(ty: &Ty) -> bool {
+    match ty {
+        Ty::Adt(..) => true,
+        Ty::Vec(e) | Ty::Slice(e) | Ty::Array(e, _) | Ty::Option(e) | Ty::Box(e) | Ty::Ref(e) | Ty::RefMut(e) => {
+            contains_adt(e)
+        }
+        Ty::Result(a, b) => contains_adt(a) || contains_adt(b),
+        Ty::Tuple(items) => items.iter().any(contains_adt),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn integers_stay_in_range_of_their_type() {
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let mut pool = ValuePool::default();
+        pool.add_int(100_000);
+        pool.add_int(-5);
+        for _ in 0..2000 {
+            let Value::Int(v) = random_value(&mut rng, &pool, &Ty::Int(IntTy::U8), 0) else { panic!() };
+            assert!((0..=255).contains(&v));
+        }
+    }
+
+    #[test]
+    fn pool_constants_are_drawn() {
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        let mut pool = ValuePool::default();
+        pool.add_int(0x5EC2_E7A1_B00F);
+        pool.add_string("sesame".into());
+        let ints: Vec<Value> = (0..200).map(|_| random_value(&mut rng, &pool, &Ty::Int(IntTy::U64), 0)).collect();
+        assert!(ints.contains(&Value::Int(0x5EC2_E7A1_B00F)));
+        let strs: Vec<Value> = (0..200).map(|_| random_value(&mut rng, &pool, &Ty::Str, 0)).collect();
+        assert!(strs.contains(&Value::Str("sesame".into())));
+    }
+
+    #[test]
+    fn same_seed_same_values() {
+        let pool = ValuePool::default();
+        let draw = |seed| {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            (0..50).map(|_| random_value(&mut rng, &pool, &Ty::Vec(Box::new(Ty::String)), 0)).collect::<Vec<_>>()
+        };
+        assert_eq!(draw(7), draw(7));
+    }
+}
