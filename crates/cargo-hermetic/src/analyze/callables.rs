@@ -1,0 +1,489 @@
+//! Callables: free functions, inherent methods, `Default`/`From` impls, literals and variants.
+
+use super::cfg::{self, Verdict};
+use super::generics::{self, ParamBounds};
+use super::items::self_type_id;
+use super::modules::{qualified, ModuleSrc};
+use super::names::Names;
+use super::syntax::{self, least_visible};
+use super::types::{Mode, TyCx, TypeInfo};
+use crate::cluster::{
+    Callable, CallableKind, FloatTy, IntTy, ModuleId, Param, Receiver, Skipped, Ty, TypeDef,
+    VariantShape, Vis,
+};
+use proc_macro2::{TokenStream, TokenTree};
+use quote::ToTokens;
+use std::collections::BTreeMap;
+use syn::{FnArg, ImplItem, Item, Pat, Signature};
+
+/// Everything a callable needs from its signature.
+struct Sig {
+    receiver: Option<Receiver>,
+    params: Vec<Param>,
+    ret: Ty,
+    /// Choices for the function's own type parameters.
+    generic_args: Vec<Ty>,
+    /// `Self` after instantiating the enclosing impl's parameters.
+    self_ty: Option<Ty>,
+    subst: BTreeMap<String, Ty>,
+}
+
+/// An `impl` block being walked.
+struct ImplCx<'a> {
+    self_ty: &'a syn::Type,
+    params: Vec<ParamBounds>,
+}
+
+pub struct Collector<'a> {
+    pub names: &'a Names,
+    pub infos: &'a [TypeInfo],
+    pub defs: &'a [TypeDef],
+    pub callables: Vec<Callable>,
+    pub skipped: &'a mut Vec<Skipped>,
+}
+
+impl Collector<'_> {
+    /// Walks every module's items in order.
+    pub fn run(&mut self, mods: &[ModuleSrc]) {
+        let mut type_id = 0;
+        for (m, src) in mods.iter().enumerate() {
+            let prefix = &src.module.path;
+            for item in &src.items {
+                match item {
+                    Item::Fn(f) if m == 0 && f.sig.ident == "main" => {
+                        self.skip(prefix, "main", "`main` function of the crate root".into())
+                    }
+                    Item::Fn(f) => {
+                        let name = f.sig.ident.to_string();
+                        match self.signature(m, &f.sig, None) {
+                            Ok(sig) => self.push(m, name, syntax::vis(&f.vis), sig, |_, _| {
+                                CallableKind::Function
+                            }),
+                            Err(why) => self.skip(prefix, &name, why),
+                        }
+                    }
+                    Item::Struct(s) => {
+                        self.literal(m, prefix, type_id, s);
+                        self.derived_default(m, prefix, type_id, &s.generics);
+                        type_id += 1;
+                    }
+                    Item::Enum(e) => {
+                        self.variants(m, prefix, type_id, e);
+                        self.derived_default(m, prefix, type_id, &e.generics);
+                        type_id += 1;
+                    }
+                    Item::Impl(imp) => self.impl_block(m, prefix, imp),
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    fn skip(&mut self, prefix: &[String], name: &str, reason: String) {
+        self.skipped.push(Skipped {
+            item: qualified(prefix, name),
+            reason,
+        });
+    }
+
+    fn push(
+        &mut self,
+        module: ModuleId,
+        name: String,
+        vis: Vis,
+        sig: Sig,
+        kind: impl FnOnce(Option<Ty>, Option<Receiver>) -> CallableKind,
+    ) {
+        self.callables.push(Callable {
+            module,
+            name,
+            kind: kind(sig.self_ty, sig.receiver),
+            vis,
+            params: sig.params,
+            ret: sig.ret,
+            generic_args: sig.generic_args,
+        });
+    }
+
+    /// Checks and maps a signature; `imp` is the enclosing impl block, if any.
+    fn signature(
+        &self,
+        module: ModuleId,
+        sig: &Signature,
+        imp: Option<&ImplCx>,
+    ) -> Result<Sig, String> {
+        if sig.unsafety.is_some() {
+            return Err("unsafe fn".into());
+        }
+        if sig.asyncness.is_some() {
+            return Err("async fn".into());
+        }
+        if sig.abi.is_some() {
+            return Err("extern fn".into());
+        }
+        if sig.variadic.is_some() {
+            return Err("variadic fn".into());
+        }
+        let mut outer = imp.map(|i| i.params.clone()).unwrap_or_default();
+        let own = generics::collect(&sig.generics, &mut outer)?;
+        let mut subst: BTreeMap<String, Ty> = generics::choose(&outer)?.into_iter().collect();
+        let own = generics::choose(&own)?;
+        let generic_args = own.iter().map(|(_, t)| t.clone()).collect();
+        subst.extend(own);
+        let self_ty = match imp {
+            Some(i) => Some(self.self_ty(module, i.self_ty, &subst)?),
+            None => None,
+        };
+        let cx = TyCx {
+            names: self.names,
+            infos: self.infos,
+            module,
+            self_ty: self_ty.as_ref(),
+            subst: &subst,
+        };
+        let mut receiver = None;
+        let mut params = Vec::new();
+        for (i, input) in sig.inputs.iter().enumerate() {
+            match input {
+                FnArg::Receiver(r) => receiver = Some(receiver_kind(r)?),
+                FnArg::Typed(t) => {
+                    let name = match &*t.pat {
+                        Pat::Ident(p) if p.ident != "_" => p.ident.to_string(),
+                        _ => format!("arg{}", i),
+                    };
+                    let ty = cx
+                        .map(&t.ty, Mode::Arg)
+                        .map_err(|e| format!("parameter `{name}`: {e}"))?;
+                    params.push(Param { name, ty });
+                }
+            }
+        }
+        let ret = match &sig.output {
+            syn::ReturnType::Default => Ty::Unit,
+            syn::ReturnType::Type(_, t) => cx
+                .map(t, Mode::Ret)
+                .map_err(|e| format!("return type: {e}"))?,
+        };
+        Ok(Sig {
+            receiver,
+            params,
+            ret,
+            generic_args,
+            self_ty,
+            subst,
+        })
+    }
+
+    /// The impl's self type with its parameters instantiated.
+    fn self_ty(
+        &self,
+        module: ModuleId,
+        ty: &syn::Type,
+        subst: &BTreeMap<String, Ty>,
+    ) -> Result<Ty, String> {
+        let cx = TyCx {
+            names: self.names,
+            infos: self.infos,
+            module,
+            self_ty: None,
+            subst,
+        };
+        cx.map(ty, Mode::Owned)
+    }
+
+    fn impl_block(&mut self, m: ModuleId, prefix: &[String], imp: &syn::ItemImpl) {
+        if imp.unsafety.is_some() {
+            return;
+        }
+        let type_name = match &*imp.self_ty {
+            syn::Type::Path(p) => p
+                .path
+                .segments
+                .last()
+                .map_or_else(|| syntax::text(&imp.self_ty), |s| s.ident.to_string()),
+            other => syntax::text(other),
+        };
+        let trait_name = match &imp.trait_ {
+            None => None,
+            Some((Some(_), _, _)) => return, // negative impls
+            Some((None, path, _)) => match path.segments.last() {
+                Some(seg) if seg.ident == "Default" || seg.ident == "From" => Some(path),
+                // Other trait impls are reached through the crate's own callables.
+                _ => return,
+            },
+        };
+        let type_id = self_type_id(self.names, m, &imp.self_ty);
+        let fns = imp.items.iter().filter_map(|it| match it {
+            ImplItem::Fn(f) if cfg::verdict(&f.attrs) == Verdict::On => Some(f),
+            _ => None,
+        });
+        let params = generics::collect(&imp.generics, &mut []);
+        let Some(type_id) = type_id else {
+            // Inherent impls exist only for crate types; one we cannot resolve is reported.
+            if trait_name.is_none() {
+                for f in fns {
+                    let name = format!("{type_name}::{}", f.sig.ident);
+                    self.skip(
+                        prefix,
+                        &name,
+                        format!("unknown type `{}`", syntax::text(&imp.self_ty)),
+                    );
+                }
+            }
+            return;
+        };
+        let cx = params.map(|params| ImplCx {
+            self_ty: &imp.self_ty,
+            params,
+        });
+        for f in fns {
+            let name = f.sig.ident.to_string();
+            let shown = format!("{type_name}::{name}");
+            if trait_name.is_some() && name != "default" && name != "from" {
+                continue;
+            }
+            let sig = cx
+                .as_ref()
+                .map_err(Clone::clone)
+                .and_then(|cx| self.signature(m, &f.sig, Some(cx)));
+            let sig = match sig {
+                Ok(sig) => sig,
+                Err(why) => {
+                    self.skip(prefix, &shown, why);
+                    continue;
+                }
+            };
+            match trait_name {
+                None => {
+                    let vis = syntax::vis(&f.vis);
+                    self.push(m, name, vis, sig, |self_ty, receiver| {
+                        let self_ty = self_ty.unwrap_or(Ty::Unit);
+                        match receiver {
+                            Some(receiver) => CallableKind::Method { self_ty, receiver },
+                            None => CallableKind::AssocFn { self_ty },
+                        }
+                    })
+                }
+                Some(path) => {
+                    let trait_name = substituted_text(path, &sig.subst);
+                    let vis = self.defs[type_id].vis;
+                    if sig.receiver.is_some() {
+                        continue;
+                    }
+                    self.push(m, name, vis, sig, |self_ty, _| CallableKind::TraitFn {
+                        self_ty: self_ty.unwrap_or(Ty::Unit),
+                        trait_name,
+                    })
+                }
+            }
+        }
+    }
+
+    /// Instantiates a type definition's own parameters (for literals, variants, derives).
+    fn instantiate(
+        &self,
+        generics: &syn::Generics,
+        extra: Option<syn::TypeParamBound>,
+    ) -> Result<BTreeMap<String, Ty>, String> {
+        let mut params = generics::collect(generics, &mut [])?;
+        if let Some(b) = extra {
+            for p in &mut params {
+                p.bounds.push(b.clone());
+            }
+        }
+        Ok(generics::choose(&params)?.into_iter().collect())
+    }
+
+    fn type_scope(
+        &self,
+        id: usize,
+        generics: &syn::Generics,
+        extra: Option<syn::TypeParamBound>,
+    ) -> Result<(Ty, BTreeMap<String, Ty>), String> {
+        if let Some(why) = &self.infos[id].unsupported_generics {
+            return Err(format!("type `{}` has {why}", self.infos[id].name));
+        }
+        let subst = self.instantiate(generics, extra)?;
+        let args = self.infos[id]
+            .generics
+            .iter()
+            .map(|g| subst.get(g).cloned().unwrap_or(Ty::Unit))
+            .collect();
+        Ok((Ty::Adt(id, args), subst))
+    }
+
+    /// Maps fields in order; `Err` names the first unsupported one.
+    fn field_params(
+        &self,
+        m: ModuleId,
+        self_ty: &Ty,
+        subst: &BTreeMap<String, Ty>,
+        fields: &syn::Fields,
+    ) -> Result<Vec<(Param, Vis)>, String> {
+        let cx = TyCx {
+            names: self.names,
+            infos: self.infos,
+            module: m,
+            self_ty: Some(self_ty),
+            subst,
+        };
+        fields
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let name = f
+                    .ident
+                    .as_ref()
+                    .map_or_else(|| i.to_string(), |id| id.to_string());
+                let ty = cx
+                    .map(&f.ty, Mode::Owned)
+                    .map_err(|e| format!("field `{name}`: {e}"))?;
+                Ok((Param { name, ty }, syntax::vis(&f.vis)))
+            })
+            .collect()
+    }
+
+    fn literal(&mut self, m: ModuleId, prefix: &[String], id: usize, s: &syn::ItemStruct) {
+        let name = s.ident.to_string();
+        let built = self
+            .type_scope(id, &s.generics, None)
+            .and_then(|(self_ty, subst)| {
+                let fields = self.field_params(m, &self_ty, &subst, &s.fields)?;
+                Ok((self_ty, fields))
+            });
+        let (self_ty, fields) = match built {
+            Ok(b) => b,
+            Err(why) => return self.skip(prefix, &name, format!("struct literal: {why}")),
+        };
+        // A literal needs every field to be visible where it is written.
+        let vis = fields
+            .iter()
+            .fold(syntax::vis(&s.vis), |v, (_, fv)| least_visible(v, *fv));
+        self.callables.push(Callable {
+            module: m,
+            name,
+            kind: CallableKind::StructLiteral {
+                self_ty: self_ty.clone(),
+                tuple: matches!(s.fields, syn::Fields::Unnamed(_)),
+            },
+            vis,
+            params: fields.into_iter().map(|(p, _)| p).collect(),
+            ret: self_ty,
+            generic_args: Vec::new(),
+        });
+    }
+
+    fn variants(&mut self, m: ModuleId, prefix: &[String], id: usize, e: &syn::ItemEnum) {
+        let vis = syntax::vis(&e.vis);
+        let scope = self.type_scope(id, &e.generics, None);
+        for v in &e.variants {
+            let name = format!("{}::{}", e.ident, v.ident);
+            let built = scope.clone().and_then(|(self_ty, subst)| {
+                let fields = self.field_params(m, &self_ty, &subst, &v.fields)?;
+                Ok((self_ty, fields))
+            });
+            let (self_ty, fields) = match built {
+                Ok(b) => b,
+                Err(why) => {
+                    self.skip(prefix, &name, why);
+                    continue;
+                }
+            };
+            let shape = match v.fields {
+                syn::Fields::Unit => VariantShape::Unit,
+                syn::Fields::Unnamed(_) => VariantShape::Tuple,
+                syn::Fields::Named(_) => VariantShape::Named,
+            };
+            self.callables.push(Callable {
+                module: m,
+                name: v.ident.to_string(),
+                kind: CallableKind::Variant {
+                    self_ty: self_ty.clone(),
+                    fields: shape,
+                },
+                vis,
+                params: fields.into_iter().map(|(p, _)| p).collect(),
+                ret: self_ty,
+                generic_args: Vec::new(),
+            });
+        }
+    }
+
+    /// `#[derive(Default)]` gives `<Type as Default>::default()`.
+    fn derived_default(&mut self, m: ModuleId, prefix: &[String], id: usize, g: &syn::Generics) {
+        if !self.defs[id].derives.iter().any(|d| d == "Default") {
+            return;
+        }
+        // The derive requires `T: Default` of every parameter.
+        let bound: syn::TypeParamBound = syn::parse_quote!(Default);
+        match self.type_scope(id, g, Some(bound)) {
+            Ok((self_ty, _)) => self.callables.push(Callable {
+                module: m,
+                name: "default".into(),
+                kind: CallableKind::TraitFn {
+                    self_ty: self_ty.clone(),
+                    trait_name: "Default".into(),
+                },
+                vis: self.defs[id].vis,
+                params: Vec::new(),
+                ret: self_ty,
+                generic_args: Vec::new(),
+            }),
+            Err(why) => {
+                let name = format!("{}::default", self.defs[id].name);
+                self.skip(prefix, &name, why)
+            }
+        }
+    }
+}
+
+fn receiver_kind(r: &syn::Receiver) -> Result<Receiver, String> {
+    let is_self = |t: &syn::Type| matches!(t, syn::Type::Path(p) if p.qself.is_none() && p.path.is_ident("Self"));
+    match &*r.ty {
+        syn::Type::Reference(rr) if is_self(&rr.elem) => Ok(if rr.mutability.is_some() {
+            Receiver::RefMut
+        } else {
+            Receiver::Ref
+        }),
+        t if is_self(t) => Ok(Receiver::Value),
+        t => Err(format!(
+            "receiver `self: {}` is not supported",
+            syntax::text(t)
+        )),
+    }
+}
+
+/// A trait path as written, with the impl's type parameters replaced by the chosen types
+/// (`From<T>` → `From<i64>`).
+fn substituted_text(path: &syn::Path, subst: &BTreeMap<String, Ty>) -> String {
+    fn walk(ts: TokenStream, subst: &BTreeMap<String, Ty>) -> TokenStream {
+        ts.into_iter()
+            .map(|tt| match tt {
+                TokenTree::Ident(i) => match subst.get(&i.to_string()).and_then(simple_name) {
+                    Some(name) => TokenTree::Ident(proc_macro2::Ident::new(name, i.span())),
+                    None => TokenTree::Ident(i),
+                },
+                TokenTree::Group(g) => {
+                    let mut ng = proc_macro2::Group::new(g.delimiter(), walk(g.stream(), subst));
+                    ng.set_span(g.span());
+                    TokenTree::Group(ng)
+                }
+                other => other,
+            })
+            .collect()
+    }
+    syntax::tokens_text(&walk(path.to_token_stream(), subst))
+}
+
+/// The name of a candidate type chosen for a type parameter.
+fn simple_name(t: &Ty) -> Option<&'static str> {
+    Some(match t {
+        Ty::Int(IntTy::I64) => "i64",
+        Ty::Int(IntTy::U8) => "u8",
+        Ty::String => "String",
+        Ty::Bool => "bool",
+        Ty::Float(FloatTy::F64) => "f64",
+        Ty::Char => "char",
+        _ => return None,
+    })
+}

@@ -1,0 +1,196 @@
+//! Constants in the source (integers, floats, strings, chars) to seed the search.
+
+use crate::cluster::Literals;
+use syn::visit::{self, Visit};
+
+/// At most this many of each kind are kept.
+const CAP: usize = 256;
+/// Longer strings are unlikely to be useful seeds.
+const MAX_STRING_LEN: usize = 256;
+
+/// The literals of these items (child modules are not entered: they are analysed on their own).
+pub fn collect<'a>(items: impl IntoIterator<Item = &'a syn::Item>) -> Literals {
+    let mut v = Collector::default();
+    for item in items {
+        v.visit_item(item);
+    }
+    let mut lits = v.lits;
+    lits.ints.sort_unstable();
+    lits.ints.dedup();
+    lits.floats.sort_by(f64::total_cmp);
+    lits.floats.dedup_by(|a, b| a.to_bits() == b.to_bits());
+    lits.strings.sort();
+    lits.strings.dedup();
+    lits.chars.sort_unstable();
+    lits.chars.dedup();
+    cap(&mut lits);
+    lits
+}
+
+/// Merges the literals of several modules, keeping the result sorted, unique and capped.
+pub fn merge(parts: Vec<Literals>) -> Literals {
+    let mut all = Literals::default();
+    for p in parts {
+        all.ints.extend(p.ints);
+        all.floats.extend(p.floats);
+        all.strings.extend(p.strings);
+        all.chars.extend(p.chars);
+    }
+    all.ints.sort_unstable();
+    all.ints.dedup();
+    all.floats.sort_by(f64::total_cmp);
+    all.floats.dedup_by(|a, b| a.to_bits() == b.to_bits());
+    all.strings.sort();
+    all.strings.dedup();
+    all.chars.sort_unstable();
+    all.chars.dedup();
+    cap(&mut all);
+    all
+}
+
+fn cap(l: &mut Literals) {
+    l.ints.truncate(CAP);
+    l.floats.truncate(CAP);
+    l.strings.truncate(CAP);
+    l.chars.truncate(CAP);
+}
+
+#[derive(Default)]
+struct Collector {
+    lits: Literals,
+}
+
+impl Collector {
+    fn lit(&mut self, lit: &syn::Lit, negative: bool) {
+        let sign = if negative { -1 } else { 1 };
+        match lit {
+            syn::Lit::Int(i) => match i.suffix() {
+                "f32" | "f64" => {
+                    if let Ok(f) = i.base10_parse::<f64>() {
+                        self.lits.floats.push(f * sign as f64);
+                    }
+                }
+                _ => {
+                    if let Ok(n) = i.base10_parse::<i128>() {
+                        self.lits.ints.push(n * sign);
+                    }
+                }
+            },
+            syn::Lit::Float(f) => {
+                if let Ok(x) = f.base10_parse::<f64>() {
+                    self.lits.floats.push(x * sign as f64);
+                }
+            }
+            syn::Lit::Str(s) => self.string(s.value()),
+            syn::Lit::ByteStr(b) => {
+                if let Ok(s) = String::from_utf8(b.value()) {
+                    self.string(s);
+                }
+            }
+            syn::Lit::Char(c) => self.lits.chars.push(c.value()),
+            syn::Lit::Byte(b) => self.lits.ints.push(i128::from(b.value())),
+            _ => {}
+        }
+    }
+
+    fn string(&mut self, s: String) {
+        if s.len() <= MAX_STRING_LEN {
+            self.lits.strings.push(s);
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for Collector {
+    fn visit_lit(&mut self, lit: &'ast syn::Lit) {
+        self.lit(lit, false);
+    }
+
+    fn visit_expr_unary(&mut self, e: &'ast syn::ExprUnary) {
+        if let (syn::UnOp::Neg(_), syn::Expr::Lit(l)) = (&e.op, &*e.expr) {
+            self.lit(&l.lit, true);
+        }
+        visit::visit_expr_unary(self, e);
+    }
+
+    // Doc comments and other attributes are not values the code compares against.
+    fn visit_attribute(&mut self, _: &'ast syn::Attribute) {}
+
+    fn visit_item_mod(&mut self, _: &'ast syn::ItemMod) {}
+
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        if !is_test(&f.attrs) {
+            visit::visit_item_fn(self, f);
+        }
+    }
+
+    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        if !is_test(&f.attrs) {
+            visit::visit_impl_item_fn(self, f);
+        }
+    }
+
+    /// Macro arguments that parse as expressions (`panic!("..")`, `write!(f, "..", x)`,
+    /// `assert_eq!(x, 42)`) hold literals too.
+    fn visit_macro(&mut self, m: &'ast syn::Macro) {
+        let parser = syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated;
+        if let Ok(args) = m.parse_body_with(parser) {
+            for e in &args {
+                self.visit_expr(e);
+            }
+        }
+    }
+}
+
+/// `#[test]` functions and `#[cfg(test)]` items nested in analysed code.
+fn is_test(attrs: &[syn::Attribute]) -> bool {
+    super::syntax::has_attr(attrs, "test") || super::cfg::verdict(attrs) != super::cfg::Verdict::On
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lits(src: &str) -> Literals {
+        let f = syn::parse_file(src).unwrap();
+        collect(&f.items)
+    }
+
+    #[test]
+    fn collects_sorted_unique_literals_including_negatives_and_macros() {
+        let l = lits(
+            r#"
+            /// Doc text is not a literal.
+            pub const X: u64 = 0x5EC2_E7A1_B00F;
+            fn f(x: i32) -> f64 {
+                if x == -7 || x == 3 || x == 3 { panic!("bad {}", 'q'); }
+                let _ = b"bytes";
+                let _ = b'a';
+                assert_eq!(x, 99);
+                2.5 + 1f64
+            }
+            #[test] fn t() { let _ = 12345; }
+            #[cfg(test)] mod tests { const Y: i32 = 777; }
+            "#,
+        );
+        assert_eq!(l.ints, vec![-7, 3, 7, 97, 99, 0x5EC2_E7A1_B00F]);
+        assert_eq!(l.floats, vec![1.0, 2.5]);
+        assert_eq!(l.strings, vec!["bad {}".to_string(), "bytes".to_string()]);
+        assert_eq!(l.chars, vec!['q']);
+    }
+
+    #[test]
+    fn merging_dedupes_and_caps() {
+        let a = Literals {
+            ints: (0..300).collect(),
+            ..Literals::default()
+        };
+        let b = Literals {
+            ints: vec![5, -1],
+            ..Literals::default()
+        };
+        let m = merge(vec![a, b]);
+        assert_eq!(m.ints.len(), CAP);
+        assert_eq!(m.ints[0], -1);
+        assert_eq!(m.ints[1], 0);
+    }
+}

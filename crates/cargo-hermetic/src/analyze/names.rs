@@ -1,0 +1,269 @@
+//! Name resolution: what a type path means in a module (crate type, module, or outside path).
+
+use super::modules::ModuleSrc;
+use crate::cluster::{ModuleId, TypeId};
+use std::collections::{BTreeMap, BTreeSet};
+use syn::{Item, UseTree};
+
+/// What a path names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    Type(TypeId),
+    /// A `type X = ..;` alias of the crate (not followed).
+    Alias(String),
+    Module(ModuleId),
+    /// A path into another crate (`std::fmt::Result`), as far as it can be told.
+    External(Vec<String>),
+    /// Several glob imports bring different items with this name.
+    Ambiguous,
+    Unknown,
+}
+
+/// What a module's own items and `use` declarations bring into scope.
+#[derive(Debug, Default)]
+struct Scope {
+    types: BTreeMap<String, TypeId>,
+    aliases: BTreeSet<String>,
+    children: BTreeMap<String, ModuleId>,
+    /// `use a::b::C as D;` → `D` ↦ `[a, b, C]`; a leading `::` is kept as a `::` segment.
+    uses: BTreeMap<String, Vec<String>>,
+    /// `use a::b::*;` → `[a, b]`.
+    globs: Vec<Vec<String>>,
+}
+
+/// Cycles through glob imports end here.
+const MAX_DEPTH: usize = 32;
+
+#[derive(Debug)]
+pub struct Names {
+    scopes: Vec<Scope>,
+    parents: Vec<Option<ModuleId>>,
+}
+
+impl Names {
+    /// Modules, aliases and imports of every module; types are added with `add_type`.
+    pub fn new(modules: &[ModuleSrc]) -> Names {
+        let mut scopes: Vec<Scope> = modules.iter().map(|_| Scope::default()).collect();
+        let parents = modules.iter().map(|m| m.module.parent).collect();
+        for (id, m) in modules.iter().enumerate() {
+            if let (Some(parent), Some(name)) = (m.module.parent, m.module.path.last()) {
+                scopes[parent].children.insert(name.clone(), id);
+            }
+            for item in &m.items {
+                match item {
+                    Item::Type(t) => {
+                        scopes[id].aliases.insert(t.ident.to_string());
+                    }
+                    Item::Use(u) => {
+                        let mut prefix = Vec::new();
+                        if u.leading_colon.is_some() {
+                            prefix.push("::".to_string());
+                        }
+                        flatten(&u.tree, &mut prefix, &mut scopes[id]);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Names { scopes, parents }
+    }
+
+    pub fn add_type(&mut self, module: ModuleId, name: &str, id: TypeId) {
+        self.scopes[module]
+            .types
+            .entry(name.to_string())
+            .or_insert(id);
+    }
+
+    /// What `segments` (a path as written in `module`) names.
+    pub fn resolve(&self, module: ModuleId, segments: &[String]) -> Target {
+        self.resolve_in(module, segments, 0)
+    }
+
+    fn resolve_in(&self, m: ModuleId, segs: &[String], depth: usize) -> Target {
+        if depth > MAX_DEPTH || segs.is_empty() {
+            return Target::Unknown;
+        }
+        let mut cur = match segs[0].as_str() {
+            "::" => return Target::External(segs[1..].to_vec()),
+            "crate" => Target::Module(0),
+            "self" => Target::Module(m),
+            "super" => self.parents[m].map_or(Target::Unknown, Target::Module),
+            name => self.lookup(m, name, depth),
+        };
+        for seg in &segs[1..] {
+            cur = match cur {
+                Target::Module(mm) => match seg.as_str() {
+                    "super" => self.parents[mm].map_or(Target::Unknown, Target::Module),
+                    "self" => Target::Module(mm),
+                    name => self.lookup(mm, name, depth + 1),
+                },
+                Target::External(mut p) => {
+                    p.push(seg.clone());
+                    Target::External(p)
+                }
+                _ => return Target::Unknown,
+            };
+        }
+        cur
+    }
+
+    /// A single name in module `m`: its items, then its imports, then glob imports.
+    fn lookup(&self, m: ModuleId, name: &str, depth: usize) -> Target {
+        if depth > MAX_DEPTH {
+            return Target::Unknown;
+        }
+        let s = &self.scopes[m];
+        if let Some(&id) = s.types.get(name) {
+            return Target::Type(id);
+        }
+        if s.aliases.contains(name) {
+            return Target::Alias(name.to_string());
+        }
+        if let Some(&c) = s.children.get(name) {
+            return Target::Module(c);
+        }
+        if let Some(path) = s.uses.get(name) {
+            return match self.resolve_in(m, path, depth + 1) {
+                // An import from outside the crate (`use serde::Serialize`).
+                Target::Unknown if !matches!(path[0].as_str(), "crate" | "self" | "super") => {
+                    Target::External(path.clone())
+                }
+                t => t,
+            };
+        }
+        let mut found: Vec<Target> = Vec::new();
+        for glob in &s.globs {
+            if let Target::Module(g) = self.resolve_in(m, glob, depth + 1) {
+                if g == m {
+                    continue;
+                }
+                let t = self.lookup(g, name, depth + 1);
+                if t != Target::Unknown && !found.contains(&t) {
+                    found.push(t);
+                }
+            }
+        }
+        match found.len() {
+            0 if matches!(name, "std" | "core" | "alloc") => Target::External(vec![name.into()]),
+            0 => Target::Unknown,
+            1 => found.pop().unwrap_or(Target::Unknown),
+            _ => Target::Ambiguous,
+        }
+    }
+}
+
+fn flatten(tree: &UseTree, prefix: &mut Vec<String>, scope: &mut Scope) {
+    match tree {
+        UseTree::Path(p) => {
+            prefix.push(p.ident.to_string());
+            flatten(&p.tree, prefix, scope);
+            prefix.pop();
+        }
+        UseTree::Name(n) => bind(prefix, &n.ident.to_string(), None, scope),
+        UseTree::Rename(r) => bind(
+            prefix,
+            &r.ident.to_string(),
+            Some(r.rename.to_string()),
+            scope,
+        ),
+        UseTree::Glob(_) => scope.globs.push(prefix.clone()),
+        UseTree::Group(g) => {
+            for t in &g.items {
+                flatten(t, prefix, scope);
+            }
+        }
+    }
+}
+
+fn bind(prefix: &[String], ident: &str, rename: Option<String>, scope: &mut Scope) {
+    let mut path = prefix.to_vec();
+    if ident != "self" {
+        path.push(ident.to_string());
+    }
+    let Some(binding) = rename.or_else(|| path.last().cloned()) else {
+        return;
+    };
+    if binding != "_" && !path.is_empty() {
+        scope.uses.entry(binding).or_insert(path);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyze::modules;
+
+    fn names(files: &[(&str, &str)]) -> Names {
+        let d = tempfile::tempdir().unwrap();
+        for (rel, text) in files {
+            let p = d.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        }
+        let mods = modules::load(&d.path().join("lib.rs"), &mut Vec::new()).unwrap();
+        let mut n = Names::new(&mods);
+        // Every `struct X` becomes type ids in order of appearance.
+        let mut next = 0;
+        for (id, m) in mods.iter().enumerate() {
+            for item in &m.items {
+                if let Item::Struct(s) = item {
+                    n.add_type(id, &s.ident.to_string(), next);
+                    next += 1;
+                }
+            }
+        }
+        n
+    }
+
+    fn path(s: &str) -> Vec<String> {
+        s.split("::").map(String::from).collect()
+    }
+
+    #[test]
+    fn resolves_through_paths_imports_and_globs() {
+        let n = names(&[
+            (
+                "lib.rs",
+                "pub mod a; mod b; pub use a::Point as P; use std::fmt; use std::collections::HashMap;",
+            ),
+            ("a.rs", "pub struct Point; pub mod inner { pub struct Deep; }"),
+            (
+                "b.rs",
+                "use super::*; use crate::a::inner::{self, Deep}; use self::c::Q; mod c { pub struct Q; }",
+            ),
+        ]);
+        // Modules: 0 root, 1 a, 2 a::inner, 3 b, 4 b::c; types: 0 Point, 1 Deep, 2 Q.
+        assert_eq!(n.resolve(1, &path("Point")), Target::Type(0));
+        assert_eq!(n.resolve(0, &path("P")), Target::Type(0));
+        assert_eq!(n.resolve(0, &path("a::Point")), Target::Type(0));
+        assert_eq!(n.resolve(3, &path("crate::a::Point")), Target::Type(0));
+        assert_eq!(n.resolve(3, &path("super::P")), Target::Type(0));
+        assert_eq!(n.resolve(3, &path("P")), Target::Type(0));
+        assert_eq!(n.resolve(3, &path("Deep")), Target::Type(1));
+        assert_eq!(n.resolve(3, &path("inner::Deep")), Target::Type(1));
+        assert_eq!(n.resolve(3, &path("Q")), Target::Type(2));
+        assert_eq!(
+            n.resolve(4, &path("super::super::a::Point")),
+            Target::Type(0)
+        );
+        assert_eq!(
+            n.resolve(0, &path("fmt::Result")),
+            Target::External(path("std::fmt::Result"))
+        );
+        assert_eq!(
+            n.resolve(3, &path("HashMap")),
+            Target::External(path("std::collections::HashMap"))
+        );
+        assert_eq!(n.resolve(0, &path("Nope")), Target::Unknown);
+    }
+
+    #[test]
+    fn conflicting_globs_are_ambiguous() {
+        let n = names(&[(
+            "lib.rs",
+            "mod x { pub struct T; } mod y { pub struct T; } mod z { use super::x::*; use super::y::*; }",
+        )]);
+        assert_eq!(n.resolve(3, &path("T")), Target::Ambiguous);
+    }
+}

@@ -1,0 +1,495 @@
+//! End-to-end analysis tests on the fixture crates and small inline crates.
+
+use super::analyze;
+use crate::cluster::*;
+use std::path::{Path, PathBuf};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn fixture(name: &str) -> Cluster {
+    let lib = repo().join("tests/fixtures").join(name).join("src/lib.rs");
+    analyze(&lib, name).unwrap()
+}
+
+/// Analyses a crate made of `files` (paths relative to `src/`).
+fn inline(files: &[(&str, &str)]) -> Cluster {
+    let d = tempfile::tempdir().unwrap();
+    for (rel, text) in files {
+        let p = d.path().join("src").join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    analyze(&d.path().join("src/lib.rs"), "demo").unwrap()
+}
+
+fn ty_id(c: &Cluster, name: &str) -> TypeId {
+    c.types
+        .iter()
+        .position(|t| t.name == name)
+        .unwrap_or_else(|| panic!("no type {name}"))
+}
+
+fn adt(c: &Cluster, name: &str) -> Ty {
+    Ty::Adt(ty_id(c, name), Vec::new())
+}
+
+/// The callable `name`, or `Type::name` for those with a self type.
+fn callable<'a>(c: &'a Cluster, name: &str) -> &'a Callable {
+    c.callables
+        .iter()
+        .find(|k| display(c, k) == name)
+        .unwrap_or_else(|| {
+            let all: Vec<String> = c.callables.iter().map(|k| display(c, k)).collect();
+            panic!("no callable {name} in {all:?}")
+        })
+}
+
+fn display(c: &Cluster, k: &Callable) -> String {
+    match &k.kind {
+        CallableKind::Function | CallableKind::StructLiteral { .. } => k.name.clone(),
+        CallableKind::AssocFn { self_ty }
+        | CallableKind::Method { self_ty, .. }
+        | CallableKind::TraitFn { self_ty, .. }
+        | CallableKind::Variant { self_ty, .. } => match self_ty {
+            Ty::Adt(id, _) => format!("{}::{}", c.types[*id].name, k.name),
+            other => format!("{other:?}::{}", k.name),
+        },
+    }
+}
+
+fn skip_reason<'a>(c: &'a Cluster, item: &str) -> &'a str {
+    &c.skipped
+        .iter()
+        .find(|s| s.item == item)
+        .unwrap_or_else(|| panic!("{item} not skipped: {:?}", c.skipped))
+        .reason
+}
+
+fn b(t: Ty) -> Box<Ty> {
+    Box::new(t)
+}
+
+const I64: Ty = Ty::Int(IntTy::I64);
+
+#[test]
+fn stack_fixture() {
+    let c = fixture("stack");
+    assert_eq!(c.modules.len(), 1);
+    assert_eq!(c.modules[0].vis, Vis::Pub);
+    let stack = adt(&c, "BoundedStack");
+    let err = adt(&c, "StackError");
+
+    let new = callable(&c, "BoundedStack::new");
+    assert_eq!(
+        new.kind,
+        CallableKind::AssocFn {
+            self_ty: stack.clone()
+        }
+    );
+    assert_eq!(
+        new.params,
+        vec![Param {
+            name: "capacity".into(),
+            ty: Ty::Int(IntTy::Usize)
+        }]
+    );
+    assert_eq!(new.ret, Ty::Result(b(stack.clone()), b(err.clone())));
+
+    let push = callable(&c, "BoundedStack::push");
+    assert_eq!(
+        push.kind,
+        CallableKind::Method {
+            self_ty: stack.clone(),
+            receiver: Receiver::RefMut
+        }
+    );
+    assert_eq!(push.ret, Ty::Result(b(Ty::Unit), b(err.clone())));
+    assert_eq!(
+        callable(&c, "BoundedStack::peek").ret,
+        Ty::Option(b(Ty::Ref(b(I64))))
+    );
+
+    let default = callable(&c, "BoundedStack::default");
+    assert_eq!(
+        default.kind,
+        CallableKind::TraitFn {
+            self_ty: stack.clone(),
+            trait_name: "Default".into()
+        }
+    );
+    assert_eq!(default.vis, Vis::Pub);
+    assert!(default.params.is_empty());
+
+    let full = callable(&c, "StackError::Full");
+    assert_eq!(
+        full.kind,
+        CallableKind::Variant {
+            self_ty: err.clone(),
+            fields: VariantShape::Named
+        }
+    );
+    assert_eq!(
+        full.params,
+        vec![Param {
+            name: "capacity".into(),
+            ty: Ty::Int(IntTy::Usize)
+        }]
+    );
+    let too_large = callable(&c, "StackError::TooLarge");
+    assert_eq!(
+        too_large.kind,
+        CallableKind::Variant {
+            self_ty: err.clone(),
+            fields: VariantShape::Tuple
+        }
+    );
+
+    // Private fields: the literal exists but only where they are visible.
+    let lit = callable(&c, "BoundedStack");
+    assert_eq!(
+        lit.kind,
+        CallableKind::StructLiteral {
+            self_ty: stack.clone(),
+            tuple: false
+        }
+    );
+    assert_eq!(lit.vis, Vis::Private);
+    assert_eq!(lit.params[0].ty, Ty::Vec(b(I64)));
+
+    let def = &c.types[ty_id(&c, "StackError")];
+    assert_eq!(def.impls, vec!["Display".to_string()]);
+    assert_eq!(def.derives, ["Debug", "Clone", "PartialEq", "Eq"]);
+    // `Display::fmt` is neither a callable nor reported as skipped.
+    assert!(c.callables.iter().all(|k| k.name != "fmt"));
+    assert!(c.skipped.is_empty(), "{:?}", c.skipped);
+    assert!(c.literals.ints.contains(&1024) && c.literals.ints.contains(&16));
+    assert!(c
+        .literals
+        .strings
+        .contains(&"capacity must be positive".to_string()));
+}
+
+#[test]
+fn abc_fixture_resolves_types_across_modules() {
+    let c = fixture("abc");
+    let paths: Vec<_> = c.modules.iter().map(|m| m.path.join("::")).collect();
+    assert_eq!(paths, ["", "a", "b", "c"]);
+    assert!(!c.modules[1].mod_rs);
+    let call = callable(&c, "B::makes_a_almost_nice_call");
+    assert_eq!(call.module, 2);
+    assert_eq!(call.params[0].ty, Ty::Ref(b(adt(&c, "A"))));
+    let new_c = callable(&c, "C::new");
+    assert_eq!(new_c.params[1].ty, adt(&c, "B"));
+    assert_eq!(
+        callable(&c, "C::calls_b_with_a").ret,
+        Ty::Result(b(Ty::Int(IntTy::I32)), b(Ty::String))
+    );
+    // Unit struct: a literal without params, and the derived Default.
+    let a = callable(&c, "A");
+    assert!(a.params.is_empty());
+    assert_eq!(a.vis, Vis::Pub);
+    assert!(matches!(
+        callable(&c, "A::default").kind,
+        CallableKind::TraitFn { .. }
+    ));
+    assert_eq!(callable(&c, "C").vis, Vis::Private);
+    assert!(c.skipped.is_empty(), "{:?}", c.skipped);
+}
+
+#[test]
+fn triangle_magic_and_misbehave_fixtures() {
+    let c = fixture("triangle");
+    let kind = adt(&c, "Kind");
+    assert_eq!(callable(&c, "classify").ret, kind);
+    assert_eq!(
+        callable(&c, "perimeter").params[0].ty,
+        Ty::Array(b(Ty::Int(IntTy::U32)), 3)
+    );
+    assert_eq!(
+        callable(&c, "Kind::Invalid").kind,
+        CallableKind::Variant {
+            self_ty: kind,
+            fields: VariantShape::Unit
+        }
+    );
+
+    let c = fixture("magic");
+    assert!(c.literals.ints.contains(&0x5EC2_E7A1_B00F));
+    assert!(c.literals.ints.contains(&73_519));
+    assert!(c.literals.strings.contains(&"sesame".to_string()));
+    assert!(c.literals.strings.contains(&"HX-".to_string()));
+    let unlock = callable(&c, "unlock");
+    assert_eq!(unlock.params[1].ty, Ty::Str);
+
+    let c = fixture("misbehave");
+    let names: Vec<&str> = c.callables.iter().map(|k| k.name.as_str()).collect();
+    assert_eq!(names, ["divide", "abort_if", "recurse", "spin", "double"]);
+    assert_eq!(callable(&c, "abort_if").ret, Ty::Unit);
+}
+
+#[test]
+fn numparse_fixture_keeps_private_helpers_and_submodules() {
+    let c = fixture("numparse");
+    let paths: Vec<_> = c.modules.iter().map(|m| m.path.join("::")).collect();
+    assert_eq!(paths, ["", "parser", "parser::prefix"]);
+    assert_eq!(c.modules[2].vis, Vis::Private);
+    assert_eq!(c.modules[2].parent, Some(1));
+    assert!(c.modules[2].file.ends_with("src/parser/prefix.rs"));
+    let digit = callable(&c, "digit_value");
+    assert_eq!((digit.module, digit.vis), (1, Vis::Private));
+    let split = callable(&c, "split_sign");
+    assert_eq!((split.module, split.vis), (2, Vis::Super));
+    assert_eq!(split.ret, Ty::Tuple(vec![Ty::Bool, Ty::Str]));
+    let invalid = callable(&c, "ParseError::InvalidDigit");
+    assert_eq!(invalid.params[0].ty, Ty::Char);
+    assert!(c.literals.chars.contains(&'_'));
+    assert!(c.literals.strings.contains(&"0x".to_string()));
+}
+
+#[test]
+fn generics_fixture() {
+    let c = fixture("generics");
+    assert!(skip_reason(&c, "apply").contains("parameter `f`: function pointers"));
+    assert!(skip_reason(&c, "with_closure").contains("parameter `f`: `impl Fn(i32) -> i32`"));
+    let largest = callable(&c, "largest");
+    assert_eq!(largest.generic_args, vec![I64]);
+    assert_eq!(largest.params[0].ty, Ty::Slice(b(I64)));
+    assert_eq!(largest.ret, Ty::Option(b(I64)));
+    assert_eq!(callable(&c, "pair_up").ret, Ty::Tuple(vec![I64, I64]));
+    let w = ty_id(&c, "Wrapper");
+    assert_eq!(c.types[w].generics, ["T"]);
+    assert_eq!(
+        callable(&c, "Wrapper::new").kind,
+        CallableKind::AssocFn {
+            self_ty: Ty::Adt(w, vec![I64])
+        }
+    );
+    assert_eq!(callable(&c, "Wrapper::new").ret, Ty::Adt(w, vec![I64]));
+    assert_eq!(
+        callable(&c, "Wrapper::map_len").kind,
+        CallableKind::Method {
+            self_ty: Ty::Adt(w, vec![Ty::String]),
+            receiver: Receiver::Ref
+        }
+    );
+    assert_eq!(
+        callable(&c, "checked_sum").params[0].ty,
+        Ty::Slice(b(Ty::Int(IntTy::I32)))
+    );
+    let lit = callable(&c, "Wrapper");
+    assert_eq!(lit.params[0].ty, I64);
+    assert_eq!(c.skipped.len(), 2, "{:?}", c.skipped);
+}
+
+#[test]
+fn shapes_example() {
+    let lib = repo().join("examples/shapes/src/lib.rs");
+    let c = analyze(&lib, "shapes").unwrap();
+    let point = adt(&c, "Point");
+    let from = callable(&c, "Point::from");
+    assert_eq!(
+        from.kind,
+        CallableKind::TraitFn {
+            self_ty: point.clone(),
+            trait_name: "From<(f64, f64)>".into()
+        }
+    );
+    let f64_ = Ty::Float(FloatTy::F64);
+    assert_eq!(
+        from.params[0].ty,
+        Ty::Tuple(vec![f64_.clone(), f64_.clone()])
+    );
+    assert_eq!(from.ret, point);
+    assert_eq!(callable(&c, "Canvas::add").params[0].ty, adt(&c, "Shape"));
+    assert_eq!(
+        callable(&c, "Rect::intersect").ret,
+        Ty::Option(b(adt(&c, "Rect")))
+    );
+    assert_eq!(callable(&c, "Rect::is_empty").vis, Vis::Private);
+    assert_eq!(callable(&c, "Rect").vis, Vis::Pub);
+    assert_eq!(callable(&c, "in_range").module, 2);
+    assert!(c.literals.ints.contains(&0xC0FFEE));
+    assert!(c.literals.floats.contains(&42.0));
+    assert!(c.skipped.is_empty(), "{:?}", c.skipped);
+    assert_eq!(c.types[ty_id(&c, "Point")].impls, ["From"]);
+}
+
+#[test]
+fn analysis_is_deterministic() {
+    let lib = repo().join("examples/shapes/src/lib.rs");
+    let a = analyze(&lib, "shapes").unwrap();
+    let b = analyze(&lib, "shapes").unwrap();
+    assert_eq!(format!("{a:?}"), format!("{b:?}"));
+}
+
+#[test]
+fn unsupported_items_are_skipped_with_reasons() {
+    let c = inline(&[(
+        "lib.rs",
+        r#"
+        use std::collections::HashMap;
+        pub struct Parser<'a> { input: &'a str }
+        impl<'a> Parser<'a> { pub fn new(input: &'a str) -> Self { Parser { input } } }
+        pub unsafe fn raw() {}
+        pub async fn later() {}
+        pub extern "C" fn c_abi() {}
+        pub fn arr<const N: usize>(x: [u8; N]) {}
+        pub fn map(m: HashMap<String, i32>) {}
+        pub fn slice_mut(x: &mut [u8]) {}
+        pub fn unknown(x: Missing) {}
+        pub fn io() -> std::io::Result<()> { Ok(()) }
+        pub fn bound<T: Iterator>(t: T) {}
+        pub fn main() {}
+        pub struct Cache { map: HashMap<u8, u8> }
+        pub enum E { Ok(u8), Bad(fn()) }
+        #[cfg(feature = "extra")]
+        pub fn gated() {}
+        pub fn first<'a>(s: &'a str) -> &'a str { s }
+        pub fn boxed(b: Box<u8>, v: Vec<Option<bool>>) -> Result<char, String> { todo!() }
+        "#,
+    )]);
+    assert_eq!(
+        skip_reason(&c, "Parser"),
+        "struct literal: type `Parser` has lifetime parameters, which are not supported"
+    );
+    assert!(skip_reason(&c, "Parser::new").contains("lifetime parameters"));
+    assert_eq!(skip_reason(&c, "raw"), "unsafe fn");
+    assert_eq!(skip_reason(&c, "later"), "async fn");
+    assert_eq!(skip_reason(&c, "c_abi"), "extern fn");
+    assert_eq!(skip_reason(&c, "arr"), "const generic parameter `N`");
+    assert_eq!(
+        skip_reason(&c, "map"),
+        "parameter `m`: `HashMap<String, i32>` is not supported"
+    );
+    assert!(skip_reason(&c, "slice_mut").starts_with("parameter `x`: mutable slices"));
+    assert_eq!(
+        skip_reason(&c, "unknown"),
+        "parameter `x`: unknown type `Missing`"
+    );
+    assert!(skip_reason(&c, "io").contains("`std::io::Result<()>`"));
+    assert!(skip_reason(&c, "bound").contains("no candidate type satisfies `Iterator`"));
+    assert!(skip_reason(&c, "main").contains("main"));
+    assert!(skip_reason(&c, "Cache").contains("field `map`"));
+    assert!(skip_reason(&c, "E::Bad").contains("function pointers"));
+    assert!(skip_reason(&c, "gated").contains("feature = \"extra\""));
+    callable(&c, "E::Ok");
+    assert_eq!(callable(&c, "first").ret, Ty::Str);
+    let boxed = callable(&c, "boxed");
+    assert_eq!(boxed.params[0].ty, Ty::Box(b(Ty::Int(IntTy::U8))));
+    assert_eq!(boxed.params[1].ty, Ty::Vec(b(Ty::Option(b(Ty::Bool)))));
+    // The type with lifetimes is still recorded.
+    assert_eq!(c.types[ty_id(&c, "Parser")].generics, Vec::<String>::new());
+}
+
+#[test]
+fn names_resolve_through_use_glob_super_and_self() {
+    let c = inline(&[
+        ("lib.rs", "pub mod geo; mod util; pub mod shapes { use super::*; pub fn origin() -> geo::Point { geo::Point::default() } }"),
+        ("geo.rs", "#[derive(Default)] pub struct Point { pub x: i32, pub(crate) y: i32 }\nimpl Point { pub fn mirror(self) -> Self { self } }"),
+        ("util/mod.rs", "use crate::geo::Point as P; pub(crate) fn make(p: &P) -> super::geo::Point { todo!() } mod deep; pub(crate) use self::deep::Deep;"),
+        ("util/deep.rs", "pub struct Deep(pub u8, u16);\nimpl From<u8> for Deep { fn from(x: u8) -> Self { Deep(x, 0) } }\nimpl Deep { pub fn boxed(self: Box<Self>) {} }"),
+    ]);
+    let point = adt(&c, "Point");
+    assert_eq!(callable(&c, "origin").ret, point);
+    assert_eq!(callable(&c, "make").params[0].ty, Ty::Ref(b(point.clone())));
+    assert_eq!(callable(&c, "make").ret, point);
+    let mirror = callable(&c, "Point::mirror");
+    assert_eq!(
+        mirror.kind,
+        CallableKind::Method {
+            self_ty: point.clone(),
+            receiver: Receiver::Value
+        }
+    );
+    assert_eq!(callable(&c, "Point").vis, Vis::Crate);
+    let deep = callable(&c, "Deep");
+    assert_eq!(
+        deep.kind,
+        CallableKind::StructLiteral {
+            self_ty: adt(&c, "Deep"),
+            tuple: true
+        }
+    );
+    assert_eq!(deep.vis, Vis::Private);
+    let from = callable(&c, "Deep::from");
+    assert!(
+        matches!(&from.kind, CallableKind::TraitFn { trait_name, .. } if trait_name == "From<u8>")
+    );
+    assert_eq!(from.vis, Vis::Pub);
+    assert!(skip_reason(&c, "util::deep::Deep::boxed").contains("receiver `self: Box<Self>`"));
+    assert!(c.modules[2].mod_rs && c.modules[3].file.ends_with("util/deep.rs"));
+}
+
+#[test]
+fn generic_impls_substitute_their_parameters() {
+    let c = inline(&[(
+        "lib.rs",
+        r#"
+        #[derive(Default)]
+        pub struct Pair<A, B> { pub a: A, pub b: B }
+        impl<A: Copy, B: AsRef<str>> Pair<A, B> {
+            pub fn first(&self) -> A { self.a }
+            pub fn with<C: std::fmt::Display>(&self, c: C) -> Option<&B> where A: Eq { None }
+        }
+        impl<T> From<T> for Pair<T, String> { fn from(a: T) -> Self { todo!() } }
+        pub enum Tree<T: Ord> { Leaf, Node(Box<Tree<T>>, T) }
+        "#,
+    )]);
+    let pair = ty_id(&c, "Pair");
+    let first = callable(&c, "Pair::first");
+    assert_eq!(
+        first.kind,
+        CallableKind::Method {
+            self_ty: Ty::Adt(pair, vec![I64, Ty::String]),
+            receiver: Receiver::Ref
+        }
+    );
+    assert_eq!(first.ret, I64);
+    let with = callable(&c, "Pair::with");
+    assert_eq!(with.generic_args, vec![I64]);
+    assert_eq!(with.ret, Ty::Option(b(Ty::Ref(b(Ty::String)))));
+    let from = callable(&c, "Pair::from");
+    assert!(
+        matches!(&from.kind, CallableKind::TraitFn { trait_name, .. } if trait_name == "From<i64>")
+    );
+    assert_eq!(from.params[0].ty, I64);
+    assert!(
+        matches!(&callable(&c, "Pair::default").kind, CallableKind::TraitFn { self_ty: Ty::Adt(_, args), .. } if *args == vec![I64, I64])
+    );
+    let tree = ty_id(&c, "Tree");
+    let node = callable(&c, "Tree::Node");
+    assert_eq!(node.params[0].ty, Ty::Box(b(Ty::Adt(tree, vec![I64]))));
+    // Fields with type parameters have no single type in the definition.
+    let TypeKind::Struct(Fields::Named(fields)) = &c.types[pair].kind else {
+        panic!()
+    };
+    assert_eq!(fields[0].ty, None);
+}
+
+#[test]
+fn inline_modules_and_cfg_test_code() {
+    let c = inline(&[(
+        "lib.rs",
+        "pub fn a() -> u8 { 1 }\nmod inner {\n    pub(super) fn b() {}\n    #[cfg(test)]\n    fn helper() {}\n}\n#[cfg(test)]\nmod tests { #[test] fn t() { super::a(); } }\n",
+    )]);
+    assert_eq!(c.modules.len(), 2);
+    assert_eq!(c.callables.len(), 2);
+    assert_eq!(callable(&c, "b").vis, Vis::Super);
+    assert!(matches!(c.modules[1].body, ModuleBody::Inline { .. }));
+    assert!(c.skipped.is_empty(), "{:?}", c.skipped);
+}
+
+#[test]
+fn broken_inputs_are_errors() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("lib.rs"), "pub fn f( {").unwrap();
+    let err = analyze(&d.path().join("lib.rs"), "x")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("lib.rs:1:"), "{err}");
+    // The `broken` fixture parses: it only fails type checking, which analysis does not do.
+    let c = fixture("broken");
+    assert_eq!(callable(&c, "add_one").params[0].ty, Ty::Int(IntTy::I32));
+}

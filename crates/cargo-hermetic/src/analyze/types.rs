@@ -1,0 +1,389 @@
+//! `syn` types → cluster types (`Ty`), resolving the crate's type names in a module.
+
+use super::names::{Names, Target};
+use super::syntax::text;
+use crate::cluster::{FloatTy, IntTy, ModuleId, Ty};
+use std::collections::BTreeMap;
+use syn::{GenericArgument, PathArguments, Type};
+
+/// What analysis knows of a crate type while mapping types that mention it.
+#[derive(Debug, Clone)]
+pub struct TypeInfo {
+    pub name: String,
+    /// Names of the type parameters.
+    pub generics: Vec<String>,
+    /// Lifetime or const parameters: hermetic cannot name such a type in its driver slots.
+    pub unsupported_generics: Option<String>,
+}
+
+/// Where a type occurs, which decides where references are allowed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Stored or built by value (fields, type arguments in parameters): no references.
+    Owned,
+    /// A parameter: a reference at the outside (`&str`, `&[T]`, `&T`, `&mut T`), owned inside.
+    Arg,
+    /// A return value: observed, never stored, so references may appear anywhere.
+    Ret,
+}
+
+impl Mode {
+    fn inner(self) -> Mode {
+        match self {
+            Mode::Ret => Mode::Ret,
+            _ => Mode::Owned,
+        }
+    }
+}
+
+/// The scope a type is written in.
+pub struct TyCx<'a> {
+    pub names: &'a Names,
+    pub infos: &'a [TypeInfo],
+    pub module: ModuleId,
+    /// What `Self` means (inside impls and type definitions).
+    pub self_ty: Option<&'a Ty>,
+    /// Generic parameters and the concrete types chosen for them.
+    pub subst: &'a BTreeMap<String, Ty>,
+}
+
+impl TyCx<'_> {
+    /// The cluster type for `ty`, or why it is unsupported (naming the type as written).
+    pub fn map(&self, ty: &Type, mode: Mode) -> Result<Ty, String> {
+        match ty {
+            Type::Paren(p) => self.map(&p.elem, mode),
+            Type::Group(g) => self.map(&g.elem, mode),
+            Type::Tuple(t) if t.elems.is_empty() => Ok(Ty::Unit),
+            Type::Tuple(t) => t
+                .elems
+                .iter()
+                .map(|e| self.map(e, mode.inner()))
+                .collect::<Result<_, _>>()
+                .map(Ty::Tuple),
+            Type::Array(a) => {
+                let n = match &a.len {
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Int(n),
+                        ..
+                    }) => n.base10_parse::<usize>().ok(),
+                    _ => None,
+                };
+                let Some(n) = n else {
+                    return Err(format!(
+                        "array length `{}` is not a literal (`{}`)",
+                        text(&a.len),
+                        text(ty)
+                    ));
+                };
+                Ok(Ty::Array(Box::new(self.map(&a.elem, mode.inner())?), n))
+            }
+            Type::Reference(r) => {
+                if mode == Mode::Owned {
+                    return Err(format!(
+                        "references inside parameter types or fields are not supported (`{}`)",
+                        text(ty)
+                    ));
+                }
+                let inner = mode.inner();
+                let mutable = r.mutability.is_some();
+                match &*r.elem {
+                    Type::Path(p) if p.qself.is_none() && p.path.is_ident("str") => {
+                        if mutable {
+                            Err(format!("`&mut str` is not supported (`{}`)", text(ty)))
+                        } else {
+                            Ok(Ty::Str)
+                        }
+                    }
+                    Type::Slice(s) => {
+                        if mutable {
+                            Err(format!("mutable slices are not supported (`{}`)", text(ty)))
+                        } else {
+                            Ok(Ty::Slice(Box::new(self.map(&s.elem, inner)?)))
+                        }
+                    }
+                    elem => {
+                        let elem = Box::new(self.map(elem, inner)?);
+                        Ok(if mutable {
+                            Ty::RefMut(elem)
+                        } else {
+                            Ty::Ref(elem)
+                        })
+                    }
+                }
+            }
+            Type::Path(p) if p.qself.is_none() => self.path(&p.path, ty, mode),
+            Type::Path(_) => Err(format!(
+                "qualified paths are not supported (`{}`)",
+                text(ty)
+            )),
+            Type::BareFn(_) => Err(format!(
+                "function pointers are not supported (`{}`)",
+                text(ty)
+            )),
+            Type::ImplTrait(_) => Err(format!(
+                "`{}` is not supported yet (it needs a mock)",
+                text(ty)
+            )),
+            Type::TraitObject(_) => {
+                Err(format!("trait objects are not supported (`{}`)", text(ty)))
+            }
+            Type::Ptr(_) => Err(format!("raw pointers are not supported (`{}`)", text(ty))),
+            Type::Slice(_) => Err(format!("unsized slices are not supported (`{}`)", text(ty))),
+            Type::Never(_) => Err("the never type `!` is not supported".into()),
+            _ => Err(format!("`{}` is not supported", text(ty))),
+        }
+    }
+
+    fn path(&self, path: &syn::Path, ty: &Type, mode: Mode) -> Result<Ty, String> {
+        let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let last = path.segments.last().ok_or("empty path")?;
+        if path.leading_colon.is_none() && segs.len() == 1 && last.arguments.is_none() {
+            let name = segs[0].as_str();
+            if let Some(t) = self.subst.get(name) {
+                return Ok(t.clone());
+            }
+            if name == "Self" {
+                return self
+                    .self_ty
+                    .cloned()
+                    .ok_or_else(|| "`Self` outside an impl".to_string());
+            }
+            if let Some(t) = primitive(name) {
+                return Ok(t);
+            }
+            if name == "str" {
+                return Err("`str` is only supported behind a reference (`&str`)".into());
+            }
+        }
+        let mut full = segs.clone();
+        if path.leading_colon.is_some() {
+            full.insert(0, "::".into());
+        }
+        match self.names.resolve(self.module, &full) {
+            Target::Type(id) => {
+                let info = &self.infos[id];
+                if let Some(why) = &info.unsupported_generics {
+                    return Err(format!("type `{}` has {why}", info.name));
+                }
+                let args = self.args(last, ty, mode)?;
+                if args.len() != info.generics.len() {
+                    return Err(format!(
+                        "`{}` needs {} generic argument(s)",
+                        text(ty),
+                        info.generics.len()
+                    ));
+                }
+                Ok(Ty::Adt(id, args))
+            }
+            Target::Alias(name) => Err(format!(
+                "type alias `{name}` is not supported (`{}`)",
+                text(ty)
+            )),
+            Target::Ambiguous => Err(format!("ambiguous type `{}`", text(ty))),
+            Target::External(p) => self.std(&p, last, ty, mode),
+            Target::Unknown if segs.len() == 1 => self.std(&segs, last, ty, mode),
+            Target::Module(_) | Target::Unknown => Err(format!("unknown type `{}`", text(ty))),
+        }
+    }
+
+    /// Prelude and std types hermetic knows, by their full path or prelude name.
+    fn std(
+        &self,
+        path: &[String],
+        last: &syn::PathSegment,
+        ty: &Type,
+        mode: Mode,
+    ) -> Result<Ty, String> {
+        let p: Vec<&str> = path.iter().map(String::as_str).collect();
+        let known = match p.as_slice() {
+            [n @ ("String" | "Vec" | "Option" | "Result" | "Box")] => Some(*n),
+            ["std" | "alloc", "string", "String"] => Some("String"),
+            ["std" | "alloc", "vec", "Vec"] => Some("Vec"),
+            ["std" | "core", "option", "Option"] => Some("Option"),
+            ["std" | "core", "result", "Result"] => Some("Result"),
+            ["std" | "alloc", "boxed", "Box"] => Some("Box"),
+            _ => None,
+        };
+        let Some(known) = known else {
+            return Err(if p.len() == 1 {
+                format!("unknown type `{}`", text(ty))
+            } else {
+                format!("`{}` is not supported", text(ty))
+            });
+        };
+        let mut args = self.args(last, ty, mode)?;
+        let want = match known {
+            "String" => 0,
+            "Result" => 2,
+            _ => 1,
+        };
+        if args.len() != want {
+            return Err(format!(
+                "`{}` is not supported (expected {want} type argument(s))",
+                text(ty)
+            ));
+        }
+        let mut next = || Box::new(args.remove(0));
+        Ok(match known {
+            "String" => Ty::String,
+            "Vec" => Ty::Vec(next()),
+            "Option" => Ty::Option(next()),
+            "Box" => Ty::Box(next()),
+            _ => {
+                let ok = next();
+                Ty::Result(ok, next())
+            }
+        })
+    }
+
+    /// The type arguments of a path segment (lifetimes are dropped).
+    fn args(&self, seg: &syn::PathSegment, ty: &Type, mode: Mode) -> Result<Vec<Ty>, String> {
+        match &seg.arguments {
+            PathArguments::None => Ok(Vec::new()),
+            PathArguments::Parenthesized(_) => Err(format!("`{}` is not supported", text(ty))),
+            PathArguments::AngleBracketed(a) => {
+                let mut out = Vec::new();
+                for arg in &a.args {
+                    match arg {
+                        GenericArgument::Lifetime(_) => {}
+                        GenericArgument::Type(t) => out.push(self.map(t, mode.inner())?),
+                        _ => return Err(format!("`{}` is not supported", text(ty))),
+                    }
+                }
+                Ok(out)
+            }
+        }
+    }
+}
+
+pub fn primitive(name: &str) -> Option<Ty> {
+    Some(match name {
+        "bool" => Ty::Bool,
+        "char" => Ty::Char,
+        "f32" => Ty::Float(FloatTy::F32),
+        "f64" => Ty::Float(FloatTy::F64),
+        "i8" => Ty::Int(IntTy::I8),
+        "i16" => Ty::Int(IntTy::I16),
+        "i32" => Ty::Int(IntTy::I32),
+        "i64" => Ty::Int(IntTy::I64),
+        "i128" => Ty::Int(IntTy::I128),
+        "isize" => Ty::Int(IntTy::Isize),
+        "u8" => Ty::Int(IntTy::U8),
+        "u16" => Ty::Int(IntTy::U16),
+        "u32" => Ty::Int(IntTy::U32),
+        "u64" => Ty::Int(IntTy::U64),
+        "u128" => Ty::Int(IntTy::U128),
+        "usize" => Ty::Int(IntTy::Usize),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyze::modules;
+
+    /// Maps `ty` as written in the root of a crate whose lib.rs is `lib`; struct ids in order.
+    fn map(lib: &str, ty: &str, mode: Mode) -> Result<Ty, String> {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("lib.rs"), lib).unwrap();
+        let mods = modules::load(&d.path().join("lib.rs"), &mut Vec::new()).unwrap();
+        let mut names = Names::new(&mods);
+        let mut infos = Vec::new();
+        for (id, m) in mods.iter().enumerate() {
+            for item in &m.items {
+                if let syn::Item::Struct(s) = item {
+                    names.add_type(id, &s.ident.to_string(), infos.len());
+                    infos.push(TypeInfo {
+                        name: s.ident.to_string(),
+                        generics: s
+                            .generics
+                            .type_params()
+                            .map(|p| p.ident.to_string())
+                            .collect(),
+                        unsupported_generics: s
+                            .generics
+                            .lifetimes()
+                            .next()
+                            .map(|_| "lifetime parameters".to_string()),
+                    });
+                }
+            }
+        }
+        let subst = BTreeMap::from([("T".to_string(), Ty::Int(IntTy::I64))]);
+        let cx = TyCx {
+            names: &names,
+            infos: &infos,
+            module: 0,
+            self_ty: None,
+            subst: &subst,
+        };
+        cx.map(&syn::parse_str(ty).unwrap(), mode)
+    }
+
+    fn b(t: Ty) -> Box<Ty> {
+        Box::new(t)
+    }
+
+    #[test]
+    fn maps_std_and_crate_types() {
+        let lib = "pub struct P; pub struct W<T>(T); mod m { pub struct Q; } use m::Q;";
+        let i64_ = Ty::Int(IntTy::I64);
+        assert_eq!(map(lib, "&str", Mode::Arg), Ok(Ty::Str));
+        assert_eq!(
+            map(lib, "&'a [u8]", Mode::Arg),
+            Ok(Ty::Slice(b(Ty::Int(IntTy::U8))))
+        );
+        assert_eq!(
+            map(lib, "std::vec::Vec<String>", Mode::Arg),
+            Ok(Ty::Vec(b(Ty::String)))
+        );
+        assert_eq!(
+            map(lib, "[T; 3]", Mode::Arg),
+            Ok(Ty::Array(b(i64_.clone()), 3))
+        );
+        assert_eq!(
+            map(lib, "Result<(P, bool), Q>", Mode::Ret),
+            Ok(Ty::Result(
+                b(Ty::Tuple(vec![Ty::Adt(0, vec![]), Ty::Bool])),
+                b(Ty::Adt(2, vec![]))
+            ))
+        );
+        assert_eq!(
+            map(lib, "&mut W<T>", Mode::Arg),
+            Ok(Ty::RefMut(b(Ty::Adt(1, vec![i64_.clone()]))))
+        );
+        assert_eq!(
+            map(lib, "Option<&i64>", Mode::Ret),
+            Ok(Ty::Option(b(Ty::Ref(b(i64_)))))
+        );
+        assert_eq!(
+            map(lib, "Box<crate::m::Q>", Mode::Owned),
+            Ok(Ty::Box(b(Ty::Adt(2, vec![]))))
+        );
+        assert_eq!(map(lib, "()", Mode::Ret), Ok(Ty::Unit));
+    }
+
+    #[test]
+    fn explains_unsupported_types() {
+        let lib = "pub struct L<'a>(&'a str); type Alias = u8; use std::collections::HashMap;";
+        let err = |ty: &str, mode| map(lib, ty, mode).unwrap_err();
+        assert_eq!(
+            err("fn(i32) -> i32", Mode::Arg),
+            "function pointers are not supported (`fn(i32) -> i32`)"
+        );
+        assert!(err("impl Fn(i32) -> i32", Mode::Arg).contains("`impl Fn(i32) -> i32`"));
+        assert!(err("&mut [u8]", Mode::Arg).contains("mutable slices"));
+        assert!(err("Option<&str>", Mode::Arg).contains("references inside"));
+        assert!(err("L<'static>", Mode::Arg).contains("type `L` has lifetime parameters"));
+        assert!(err("Alias", Mode::Arg).contains("type alias `Alias`"));
+        assert_eq!(
+            err("HashMap<String, i32>", Mode::Arg),
+            "`HashMap<String, i32>` is not supported"
+        );
+        assert_eq!(err("Nope", Mode::Arg), "unknown type `Nope`");
+        assert!(err("std::io::Result<()>", Mode::Ret).contains("`std::io::Result<()>`"));
+        assert!(err("Box<dyn std::error::Error>", Mode::Ret).contains("trait objects"));
+        assert!(err("*const u8", Mode::Arg).contains("raw pointers"));
+    }
+}
