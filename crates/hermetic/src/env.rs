@@ -463,3 +463,29 @@ impl Drop for EnvGuard {
         crate::active::leave(self.prev);
     }
 }
+
+/// A cheap self-check that this binary's libc calls reach the runtime: on a fresh thread,
+/// enters a throwaway environment and checks that `std::fs`, `std::env::var`,
+/// `SystemTime::now` and `getrandom` are served by it. `false` means the environment would
+/// not isolate anything here (a statically linked binary, or a std that bypasses libc).
+///
+/// It cannot see raw system calls made by other code (e.g. rustix's `linux_raw` backend).
+pub fn interposition_works() -> bool {
+    std::thread::spawn(|| {
+        let t = UNIX_EPOCH + Duration::from_secs(1);
+        let env = Env::new()
+            .file("/hermetic-self-check", "ok")
+            .var("HERMETIC_SELF_CHECK", "1")
+            .now(t)
+            .enter();
+        let fs = std::fs::read_to_string("/hermetic-self-check").is_ok_and(|s| s == "ok");
+        let var = std::env::var("HERMETIC_SELF_CHECK").is_ok_and(|v| v == "1");
+        let clock = SystemTime::now() == t;
+        let mut buf = [0u8; 8];
+        let random = unsafe { libc::getrandom(buf.as_mut_ptr().cast(), buf.len(), 0) } == 8
+            && env.accesses().contains(&Access::RandomRead);
+        fs && var && clock && random
+    })
+    .join()
+    .unwrap_or(false)
+}

@@ -125,12 +125,14 @@ mod state;
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 mod vfs;
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
-pub use env::{Env, EnvGuard, DEFAULT_CLOCK_STEP, DEFAULT_NOW_SECS, DEFAULT_SEED};
+pub use env::{
+    interposition_works, Env, EnvGuard, DEFAULT_CLOCK_STEP, DEFAULT_NOW_SECS, DEFAULT_SEED,
+};
 
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 mod unsupported;
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-pub use unsupported::{Env, EnvGuard};
+pub use unsupported::{interposition_works, Env, EnvGuard};
 
 /// Whether this target can host a virtual environment.
 pub const SUPPORTED: bool = cfg!(all(target_os = "linux", target_env = "gnu"));

@@ -117,3 +117,8 @@ impl EnvGuard {
         match self.never {}
     }
 }
+
+/// Always `false` on this target.
+pub fn interposition_works() -> bool {
+    false
+}

@@ -479,10 +479,15 @@ impl Vfs {
             Kind::File(d) => {
                 let pos = usize::try_from(pos).map_err(|_| libc::EFBIG)?;
                 let end = pos.checked_add(data.len()).ok_or(libc::EFBIG)?;
-                if d.len() < end {
-                    d.resize(end, 0);
+                if pos == d.len() {
+                    // The common case, appending: no zero-fill before the copy.
+                    d.extend_from_slice(data);
+                } else {
+                    if d.len() < end {
+                        d.resize(end, 0);
+                    }
+                    d[pos..end].copy_from_slice(data);
                 }
-                d[pos..end].copy_from_slice(data);
                 n.mtime = now;
                 n.ctime = now;
                 Ok(data.len())

@@ -68,3 +68,8 @@ fn records_paths_vars_stdin_clock_randomness() {
     let _ = std::fs::read_to_string("/etc/app.conf");
     assert_eq!(env.accesses().len(), acc.len());
 }
+
+#[test]
+fn interposition_self_check_passes_here() {
+    assert!(hermetic::interposition_works());
+}
