@@ -1,0 +1,127 @@
+//! Command-line interface, following cargo's conventions for subcommands: the binary runs as
+//! `cargo hermetic ...` (cargo passes `hermetic` as the first argument) or directly as
+//! `cargo-hermetic hermetic ...`.
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Parser, Debug)]
+#[command(name = "cargo", bin_name = "cargo", styles = clap::builder::Styles::default())]
+pub enum CargoCli {
+    /// Writes deterministic, isolated unit tests for a Rust crate.
+    #[command(version)]
+    Hermetic(HermeticArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct HermeticArgs {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Search for tests that reach the library's branches and write them beside the code.
+    Generate(GenerateArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct GenerateArgs {
+    /// Path to the crate's Cargo.toml.
+    #[arg(long, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
+    /// The package to test, in a workspace.
+    #[arg(short, long, value_name = "NAME")]
+    pub package: Option<String>,
+    /// Only this module (and its submodules), e.g. `parser::lexer`.
+    #[arg(long, value_name = "PATH")]
+    pub module: Option<String>,
+    /// Only this function or method, e.g. `parse` or `Lexer::next_token`.
+    #[arg(long, value_name = "NAME")]
+    pub function: Option<String>,
+    /// Time for the whole run, in seconds (default 60; ignored when only --max-executions is
+    /// given, so that such runs are reproducible).
+    #[arg(long, value_name = "SECS")]
+    pub budget: Option<u64>,
+    /// Stop the search after this many executions.
+    #[arg(long, value_name = "N")]
+    pub max_executions: Option<u64>,
+    /// Seed of the search's random choices.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Executions run at once (default: the number of CPUs).
+    #[arg(short, long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Time limit for one execution, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 1000)]
+    pub timeout_ms: u64,
+    /// Also write the report as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    pub report_json: Option<PathBuf>,
+    /// Print what would be written, change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Skip compiling and running the emitted tests before writing them (faster, unchecked).
+    #[arg(long)]
+    pub no_verify: bool,
+    /// No progress bar.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+impl GenerateArgs {
+    pub const DEFAULT_BUDGET: u64 = 60;
+
+    /// The command line that regenerates the same files, for their header.
+    pub fn regenerate_command(&self) -> String {
+        let mut cmd = String::from("cargo hermetic generate");
+        if let Some(p) = &self.package {
+            cmd += &format!(" -p {p}");
+        }
+        if let Some(m) = &self.module {
+            cmd += &format!(" --module {m}");
+        }
+        if let Some(f) = &self.function {
+            cmd += &format!(" --function {f}");
+        }
+        cmd
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_as_a_cargo_subcommand() {
+        let cli = CargoCli::try_parse_from([
+            "cargo-hermetic",
+            "hermetic",
+            "generate",
+            "--module",
+            "parser",
+            "--seed",
+            "3",
+            "--max-executions",
+            "500",
+        ])
+        .unwrap();
+        let CargoCli::Hermetic(HermeticArgs {
+            command: Command::Generate(g),
+        }) = cli;
+        assert_eq!(g.module.as_deref(), Some("parser"));
+        assert_eq!(g.seed, 3);
+        assert_eq!(g.max_executions, Some(500));
+        assert_eq!(
+            g.regenerate_command(),
+            "cargo hermetic generate --module parser"
+        );
+    }
+
+    #[test]
+    fn rejects_unknown_options_with_a_message() {
+        let err = CargoCli::try_parse_from(["cargo-hermetic", "hermetic", "generate", "--bogus"])
+            .unwrap_err();
+        assert!(err.to_string().contains("--bogus"));
+    }
+}

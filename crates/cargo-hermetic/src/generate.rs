@@ -1,0 +1,300 @@
+//! `cargo hermetic generate`: the whole pipeline, from the user's crate to test files.
+
+use crate::cli::GenerateArgs;
+use crate::cluster::{Cluster, Skipped};
+use crate::driver::{build, goals, process};
+use crate::report::{FindingReport, Report};
+use crate::search::{self, ops::Space, values::ValuePool, SearchConfig};
+use crate::shadow::Origin;
+use crate::{analyze, cargo, emit, verify};
+use anyhow::{bail, Context, Result};
+use hermetic_driver::protocol::Outcome;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::time::{Duration, Instant};
+
+/// Candidates per search batch.
+const BATCH: usize = 32;
+
+pub fn generate(args: &GenerateArgs) -> Result<Report> {
+    let started = Instant::now();
+    let budget = match (args.budget, args.max_executions) {
+        (Some(b), _) => Some(Duration::from_secs(b)),
+        (None, Some(_)) => None,
+        (None, None) => Some(Duration::from_secs(GenerateArgs::DEFAULT_BUDGET)),
+    };
+    let deadline = budget.map(|b| started + b);
+    let target = cargo::locate(args.manifest_path.as_deref(), args.package.as_deref())?;
+    let status = Status::new(args.quiet);
+    status.say(&format!("analysing {}", target.package));
+    let cluster = analyze::analyze(&target.lib_rs, &target.crate_name)
+        .with_context(|| format!("analyse {}", target.lib_rs.display()))?;
+    let selection = selection(args, &cluster)?;
+    if cluster.callables.is_empty() {
+        bail!(nothing_to_test(&cluster));
+    }
+
+    status.say("building the instrumented driver (the first build compiles dependencies)");
+    let work_dir = process::work_dir(&target.target_dir);
+    let built = build::build_driver(&target, &cluster, &work_dir)?;
+    let mut skipped = cluster.skipped.clone();
+    let mut usable = vec![true; cluster.callables.len()];
+    for u in &built.unsupported {
+        usable[u.callable] = false;
+        skipped.push(Skipped {
+            item: callable_name(&cluster, u.callable),
+            reason: u.reason.clone(),
+        });
+    }
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    let launch = process::Launch {
+        executable: built.executable.clone(),
+        cwd: built.shadow.root.clone(),
+    };
+    let mut pool = process::DriverPool::start(launch, jobs, args.timeout_ms)?;
+    let goal_map = goals::map_goals(&built.executable, &pool.hello.pcs, &cluster, &selection)?;
+    if goal_map.len() == 0 {
+        bail!("the selected code has no branches to cover (check --module and --function)");
+    }
+    let targets: Vec<usize> = (0..cluster.callables.len())
+        .filter(|&c| usable[c] && selected(&cluster, c, &selection))
+        .collect();
+    if targets.is_empty() {
+        bail!(nothing_to_test(&cluster));
+    }
+
+    let mut space = Space::new(
+        &cluster,
+        &usable,
+        targets,
+        ValuePool::from_literals(&cluster.literals),
+    );
+    let bar = status.bar(goal_map.len() as u64);
+    let search_started = Instant::now();
+    let cfg = SearchConfig {
+        seed: args.seed,
+        max_executions: args.max_executions,
+        deadline,
+        batch: BATCH,
+    };
+    let outcome = search::run(
+        &mut space,
+        &goal_map,
+        &mut pool,
+        &cfg,
+        &mut |execs, covered| {
+            bar.set_position(covered as u64);
+            bar.set_message(format!("{execs} executions"));
+        },
+    )?;
+    bar.finish_and_clear();
+    let search_time = search_started.elapsed().as_secs_f64();
+    drop(pool);
+
+    status.say("writing and verifying the tests");
+    let command = args.regenerate_command();
+    let files = emit::emit(&cluster, &outcome.tests, &command);
+    let origin = Origin {
+        crate_dir: &target.crate_dir,
+        workspace_root: &target.workspace_root,
+        work_dir: &work_dir,
+    };
+    let verified = if args.no_verify {
+        verify::Verified {
+            files,
+            dropped_unstable: vec![],
+            dropped_uncompilable: vec![],
+        }
+    } else {
+        verify::verify(&origin, &cluster, files)?
+    };
+    let files: Vec<_> = verified
+        .files
+        .into_iter()
+        .filter(|f| !f.test_names.is_empty())
+        .collect();
+    let tests_emitted: usize = files.iter().map(|f| f.test_names.len()).sum();
+    if args.dry_run {
+        emit::plan(&target.crate_dir, &cluster, &files)?;
+        for f in &files {
+            println!("// ===== {} =====\n{}", f.path.display(), f.contents);
+        }
+    } else {
+        emit::apply(&target.crate_dir, &cluster, &files)?;
+    }
+
+    let findings = outcome
+        .findings
+        .iter()
+        .map(|f| FindingReport {
+            call: f
+                .case
+                .stmts
+                .last()
+                .map(|s| callable_name(&cluster, s.callable))
+                .unwrap_or_default(),
+            outcome: describe(&f.outcome),
+        })
+        .collect();
+    Ok(Report {
+        package: target.package.clone(),
+        seed: args.seed,
+        goals_total: goal_map.len(),
+        goals_covered: outcome.covered.len(),
+        tests_emitted,
+        tests_dropped_unstable: verified.dropped_unstable.len(),
+        tests_dropped_uncompilable: verified.dropped_uncompilable.len(),
+        tests_using_private: outcome
+            .tests
+            .iter()
+            .filter(|t| t.uses_private)
+            .count()
+            .min(tests_emitted),
+        executions: outcome.executions,
+        executions_per_second: outcome.executions as f64 / search_time.max(1e-9),
+        elapsed_s: started.elapsed().as_secs_f64(),
+        callables: cluster.callables.len(),
+        skipped,
+        findings,
+        files: files.iter().map(|f| f.path.clone()).collect(),
+        dry_run: args.dry_run,
+    })
+}
+
+fn selection(args: &GenerateArgs, cluster: &Cluster) -> Result<goals::Selection> {
+    let module = match &args.module {
+        None => None,
+        Some(m) => {
+            let path: Vec<String> = m
+                .trim_start_matches("crate::")
+                .split("::")
+                .map(str::to_string)
+                .collect();
+            if !cluster.modules.iter().any(|md| md.path == path) {
+                let known: Vec<String> = cluster
+                    .modules
+                    .iter()
+                    .skip(1)
+                    .map(|md| md.path.join("::"))
+                    .collect();
+                bail!(
+                    "no module `{m}` in this crate (modules: {})",
+                    if known.is_empty() {
+                        "none besides the root".into()
+                    } else {
+                        known.join(", ")
+                    }
+                );
+            }
+            Some(path)
+        }
+    };
+    if let Some(f) = &args.function {
+        let last = f.rsplit("::").next().unwrap_or(f);
+        if !cluster.callables.iter().any(|c| c.name == last)
+            && !cluster.skipped.iter().any(|s| s.item.ends_with(last))
+        {
+            bail!("no function or method `{f}` in this crate");
+        }
+    }
+    Ok(goals::Selection {
+        module,
+        function: args.function.clone(),
+    })
+}
+
+/// Whether a callable is one of the tests' subjects under the selection.
+fn selected(cluster: &Cluster, c: usize, sel: &goals::Selection) -> bool {
+    let callable = &cluster.callables[c];
+    let module_ok = sel.module.as_ref().is_none_or(|m| {
+        let p = &cluster.modules[callable.module].path;
+        p.len() >= m.len() && p[..m.len()] == m[..]
+    });
+    let function_ok = sel.function.as_ref().is_none_or(|f| {
+        let name = callable_name(cluster, c);
+        f == &callable.name || name.ends_with(&format!("::{f}")) || name == *f
+    });
+    module_ok && function_ok
+}
+
+/// `parser::Lexer::next_token`, as a user names it.
+pub fn callable_name(cluster: &Cluster, c: usize) -> String {
+    use crate::cluster::{CallableKind, Ty};
+    let callable = &cluster.callables[c];
+    let mut parts = cluster.modules[callable.module].path.clone();
+    let owner = match &callable.kind {
+        CallableKind::Function => None,
+        CallableKind::AssocFn { self_ty }
+        | CallableKind::Method { self_ty, .. }
+        | CallableKind::TraitFn { self_ty, .. }
+        | CallableKind::StructLiteral { self_ty, .. }
+        | CallableKind::Variant { self_ty, .. } => match self_ty {
+            Ty::Adt(id, _) => Some(cluster.types[*id].name.clone()),
+            _ => None,
+        },
+    };
+    parts.extend(owner);
+    if !matches!(callable.kind, CallableKind::StructLiteral { .. }) {
+        parts.push(callable.name.clone());
+    }
+    parts.join("::")
+}
+
+fn nothing_to_test(cluster: &Cluster) -> String {
+    let mut msg = String::from("nothing in this crate can be tested by hermetic yet");
+    if !cluster.skipped.is_empty() {
+        msg += ":";
+        for s in cluster.skipped.iter().take(8) {
+            msg += &format!("\n  - {}: {}", s.item, s.reason);
+        }
+    }
+    msg
+}
+
+fn describe(o: &Outcome) -> String {
+    match o {
+        Outcome::Crashed {
+            stack_overflow: true,
+            ..
+        } => "overflows its stack".into(),
+        Outcome::Crashed { signal, .. } if *signal == libc::SIGABRT => "aborts the process".into(),
+        Outcome::Crashed { signal, .. } => format!("kills the process with signal {signal}"),
+        Outcome::Timeout { .. } => "does not return (timed out)".into(),
+        Outcome::Exited { code, .. } => format!("exits the process with code {code}"),
+        Outcome::Completed | Outcome::Panicked { .. } | Outcome::Invalid { .. } => format!("{o:?}"),
+    }
+}
+
+/// Progress on stderr: a line per phase and a bar while searching.
+struct Status {
+    quiet: bool,
+}
+
+impl Status {
+    fn new(quiet: bool) -> Status {
+        Status { quiet }
+    }
+
+    fn say(&self, msg: &str) {
+        if !self.quiet {
+            eprintln!("  {msg}");
+        }
+    }
+
+    fn bar(&self, goals: u64) -> ProgressBar {
+        if self.quiet {
+            return ProgressBar::hidden();
+        }
+        let bar = ProgressBar::new(goals);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "  searching [{elapsed_precise}] {bar:30} {pos}/{len} goals, {msg}",
+            )
+            .expect("valid template"),
+        );
+        bar.enable_steady_tick(Duration::from_millis(200));
+        bar
+    }
+}

@@ -1,0 +1,114 @@
+//! The run's report: a short summary table for people, and JSON for tools.
+
+use crate::cluster::Skipped;
+use serde::Serialize;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Default, Serialize)]
+pub struct Report {
+    pub package: String,
+    pub seed: u64,
+    pub goals_total: usize,
+    pub goals_covered: usize,
+    pub tests_emitted: usize,
+    /// Tests dropped because they failed or flaked in verification.
+    pub tests_dropped_unstable: usize,
+    /// Tests dropped because their code did not compile.
+    pub tests_dropped_uncompilable: usize,
+    /// Emitted tests that call items outside the public API.
+    pub tests_using_private: usize,
+    pub executions: u64,
+    pub executions_per_second: f64,
+    pub elapsed_s: f64,
+    pub callables: usize,
+    pub skipped: Vec<Skipped>,
+    /// Calls that abort, overflow the stack, exit or hang: no test can show them in-process.
+    pub findings: Vec<FindingReport>,
+    pub files: Vec<PathBuf>,
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Serialize)]
+pub struct FindingReport {
+    pub call: String,
+    pub outcome: String,
+}
+
+impl Report {
+    pub fn coverage_percent(&self) -> f64 {
+        if self.goals_total == 0 {
+            100.0
+        } else {
+            100.0 * self.goals_covered as f64 / self.goals_total as f64
+        }
+    }
+
+    pub fn write_json(&self, path: &Path) -> anyhow::Result<()> {
+        let text = serde_json::to_string_pretty(self)?;
+        std::fs::write(path, text + "\n")
+            .map_err(|e| anyhow::anyhow!("cannot write the report to {}: {e}", path.display()))
+    }
+
+    /// The summary printed at the end of a run.
+    pub fn print_summary(&self, out: &mut impl Write) -> std::io::Result<()> {
+        writeln!(out)?;
+        writeln!(out, "  hermetic: {}", self.package)?;
+        let rows = [
+            (
+                "goals covered",
+                format!(
+                    "{} / {} ({:.1}%)",
+                    self.goals_covered,
+                    self.goals_total,
+                    self.coverage_percent()
+                ),
+            ),
+            ("tests emitted", self.tests_emitted.to_string()),
+            (
+                "  using private items",
+                self.tests_using_private.to_string(),
+            ),
+            (
+                "tests dropped (failed or flaky)",
+                self.tests_dropped_unstable.to_string(),
+            ),
+            (
+                "tests dropped (did not compile)",
+                self.tests_dropped_uncompilable.to_string(),
+            ),
+            ("callables", self.callables.to_string()),
+            ("items skipped", self.skipped.len().to_string()),
+            (
+                "executions",
+                format!("{} ({:.0}/s)", self.executions, self.executions_per_second),
+            ),
+            ("time", format!("{:.1}s", self.elapsed_s)),
+        ];
+        for (k, v) in rows {
+            writeln!(out, "  {k:<34}{v}")?;
+        }
+        for f in &self.findings {
+            writeln!(out, "  ! {} {}", f.call, f.outcome)?;
+        }
+        for s in self.skipped.iter().take(10) {
+            writeln!(out, "  - skipped {}: {}", s.item, s.reason)?;
+        }
+        if self.skipped.len() > 10 {
+            writeln!(
+                out,
+                "  - ... {} more skipped (see --report-json)",
+                self.skipped.len() - 10
+            )?;
+        }
+        for f in &self.files {
+            writeln!(
+                out,
+                "  {} {}",
+                if self.dry_run { "would write" } else { "wrote" },
+                f.display()
+            )?;
+        }
+        Ok(())
+    }
+}

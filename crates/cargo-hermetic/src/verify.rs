@@ -1,0 +1,226 @@
+//! Verification: the emitted tests are compiled and run in a copy of the crate, three times
+//! (once one at a time, once in a shuffled order); tests that fail or flake are dropped.
+
+use crate::cargo::{self, BuildOutcome};
+use crate::cluster::Cluster;
+use crate::emit::{self, GeneratedFile, GENERATED_MARKER};
+use crate::shadow::{self, Origin};
+use anyhow::{bail, Context, Result};
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Command;
+
+pub struct Verified {
+    pub files: Vec<GeneratedFile>,
+    /// Tests that failed at least once.
+    pub dropped_unstable: Vec<String>,
+    /// Tests whose code did not compile.
+    pub dropped_uncompilable: Vec<String>,
+}
+
+/// How many times the emitted tests run; the runs differ in order and parallelism.
+const RUNS: usize = 3;
+const MAX_ROUNDS: usize = 4;
+
+pub fn verify(
+    origin: &Origin,
+    cluster: &Cluster,
+    mut files: Vec<GeneratedFile>,
+) -> Result<Verified> {
+    let mut dropped_unstable = Vec::new();
+    let mut dropped_uncompilable = Vec::new();
+    for _ in 0..MAX_ROUNDS {
+        if files.iter().all(|f| f.test_names.is_empty()) {
+            return Ok(Verified {
+                files,
+                dropped_unstable,
+                dropped_uncompilable,
+            });
+        }
+        let copy = shadow::copy_crate(origin, "verify", &[])?;
+        let rebased = rebase(cluster, origin.crate_dir, &copy.root);
+        emit::apply(&copy.root, &rebased, &files)
+            .context("place the tests in the verification copy")?;
+        let manifest = copy.root.join("Cargo.toml");
+        let exe = match cargo::build_tests(&manifest, &copy.target_dir)? {
+            BuildOutcome::Built(exe) => exe,
+            BuildOutcome::Failed(errors) => {
+                let mut culprits = BTreeSet::new();
+                for e in &errors {
+                    let Some(file) = &e.file else { continue };
+                    let Some(f) = files
+                        .iter()
+                        .find(|f| copy.root.join(&f.path) == *file || f.path == *file)
+                    else {
+                        bail!(
+                            "the generated tests broke the crate's build:\n{}",
+                            e.rendered
+                        );
+                    };
+                    if let Some(name) = enclosing_test(&f.contents, e.line) {
+                        culprits.insert(name);
+                    }
+                }
+                if culprits.is_empty() {
+                    bail!(
+                        "the generated tests do not compile:\n{}",
+                        errors
+                            .iter()
+                            .map(|e| e.rendered.as_str())
+                            .collect::<Vec<_>>()
+                            .join("\n")
+                    );
+                }
+                files = drop_tests(files, &culprits)?;
+                dropped_uncompilable.extend(culprits);
+                continue;
+            }
+        };
+        let mut failed = BTreeSet::new();
+        for run in 0..RUNS {
+            failed.extend(run_tests(&exe, &copy.root, run)?);
+        }
+        if std::env::var_os("HERMETIC_DEBUG").is_some() {
+            eprintln!("verify: failed {failed:?} in {}", copy.root.display());
+        }
+        if failed.is_empty() {
+            return Ok(Verified {
+                files,
+                dropped_unstable,
+                dropped_uncompilable,
+            });
+        }
+        files = drop_tests(files, &failed)?;
+        dropped_unstable.extend(failed);
+    }
+    bail!("the generated tests kept failing after dropping the failing ones")
+}
+
+/// The cluster with its module files moved from the crate to its copy.
+fn rebase(cluster: &Cluster, from: &Path, to: &Path) -> Cluster {
+    let mut c = cluster.clone();
+    for m in &mut c.modules {
+        if let Ok(rel) = m.file.strip_prefix(from) {
+            m.file = to.join(rel);
+        }
+    }
+    c
+}
+
+/// Runs the generated tests once; returns the names (without module path) that failed.
+fn run_tests(exe: &Path, cwd: &Path, run: usize) -> Result<BTreeSet<String>> {
+    let mut cmd = Command::new(exe);
+    cmd.arg(emit::TEST_MODULE)
+        .current_dir(cwd)
+        .env_remove("HERMETIC_DRIVER");
+    match run {
+        0 => {}
+        1 => {
+            cmd.arg("--test-threads=1");
+        }
+        _ => {
+            // A different order: libtest's shuffle is unstable, RUSTC_BOOTSTRAP lets it run.
+            cmd.args([
+                "-Z",
+                "unstable-options",
+                "--shuffle-seed",
+                &format!("{}", 7 + run),
+            ])
+            .env("RUSTC_BOOTSTRAP", "1");
+        }
+    }
+    let out = cmd
+        .output()
+        .with_context(|| format!("run {}", exe.display()))?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let mut failed = BTreeSet::new();
+    let mut passed = 0;
+    for line in stdout.lines() {
+        let Some(rest) = line.strip_prefix("test ") else {
+            continue;
+        };
+        let Some((path, result)) = rest.rsplit_once(" ... ") else {
+            continue;
+        };
+        let name = path.rsplit("::").next().unwrap_or(path).to_string();
+        match result.trim() {
+            "ok" => passed += 1,
+            r if r.starts_with("FAILED") => {
+                failed.insert(name);
+            }
+            _ => {}
+        }
+    }
+    if passed == 0 && failed.is_empty() && !out.status.success() {
+        bail!(
+            "the test binary failed without running tests:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    Ok(failed)
+}
+
+/// The `#[test]` function around a line of a generated file.
+fn enclosing_test(contents: &str, line: usize) -> Option<String> {
+    contents
+        .lines()
+        .take(line)
+        .filter_map(|l| l.trim_start().strip_prefix("fn "))
+        .last()
+        .and_then(|rest| rest.split('(').next())
+        .map(str::to_string)
+}
+
+/// Removes the named tests from the files (by parsing and printing them again).
+pub fn drop_tests(
+    files: Vec<GeneratedFile>,
+    names: &BTreeSet<String>,
+) -> Result<Vec<GeneratedFile>> {
+    files
+        .into_iter()
+        .map(|mut f| {
+            if !f.test_names.iter().any(|n| names.contains(n)) {
+                return Ok(f);
+            }
+            let (header, body) = f.contents.split_once('\n').unwrap_or(("", &f.contents));
+            debug_assert!(header.contains(GENERATED_MARKER));
+            let mut file: syn::File = syn::parse_str(body).context("re-read a generated file")?;
+            file.items.retain(|item| match item {
+                syn::Item::Fn(func) => !names.contains(&func.sig.ident.to_string()),
+                _ => true,
+            });
+            f.contents = format!("{header}\n{}", prettyplease::unparse(&file));
+            f.test_names.retain(|n| !names.contains(n));
+            Ok(f)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn drops_named_tests_and_keeps_the_header() {
+        let f = GeneratedFile {
+            module: 0,
+            path: "src/hermetic_tests.rs".into(),
+            contents: format!(
+                "// {GENERATED_MARKER} — `x` rewrites this file\nuse super::*;\n#[test]\nfn a() {{}}\n#[test]\nfn b() {{}}\n"
+            ),
+            test_names: vec!["a".into(), "b".into()],
+        };
+        let out = drop_tests(vec![f], &["a".to_string()].into()).unwrap();
+        assert_eq!(out[0].test_names, vec!["b".to_string()]);
+        assert!(out[0].contents.starts_with("// @generated"));
+        assert!(!out[0].contents.contains("fn a()"));
+        assert!(out[0].contents.contains("fn b()"));
+    }
+
+    #[test]
+    fn finds_the_test_around_a_line() {
+        let src = "use super::*;\n#[test]\nfn first() {\n    x();\n}\n#[test]\nfn second() {\n    y();\n}\n";
+        assert_eq!(enclosing_test(src, 4).as_deref(), Some("first"));
+        assert_eq!(enclosing_test(src, 8).as_deref(), Some("second"));
+    }
+}
