@@ -4,6 +4,7 @@
 //! assertion (chosen by the [`oracle`]) for every other returned value. Code is built with
 //! `quote` and printed with `prettyplease`; [`place`] puts the files into the user's crate.
 
+mod layout;
 mod names;
 mod oracle;
 // The CLI's `generate` command is the caller of `apply` and `plan`; until it is wired up they
@@ -105,7 +106,7 @@ fn file_contents(
 
     let mut text = format!("// {GENERATED_MARKER} — `{command}` rewrites this file\n");
     text.push_str(
-        &unparse(quote!(
+        &layout::unparse(quote!(
             use super::*;
         ))
         .unwrap_or_default(),
@@ -131,7 +132,7 @@ fn file_contents(
             }
         };
         // A test that does not parse is a bug here; leave it out rather than break the file.
-        let Some(printed) = unparse(item) else {
+        let Some(printed) = layout::unparse(item) else {
             debug_assert!(false, "generated test does not parse");
             continue;
         };
@@ -139,13 +140,8 @@ fn file_contents(
         text.push_str(&printed);
         test_names.push(names[i].clone());
     }
+    let text = layout::rustfmt(&text).unwrap_or(text);
     (text, test_names)
-}
-
-/// Prints items with prettyplease; `None` when the tokens are not valid items.
-fn unparse(tokens: TokenStream) -> Option<String> {
-    let file: syn::File = syn::parse2(tokens).ok()?;
-    Some(prettyplease::unparse(&file))
 }
 
 /// Names a test function must not take: they would shadow the module's functions that the
@@ -496,7 +492,8 @@ impl Writer<'_> {
             }
             (Value::Seq(items), Ty::Vec(t)) => {
                 let items = list(items, t)?;
-                quote!(vec![#(#items),*])
+                let vec = layout::vec();
+                quote!(#vec(#(#items),*))
             }
             (Value::Seq(items), Ty::Slice(t)) => {
                 let items = list(items, t)?;

@@ -9,6 +9,11 @@ use proc_macro2::Ident;
 use quote::format_ident;
 use std::collections::{BTreeMap, HashSet};
 
+/// Words that do not end a test name well.
+const STOP_WORDS: &[&str] = &[
+    "a", "an", "and", "at", "but", "by", "for", "in", "is", "of", "on", "or", "the", "to", "with",
+];
+
 /// Longest test name we write, in characters.
 const MAX_TEST_NAME: usize = 60;
 
@@ -141,7 +146,24 @@ pub(crate) fn outcome(
     panic: Option<&str>,
 ) -> String {
     if let Some(message) = panic {
-        let words = words(message, 5);
+        // `Box<dyn Any>` is what a panic with a non-string payload says: nothing to name.
+        let message = if message == "Box<dyn Any>" {
+            ""
+        } else {
+            message
+        };
+        let mut words: Vec<&str> = message
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .take(5)
+            .collect();
+        while words
+            .last()
+            .is_some_and(|w| STOP_WORDS.contains(&w.to_ascii_lowercase().as_str()))
+        {
+            words.pop();
+        }
+        let words = words.join("_").to_ascii_lowercase();
         return if words.is_empty() {
             "panics".to_string()
         } else {
@@ -164,6 +186,7 @@ pub(crate) fn outcome(
             None => "fails".to_string(),
         },
         Observed::Ok(o) if matches!(**o, Observed::Unit) => "succeeds".to_string(),
+        Observed::Seq(items) if !items.is_empty() => format!("returns_{}_items", items.len()),
         obs => match short_value(obs).or_else(|| adt_name(cluster, ret)) {
             Some(s) => format!("returns_{s}"),
             None => "returns_value".to_string(),

@@ -5,6 +5,7 @@
 //! fields of a struct, then to the `Debug` text. Nothing that varies between runs is asserted:
 //! opaque values get no assertion, and NaN is checked with `is_nan`.
 
+use super::layout;
 use super::names::VarNames;
 use crate::cluster::{Cluster, Fields, FloatTy, ModuleId, Ty, TypeKind};
 use crate::rust_syntax;
@@ -138,17 +139,18 @@ impl Oracle<'_> {
         names: &mut VarNames,
         out: &mut Vec<TokenStream>,
     ) {
+        let (assert_eq, assert, format) = (layout::assert_eq(), layout::assert(), layout::format());
         match check {
             Check::Eq(lit) => {
                 let target = if by_ref { quote!(*#target) } else { target };
-                out.push(quote!(assert_eq!(#target, #lit);));
+                out.push(quote!(#assert_eq(#target, #lit);));
             }
-            Check::IsNan => out.push(quote!(assert!(#target.is_nan());)),
-            Check::IsNone => out.push(quote!(assert!(#target.is_none());)),
-            Check::IsEmpty => out.push(quote!(assert!(#target.is_empty());)),
+            Check::IsNan => out.push(quote!(#assert(#target.is_nan());)),
+            Check::IsNone => out.push(quote!(#assert(#target.is_none());)),
+            Check::IsEmpty => out.push(quote!(#assert(#target.is_empty());)),
             Check::DebugText(text) => {
                 let text = Literal::string(text);
-                out.push(quote!(assert_eq!(format!("{:?}", #target), #text);));
+                out.push(quote!(#assert_eq(#format("{:?}", #target), #text);));
             }
             Check::Deref(c) => self.render(c, target, place, true, names, out),
             Check::Unwrap(c) | Check::UnwrapErr(c) => {
@@ -252,7 +254,8 @@ impl Oracle<'_> {
                     quote!(Vec::<#t>::new())
                 } else {
                     let items = list(t, items)?;
-                    quote!(vec![#(#items),*])
+                    let vec = layout::vec();
+                    quote!(#vec(#(#items),*))
                 }
             }
             (Ty::Slice(t), Observed::Seq(items)) if !items.is_empty() => {

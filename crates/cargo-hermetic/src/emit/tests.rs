@@ -1,1 +1,776 @@
-//! Tests of emission: exact text, rustfmt-cleanliness, placement.
+//! Tests of emission on a small hand-built cluster: exact text, rustfmt-cleanliness, placement.
+
+use super::*;
+use crate::cluster::{Callable, Field, IntTy, Module, Param, Receiver, TypeDef, Variant, Vis};
+use crate::test_case::{Stmt, TestCase};
+use hermetic_driver::protocol::{ExecReport, Observed, StmtReport};
+use std::collections::HashSet;
+
+fn module(path: &[&str], parent: Option<usize>, file: &str, mod_rs: bool) -> Module {
+    Module {
+        path: path.iter().map(|s| s.to_string()).collect(),
+        parent,
+        vis: Vis::Pub,
+        file: file.into(),
+        body: ModuleBody::File,
+        mod_rs,
+    }
+}
+
+fn field(name: &str, ty: Ty, vis: Vis) -> Field {
+    Field {
+        name: name.into(),
+        ty: Some(ty),
+        vis,
+    }
+}
+
+fn ty_def(name: &str, derives: &[&str], kind: TypeKind) -> TypeDef {
+    TypeDef {
+        name: name.into(),
+        module: 0,
+        vis: Vis::Pub,
+        generics: vec![],
+        derives: derives.iter().map(|s| s.to_string()).collect(),
+        impls: vec![],
+        kind,
+    }
+}
+
+fn param(name: &str, ty: Ty) -> Param {
+    Param {
+        name: name.into(),
+        ty,
+    }
+}
+
+fn callable(name: &str, kind: CallableKind, params: Vec<Param>, ret: Ty) -> Callable {
+    Callable {
+        module: 0,
+        name: name.into(),
+        kind,
+        vis: Vis::Pub,
+        params,
+        ret,
+        generic_args: vec![],
+    }
+}
+
+const I64: Ty = Ty::Int(IntTy::I64);
+const USIZE: Ty = Ty::Int(IntTy::Usize);
+const F64: Ty = Ty::Float(FloatTy::F64);
+// Type ids.
+const POINT: usize = 0;
+const STACK: usize = 1;
+const STACK_ERROR: usize = 2;
+const CONFIG: usize = 3;
+const KIND: usize = 4;
+const METERS: usize = 5;
+const TOKEN: usize = 6;
+// Callable ids.
+const CLASSIFY: usize = 0;
+const NEW: usize = 1;
+const PUSH: usize = 2;
+const POP: usize = 3;
+const DIVIDE: usize = 4;
+const LOAD: usize = 5;
+const SQRT: usize = 6;
+const SPLIT: usize = 7;
+const POINT_LIT: usize = 8;
+const DISTANCE: usize = 9;
+const METERS_FN: usize = 10;
+const ORIGIN: usize = 11;
+const TOKENIZE: usize = 12;
+
+fn adt(id: usize) -> Ty {
+    Ty::Adt(id, vec![])
+}
+
+fn cluster() -> Cluster {
+    let method = |self_ty: usize, receiver| CallableKind::Method {
+        self_ty: adt(self_ty),
+        receiver,
+    };
+    Cluster {
+        crate_name: "demo".into(),
+        modules: vec![
+            module(&[], None, "src/lib.rs", true),
+            module(&["shapes"], Some(0), "src/shapes.rs", false),
+        ],
+        types: vec![
+            ty_def(
+                "Point",
+                &["Debug", "Clone", "PartialEq"],
+                TypeKind::Struct(Fields::Named(vec![
+                    field("x", F64, Vis::Pub),
+                    field("y", F64, Vis::Pub),
+                ])),
+            ),
+            ty_def(
+                "BoundedStack",
+                &["Debug"],
+                TypeKind::Struct(Fields::Named(vec![
+                    field("items", Ty::Vec(Box::new(I64)), Vis::Private),
+                    field("capacity", USIZE, Vis::Private),
+                ])),
+            ),
+            ty_def(
+                "StackError",
+                &["Debug", "PartialEq"],
+                TypeKind::Enum(vec![
+                    Variant {
+                        name: "Full".into(),
+                        fields: Fields::Named(vec![field("capacity", USIZE, Vis::Pub)]),
+                    },
+                    Variant {
+                        name: "ZeroCapacity".into(),
+                        fields: Fields::Unit,
+                    },
+                ]),
+            ),
+            TypeDef {
+                module: 1,
+                ..ty_def(
+                    "Config",
+                    &["Debug"],
+                    TypeKind::Struct(Fields::Named(vec![
+                        field("port", Ty::Int(IntTy::U16), Vis::Pub),
+                        field("host", Ty::String, Vis::Pub),
+                        field("secret", Ty::String, Vis::Private),
+                    ])),
+                )
+            },
+            ty_def(
+                "Kind",
+                &["Debug", "PartialEq"],
+                TypeKind::Enum(vec![
+                    Variant {
+                        name: "Scalene".into(),
+                        fields: Fields::Unit,
+                    },
+                    Variant {
+                        name: "Isosceles".into(),
+                        fields: Fields::Unit,
+                    },
+                ]),
+            ),
+            ty_def(
+                "Meters",
+                &["Debug"],
+                TypeKind::Struct(Fields::Tuple(vec![field("0", F64, Vis::Private)])),
+            ),
+            TypeDef {
+                module: 1,
+                ..ty_def(
+                    "Token",
+                    &["Debug", "Clone"],
+                    TypeKind::Struct(Fields::Named(vec![
+                        field("text", Ty::String, Vis::Private),
+                        field("at", Ty::Option(Box::new(USIZE)), Vis::Private),
+                    ])),
+                )
+            },
+        ],
+        callables: vec![
+            callable(
+                "classify",
+                CallableKind::Function,
+                vec![param("a", I64), param("b", I64), param("c", I64)],
+                adt(KIND),
+            ),
+            callable(
+                "new",
+                CallableKind::AssocFn {
+                    self_ty: adt(STACK),
+                },
+                vec![param("capacity", USIZE)],
+                Ty::Result(Box::new(adt(STACK)), Box::new(adt(STACK_ERROR))),
+            ),
+            callable(
+                "push",
+                method(STACK, Receiver::RefMut),
+                vec![param("value", I64)],
+                Ty::Result(Box::new(Ty::Unit), Box::new(adt(STACK_ERROR))),
+            ),
+            callable(
+                "pop",
+                method(STACK, Receiver::RefMut),
+                vec![],
+                Ty::Option(Box::new(I64)),
+            ),
+            callable(
+                "divide",
+                CallableKind::Function,
+                vec![param("a", I64), param("b", I64)],
+                I64,
+            ),
+            Callable {
+                module: 1,
+                ..callable(
+                    "load",
+                    CallableKind::Function,
+                    vec![param("text", Ty::Str)],
+                    adt(CONFIG),
+                )
+            },
+            callable("sqrt", CallableKind::Function, vec![param("x", F64)], F64),
+            callable(
+                "split_words",
+                CallableKind::Function,
+                vec![param("text", Ty::Str)],
+                Ty::Vec(Box::new(Ty::String)),
+            ),
+            callable(
+                "Point",
+                CallableKind::StructLiteral {
+                    self_ty: adt(POINT),
+                    tuple: false,
+                },
+                vec![param("x", F64), param("y", F64)],
+                adt(POINT),
+            ),
+            callable(
+                "distance",
+                method(POINT, Receiver::Ref),
+                vec![param("other", Ty::Ref(Box::new(adt(POINT))))],
+                F64,
+            ),
+            callable(
+                "meters",
+                CallableKind::Function,
+                vec![param("x", F64)],
+                adt(METERS),
+            ),
+            callable(
+                "origin",
+                CallableKind::Function,
+                vec![],
+                Ty::Option(Box::new(Ty::Ref(Box::new(adt(POINT))))),
+            ),
+            Callable {
+                module: 1,
+                ..callable(
+                    "tokenize",
+                    CallableKind::Function,
+                    vec![param("text", Ty::Str)],
+                    Ty::Vec(Box::new(adt(TOKEN))),
+                )
+            },
+        ],
+        ..Cluster::default()
+    }
+}
+
+fn stmt(callable: usize, args: Vec<Value>) -> Stmt {
+    Stmt { callable, args }
+}
+
+fn returned(obs: Option<Observed>, stored: bool) -> StmtReport {
+    StmtReport {
+        returned: obs,
+        stored,
+    }
+}
+
+fn test(home: usize, stmts: Vec<Stmt>, outcome: Outcome, reports: Vec<StmtReport>) -> FinishedTest {
+    FinishedTest {
+        case: TestCase { home, stmts },
+        report: ExecReport {
+            outcome,
+            stmts: reports,
+            covered: vec![],
+            cmp_ints: vec![],
+            cmp_bytes: vec![],
+        },
+        uses_private: false,
+    }
+}
+
+fn completed(home: usize, stmts: Vec<Stmt>, returns: Vec<Option<Observed>>) -> FinishedTest {
+    let reports = returns.into_iter().map(|o| returned(o, true)).collect();
+    test(home, stmts, Outcome::Completed, reports)
+}
+
+fn variant(name: &str, fields: Vec<(&str, Observed)>) -> Observed {
+    Observed::Variant(
+        name.into(),
+        fields
+            .into_iter()
+            .map(|(n, o)| (n.to_string(), o))
+            .collect(),
+    )
+}
+
+fn strukt(fields: Vec<(&str, Observed)>) -> Observed {
+    Observed::Struct(
+        fields
+            .into_iter()
+            .map(|(n, o)| (n.to_string(), o))
+            .collect(),
+    )
+}
+
+const COMMAND: &str = "cargo hermetic generate";
+
+/// The emitted file for tests all living in one module.
+fn emit_one(tests: &[FinishedTest]) -> GeneratedFile {
+    let files = emit(&cluster(), tests, COMMAND);
+    assert_eq!(files.len(), 1, "{files:#?}");
+    let file = files.into_iter().next().unwrap();
+    check_valid_and_formatted(&file.contents);
+    file
+}
+
+/// The text parses as Rust and `rustfmt --check` has nothing to change.
+fn check_valid_and_formatted(text: &str) {
+    syn::parse_file(text).expect("emitted code parses");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("hermetic_tests.rs");
+    std::fs::write(&path, text).unwrap();
+    let out = std::process::Command::new("rustfmt")
+        .args(["--check", "--edition", "2021"])
+        .arg(&path)
+        .output();
+    match out {
+        Ok(out) => assert!(
+            out.status.success(),
+            "rustfmt would change the emitted file:\n{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+        Err(e) => eprintln!("rustfmt not available ({e}); formatting not checked"),
+    }
+}
+
+fn panicked(stmts: Vec<Stmt>, message: &str, returns: Vec<Option<Observed>>) -> FinishedTest {
+    let stmt = stmts.len() - 1;
+    let reports = returns.into_iter().map(|o| returned(o, true)).collect();
+    let outcome = Outcome::Panicked {
+        stmt,
+        message: message.into(),
+    };
+    test(0, stmts, outcome, reports)
+}
+
+fn ints(values: &[i128]) -> Vec<Value> {
+    values.iter().map(|&i| Value::Int(i)).collect()
+}
+
+fn float(x: f64) -> Observed {
+    Observed::Float(x.to_bits())
+}
+
+fn stack_test(pushes: &[i128], last: Stmt, last_returns: Observed) -> FinishedTest {
+    let mut stmts = vec![stmt(NEW, ints(&[2]))];
+    let mut returns = vec![Some(Observed::Ok(Box::new(strukt(vec![]))))];
+    for &p in pushes {
+        stmts.push(stmt(PUSH, vec![Value::BorrowMut(0), Value::Int(p)]));
+        returns.push(Some(Observed::Ok(Box::new(Observed::Unit))));
+    }
+    stmts.push(last);
+    returns.push(Some(last_returns));
+    completed(0, stmts, returns)
+}
+
+#[test]
+fn emits_calls_lets_and_assertions() {
+    let tests = [
+        stack_test(
+            &[7],
+            stmt(POP, vec![Value::BorrowMut(0)]),
+            Observed::Opt(Some(Box::new(Observed::Int(7)))),
+        ),
+        completed(
+            0,
+            vec![stmt(CLASSIFY, ints(&[3, 4, 5]))],
+            vec![Some(variant("Scalene", vec![]))],
+        ),
+        stack_test(
+            &[1, 2],
+            stmt(PUSH, vec![Value::BorrowMut(0), Value::Int(-3)]),
+            Observed::Err(Box::new(variant(
+                "Full",
+                vec![("capacity", Observed::Int(2))],
+            ))),
+        ),
+        completed(
+            0,
+            vec![stmt(NEW, ints(&[0]))],
+            vec![Some(Observed::Err(Box::new(variant(
+                "ZeroCapacity",
+                vec![],
+            ))))],
+        ),
+        completed(
+            0,
+            vec![
+                stmt(POINT_LIT, vec![Value::float(0.0), Value::float(0.0)]),
+                stmt(POINT_LIT, vec![Value::float(3.0), Value::float(4.0)]),
+                stmt(DISTANCE, vec![Value::Borrow(0), Value::Borrow(1)]),
+            ],
+            vec![Some(strukt(vec![])), Some(strukt(vec![])), Some(float(5.0))],
+        ),
+        completed(
+            0,
+            vec![stmt(ORIGIN, vec![])],
+            vec![Some(Observed::Opt(Some(Box::new(strukt(vec![
+                ("x", float(0.0)),
+                ("y", float(-0.5)),
+            ])))))],
+        ),
+    ];
+    let file = emit_one(&tests);
+    assert_eq!(file.path, Path::new("src/hermetic_tests.rs"));
+    assert_eq!(
+        file.contents,
+        r#"// @generated by cargo-hermetic — `cargo hermetic generate` rewrites this file
+use super::*;
+
+#[test]
+fn classify_returns_scalene() {
+    assert_eq!(classify(3, 4, 5), Kind::Scalene);
+}
+
+#[test]
+fn new_fails_with_zero_capacity() {
+    assert_eq!(BoundedStack::new(0).unwrap_err(), StackError::ZeroCapacity);
+}
+
+#[test]
+fn push_fails_with_full() {
+    let mut bounded_stack = BoundedStack::new(2).unwrap();
+    assert_eq!(bounded_stack.push(1), Ok(()));
+    assert_eq!(bounded_stack.push(2), Ok(()));
+    assert_eq!(
+        bounded_stack.push(-3),
+        Err(StackError::Full { capacity: 2 })
+    );
+}
+
+#[test]
+fn pop_returns_some_7() {
+    let mut bounded_stack = BoundedStack::new(2).unwrap();
+    assert_eq!(bounded_stack.push(7), Ok(()));
+    assert_eq!(bounded_stack.pop(), Some(7));
+}
+
+#[test]
+fn distance_returns_5() {
+    let point = Point { x: 0.0, y: 0.0 };
+    let point_2 = Point { x: 3.0, y: 4.0 };
+    assert_eq!(point.distance(&point_2), 5.0);
+}
+
+#[test]
+fn origin_returns_some() {
+    assert_eq!(origin(), Some(&Point { x: 0.0, y: -0.5 }));
+}
+"#
+    );
+    assert_eq!(
+        file.test_names,
+        [
+            "classify_returns_scalene",
+            "new_fails_with_zero_capacity",
+            "push_fails_with_full",
+            "pop_returns_some_7",
+            "distance_returns_5",
+            "origin_returns_some"
+        ]
+    );
+}
+
+#[test]
+fn panics_become_should_panic() {
+    let long = "index out of bounds: the len is 3 but the index is 7 and that is far too long";
+    let tests = [
+        panicked(
+            vec![stmt(DIVIDE, ints(&[1, 0]))],
+            "attempt to divide by zero",
+            vec![],
+        ),
+        panicked(vec![stmt(DIVIDE, ints(&[2, 0]))], "Box<dyn Any>", vec![]),
+        panicked(
+            vec![stmt(NEW, ints(&[1])), stmt(POP, vec![Value::BorrowMut(0)])],
+            long,
+            vec![Some(Observed::Ok(Box::new(strukt(vec![]))))],
+        ),
+    ];
+    let file = emit_one(&tests);
+    assert_eq!(
+        file.contents,
+        r#"// @generated by cargo-hermetic — `cargo hermetic generate` rewrites this file
+use super::*;
+
+#[test]
+#[should_panic(expected = "index out of bounds: the len is 3 but the index is 7 and")]
+fn pop_panics_with_index_out_of_bounds() {
+    let mut bounded_stack = BoundedStack::new(1).unwrap();
+    let _ = bounded_stack.pop();
+}
+
+#[test]
+#[should_panic]
+fn divide_panics() {
+    let _ = divide(2, 0);
+}
+
+#[test]
+#[should_panic(expected = "attempt to divide by zero")]
+fn divide_panics_with_attempt_to_divide_by_zero() {
+    let _ = divide(1, 0);
+}
+"#
+    );
+}
+
+#[test]
+fn floats_nan_and_strings() {
+    let tests = [
+        completed(
+            0,
+            vec![stmt(SQRT, vec![Value::float(-1.0)])],
+            vec![Some(float(f64::NAN))],
+        ),
+        completed(
+            0,
+            vec![stmt(SQRT, vec![Value::float(f64::INFINITY)])],
+            vec![Some(float(f64::INFINITY))],
+        ),
+        completed(
+            0,
+            vec![stmt(SQRT, vec![Value::float(0.01)])],
+            vec![Some(float(0.1))],
+        ),
+        completed(
+            0,
+            vec![stmt(SPLIT, vec![Value::Str("a \"b\"\n".into())])],
+            vec![Some(Observed::Seq(vec![
+                Observed::Str("a".into()),
+                Observed::Str("\"b\"".into()),
+            ]))],
+        ),
+        completed(
+            0,
+            vec![stmt(SPLIT, vec![Value::Str(String::new())])],
+            vec![Some(Observed::Seq(vec![]))],
+        ),
+    ];
+    let file = emit_one(&tests);
+    assert_eq!(
+        file.contents,
+        r#"// @generated by cargo-hermetic — `cargo hermetic generate` rewrites this file
+use super::*;
+
+#[test]
+fn sqrt_returns_0_1() {
+    assert_eq!(sqrt(0.01), 0.1);
+}
+
+#[test]
+fn sqrt_returns_infinity() {
+    assert_eq!(sqrt(f64::INFINITY), f64::INFINITY);
+}
+
+#[test]
+fn sqrt_returns_nan() {
+    assert!(sqrt(-1.0).is_nan());
+}
+
+#[test]
+fn split_words_returns_2_items() {
+    assert_eq!(
+        split_words("a \"b\"\n"),
+        vec!["a".to_string(), "\"b\"".to_string()]
+    );
+}
+
+#[test]
+fn split_words_returns_empty() {
+    assert!(split_words("").is_empty());
+}
+"#
+    );
+}
+
+#[test]
+fn hidden_fields_fall_back_to_visible_fields_or_debug_text() {
+    let config = strukt(vec![
+        ("port", Observed::Int(8080)),
+        ("host", Observed::Str("localhost".into())),
+        ("secret", Observed::Str("hunter2".into())),
+    ]);
+    let token = |text: &str, at: Option<i128>| {
+        strukt(vec![
+            ("text", Observed::Str(text.into())),
+            ("at", Observed::Opt(at.map(|a| Box::new(Observed::Int(a))))),
+        ])
+    };
+    let tests = [
+        // From the root, `Config::secret` and all of `Token` are hidden.
+        completed(
+            0,
+            vec![stmt(LOAD, vec![Value::Str("port = 8080".into())])],
+            vec![Some(config.clone())],
+        ),
+        completed(
+            0,
+            vec![stmt(TOKENIZE, vec![Value::Str("a b".into())])],
+            vec![Some(Observed::Seq(vec![
+                token("a", Some(0)),
+                token("b", None),
+            ]))],
+        ),
+        completed(
+            0,
+            vec![stmt(METERS_FN, vec![Value::float(3.5)])],
+            vec![Some(strukt(vec![("0", float(3.5))]))],
+        ),
+        // In its own module, a private field is visible.
+        completed(
+            1,
+            vec![stmt(LOAD, vec![Value::Str("port = 8080".into())])],
+            vec![Some(config)],
+        ),
+    ];
+    let files = emit(&cluster(), &tests, COMMAND);
+    assert_eq!(files.len(), 2);
+    for f in &files {
+        check_valid_and_formatted(&f.contents);
+    }
+    assert_eq!(
+        files[0].contents,
+        r#"// @generated by cargo-hermetic — `cargo hermetic generate` rewrites this file
+use super::*;
+
+#[test]
+fn load_returns_config() {
+    let config = crate::shapes::load("port = 8080");
+    assert_eq!(config.port, 8080);
+    assert_eq!(config.host, "localhost");
+}
+
+#[test]
+fn meters_returns_meters() {
+    let meters_2 = meters(3.5);
+    assert_eq!(meters_2.0, 3.5);
+}
+
+#[test]
+fn tokenize_returns_2_items() {
+    assert_eq!(
+        format!("{:?}", crate::shapes::tokenize("a b")),
+        "[Token { text: \"a\", at: Some(0) }, Token { text: \"b\", at: None }]",
+    );
+}
+"#
+    );
+    assert_eq!(files[1].path, Path::new("src/shapes/hermetic_tests.rs"));
+    assert_eq!(
+        files[1].contents,
+        r#"// @generated by cargo-hermetic — `cargo hermetic generate` rewrites this file
+use super::*;
+
+#[test]
+fn load_returns_config() {
+    let config = load("port = 8080");
+    assert_eq!(config.port, 8080);
+    assert_eq!(config.host, "localhost");
+    assert_eq!(config.secret, "hunter2");
+}
+"#
+    );
+}
+
+#[test]
+fn equal_names_get_argument_hints_or_numbers() {
+    let classify = |args: &[i128]| {
+        completed(
+            0,
+            vec![stmt(CLASSIFY, ints(args))],
+            vec![Some(variant("Scalene", vec![]))],
+        )
+    };
+    let pop_none = |capacity: i128| {
+        completed(
+            0,
+            vec![
+                stmt(NEW, ints(&[capacity])),
+                stmt(POP, vec![Value::BorrowMut(0)]),
+            ],
+            vec![
+                Some(Observed::Ok(Box::new(strukt(vec![])))),
+                Some(Observed::Opt(None)),
+            ],
+        )
+    };
+    let tests = [
+        classify(&[3, 4, 5]),
+        classify(&[2, 4, 5]),
+        pop_none(1),
+        pop_none(2),
+    ];
+    let file = emit_one(&tests);
+    assert_eq!(
+        file.test_names,
+        [
+            "classify_returns_scalene_for_2",
+            "classify_returns_scalene_for_3",
+            "pop_returns_none",
+            "pop_returns_none_2"
+        ]
+    );
+    let unique: HashSet<_> = file.test_names.iter().collect();
+    assert_eq!(unique.len(), file.test_names.len());
+    // Same input, same output.
+    assert_eq!(
+        emit(&cluster(), &tests, COMMAND),
+        emit(&cluster(), &tests, COMMAND)
+    );
+}
+
+#[test]
+fn tests_that_did_not_complete_or_panic_are_left_out() {
+    let crashed = test(
+        0,
+        vec![stmt(DIVIDE, ints(&[1, 0]))],
+        Outcome::Crashed {
+            stmt: 0,
+            signal: 6,
+            stack_overflow: false,
+        },
+        vec![],
+    );
+    let out_of_range = test(
+        0,
+        vec![stmt(DIVIDE, ints(&[1, 0]))],
+        Outcome::Panicked {
+            stmt: 3,
+            message: "x".into(),
+        },
+        vec![],
+    );
+    assert!(emit(&cluster(), &[crashed, out_of_range], COMMAND).is_empty());
+}
+
+#[test]
+fn test_files_sit_where_child_modules_go() {
+    let mut c = cluster();
+    c.modules.push(Module {
+        body: ModuleBody::Inline { close_brace: 0 },
+        ..module(&["shapes", "inner"], Some(1), "src/shapes.rs", false)
+    });
+    c.modules
+        .push(module(&["a"], Some(0), "src/a/mod.rs", true));
+    let path = |m| test_file_path(&c, m, None);
+    assert_eq!(path(0), Path::new("src/hermetic_tests.rs"));
+    assert_eq!(path(1), Path::new("src/shapes/hermetic_tests.rs"));
+    assert_eq!(path(2), Path::new("src/shapes/inner/hermetic_tests.rs"));
+    assert_eq!(path(3), Path::new("src/a/hermetic_tests.rs"));
+    let root = Path::new("/x/demo");
+    c.modules[3].file = root.join("src/a/mod.rs");
+    assert_eq!(
+        test_file_path(&c, 3, Some(root)),
+        Path::new("src/a/hermetic_tests.rs")
+    );
+}

@@ -1,0 +1,157 @@
+//! Printing generated code with prettyplease, macros included.
+//!
+//! prettyplease lays out the arguments of `assert_eq!`, `vec!`, .. only with its `verbatim`
+//! feature; without it they come out as spaced-out tokens on one line, which rustfmt would
+//! change. So generated code calls stand-in functions whose names are exactly as wide as the
+//! macro name with its `!`, and after printing, [`restore_macros`] turns them back into the
+//! macros (outside string and char literals only).
+//!
+//! prettyplease does not apply rustfmt's width heuristics either (a call whose arguments are
+//! wider than 60 columns goes one argument per line, ..), so when `rustfmt` is installed the
+//! file gets a final pass through it, which picks up the user's `rustfmt.toml` as `cargo fmt`
+//! would; without it the prettyplease layout stands, valid and close.
+
+use proc_macro2::{Ident, Span, TokenStream};
+
+/// `assert_eq!(..)`
+pub(crate) fn assert_eq() -> Ident {
+    Ident::new(ASSERT_EQ.0, Span::call_site())
+}
+
+/// `assert!(..)`
+pub(crate) fn assert() -> Ident {
+    Ident::new(ASSERT.0, Span::call_site())
+}
+
+/// `format!(..)`
+pub(crate) fn format() -> Ident {
+    Ident::new(FORMAT.0, Span::call_site())
+}
+
+/// `vec![..]`
+pub(crate) fn vec() -> Ident {
+    Ident::new(VEC.0, Span::call_site())
+}
+
+/// (stand-in, macro with `!`), both the same width.
+const ASSERT_EQ: (&str, &str) = ("ASSERT_EQ_", "assert_eq!");
+const ASSERT: (&str, &str) = ("ASSERT_", "assert!");
+const FORMAT: (&str, &str) = ("FORMAT_", "format!");
+const VEC: (&str, &str) = ("VEC_", "vec!");
+
+/// Prints items with prettyplease, macros restored; `None` when the tokens are not items.
+pub(crate) fn unparse(tokens: TokenStream) -> Option<String> {
+    let file: syn::File = syn::parse2(tokens).ok()?;
+    Some(restore_macros(&prettyplease::unparse(&file)))
+}
+
+/// `text` as rustfmt formats it, or `None` when rustfmt is not installed or fails.
+pub(crate) fn rustfmt(text: &str) -> Option<String> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new("rustfmt")
+        .args(["--edition", "2021", "--emit", "stdout"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let mut stdin = child.stdin.take()?;
+    let input = text.to_string();
+    // Write from another thread so a full stdout pipe cannot block both sides.
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
+    let output = child.wait_with_output().ok()?;
+    writer.join().ok()?.ok()?;
+    let formatted = String::from_utf8(output.stdout).ok()?;
+    (output.status.success() && syn::parse_file(&formatted).is_ok()).then_some(formatted)
+}
+
+/// Replaces stand-in calls by the macros they stand for (`VEC_(a, b)` → `vec![a, b]`).
+fn restore_macros(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    // For each open parenthesis: whether it opens a `vec!`, whose `)` becomes `]`.
+    let mut parens: Vec<bool> = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        match c {
+            '"' => {
+                let start = i;
+                i += 1;
+                while i < chars.len() && chars[i] != '"' {
+                    i += if chars[i] == '\\' { 2 } else { 1 };
+                }
+                i = (i + 1).min(chars.len());
+                out.extend(&chars[start..i]);
+            }
+            '\'' => {
+                // A char literal (generated code has no lifetimes): 'x' or '\..'.
+                let start = i;
+                i += 1;
+                if chars.get(i) == Some(&'\\') {
+                    i += 2;
+                } else {
+                    i += 1;
+                }
+                while i < chars.len() && chars[i] != '\'' {
+                    i += 1;
+                }
+                i = (i + 1).min(chars.len());
+                out.extend(&chars[start..i]);
+            }
+            c if c.is_alphanumeric() || c == '_' => {
+                let start = i;
+                while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
+                    i += 1;
+                }
+                let word: String = chars[start..i].iter().collect();
+                let called = chars.get(i) == Some(&'(');
+                match [ASSERT_EQ, ASSERT, FORMAT, VEC]
+                    .iter()
+                    .find(|(s, _)| *s == word)
+                {
+                    Some((stand_in, mac)) if called => {
+                        out.push_str(mac);
+                        let is_vec = *stand_in == VEC.0;
+                        out.push(if is_vec { '[' } else { '(' });
+                        parens.push(is_vec);
+                        i += 1;
+                    }
+                    _ => out.push_str(&word),
+                }
+            }
+            '(' => {
+                parens.push(false);
+                out.push(c);
+                i += 1;
+            }
+            ')' => {
+                out.push(if parens.pop() == Some(true) { ']' } else { ')' });
+                i += 1;
+            }
+            _ => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stand_ins_become_macros_outside_literals() {
+        assert_eq!(
+            restore_macros("ASSERT_EQ_(f(VEC_(1, (2)), \"VEC_(\", ')'), VEC_());\n"),
+            "assert_eq!(f(vec![1, (2)], \"VEC_(\", ')'), vec![]);\n"
+        );
+        assert_eq!(
+            restore_macros("let x = '\\'';\nASSERT_(x)"),
+            "let x = '\\'';\nassert!(x)"
+        );
+    }
+}
