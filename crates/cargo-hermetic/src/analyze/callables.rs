@@ -131,7 +131,10 @@ impl Collector<'_> {
         let generic_args = own.iter().map(|(_, t)| t.clone()).collect();
         subst.extend(own);
         let self_ty = match imp {
-            Some(i) => Some(self.self_ty(module, i.self_ty, &subst)?),
+            Some(i) => Some(
+                self.self_ty(module, i.self_ty, &subst)
+                    .map_err(|e| format!("self type: {e}"))?,
+            ),
             None => None,
         };
         let cx = TyCx {
@@ -213,10 +216,22 @@ impl Collector<'_> {
             },
         };
         let type_id = self_type_id(self.names, m, &imp.self_ty);
-        let fns = imp.items.iter().filter_map(|it| match it {
-            ImplItem::Fn(f) if cfg::verdict(&f.attrs) == Verdict::On => Some(f),
-            _ => None,
-        });
+        let mut fns = Vec::new();
+        for item in &imp.items {
+            let ImplItem::Fn(f) = item else {
+                continue;
+            };
+            match cfg::verdict(&f.attrs) {
+                Verdict::On => fns.push(f),
+                Verdict::Off => {}
+                Verdict::Unknown(c) if trait_name.is_none() => {
+                    let name = format!("{type_name}::{}", f.sig.ident);
+                    let why = format!("behind `{c}`, which analysis cannot evaluate");
+                    self.skip(prefix, &name, why);
+                }
+                Verdict::Unknown(_) => {}
+            }
+        }
         let params = generics::collect(&imp.generics, &mut []);
         let Some(type_id) = type_id else {
             // Inherent impls exist only for crate types; one we cannot resolve is reported.
@@ -457,8 +472,16 @@ fn receiver_kind(r: &syn::Receiver) -> Result<Receiver, String> {
 /// (`From<T>` → `From<i64>`).
 fn substituted_text(path: &syn::Path, subst: &BTreeMap<String, Ty>) -> String {
     fn walk(ts: TokenStream, subst: &BTreeMap<String, Ty>) -> TokenStream {
-        ts.into_iter()
-            .map(|tt| match tt {
+        let mut out: Vec<TokenTree> = Vec::new();
+        let mut tokens = ts.into_iter().peekable();
+        while let Some(tt) = tokens.next() {
+            // `&'a str` → `&str`: the impl's lifetimes are not in scope where the name is used.
+            let after_amp = matches!(out.last(), Some(TokenTree::Punct(p)) if p.as_char() == '&');
+            if matches!(&tt, TokenTree::Punct(p) if p.as_char() == '\'') && after_amp {
+                tokens.next();
+                continue;
+            }
+            out.push(match tt {
                 TokenTree::Ident(i) => match subst.get(&i.to_string()).and_then(simple_name) {
                     Some(name) => TokenTree::Ident(proc_macro2::Ident::new(name, i.span())),
                     None => TokenTree::Ident(i),
@@ -469,8 +492,9 @@ fn substituted_text(path: &syn::Path, subst: &BTreeMap<String, Ty>) -> String {
                     TokenTree::Group(ng)
                 }
                 other => other,
-            })
-            .collect()
+            });
+        }
+        out.into_iter().collect()
     }
     syntax::tokens_text(&walk(path.to_token_stream(), subst))
 }

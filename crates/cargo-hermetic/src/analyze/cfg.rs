@@ -1,6 +1,7 @@
 //! Evaluation of `#[cfg(..)]` attributes for the configuration the driver is built in.
 
 use super::syntax::tokens_text;
+use quote::ToTokens;
 use syn::punctuated::Punctuated;
 use syn::{Attribute, Meta, Token};
 
@@ -37,6 +38,46 @@ pub fn verdict(attrs: &[Attribute]) -> Verdict {
         Some(text) => Verdict::Unknown(text),
         None => Verdict::On,
     }
+}
+
+/// The `#[path]` of a `mod` item, including `#[cfg_attr(pred, path = "..")]` whose predicate
+/// holds (crates pick per-platform files this way). `Err` when a `cfg_attr` cannot be evaluated.
+pub fn module_path(attrs: &[Attribute]) -> Result<Option<String>, String> {
+    if let Some(p) = path_value(attrs.iter().map(|a| &a.meta)) {
+        return Ok(Some(p));
+    }
+    for attr in attrs.iter().filter(|a| a.path().is_ident("cfg_attr")) {
+        let Ok(args) = attr.parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated) else {
+            continue;
+        };
+        let mut args = args.into_iter();
+        let Some(pred) = args.next() else {
+            continue;
+        };
+        let rest: Vec<Meta> = args.collect();
+        let Some(p) = path_value(rest.iter()) else {
+            continue;
+        };
+        match eval(&pred) {
+            Some(true) => return Ok(Some(p)),
+            Some(false) => {}
+            None => return Err(format!("#[{}]", tokens_text(&attr.meta.to_token_stream()))),
+        }
+    }
+    Ok(None)
+}
+
+fn path_value<'a>(metas: impl Iterator<Item = &'a Meta>) -> Option<String> {
+    metas.into_iter().find_map(|m| match m {
+        Meta::NameValue(nv) if nv.path.is_ident("path") => match &nv.value {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) => Some(s.value()),
+            _ => None,
+        },
+        _ => None,
+    })
 }
 
 /// Three-valued evaluation: `None` when the predicate depends on something unknown.
@@ -137,6 +178,20 @@ mod tests {
         );
         assert_eq!(verdict_of("#[cfg(any(test, unix))]"), Verdict::On);
         assert_eq!(verdict_of("#[inline]"), Verdict::On);
+    }
+
+    #[test]
+    fn module_paths_follow_cfg_attr() {
+        let m: syn::ItemMod = syn::parse_str(
+            "#[cfg_attr(windows, path = \"windows.rs\")]\n#[cfg_attr(unix, path = \"unix.rs\")]\nmod platform;",
+        )
+        .unwrap();
+        assert_eq!(module_path(&m.attrs), Ok(Some("unix.rs".to_string())));
+        let m: syn::ItemMod =
+            syn::parse_str("#[cfg_attr(feature = \"x\", path = \"x.rs\")] mod p;").unwrap();
+        assert!(module_path(&m.attrs).unwrap_err().contains("feature"));
+        let m: syn::ItemMod = syn::parse_str("#[path = \"a/b.rs\"] mod p;").unwrap();
+        assert_eq!(module_path(&m.attrs), Ok(Some("a/b.rs".to_string())));
     }
 
     #[test]

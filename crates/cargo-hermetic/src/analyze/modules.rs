@@ -132,7 +132,16 @@ fn child(
     let name = m.ident.unraw().to_string();
     let mut path = prefix.to_vec();
     path.push(name.clone());
-    let path_attr = syntax::path_attr(&m.attrs);
+    let path_attr = match cfg::module_path(&m.attrs) {
+        Ok(p) => p,
+        Err(attr) => {
+            skipped.push(Skipped {
+                item: format!("mod {}", path.join("::")),
+                reason: format!("its file depends on `{attr}`, which analysis cannot evaluate"),
+            });
+            return Ok(());
+        }
+    };
     let vis = syntax::vis(&m.vis);
     if let Some((brace, items)) = m.content {
         let close_brace = file.offsets.offset(brace.span.close().start());

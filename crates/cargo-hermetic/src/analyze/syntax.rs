@@ -25,6 +25,7 @@ pub fn tokens_text(tokens: &TokenStream) -> String {
         (" ]", "]"),
         ("& ", "&"),
         ("! ", "!"),
+        ("? ", "?"),
         (" ?", "?"),
         ("' ", "'"),
     ] {
@@ -109,20 +110,6 @@ pub fn derives(attrs: &[Attribute]) -> Vec<String> {
 /// Whether the attributes hold `#[name]` (e.g. `#[test]`).
 pub fn has_attr(attrs: &[Attribute], name: &str) -> bool {
     attrs.iter().any(|a| a.path().is_ident(name))
-}
-
-/// The value of `#[path = "..."]`, if any.
-pub fn path_attr(attrs: &[Attribute]) -> Option<String> {
-    attrs.iter().find_map(|a| match &a.meta {
-        syn::Meta::NameValue(nv) if nv.path.is_ident("path") => match &nv.value {
-            syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Str(s),
-                ..
-            }) => Some(s.value()),
-            _ => None,
-        },
-        _ => None,
-    })
 }
 
 /// Byte offsets of source positions in one file's text.

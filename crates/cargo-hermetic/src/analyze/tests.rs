@@ -434,6 +434,12 @@ fn generic_impls_substitute_their_parameters() {
             pub fn with<C: std::fmt::Display>(&self, c: C) -> Option<&B> where A: Eq { None }
         }
         impl<T> From<T> for Pair<T, String> { fn from(a: T) -> Self { todo!() } }
+        impl<'a> From<&'a str> for Pair<u8, String> { fn from(s: &'a str) -> Self { todo!() } }
+        impl Pair<u8, u8> {
+            #[cfg(feature = "x")]
+            pub fn gated(&self) {}
+            pub fn iter(&self) -> impl Iterator<Item = u8> { None.into_iter() }
+        }
         pub enum Tree<T: Ord> { Leaf, Node(Box<Tree<T>>, T) }
         "#,
     )]);
@@ -455,6 +461,14 @@ fn generic_impls_substitute_their_parameters() {
         matches!(&from.kind, CallableKind::TraitFn { trait_name, .. } if trait_name == "From<i64>")
     );
     assert_eq!(from.params[0].ty, I64);
+    let from_str = c
+        .callables
+        .iter()
+        .find(|k| matches!(&k.kind, CallableKind::TraitFn { trait_name, .. } if trait_name == "From<&str>"))
+        .expect("From<&'a str> impl with the lifetime dropped");
+    assert_eq!(from_str.params[0].ty, Ty::Str);
+    assert!(skip_reason(&c, "Pair::gated").contains("feature = \"x\""));
+    assert!(skip_reason(&c, "Pair::iter").starts_with("return type: `impl Trait` return types"));
     assert!(
         matches!(&callable(&c, "Pair::default").kind, CallableKind::TraitFn { self_ty: Ty::Adt(_, args), .. } if *args == vec![I64, I64])
     );

@@ -120,6 +120,10 @@ impl TyCx<'_> {
                 "function pointers are not supported (`{}`)",
                 text(ty)
             )),
+            Type::ImplTrait(_) if mode == Mode::Ret => Err(format!(
+                "`impl Trait` return types are not supported (`{}`)",
+                text(ty)
+            )),
             Type::ImplTrait(_) => Err(format!(
                 "`{}` is not supported yet (it needs a mock)",
                 text(ty)
@@ -182,6 +186,10 @@ impl TyCx<'_> {
             Target::Ambiguous => Err(format!("ambiguous type `{}`", text(ty))),
             Target::External(p) => self.std(&p, last, ty, mode),
             Target::Unknown if segs.len() == 1 => self.std(&segs, last, ty, mode),
+            // `other_crate::Type` without a `use`: a path into a dependency.
+            Target::Unknown if !matches!(segs[0].as_str(), "crate" | "self" | "super") => {
+                Err(format!("`{}` is not supported", text(ty)))
+            }
             Target::Module(_) | Target::Unknown => Err(format!("unknown type `{}`", text(ty))),
         }
     }
