@@ -324,13 +324,18 @@ fn emit_one(tests: &[FinishedTest]) -> GeneratedFile {
 /// The text parses as Rust and `rustfmt --check` has nothing to change.
 fn check_valid_and_formatted(text: &str) {
     syn::parse_file(text).expect("emitted code parses");
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("hermetic_tests.rs");
-    std::fs::write(&path, text).unwrap();
+    // Through stdin, so that rustfmt does not look for the files of `mod x;` declarations.
     let out = std::process::Command::new("rustfmt")
         .args(["--check", "--edition", "2021"])
-        .arg(&path)
-        .output();
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .and_then(|mut child| {
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(text.as_bytes())?;
+            child.wait_with_output()
+        });
     match out {
         Ok(out) => assert!(
             out.status.success(),
@@ -773,4 +778,200 @@ fn test_files_sit_where_child_modules_go() {
         test_file_path(&c, 3, Some(root)),
         Path::new("src/a/hermetic_tests.rs")
     );
+}
+
+/// A crate on disk with the cluster's two module files.
+fn crate_dir(lib_rs: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(
+        dir.path().join("Cargo.toml"),
+        "[package]\nname = \"demo\"\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("src/lib.rs"), lib_rs).unwrap();
+    std::fs::write(dir.path().join("src/shapes.rs"), "pub fn load() {}").unwrap();
+    dir
+}
+
+fn read(dir: &tempfile::TempDir, path: &str) -> String {
+    std::fs::read_to_string(dir.path().join(path)).unwrap()
+}
+
+/// A test in each of the cluster's modules.
+fn two_modules() -> Vec<GeneratedFile> {
+    emit(&cluster(), &two_modules_tests(), COMMAND)
+}
+
+fn two_modules_tests() -> Vec<FinishedTest> {
+    vec![
+        completed(
+            0,
+            vec![stmt(CLASSIFY, ints(&[3, 4, 5]))],
+            vec![Some(variant("Scalene", vec![]))],
+        ),
+        completed(
+            1,
+            vec![stmt(LOAD, vec![Value::Str("port = 1".into())])],
+            vec![Some(Observed::Opaque)],
+        ),
+    ]
+}
+
+const LIB_RS: &str = "pub mod shapes;\n\npub fn classify() {}\n";
+
+#[test]
+fn plan_writes_nothing_and_apply_writes_files_and_mod_lines_once() {
+    let dir = crate_dir(LIB_RS);
+    let files = two_modules();
+    let planned = plan(dir.path(), &cluster(), &files).unwrap();
+    assert_eq!(
+        planned.created,
+        [
+            Path::new("src/hermetic_tests.rs"),
+            Path::new("src/shapes/hermetic_tests.rs")
+        ]
+    );
+    assert_eq!(planned.mod_lines.len(), 2);
+    assert_eq!(read(&dir, "src/lib.rs"), LIB_RS);
+    assert!(!dir.path().join("src/hermetic_tests.rs").exists());
+
+    let applied = apply(dir.path(), &cluster(), &files).unwrap();
+    assert_eq!(applied, planned);
+    assert_eq!(read(&dir, "src/hermetic_tests.rs"), files[0].contents);
+    assert_eq!(
+        read(&dir, "src/shapes/hermetic_tests.rs"),
+        files[1].contents
+    );
+    assert_eq!(
+        read(&dir, "src/lib.rs"),
+        "pub mod shapes;\n\npub fn classify() {}\n\n#[cfg(test)]\nmod hermetic_tests;\n"
+    );
+    assert_eq!(
+        read(&dir, "src/shapes.rs"),
+        "pub fn load() {}\n\n#[cfg(test)]\nmod hermetic_tests;\n"
+    );
+    // No temporary files are left behind.
+    let mut entries: Vec<_> = std::fs::read_dir(dir.path().join("src"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    entries.sort();
+    assert_eq!(
+        entries,
+        ["hermetic_tests.rs", "lib.rs", "shapes", "shapes.rs"]
+    );
+
+    // Again: nothing to add, the generated files are replaced in place.
+    let again = apply(dir.path(), &cluster(), &files).unwrap();
+    assert_eq!(again.unchanged.len(), 2);
+    assert!(again.mod_lines.is_empty() && again.created.is_empty());
+    assert_eq!(
+        read(&dir, "src/lib.rs")
+            .matches("mod hermetic_tests;")
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn apply_refuses_a_hand_written_test_file_and_writes_nothing() {
+    let dir = crate_dir(LIB_RS);
+    std::fs::write(dir.path().join("src/hermetic_tests.rs"), "// mine\n").unwrap();
+    let files = two_modules();
+    let err = apply(dir.path(), &cluster(), &files)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("src/hermetic_tests.rs exists and was not generated"),
+        "{err}"
+    );
+    assert!(err.contains("Rename or delete it"), "{err}");
+    assert!(plan(dir.path(), &cluster(), &files).is_err());
+    assert_eq!(read(&dir, "src/hermetic_tests.rs"), "// mine\n");
+    assert_eq!(read(&dir, "src/lib.rs"), LIB_RS);
+    assert_eq!(read(&dir, "src/shapes.rs"), "pub fn load() {}");
+    assert!(!dir.path().join("src/shapes").exists());
+}
+
+#[test]
+fn apply_refuses_a_module_that_declares_its_own_hermetic_tests() {
+    for lib_rs in [
+        "pub mod shapes;\n#[cfg(test)]\nmod hermetic_tests {\n}\n",
+        "pub mod shapes;\n#[path = \"x.rs\"]\nmod hermetic_tests;\n",
+        "pub mod shapes;\nfn hermetic_tests() {}\n",
+    ] {
+        let dir = crate_dir(lib_rs);
+        let err = apply(dir.path(), &cluster(), &two_modules())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("module `crate` in src/lib.rs already declares"),
+            "{err}"
+        );
+        assert_eq!(read(&dir, "src/lib.rs"), lib_rs);
+        assert!(!dir.path().join("src/hermetic_tests.rs").exists());
+        assert!(!dir.path().join("src/shapes/hermetic_tests.rs").exists());
+    }
+}
+
+#[test]
+fn inline_modules_get_the_declaration_before_their_closing_brace() {
+    let lib_rs =
+        "pub mod shapes;\n\nmod inner {\n    pub fn g() -> bool {\n        true\n    }\n}\n";
+    let dir = crate_dir(lib_rs);
+    let mut c = cluster();
+    c.modules.push(Module {
+        body: ModuleBody::Inline {
+            close_brace: lib_rs.rfind('}').unwrap(),
+        },
+        ..module(&["inner"], Some(0), "src/lib.rs", true)
+    });
+    c.callables.push(Callable {
+        module: 2,
+        ..callable("g", CallableKind::Function, vec![], Ty::Bool)
+    });
+    let tests = [
+        completed(2, vec![stmt(13, vec![])], vec![Some(Observed::Bool(true))]),
+        completed(
+            0,
+            vec![stmt(CLASSIFY, ints(&[3, 4, 5]))],
+            vec![Some(variant("Scalene", vec![]))],
+        ),
+    ];
+    let files = emit(&c, &tests, COMMAND);
+    assert_eq!(files[1].path, Path::new("src/inner/hermetic_tests.rs"));
+    assert_eq!(files[1].test_names, ["g_returns_true"]);
+    apply(dir.path(), &c, &files).unwrap();
+    assert_eq!(
+        read(&dir, "src/lib.rs"),
+        "pub mod shapes;\n\nmod inner {\n    pub fn g() -> bool {\n        true\n    }\n\n    \
+         #[cfg(test)]\n    mod hermetic_tests;\n}\n\n#[cfg(test)]\nmod hermetic_tests;\n"
+    );
+    assert!(dir.path().join("src/inner/hermetic_tests.rs").is_file());
+    check_valid_and_formatted(&read(&dir, "src/lib.rs"));
+}
+
+#[test]
+fn generated_files_of_modules_without_tests_are_reported_not_deleted() {
+    let dir = crate_dir(LIB_RS);
+    let files = two_modules();
+    apply(dir.path(), &cluster(), &files).unwrap();
+    let applied = apply(dir.path(), &cluster(), &files[..1]).unwrap();
+    assert_eq!(applied.stale, [Path::new("src/shapes/hermetic_tests.rs")]);
+    assert!(dir.path().join("src/shapes/hermetic_tests.rs").exists());
+}
+
+#[test]
+fn absolute_module_paths_under_the_crate_root_are_made_relative() {
+    let dir = crate_dir(LIB_RS);
+    let mut c = cluster();
+    for m in &mut c.modules {
+        m.file = dir.path().join(&m.file);
+    }
+    let files = emit(&c, &two_modules_tests(), COMMAND);
+    assert_eq!(files[0].path, Path::new("src/hermetic_tests.rs"));
+    let applied = apply(dir.path(), &c, &files).unwrap();
+    assert_eq!(applied.mod_lines[1].file, Path::new("src/shapes.rs"));
+    let _: &ModLine = &applied.mod_lines[0];
 }
