@@ -34,6 +34,7 @@ struct ImplCx<'a> {
     params: Vec<ParamBounds>,
 }
 
+/// Walks the items of every module and turns what tests can call into `Callable`s.
 pub struct Collector<'a> {
     pub names: &'a Names,
     pub infos: &'a [TypeInfo],
@@ -45,6 +46,7 @@ pub struct Collector<'a> {
 impl Collector<'_> {
     /// Walks every module's items in order.
     pub fn run(&mut self, mods: &[ModuleSrc]) {
+        // Structs and enums are met in the order `items::collect` numbered them.
         let mut type_id = 0;
         for (m, src) in mods.iter().enumerate() {
             let prefix = &src.module.path;
@@ -56,18 +58,21 @@ impl Collector<'_> {
                     Item::Fn(f) => {
                         let name = f.sig.ident.to_string();
                         match self.signature(m, &f.sig, None) {
-                            Ok(sig) => self.push(m, name, syntax::vis(&f.vis), sig, |_, _| {
-                                CallableKind::Function
-                            }),
+                            Ok(sig) => {
+                                let vis = syntax::vis(&f.vis);
+                                self.push(m, name, vis, CallableKind::Function, sig)
+                            }
                             Err(why) => self.skip(prefix, &name, why),
                         }
                     }
                     Item::Struct(s) => {
+                        debug_assert_eq!(self.defs[type_id].name, s.ident.to_string());
                         self.literal(m, prefix, type_id, s);
                         self.derived_default(m, prefix, type_id, &s.generics);
                         type_id += 1;
                     }
                     Item::Enum(e) => {
+                        debug_assert_eq!(self.defs[type_id].name, e.ident.to_string());
                         self.variants(m, prefix, type_id, e);
                         self.derived_default(m, prefix, type_id, &e.generics);
                         type_id += 1;
@@ -86,18 +91,11 @@ impl Collector<'_> {
         });
     }
 
-    fn push(
-        &mut self,
-        module: ModuleId,
-        name: String,
-        vis: Vis,
-        sig: Sig,
-        kind: impl FnOnce(Option<Ty>, Option<Receiver>) -> CallableKind,
-    ) {
+    fn push(&mut self, module: ModuleId, name: String, vis: Vis, kind: CallableKind, sig: Sig) {
         self.callables.push(Callable {
             module,
             name,
-            kind: kind(sig.self_ty, sig.receiver),
+            kind,
             vis,
             params: sig.params,
             ret: sig.ret,
@@ -216,22 +214,7 @@ impl Collector<'_> {
             },
         };
         let type_id = self_type_id(self.names, m, &imp.self_ty);
-        let mut fns = Vec::new();
-        for item in &imp.items {
-            let ImplItem::Fn(f) = item else {
-                continue;
-            };
-            match cfg::verdict(&f.attrs) {
-                Verdict::On => fns.push(f),
-                Verdict::Off => {}
-                Verdict::Unknown(c) if trait_name.is_none() => {
-                    let name = format!("{type_name}::{}", f.sig.ident);
-                    let why = format!("behind `{c}`, which analysis cannot evaluate");
-                    self.skip(prefix, &name, why);
-                }
-                Verdict::Unknown(_) => {}
-            }
-        }
+        let fns = self.impl_fns(prefix, imp, &type_name, trait_name.is_none());
         let params = generics::collect(&imp.generics, &mut []);
         let Some(type_id) = type_id else {
             // Inherent impls exist only for crate types; one we cannot resolve is reported.
@@ -268,30 +251,57 @@ impl Collector<'_> {
                     continue;
                 }
             };
-            match trait_name {
-                None => {
-                    let vis = syntax::vis(&f.vis);
-                    self.push(m, name, vis, sig, |self_ty, receiver| {
-                        let self_ty = self_ty.unwrap_or(Ty::Unit);
-                        match receiver {
-                            Some(receiver) => CallableKind::Method { self_ty, receiver },
-                            None => CallableKind::AssocFn { self_ty },
-                        }
-                    })
-                }
-                Some(path) => {
+            let Some(self_ty) = sig.self_ty.clone() else {
+                continue;
+            };
+            let (vis, kind) = match (trait_name, sig.receiver) {
+                (None, Some(receiver)) => (
+                    syntax::vis(&f.vis),
+                    CallableKind::Method { self_ty, receiver },
+                ),
+                (None, None) => (syntax::vis(&f.vis), CallableKind::AssocFn { self_ty }),
+                // Trait impls are as visible as the type they are for.
+                (Some(path), None) => {
                     let trait_name = substituted_text(path, &sig.subst);
-                    let vis = self.defs[type_id].vis;
-                    if sig.receiver.is_some() {
-                        continue;
-                    }
-                    self.push(m, name, vis, sig, |self_ty, _| CallableKind::TraitFn {
-                        self_ty: self_ty.unwrap_or(Ty::Unit),
-                        trait_name,
-                    })
+                    (
+                        self.defs[type_id].vis,
+                        CallableKind::TraitFn {
+                            self_ty,
+                            trait_name,
+                        },
+                    )
                 }
+                (Some(_), Some(_)) => continue,
+            };
+            self.push(m, name, vis, kind, sig);
+        }
+    }
+
+    /// The impl's compiled-in functions; those behind unknown cfgs are reported if `report`.
+    fn impl_fns<'i>(
+        &mut self,
+        prefix: &[String],
+        imp: &'i syn::ItemImpl,
+        type_name: &str,
+        report: bool,
+    ) -> Vec<&'i syn::ImplItemFn> {
+        let mut fns = Vec::new();
+        for item in &imp.items {
+            let ImplItem::Fn(f) = item else {
+                continue;
+            };
+            match cfg::verdict(&f.attrs) {
+                Verdict::On => fns.push(f),
+                Verdict::Off => {}
+                Verdict::Unknown(c) if report => {
+                    let name = format!("{type_name}::{}", f.sig.ident);
+                    let why = format!("behind `{c}`, which analysis cannot evaluate");
+                    self.skip(prefix, &name, why);
+                }
+                Verdict::Unknown(_) => {}
             }
         }
+        fns
     }
 
     /// Instantiates a type definition's own parameters (for literals, variants, derives).

@@ -151,6 +151,7 @@ fn child(
             vis,
             file: file.path.clone(),
             body: ModuleBody::Inline { close_brace },
+            // The field describes the file, which an inline module shares with its parent.
             mod_rs: file.mod_rs,
         };
         let inner = ChildDirs {
