@@ -56,7 +56,7 @@ impl<T: Copy, const N: usize> Table<T, N> {
 
 static COUNTERS: Table<(usize, usize), MAX_REGIONS> = Table::new((0, 0));
 static PCS: Table<(usize, usize), MAX_REGIONS> = Table::new((0, 0));
-static CMP_INTS: Table<u64, MAX_CMP_INTS> = Table::new(0);
+static CMP_INTS: Table<(usize, u64), MAX_CMP_INTS> = Table::new((0, 0));
 static CMP_BYTES: Table<([u8; MAX_CMP_BYTES_LEN], usize), MAX_CMP_BYTES> =
     Table::new(([0; MAX_CMP_BYTES_LEN], 0));
 static RECORDING: AtomicBool = AtomicBool::new(false);
@@ -130,9 +130,14 @@ pub fn copy_counters(out: &mut [u8]) {
     }
 }
 
-/// The distinct integer comparison operands logged since `start_recording`, at most `limit`.
-pub fn cmp_ints(limit: usize) -> Vec<u64> {
-    let mut v = CMP_INTS.as_slice().to_vec();
+/// The distinct integer comparison operands logged since `start_recording`, at most `limit`,
+/// each with the address (relative to `base`) of the code that compared it.
+pub fn cmp_ints(limit: usize, base: usize) -> Vec<(u64, u64)> {
+    let mut v: Vec<(u64, u64)> = CMP_INTS
+        .as_slice()
+        .iter()
+        .map(|&(pc, x)| (pc.wrapping_sub(base) as u64, x))
+        .collect();
     v.sort_unstable();
     v.dedup();
     v.truncate(limit);
@@ -151,58 +156,71 @@ pub fn cmp_bytes() -> Vec<Vec<u8>> {
     v
 }
 
+/// Logs the operands of a comparison made at `pc` (a return address in the instrumented code).
 #[inline(always)]
-fn log_cmp(a: u64, b: u64) {
+fn log_cmp(a: u64, b: u64, pc: usize) {
     if RECORDING.load(Ordering::Relaxed) && a != b {
-        CMP_INTS.push(a);
-        CMP_INTS.push(b);
+        CMP_INTS.push((pc, a));
+        CMP_INTS.push((pc, b));
     }
 }
 
-#[no_mangle]
-pub extern "C" fn __sanitizer_cov_trace_cmp1(a: u8, b: u8) {
-    log_cmp(a as u64, b as u64)
+/// The comparison hooks: a naked entry reads the return address (the comparison's place in the
+/// code, so the engine can keep only the comparisons of the code under test) and jumps to a
+/// handler that takes it as a third argument.
+macro_rules! cmp_hook {
+    ($hook:ident, $handler:ident, $t:ty) => {
+        #[cfg(target_arch = "x86_64")]
+        #[unsafe(naked)]
+        #[no_mangle]
+        pub unsafe extern "C" fn $hook(a: $t, b: $t) {
+            core::arch::naked_asm!("mov rdx, [rsp]", "jmp {}", sym $handler)
+        }
+
+        #[cfg(not(target_arch = "x86_64"))]
+        #[no_mangle]
+        pub extern "C" fn $hook(a: $t, b: $t) {
+            $handler(a, b, 0)
+        }
+
+        extern "C" fn $handler(a: $t, b: $t, pc: usize) {
+            log_cmp(a as u64, b as u64, pc)
+        }
+    };
 }
+
+cmp_hook!(__sanitizer_cov_trace_cmp1, on_cmp1, u8);
+cmp_hook!(__sanitizer_cov_trace_cmp2, on_cmp2, u16);
+cmp_hook!(__sanitizer_cov_trace_cmp4, on_cmp4, u32);
+cmp_hook!(__sanitizer_cov_trace_cmp8, on_cmp8, u64);
+cmp_hook!(__sanitizer_cov_trace_const_cmp1, on_const_cmp1, u8);
+cmp_hook!(__sanitizer_cov_trace_const_cmp2, on_const_cmp2, u16);
+cmp_hook!(__sanitizer_cov_trace_const_cmp4, on_const_cmp4, u32);
+cmp_hook!(__sanitizer_cov_trace_const_cmp8, on_const_cmp8, u64);
+
+#[cfg(target_arch = "x86_64")]
+#[unsafe(naked)]
 #[no_mangle]
-pub extern "C" fn __sanitizer_cov_trace_cmp2(a: u16, b: u16) {
-    log_cmp(a as u64, b as u64)
+pub unsafe extern "C" fn __sanitizer_cov_trace_switch(value: u64, cases: *const u64) {
+    core::arch::naked_asm!("mov rdx, [rsp]", "jmp {}", sym on_switch)
 }
+
+#[cfg(not(target_arch = "x86_64"))]
 #[no_mangle]
-pub extern "C" fn __sanitizer_cov_trace_cmp4(a: u32, b: u32) {
-    log_cmp(a as u64, b as u64)
-}
-#[no_mangle]
-pub extern "C" fn __sanitizer_cov_trace_cmp8(a: u64, b: u64) {
-    log_cmp(a, b)
-}
-#[no_mangle]
-pub extern "C" fn __sanitizer_cov_trace_const_cmp1(a: u8, b: u8) {
-    log_cmp(a as u64, b as u64)
-}
-#[no_mangle]
-pub extern "C" fn __sanitizer_cov_trace_const_cmp2(a: u16, b: u16) {
-    log_cmp(a as u64, b as u64)
-}
-#[no_mangle]
-pub extern "C" fn __sanitizer_cov_trace_const_cmp4(a: u32, b: u32) {
-    log_cmp(a as u64, b as u64)
-}
-#[no_mangle]
-pub extern "C" fn __sanitizer_cov_trace_const_cmp8(a: u64, b: u64) {
-    log_cmp(a, b)
+pub unsafe extern "C" fn __sanitizer_cov_trace_switch(value: u64, cases: *const u64) {
+    on_switch(value, cases, 0)
 }
 
 /// `cases[0]` is the number of cases, `cases[1]` the operand width, then the case values.
-#[no_mangle]
-pub unsafe extern "C" fn __sanitizer_cov_trace_switch(value: u64, cases: *const u64) {
+unsafe extern "C" fn on_switch(value: u64, cases: *const u64, pc: usize) {
     if !RECORDING.load(Ordering::Relaxed) {
         return;
     }
     let n = *cases as usize;
     let values = std::slice::from_raw_parts(cases.add(2), n);
-    CMP_INTS.push(value);
+    CMP_INTS.push((pc, value));
     for &c in values {
-        CMP_INTS.push(c);
+        CMP_INTS.push((pc, c));
     }
 }
 

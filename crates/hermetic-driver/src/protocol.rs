@@ -144,8 +144,9 @@ pub struct ExecReport {
     pub stmts: Vec<StmtReport>,
     /// Indices of the coverage counters that were hit.
     pub covered: Vec<u32>,
-    /// Integer operands of comparisons seen while running the calls.
-    pub cmp_ints: Vec<u64>,
+    /// Integer operands of comparisons seen while running the calls, each with the address
+    /// (relative to the executable's load address) of the comparison.
+    pub cmp_ints: Vec<(u64, u64)>,
     /// Byte strings compared with `memcmp`/`bcmp` while running the calls.
     pub cmp_bytes: Vec<Vec<u8>>,
 }

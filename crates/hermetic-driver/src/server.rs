@@ -299,7 +299,7 @@ fn run_child(entries: &[Entry], calls: &[Call], shared: &Shared) -> ! {
         outcome,
         stmts,
         covered: Vec::new(),
-        cmp_ints: coverage::cmp_ints(MAX_CMP_INTS),
+        cmp_ints: coverage::cmp_ints(MAX_CMP_INTS, coverage::load_base()),
         cmp_bytes: coverage::cmp_bytes(),
     };
     let bytes = serde_json::to_vec(&report).expect("hermetic driver: encode report");

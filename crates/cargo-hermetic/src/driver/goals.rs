@@ -30,6 +30,8 @@ pub struct Selection {
 
 pub struct GoalMap {
     pub goals: Vec<Goal>,
+    /// Address ranges of the selected functions, sorted.
+    selected_code: Vec<(u64, u64)>,
     /// For each counter, its goal index.
     by_counter: Vec<Option<u32>>,
 }
@@ -45,6 +47,14 @@ impl GoalMap {
 
     pub fn len(&self) -> usize {
         self.goals.len()
+    }
+
+    /// Whether an address (relative to the load address) lies in selected code.
+    pub fn in_selected_code(&self, pc: u64) -> bool {
+        let i = self
+            .selected_code
+            .partition_point(|&(start, _)| start <= pc);
+        i > 0 && pc < self.selected_code[i - 1].1
     }
 }
 
@@ -79,6 +89,7 @@ pub fn map_goals(
     functions.sort();
     let mut goals = Vec::new();
     let mut by_counter = vec![None; pcs.len()];
+    let mut selected_code: Vec<(u64, u64)> = Vec::new();
     let mut verdicts: std::collections::HashMap<usize, Option<(String, ModuleId)>> =
         Default::default();
     // Blocks without an address sit in the table among their function's other blocks.
@@ -106,6 +117,9 @@ pub fn map_goals(
             )
         });
         if let Some((function, module)) = verdict {
+            if selected_code.last() != Some(&(*addr, addr + size)) {
+                selected_code.push((*addr, addr + size));
+            }
             by_counter[counter] = Some(goals.len() as u32);
             goals.push(Goal {
                 counter: counter as u32,
@@ -114,7 +128,13 @@ pub fn map_goals(
             });
         }
     }
-    Ok(GoalMap { goals, by_counter })
+    selected_code.sort();
+    selected_code.dedup();
+    Ok(GoalMap {
+        goals,
+        selected_code,
+        by_counter,
+    })
 }
 
 /// Whether a function (by demangled name) is selected code, and if so its display name and

@@ -41,7 +41,8 @@ impl Archive {
         for g in improved {
             self.best.insert(g, id);
         }
-        self.tests.retain(|id, _| self.best.values().any(|b| b == id));
+        self.tests
+            .retain(|id, _| self.best.values().any(|b| b == id));
         new
     }
 
@@ -66,7 +67,16 @@ impl Archive {
     pub fn assignments(&self) -> Vec<(&FinishedTest, Vec<usize>)> {
         self.tests
             .iter()
-            .map(|(id, t)| (t, self.best.iter().filter(|(_, b)| *b == id).map(|(g, _)| *g).collect()))
+            .map(|(id, t)| {
+                (
+                    t,
+                    self.best
+                        .iter()
+                        .filter(|(_, b)| *b == id)
+                        .map(|(g, _)| *g)
+                        .collect(),
+                )
+            })
             .collect()
     }
 
@@ -83,7 +93,16 @@ mod tests {
 
     fn test(len: usize, private: bool) -> FinishedTest {
         FinishedTest {
-            case: TestCase { home: 0, stmts: vec![Stmt { callable: 0, args: vec![] }; len] },
+            case: TestCase {
+                home: 0,
+                stmts: vec![
+                    Stmt {
+                        callable: 0,
+                        args: vec![]
+                    };
+                    len
+                ],
+            },
             report: ExecReport {
                 outcome: Outcome::Completed,
                 stmts: vec![],

@@ -54,7 +54,13 @@ pub struct SearchOutcome {
 /// Progress as the search goes: executions so far and goals covered.
 pub type Progress<'a> = &'a mut dyn FnMut(u64, usize);
 
-pub fn run(space: &mut Space, goals: &GoalMap, pool: &mut DriverPool, cfg: &SearchConfig, progress: Progress) -> Result<SearchOutcome> {
+pub fn run(
+    space: &mut Space,
+    goals: &GoalMap,
+    pool: &mut DriverPool,
+    cfg: &SearchConfig,
+    progress: Progress,
+) -> Result<SearchOutcome> {
     let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
     let mut archive = Archive::default();
     let mut executions = 0u64;
@@ -69,7 +75,11 @@ pub fn run(space: &mut Space, goals: &GoalMap, pool: &mut DriverPool, cfg: &Sear
         let n = (cfg.batch as u64).min(max - executions) as usize;
         let parents: Vec<&FinishedTest> = archive.tests().collect();
         // Random tests are most useful early; mutants of archived tests later.
-        let p_random = if parents.is_empty() { 1.0 } else { 0.5 / (1.0 + executions as f64 / 2000.0) + 0.1 };
+        let p_random = if parents.is_empty() {
+            1.0
+        } else {
+            0.5 / (1.0 + executions as f64 / 2000.0) + 0.1
+        };
         let mut batch = Vec::with_capacity(n);
         let mut attempts = 0;
         while batch.len() < n && attempts < n * 20 {
@@ -80,7 +90,9 @@ pub fn run(space: &mut Space, goals: &GoalMap, pool: &mut DriverPool, cfg: &Sear
                 let parent = parents.choose(&mut rng).expect("non-empty");
                 Some(ops::mutate(&mut rng, space, &parent.case))
             };
-            let Some(candidate) = candidate.filter(|c| !c.stmts.is_empty()) else { continue };
+            let Some(candidate) = candidate.filter(|c| !c.stmts.is_empty()) else {
+                continue;
+            };
             if is_poisoned(&poisoned, &candidate) {
                 avoided += 1;
                 continue;
@@ -93,7 +105,14 @@ pub fn run(space: &mut Space, goals: &GoalMap, pool: &mut DriverPool, cfg: &Sear
         let reports = pool.exec_batch(batch.iter().map(TestCase::calls).collect())?;
         executions += batch.len() as u64;
         for (case, report) in batch.into_iter().zip(reports) {
-            space.pool.learn(&report.cmp_ints, &report.cmp_bytes);
+            // Only what the code under test compared: the driver's and std's comparisons are noise.
+            let ints: Vec<u64> = report
+                .cmp_ints
+                .iter()
+                .filter(|(pc, _)| goals.in_selected_code(*pc))
+                .map(|&(_, v)| v)
+                .collect();
+            space.pool.learn(&ints, &report.cmp_bytes);
             match finish(space.cluster, case, report) {
                 Ok(test) => {
                     let hit: Vec<usize> = goals.goals_hit(&test.report.covered).collect();
@@ -112,26 +131,45 @@ pub fn run(space: &mut Space, goals: &GoalMap, pool: &mut DriverPool, cfg: &Sear
     let (tests, extra) = minimise(space, goals, pool, &archive)?;
     executions += extra;
     let covered = archive.goals().collect();
-    Ok(SearchOutcome { tests, covered, executions, findings, avoided })
+    Ok(SearchOutcome {
+        tests,
+        covered,
+        executions,
+        findings,
+        avoided,
+    })
 }
 
 /// The test as it really ran: cut after a panic, before an argument that could not be built.
 /// Executions that killed the child become findings.
-fn finish(cluster: &Cluster, mut case: TestCase, report: ExecReport) -> Result<FinishedTest, Finding> {
+fn finish(
+    cluster: &Cluster,
+    mut case: TestCase,
+    report: ExecReport,
+) -> Result<FinishedTest, Finding> {
     match &report.outcome {
         Outcome::Completed => {}
         Outcome::Panicked { stmt, .. } => case.stmts.truncate(stmt + 1),
         Outcome::Invalid { stmt, .. } => case.stmts.truncate(*stmt),
-        Outcome::Crashed { stmt, .. } | Outcome::Timeout { stmt } | Outcome::Exited { stmt, .. } => {
+        Outcome::Crashed { stmt, .. }
+        | Outcome::Timeout { stmt }
+        | Outcome::Exited { stmt, .. } => {
             case.stmts.truncate(stmt + 1);
-            return Err(Finding { case, outcome: report.outcome });
+            return Err(Finding {
+                case,
+                outcome: report.outcome,
+            });
         }
     }
     let uses_private = case.stmts.iter().any(|s| {
         let c = &cluster.callables[s.callable];
         !cluster.is_public_api(c.module, c.vis)
     });
-    Ok(FinishedTest { case, report, uses_private })
+    Ok(FinishedTest {
+        case,
+        report,
+        uses_private,
+    })
 }
 
 fn fingerprint(stmt: &Stmt) -> String {
@@ -148,17 +186,27 @@ fn poison(poisoned: &mut BTreeSet<String>, f: &Finding) {
 }
 
 fn is_poisoned(poisoned: &BTreeSet<String>, case: &TestCase) -> bool {
-    !poisoned.is_empty() && case.stmts.iter().any(|s| poisoned.contains(&fingerprint(s)))
+    !poisoned.is_empty()
+        && case
+            .stmts
+            .iter()
+            .any(|s| poisoned.contains(&fingerprint(s)))
 }
 
 fn same_finding(a: &Finding, b: &Finding) -> bool {
     let kind = |o: &Outcome| std::mem::discriminant(o);
-    a.case.stmts.last().map(|s| s.callable) == b.case.stmts.last().map(|s| s.callable) && kind(&a.outcome) == kind(&b.outcome)
+    a.case.stmts.last().map(|s| s.callable) == b.case.stmts.last().map(|s| s.callable)
+        && kind(&a.outcome) == kind(&b.outcome)
 }
 
 /// Shrinks each archived test to the statements its goals need, then keeps a small set of tests
 /// that covers every archived goal. Returns the tests and the executions spent.
-fn minimise(space: &Space, goals: &GoalMap, pool: &mut DriverPool, archive: &Archive) -> Result<(Vec<FinishedTest>, u64)> {
+fn minimise(
+    space: &Space,
+    goals: &GoalMap,
+    pool: &mut DriverPool,
+    archive: &Archive,
+) -> Result<(Vec<FinishedTest>, u64)> {
     let mut executions = 0;
     let mut shrunk: Vec<(FinishedTest, BTreeSet<usize>)> = Vec::new();
     for (test, own) in archive.assignments() {
@@ -190,7 +238,8 @@ fn minimise(space: &Space, goals: &GoalMap, pool: &mut DriverPool, archive: &Arc
         shrunk.push((best, hit));
     }
     // Greedy set cover: the test covering most still-uncovered goals first.
-    let mut remaining: BTreeSet<usize> = shrunk.iter().flat_map(|(_, h)| h.iter().copied()).collect();
+    let mut remaining: BTreeSet<usize> =
+        shrunk.iter().flat_map(|(_, h)| h.iter().copied()).collect();
     let mut chosen = Vec::new();
     while !remaining.is_empty() {
         let (idx, gain) = shrunk
@@ -221,6 +270,12 @@ fn minimise(space: &Space, goals: &GoalMap, pool: &mut DriverPool, archive: &Arc
         }
         stable.push(test);
     }
-    stable.sort_by_key(|t| (t.case.home, t.case.stmts.last().map(|s| s.callable), t.case.stmts.len()));
+    stable.sort_by_key(|t| {
+        (
+            t.case.home,
+            t.case.stmts.last().map(|s| s.callable),
+            t.case.stmts.len(),
+        )
+    });
     Ok((stable, executions))
 }

@@ -30,7 +30,12 @@ pub struct Space<'a> {
 }
 
 impl<'a> Space<'a> {
-    pub fn new(cluster: &'a Cluster, usable: &[bool], targets: Vec<CallableId>, pool: ValuePool) -> Space<'a> {
+    pub fn new(
+        cluster: &'a Cluster,
+        usable: &[bool],
+        targets: Vec<CallableId>,
+        pool: ValuePool,
+    ) -> Space<'a> {
         let visible = (0..cluster.modules.len())
             .map(|home| {
                 (0..cluster.callables.len())
@@ -44,7 +49,13 @@ impl<'a> Space<'a> {
                 producers.entry(ty_key(t)).or_default().push(id);
             }
         }
-        Space { cluster, pool, targets, visible, producers }
+        Space {
+            cluster,
+            pool,
+            targets,
+            visible,
+            producers,
+        }
     }
 
     /// The type stored by statement `stmt` of a test, if any.
@@ -85,7 +96,10 @@ pub fn callable_visible(cluster: &Cluster, c: CallableId, home: ModuleId) -> boo
     };
     cluster.visible_from(callable.module, callable.vis, home)
         && self_ty.is_none_or(|t| cluster.ty_visible_from(t, home))
-        && callable.params.iter().all(|p| cluster.ty_visible_from(&p.ty, home))
+        && callable
+            .params
+            .iter()
+            .all(|p| cluster.ty_visible_from(&p.ty, home))
         && cluster.ty_visible_from(&callable.ret, home)
 }
 
@@ -93,7 +107,10 @@ pub fn callable_visible(cluster: &Cluster, c: CallableId, home: ModuleId) -> boo
 pub fn random_test(rng: &mut ChaCha8Rng, space: &Space) -> Option<TestCase> {
     let &target = space.targets.choose(rng)?;
     let home = space.cluster.callables[target].module;
-    let mut test = TestCase { home, stmts: Vec::new() };
+    let mut test = TestCase {
+        home,
+        stmts: Vec::new(),
+    };
     // Some state first, now and then: calls on the objects the target will use.
     if !append_call(rng, space, &mut test, target, 0) {
         return None;
@@ -105,7 +122,13 @@ pub fn random_test(rng: &mut ChaCha8Rng, space: &Space) -> Option<TestCase> {
 }
 
 /// Appends a call to `callable` at the end, adding statements that build its arguments.
-pub fn append_call(rng: &mut ChaCha8Rng, space: &Space, test: &mut TestCase, callable: CallableId, depth: usize) -> bool {
+pub fn append_call(
+    rng: &mut ChaCha8Rng,
+    space: &Space,
+    test: &mut TestCase,
+    callable: CallableId,
+    depth: usize,
+) -> bool {
     if depth > MAX_DEPTH || test.stmts.len() >= MAX_STMTS {
         return false;
     }
@@ -138,11 +161,18 @@ pub fn append_random_call(rng: &mut ChaCha8Rng, space: &Space, test: &mut TestCa
             })
             .collect()
     } else if roll < 8 {
-        space.targets.iter().copied().filter(|c| visible.contains(c)).collect()
+        space
+            .targets
+            .iter()
+            .copied()
+            .filter(|c| visible.contains(c))
+            .collect()
     } else {
         visible.clone()
     };
-    let Some(&c) = candidates.choose(rng).or_else(|| visible.choose(rng)) else { return false };
+    let Some(&c) = candidates.choose(rng).or_else(|| visible.choose(rng)) else {
+        return false;
+    };
     let before = test.clone();
     if append_call(rng, space, test, c, 0) {
         true
@@ -154,7 +184,14 @@ pub fn append_random_call(rng: &mut ChaCha8Rng, space: &Space, test: &mut TestCa
 
 /// Builds one argument; for crate types, picks a live earlier result or appends statements that
 /// make one. `taken` lists the statements this call already uses.
-fn build_arg(rng: &mut ChaCha8Rng, space: &Space, test: &mut TestCase, t: &Ty, taken: &mut Vec<usize>, depth: usize) -> Option<Value> {
+fn build_arg(
+    rng: &mut ChaCha8Rng,
+    space: &Space,
+    test: &mut TestCase,
+    t: &Ty,
+    taken: &mut Vec<usize>,
+    depth: usize,
+) -> Option<Value> {
     if !contains_adt(t) {
         return Some(random_value(rng, &space.pool, t, 0));
     }
@@ -162,7 +199,9 @@ fn build_arg(rng: &mut ChaCha8Rng, space: &Space, test: &mut TestCase, t: &Ty, t
         Ty::Adt(..) | Ty::Box(_) if matches!(strip_box(t), Ty::Adt(..)) => {
             slot_for(rng, space, test, strip_box(t), taken, depth).map(Value::Use)
         }
-        Ty::Ref(inner) if matches!(**inner, Ty::Adt(..)) => slot_for(rng, space, test, inner, taken, depth).map(Value::Borrow),
+        Ty::Ref(inner) if matches!(**inner, Ty::Adt(..)) => {
+            slot_for(rng, space, test, inner, taken, depth).map(Value::Borrow)
+        }
         Ty::RefMut(inner) if matches!(**inner, Ty::Adt(..)) => {
             slot_for(rng, space, test, inner, taken, depth).map(Value::BorrowMut)
         }
@@ -170,27 +209,40 @@ fn build_arg(rng: &mut ChaCha8Rng, space: &Space, test: &mut TestCase, t: &Ty, t
             if rng.gen_bool(0.3) {
                 Some(Value::Opt(None))
             } else {
-                Some(Value::Opt(Some(Box::new(build_arg(rng, space, test, inner, taken, depth)?))))
+                Some(Value::Opt(Some(Box::new(build_arg(
+                    rng, space, test, inner, taken, depth,
+                )?))))
             }
         }
         Ty::Vec(inner) | Ty::Slice(inner) => {
             let n = rng.gen_range(0..3);
-            let items = (0..n).map(|_| build_arg(rng, space, test, inner, taken, depth)).collect::<Option<Vec<_>>>()?;
+            let items = (0..n)
+                .map(|_| build_arg(rng, space, test, inner, taken, depth))
+                .collect::<Option<Vec<_>>>()?;
             Some(Value::Seq(items))
         }
         Ty::Array(inner, n) => {
-            let items = (0..*n).map(|_| build_arg(rng, space, test, inner, taken, depth)).collect::<Option<Vec<_>>>()?;
+            let items = (0..*n)
+                .map(|_| build_arg(rng, space, test, inner, taken, depth))
+                .collect::<Option<Vec<_>>>()?;
             Some(Value::Seq(items))
         }
         Ty::Tuple(items) => {
-            let items = items.iter().map(|i| build_arg(rng, space, test, i, taken, depth)).collect::<Option<Vec<_>>>()?;
+            let items = items
+                .iter()
+                .map(|i| build_arg(rng, space, test, i, taken, depth))
+                .collect::<Option<Vec<_>>>()?;
             Some(Value::Tuple(items))
         }
         Ty::Result(ok, err) => {
             if rng.gen_bool(0.5) {
-                Some(Value::Ok(Box::new(build_arg(rng, space, test, ok, taken, depth)?)))
+                Some(Value::Ok(Box::new(build_arg(
+                    rng, space, test, ok, taken, depth,
+                )?)))
             } else {
-                Some(Value::Err(Box::new(build_arg(rng, space, test, err, taken, depth)?)))
+                Some(Value::Err(Box::new(build_arg(
+                    rng, space, test, err, taken, depth,
+                )?)))
             }
         }
         // Borrows inside containers are not supported by the driver.
@@ -207,10 +259,19 @@ fn strip_box(t: &Ty) -> &Ty {
 
 /// A statement whose stored value has type `t` and can still be used, reusing one now and then
 /// and otherwise appending a new producer.
-fn slot_for(rng: &mut ChaCha8Rng, space: &Space, test: &mut TestCase, t: &Ty, taken: &mut Vec<usize>, depth: usize) -> Option<usize> {
+fn slot_for(
+    rng: &mut ChaCha8Rng,
+    space: &Space,
+    test: &mut TestCase,
+    t: &Ty,
+    taken: &mut Vec<usize>,
+    depth: usize,
+) -> Option<usize> {
     let moved = moved_slots(test);
     let live: Vec<usize> = (0..test.stmts.len())
-        .filter(|&j| space.slot_ty(&test.stmts[j]) == Some(t) && !moved.contains(&j) && !taken.contains(&j))
+        .filter(|&j| {
+            space.slot_ty(&test.stmts[j]) == Some(t) && !moved.contains(&j) && !taken.contains(&j)
+        })
         .collect();
     if !live.is_empty() && rng.gen_bool(0.8) {
         let j = *live.choose(rng).expect("non-empty");
@@ -220,7 +281,12 @@ fn slot_for(rng: &mut ChaCha8Rng, space: &Space, test: &mut TestCase, t: &Ty, ta
     let producers: Vec<CallableId> = space
         .producers
         .get(&ty_key(t))
-        .map(|p| p.iter().copied().filter(|c| space.visible[test.home].contains(c)).collect())
+        .map(|p| {
+            p.iter()
+                .copied()
+                .filter(|c| space.visible[test.home].contains(c))
+                .collect()
+        })
         .unwrap_or_default();
     let &producer = producers.choose(rng)?;
     let before = test.stmts.len();
@@ -341,15 +407,21 @@ pub fn mutate(rng: &mut ChaCha8Rng, space: &Space, parent: &TestCase) -> TestCas
 /// Changes one data argument of a statement, or points a crate-typed argument elsewhere.
 fn change_stmt(rng: &mut ChaCha8Rng, space: &Space, test: &mut TestCase) {
     // Prefer statements with data arguments.
-    let with_data: Vec<usize> =
-        (0..test.stmts.len()).filter(|&i| !test.stmts[i].args.is_empty()).collect();
-    let Some(&i) = with_data.choose(rng) else { return };
+    let with_data: Vec<usize> = (0..test.stmts.len())
+        .filter(|&i| !test.stmts[i].args.is_empty())
+        .collect();
+    let Some(&i) = with_data.choose(rng) else {
+        return;
+    };
     let types = space.arg_types(test.stmts[i].callable);
     let k = rng.gen_range(0..types.len());
     let t = &types[k];
     if contains_adt(t) {
         // Rebuild it from the statements before this one.
-        let mut prefix = TestCase { home: test.home, stmts: test.stmts[..i].to_vec() };
+        let mut prefix = TestCase {
+            home: test.home,
+            stmts: test.stmts[..i].to_vec(),
+        };
         let mut taken: Vec<usize> = test.stmts[i].uses();
         let before = prefix.stmts.len();
         if let Some(v) = build_arg(rng, space, &mut prefix, t, &mut taken, 1) {
@@ -381,7 +453,9 @@ fn splice(test: &mut TestCase, i: usize, new_stmts: Vec<Stmt>, added: usize, stm
 fn shift(v: &mut Value, from: usize, by: usize) {
     match v {
         Value::Use(n) | Value::Borrow(n) | Value::BorrowMut(n) if *n >= from => *n += by,
-        Value::Seq(items) | Value::Tuple(items) => items.iter_mut().for_each(|x| shift(x, from, by)),
+        Value::Seq(items) | Value::Tuple(items) => {
+            items.iter_mut().for_each(|x| shift(x, from, by))
+        }
         Value::Opt(Some(x)) | Value::Ok(x) | Value::Err(x) => shift(x, from, by),
         _ => {}
     }
@@ -390,12 +464,18 @@ fn shift(v: &mut Value, from: usize, by: usize) {
 /// Inserts a call before the last statement, to set up state for it.
 fn insert_before_last(rng: &mut ChaCha8Rng, space: &Space, test: &mut TestCase) {
     let last = test.stmts.len() - 1;
-    let mut prefix = TestCase { home: test.home, stmts: test.stmts[..last].to_vec() };
+    let mut prefix = TestCase {
+        home: test.home,
+        stmts: test.stmts[..last].to_vec(),
+    };
     if append_random_call(rng, space, &mut prefix) {
         let added = prefix.stmts.len() - last;
         let new_stmts = prefix.stmts.split_off(last);
         let stmt = test.stmts[last].clone();
-        let mut stmt_holder = TestCase { home: test.home, stmts: vec![stmt] };
+        let mut stmt_holder = TestCase {
+            home: test.home,
+            stmts: vec![stmt],
+        };
         for a in &mut stmt_holder.stmts[0].args {
             shift(a, last, added);
         }

@@ -19,6 +19,8 @@ pub struct ValuePool {
     /// accident of sorting.
     int_list: Vec<i128>,
     string_list: Vec<String>,
+    /// Integers written in the source: few, and the likeliest to matter.
+    source_ints: Vec<i128>,
 }
 
 const MAX_POOL: usize = 4096;
@@ -29,6 +31,7 @@ impl ValuePool {
         for &i in &lits.ints {
             pool.add_int(i);
         }
+        pool.source_ints = lits.ints.clone();
         pool.floats = lits.floats.clone();
         for s in &lits.strings {
             pool.add_string(s.clone());
@@ -79,10 +82,23 @@ pub fn random_value(rng: &mut ChaCha8Rng, pool: &ValuePool, ty: &Ty, depth: usiz
         Ty::String | Ty::Str => Value::Str(random_string(rng, pool)),
         Ty::Vec(e) | Ty::Slice(e) => {
             let len = if depth > 2 { 0 } else { small_len(rng) };
-            Value::Seq((0..len).map(|_| random_value(rng, pool, e, depth + 1)).collect())
+            Value::Seq(
+                (0..len)
+                    .map(|_| random_value(rng, pool, e, depth + 1))
+                    .collect(),
+            )
         }
-        Ty::Array(e, n) => Value::Seq((0..*n).map(|_| random_value(rng, pool, e, depth + 1)).collect()),
-        Ty::Tuple(items) => Value::Tuple(items.iter().map(|t| random_value(rng, pool, t, depth + 1)).collect()),
+        Ty::Array(e, n) => Value::Seq(
+            (0..*n)
+                .map(|_| random_value(rng, pool, e, depth + 1))
+                .collect(),
+        ),
+        Ty::Tuple(items) => Value::Tuple(
+            items
+                .iter()
+                .map(|t| random_value(rng, pool, t, depth + 1))
+                .collect(),
+        ),
         Ty::Option(e) => {
             if rng.gen_bool(0.2) || depth > 3 {
                 Value::Opt(None)
@@ -104,7 +120,9 @@ pub fn random_value(rng: &mut ChaCha8Rng, pool: &ValuePool, ty: &Ty, depth: usiz
 }
 
 fn small_len(rng: &mut ChaCha8Rng) -> usize {
-    *[0usize, 1, 1, 2, 2, 3, 4, 6].choose(rng).expect("non-empty")
+    *[0usize, 1, 1, 2, 2, 3, 4, 6]
+        .choose(rng)
+        .expect("non-empty")
 }
 
 pub fn int_range(t: IntTy) -> (i128, i128) {
@@ -127,7 +145,12 @@ fn random_int(rng: &mut ChaCha8Rng, pool: &ValuePool, t: IntTy) -> i128 {
     let fits = |v: i128| v >= lo && v <= hi;
     let roll = rng.gen_range(0..10);
     if roll < 4 && !pool.int_list.is_empty() {
-        let v = *pool.int_list.choose(rng).expect("non-empty");
+        let list = if !pool.source_ints.is_empty() && rng.gen_bool(0.5) {
+            &pool.source_ints
+        } else {
+            &pool.int_list
+        };
+        let v = *list.choose(rng).expect("non-empty");
         let v = match rng.gen_range(0..6) {
             0 => v.saturating_add(1),
             1 => v.saturating_sub(1),
@@ -158,7 +181,18 @@ fn random_float(rng: &mut ChaCha8Rng, pool: &ValuePool, t: FloatTy) -> f64 {
         0..=2 if !pool.floats.is_empty() => *pool.floats.choose(rng).expect("non-empty"),
         0..=2 => rng.gen_range(-2.0..2.0),
         3 | 4 => rng.gen_range(-10i32..=10) as f64,
-        5 => *[0.0, -0.0, 1.0, -1.0, 0.5, f64::NAN, f64::INFINITY, f64::NEG_INFINITY].choose(rng).expect("non-empty"),
+        5 => *[
+            0.0,
+            -0.0,
+            1.0,
+            -1.0,
+            0.5,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ]
+        .choose(rng)
+        .expect("non-empty"),
         6 if !pool.int_list.is_empty() => *pool.int_list.choose(rng).expect("non-empty") as f64,
         _ => rng.gen_range(-1000.0..1000.0),
     };
@@ -173,14 +207,22 @@ fn random_char(rng: &mut ChaCha8Rng, pool: &ValuePool) -> char {
         let chars: Vec<char> = pool.chars.iter().copied().collect();
         return *chars.choose(rng).expect("non-empty");
     }
-    *['a', 'z', 'A', '0', '9', ' ', '_', '-', '.', '\n', 'é', '\0', 'x', 'F'].choose(rng).expect("non-empty")
+    *[
+        'a', 'z', 'A', '0', '9', ' ', '_', '-', '.', '\n', 'é', '\0', 'x', 'F',
+    ]
+    .choose(rng)
+    .expect("non-empty")
 }
 
 fn random_string(rng: &mut ChaCha8Rng, pool: &ValuePool) -> String {
     let roll = rng.gen_range(0..10);
     if roll < 5 && !pool.string_list.is_empty() {
         let s = pool.string_list.choose(rng).expect("non-empty").clone();
-        return if roll == 0 { mutate_string(rng, pool, &s) } else { s };
+        return if roll == 0 {
+            mutate_string(rng, pool, &s)
+        } else {
+            s
+        };
     }
     match roll {
         5 => String::new(),
@@ -228,7 +270,9 @@ pub fn mutate_value(rng: &mut ChaCha8Rng, pool: &ValuePool, ty: &Ty, value: &Val
     match (ty, value) {
         (Ty::Int(t), Value::Int(v)) => {
             let (lo, hi) = int_range(*t);
-            let delta = *[1i128, -1, 2, -2, 10, -10, 100, -100].choose(rng).expect("non-empty");
+            let delta = *[1i128, -1, 2, -2, 10, -10, 100, -100]
+                .choose(rng)
+                .expect("non-empty");
             let shifted = match rng.gen_range(0..3) {
                 0 => v.checked_add(delta),
                 1 => Some(v ^ (1i128 << rng.gen_range(0..64))),
@@ -294,9 +338,13 @@ pub fn mutate_value(rng: &mut ChaCha8Rng, pool: &ValuePool, ty: &Ty, value: &Val
 pub fn contains_adt(ty: &Ty) -> bool {
     match ty {
         Ty::Adt(..) => true,
-        Ty::Vec(e) | Ty::Slice(e) | Ty::Array(e, _) | Ty::Option(e) | Ty::Box(e) | Ty::Ref(e) | Ty::RefMut(e) => {
-            contains_adt(e)
-        }
+        Ty::Vec(e)
+        | Ty::Slice(e)
+        | Ty::Array(e, _)
+        | Ty::Option(e)
+        | Ty::Box(e)
+        | Ty::Ref(e)
+        | Ty::RefMut(e) => contains_adt(e),
         Ty::Result(a, b) => contains_adt(a) || contains_adt(b),
         Ty::Tuple(items) => items.iter().any(contains_adt),
         _ => false,
@@ -315,7 +363,9 @@ mod tests {
         pool.add_int(100_000);
         pool.add_int(-5);
         for _ in 0..2000 {
-            let Value::Int(v) = random_value(&mut rng, &pool, &Ty::Int(IntTy::U8), 0) else { panic!() };
+            let Value::Int(v) = random_value(&mut rng, &pool, &Ty::Int(IntTy::U8), 0) else {
+                panic!()
+            };
             assert!((0..=255).contains(&v));
         }
     }
@@ -326,9 +376,13 @@ mod tests {
         let mut pool = ValuePool::default();
         pool.add_int(0x5EC2_E7A1_B00F);
         pool.add_string("sesame".into());
-        let ints: Vec<Value> = (0..200).map(|_| random_value(&mut rng, &pool, &Ty::Int(IntTy::U64), 0)).collect();
+        let ints: Vec<Value> = (0..200)
+            .map(|_| random_value(&mut rng, &pool, &Ty::Int(IntTy::U64), 0))
+            .collect();
         assert!(ints.contains(&Value::Int(0x5EC2_E7A1_B00F)));
-        let strs: Vec<Value> = (0..200).map(|_| random_value(&mut rng, &pool, &Ty::Str, 0)).collect();
+        let strs: Vec<Value> = (0..200)
+            .map(|_| random_value(&mut rng, &pool, &Ty::Str, 0))
+            .collect();
         assert!(strs.contains(&Value::Str("sesame".into())));
     }
 
@@ -337,7 +391,9 @@ mod tests {
         let pool = ValuePool::default();
         let draw = |seed| {
             let mut rng = ChaCha8Rng::seed_from_u64(seed);
-            (0..50).map(|_| random_value(&mut rng, &pool, &Ty::Vec(Box::new(Ty::String)), 0)).collect::<Vec<_>>()
+            (0..50)
+                .map(|_| random_value(&mut rng, &pool, &Ty::Vec(Box::new(Ty::String)), 0))
+                .collect::<Vec<_>>()
         };
         assert_eq!(draw(7), draw(7));
     }
