@@ -98,8 +98,12 @@
 //!   fd 1/2, so [`EnvGuard::stdout`] does not see them; `io::stdout().write_all(..)` (and
 //!   `writeln!(io::stdout(), ..)`) do reach fd 1 and are captured. With `--nocapture` both
 //!   are captured.
-//! * **stdin is buffered process-wide by std**: tests that read stdin in parallel can
-//!   interfere; the guard drains std's buffer when it drops so no leftover reaches the next test.
+//! * **std buffers stdin and stdout process-wide.** Virtual stdin is served one line per
+//!   read (like a terminal), so std's buffer holds no more than the reader consumed, and the
+//!   guard drains it when it drops; a partial line written with `write!(io::stdout(), ..)` sits
+//!   in std's buffer until a newline or flush, and another test writing to stdout meanwhile
+//!   would flush it into its own environment. [`EnvGuard::stdout`] and the guard's drop flush
+//!   it; tests that write partial lines to stdout should not run concurrently.
 //! * Memory maps of virtual files, `select`, `dup2` onto a chosen number, file locks
 //!   (always granted) and `O_TMPFILE` are not virtualised.
 //! * Panic messages are printed with the environment switched off (to the real stderr).

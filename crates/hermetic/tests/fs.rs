@@ -88,6 +88,7 @@ fn read_write_seek() {
         .read(true)
         .write(true)
         .create(true)
+        .truncate(false)
         .open("/data.bin")
         .unwrap();
     f.write_all(b"0123456789").unwrap();
@@ -120,6 +121,7 @@ fn read_write_seek() {
 }
 
 #[test]
+#[allow(clippy::permissions_set_readonly_false)]
 fn metadata_and_permissions() {
     let t = UNIX_EPOCH + Duration::from_secs(1_700_000_000);
     let _env = Env::new()

@@ -4,6 +4,10 @@ use std::io::{self, BufRead, IsTerminal, Read, Write};
 
 use hermetic::{Access, Env};
 
+/// std's stdout buffer is process-wide: a test that leaves a partial line in it must not
+/// overlap with another test writing to stdout (see the crate docs).
+static STDOUT_TESTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[test]
 fn stdin_reads_the_script_then_eof() {
     let env = Env::new().stdin("first line\nsecond\n").enter();
@@ -26,6 +30,7 @@ fn empty_stdin_by_default() {
 
 #[test]
 fn writes_to_fd_1_and_2_are_captured() {
+    let _serial = STDOUT_TESTS.lock().unwrap_or_else(|e| e.into_inner());
     let env = Env::new().enter();
     io::stdout().write_all(b"to stdout\n").unwrap();
     writeln!(io::stderr(), "to stderr").unwrap();
@@ -44,9 +49,7 @@ fn stdio_is_not_a_terminal() {
 }
 
 #[test]
-fn println_reaches_the_env_from_spawned_threads_without_capture() {
-    // libtest captures print! of the test thread (and threads it spawns) when capture is on;
-    // without capture (--nocapture) it goes to fd 1 and so to the environment.
+fn writes_from_spawned_threads_are_captured() {
     let env = Env::new().enter();
     std::thread::spawn(|| {
         io::stdout().write_all(b"from thread\n").unwrap();
@@ -54,4 +57,24 @@ fn println_reaches_the_env_from_spawned_threads_without_capture() {
     .join()
     .unwrap();
     assert_eq!(env.stdout(), b"from thread\n");
+}
+
+#[test]
+fn parallel_scripts_do_not_leak_into_each_other() {
+    let handles: Vec<_> = (0..4)
+        .map(|i| {
+            std::thread::spawn(move || {
+                let script = format!("{i}-a\n{i}-b\n{i}-c\n");
+                let _env = Env::new().stdin(&script).enter();
+                let lines: Vec<String> = io::stdin().lock().lines().map(|l| l.unwrap()).collect();
+                assert_eq!(
+                    lines,
+                    [format!("{i}-a"), format!("{i}-b"), format!("{i}-c")]
+                );
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
 }

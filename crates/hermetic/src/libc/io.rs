@@ -39,7 +39,14 @@ pub(crate) fn vread(st: &mut State, fd: c_int, buf: &mut [u8], at: Option<u64>) 
             }
             st.record(Access::StdinRead);
             let rest = &st.stdin[st.stdin_pos..];
-            let n = rest.len().min(buf.len());
+            // One line per read, as a terminal in canonical mode does: std's process-wide
+            // stdin buffer then never holds more than the reader consumed, so nothing of this
+            // script is left in it for another test to read.
+            let line = rest
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(rest.len(), |i| i + 1);
+            let n = line.min(buf.len());
             buf[..n].copy_from_slice(&rest[..n]);
             st.stdin_pos += n;
             Ok(n)
