@@ -7,13 +7,9 @@
 mod layout;
 mod names;
 mod oracle;
-// The CLI's `generate` command is the caller of `apply` and `plan`; until it is wired up they
-// are used by tests only.
-#[cfg_attr(not(test), allow(dead_code))]
-mod place;
+pub mod place;
 
-#[cfg_attr(not(test), allow(unused_imports))]
-pub use place::{apply, plan, Applied, ModLine};
+pub use place::{apply, plan};
 
 use crate::cluster::{
     CallableId, CallableKind, Cluster, Fields, FloatTy, ModuleBody, ModuleId, Ty, TypeKind,
