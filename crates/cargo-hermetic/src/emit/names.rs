@@ -186,6 +186,7 @@ pub(crate) fn outcome(
             None => "fails".to_string(),
         },
         Observed::Ok(o) if matches!(**o, Observed::Unit) => "succeeds".to_string(),
+        Observed::Seq(items) if items.len() == 1 => "returns_1_item".to_string(),
         Observed::Seq(items) if !items.is_empty() => format!("returns_{}_items", items.len()),
         obs => match short_value(obs).or_else(|| adt_name(cluster, ret)) {
             Some(s) => format!("returns_{s}"),
