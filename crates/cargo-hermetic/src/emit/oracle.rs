@@ -561,3 +561,48 @@ fn has_nan(obs: &Observed) -> bool {
         _ => false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lit(ty: FloatTy, x: f64) -> String {
+        float_literal(ty, x).unwrap().to_string().replace(' ', "")
+    }
+
+    #[test]
+    fn float_literals_read_back_exactly() {
+        assert_eq!(lit(FloatTy::F64, 0.1), "0.1");
+        assert_eq!(lit(FloatTy::F64, 1e20), "1e20");
+        assert_eq!(lit(FloatTy::F64, 3.0), "3.0");
+        assert_eq!(lit(FloatTy::F64, -0.0), "-0.0");
+        assert_eq!(lit(FloatTy::F32, 0.1f32 as f64), "0.1");
+        assert_eq!(lit(FloatTy::F64, f64::NEG_INFINITY), "f64::NEG_INFINITY");
+        assert!(float_literal(FloatTy::F64, f64::NAN).is_none());
+        assert_eq!(
+            int_literal(i128::MIN).to_string(),
+            "- 170141183460469231731687303715884105728"
+        );
+    }
+
+    #[test]
+    fn debug_text_matches_std_formatting() {
+        let cluster = Cluster::default();
+        let oracle = Oracle {
+            cluster: &cluster,
+            home: 0,
+        };
+        let ty = Ty::Option(Box::new(Ty::Tuple(vec![
+            Ty::Float(FloatTy::F32),
+            Ty::String,
+        ])));
+        let obs = Observed::Opt(Some(Box::new(Observed::Tuple(vec![
+            Observed::Float((0.1f32 as f64).to_bits()),
+            Observed::Str("a\"\n".into()),
+        ]))));
+        assert_eq!(
+            oracle.debug_text(Some(&ty), &obs).unwrap(),
+            format!("{:?}", Some((0.1f32, "a\"\n".to_string())))
+        );
+    }
+}
