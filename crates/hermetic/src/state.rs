@@ -205,6 +205,29 @@ impl State {
         add_ns(start, e)
     }
 
+    /// The current value of a clock, without reading (advancing) it.
+    pub fn peek(&self, monotonic: bool) -> Ts {
+        let start = if monotonic {
+            self.clock.mono_start
+        } else {
+            self.clock.wall_start
+        };
+        add_ns(start, self.clock.elapsed_ns)
+    }
+
+    /// Moves the clocks forward by `ns` (a virtual sleep).
+    pub fn advance(&mut self, ns: u64) {
+        self.clock.elapsed_ns = self.clock.elapsed_ns.saturating_add(ns);
+        self.vfs.now = add_ns(self.clock.wall_start, self.clock.elapsed_ns);
+    }
+
+    /// Nanoseconds from the clock's current value until `t` (0 if `t` has passed).
+    pub fn until(&self, monotonic: bool, t: Ts) -> u64 {
+        let now = self.peek(monotonic);
+        let d = (t.sec as i128 - now.sec as i128) * 1_000_000_000 + (t.nsec - now.nsec) as i128;
+        d.clamp(0, u64::MAX as i128) as u64
+    }
+
     // ---- descriptors
 
     pub fn alloc_fd(&mut self, desc: Desc) -> c_int {

@@ -67,3 +67,35 @@ fn inactive_threads_see_the_real_clock() {
         UNIX_EPOCH + Duration::from_secs(hermetic::DEFAULT_NOW_SECS)
     );
 }
+
+#[test]
+fn sleep_advances_the_virtual_clock_without_waiting() {
+    let real_start = std::time::Instant::now();
+    let _env = Env::new().clock_step(Duration::ZERO).enter();
+    let start = Instant::now();
+    std::thread::sleep(Duration::from_secs(3600));
+    assert_eq!(start.elapsed(), Duration::from_secs(3600));
+    drop(_env);
+    assert!(real_start.elapsed() < Duration::from_secs(60));
+}
+
+#[test]
+fn timed_waits_take_real_time_as_asked_and_agree_with_the_virtual_clock() {
+    let real_start = std::time::Instant::now();
+    let _env = Env::new().clock_step(Duration::ZERO).enter();
+    let (_tx, rx) = std::sync::mpsc::channel::<()>();
+    let start = Instant::now();
+    let r = rx.recv_timeout(Duration::from_millis(50));
+    assert!(r.is_err());
+    assert!(start.elapsed() >= Duration::from_millis(50));
+    let pair = (std::sync::Mutex::new(false), std::sync::Condvar::new());
+    let g = pair.0.lock().unwrap();
+    let (_g, t) = pair.1.wait_timeout(g, Duration::from_millis(20)).unwrap();
+    assert!(t.timed_out());
+    drop(_env);
+    let real = real_start.elapsed();
+    assert!(
+        real >= Duration::from_millis(70) && real < Duration::from_secs(30),
+        "{real:?}"
+    );
+}

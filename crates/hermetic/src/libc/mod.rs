@@ -118,7 +118,7 @@ keep!(keep_io:
     io::futimens, io::poll,
 );
 keep!(keep_misc:
-    time::clock_gettime, time::gettimeofday, time::time,
+    time::clock_gettime, time::gettimeofday, time::time, time::nanosleep, time::clock_nanosleep,
     random::getrandom, random::getentropy, random::syscall,
     vars::getenv, vars::secure_getenv, vars::setenv, vars::unsetenv, vars::putenv,
     vars::clearenv,

@@ -73,6 +73,12 @@ pub unsafe extern "C" fn syscall(
                 } as c_long
             }
             libc::SYS_getpid => return unsafe { super::host::getpid() } as c_long,
+            libc::SYS_futex => {
+                if let Some(r) = unsafe { super::time::futex_wait_bitset([a1, a2, a3, a4, a5, a6]) }
+                {
+                    return r;
+                }
+            }
             _ => {}
         }
     }

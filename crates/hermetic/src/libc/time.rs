@@ -6,7 +6,7 @@ use libc::{c_int, c_void, clockid_t, time_t, timespec, timeval};
 use crate::real::real;
 use crate::vfs::Ts;
 
-fn is_monotonic(clk: clockid_t) -> Option<bool> {
+pub(crate) fn is_monotonic(clk: clockid_t) -> Option<bool> {
     match clk {
         libc::CLOCK_REALTIME | libc::CLOCK_REALTIME_COARSE | libc::CLOCK_TAI => Some(false),
         libc::CLOCK_MONOTONIC
@@ -62,4 +62,147 @@ pub unsafe extern "C" fn time(t: *mut time_t) -> time_t {
         Ok(now)
     });
     unsafe { real!(time: fn(*mut time_t) -> time_t)(t) }
+}
+
+fn ns_of(t: &timespec) -> u64 {
+    (t.tv_sec.max(0) as u64)
+        .saturating_mul(1_000_000_000)
+        .saturating_add(t.tv_nsec.max(0) as u64)
+}
+
+/// Sleeping moves the virtual clocks forward instead of waiting: after `sleep(d)`,
+/// `Instant::now()` is `d` later, at once. The thread yields so that a polling loop still lets
+/// other threads run.
+#[no_mangle]
+pub unsafe extern "C" fn nanosleep(req: *const timespec, rem: *mut timespec) -> c_int {
+    if let Some(cx) = crate::active::ctx() {
+        let r = cx.run(|st| {
+            if req.is_null() {
+                return Err(libc::EFAULT);
+            }
+            let t = unsafe { &*req };
+            if t.tv_nsec < 0 || t.tv_nsec >= 1_000_000_000 || t.tv_sec < 0 {
+                return Err(libc::EINVAL);
+            }
+            st.advance(ns_of(t));
+            Ok(0)
+        });
+        drop(cx);
+        if !rem.is_null() {
+            unsafe {
+                rem.write(timespec {
+                    tv_sec: 0,
+                    tv_nsec: 0,
+                })
+            };
+        }
+        unsafe { libc::sched_yield() };
+        return crate::active::ret(r);
+    }
+    unsafe { real!(nanosleep: fn(*const timespec, *mut timespec) -> c_int)(req, rem) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn clock_nanosleep(
+    clk: clockid_t,
+    flags: c_int,
+    req: *const timespec,
+    rem: *mut timespec,
+) -> c_int {
+    if let Some(mono) = is_monotonic(clk) {
+        if let Some(cx) = crate::active::ctx() {
+            // clock_nanosleep returns the error number instead of setting errno.
+            let r = cx.run(|st| {
+                if req.is_null() {
+                    return Err(libc::EFAULT);
+                }
+                let t = unsafe { *req };
+                if t.tv_nsec < 0 || t.tv_nsec >= 1_000_000_000 {
+                    return Err(libc::EINVAL);
+                }
+                let ns = if flags & libc::TIMER_ABSTIME != 0 {
+                    st.until(
+                        mono,
+                        Ts {
+                            sec: t.tv_sec,
+                            nsec: t.tv_nsec,
+                        },
+                    )
+                } else {
+                    ns_of(&t)
+                };
+                st.advance(ns);
+                Ok(())
+            });
+            drop(cx);
+            unsafe { libc::sched_yield() };
+            return match r {
+                Ok(()) => 0,
+                Err(e) => e,
+            };
+        }
+    }
+    unsafe {
+        real!(clock_nanosleep: fn(clockid_t, c_int, *const timespec, *mut timespec) -> c_int)(
+            clk, flags, req, rem,
+        )
+    }
+}
+
+/// A futex wait with an absolute deadline (std's timed waits: `Condvar::wait_timeout`,
+/// `park_timeout`, `recv_timeout`) computes that deadline from the *virtual* clock. Translate
+/// it into the same remaining time on the real clock, and when the wait times out, move the
+/// virtual clock to the deadline, so waits take as long as asked and elapsed times agree.
+pub(crate) unsafe fn futex_wait_bitset(args: [libc::c_long; 6]) -> Option<libc::c_long> {
+    let op = args[1] as c_int;
+    let cmd = op & !(libc::FUTEX_PRIVATE_FLAG | libc::FUTEX_CLOCK_REALTIME);
+    if cmd != libc::FUTEX_WAIT_BITSET || args[3] == 0 {
+        return None;
+    }
+    let realtime = op & libc::FUTEX_CLOCK_REALTIME != 0;
+    let cx = crate::active::ctx()?;
+    let deadline = unsafe { *(args[3] as *const timespec) };
+    let deadline = Ts {
+        sec: deadline.tv_sec,
+        nsec: deadline.tv_nsec,
+    };
+    let wait_ns = cx.run(|st| Ok(st.until(!realtime, deadline))).ok()?;
+    let clk = if realtime {
+        libc::CLOCK_REALTIME
+    } else {
+        libc::CLOCK_MONOTONIC
+    };
+    let mut now = timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    unsafe { real!(clock_gettime: fn(clockid_t, *mut timespec) -> c_int)(clk, &mut now) };
+    let total = ns_of(&now).saturating_add(wait_ns);
+    let real_deadline = timespec {
+        tv_sec: (total / 1_000_000_000) as libc::time_t,
+        tv_nsec: (total % 1_000_000_000) as libc::c_long,
+    };
+    let real_syscall = real!(syscall: fn(libc::c_long, libc::c_long, libc::c_long, libc::c_long, libc::c_long, libc::c_long, libc::c_long) -> libc::c_long);
+    let r = unsafe {
+        real_syscall(
+            libc::SYS_futex,
+            args[0],
+            args[1],
+            args[2],
+            &real_deadline as *const timespec as libc::c_long,
+            args[4],
+            args[5],
+        )
+    };
+    let err = crate::active::errno();
+    if r == -1 && err == libc::ETIMEDOUT {
+        let _ = cx.run(|st| {
+            let ns = st.until(!realtime, deadline);
+            st.advance(ns);
+            Ok(())
+        });
+    }
+    drop(cx);
+    crate::active::set_errno(err);
+    Some(r)
 }
