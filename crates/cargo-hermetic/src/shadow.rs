@@ -299,7 +299,7 @@ pub fn inject_modules(
         let rel = module.file.strip_prefix(origin_dir).unwrap_or(&module.file);
         let target = shadow.root.join(rel);
         let line = format!(
-            "\n#[cfg(test)]\n#[path = {:?}]\nmod {name};\n",
+            "\n#[cfg(test)]\n#[path = {:?}]\npub(crate) mod {name};\n",
             file.display().to_string()
         );
         let at = match module.body {

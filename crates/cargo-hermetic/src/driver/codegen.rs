@@ -311,7 +311,7 @@ fn type_impls(cluster: &Cluster, id: usize) -> TokenStream {
         (quote!(), quote!())
     } else {
         (
-            quote!(<#(#params: 'static + ::hermetic_driver::Observe),*>),
+            quote!(<#(#params: 'static + ::hermetic_driver::Observe + ::core::fmt::Debug),*>),
             quote!(<#(#params),*>),
         )
     };
