@@ -107,6 +107,13 @@
 //! * Memory maps of virtual files, `select`, `dup2` onto a chosen number, file locks
 //!   (always granted) and `O_TMPFILE` are not virtualised.
 //! * Panic messages are printed with the environment switched off (to the real stderr).
+//! * `std::thread::ThreadId`s come from a process-wide counter: code that seeds from them
+//!   (e.g. `fastrand`, hence `tempfile`'s names) is not repeatable across runs of a test
+//!   inside a larger test binary, though everything it does stays virtual.
+//! * Timed waits in std (`Condvar::wait_timeout`, `park_timeout`, `recv_timeout`) wait the
+//!   real time asked for, and the virtual clock moves to their deadline when they time out;
+//!   `thread::sleep` does not wait at all but moves the virtual clock. Timed waits of C code
+//!   (`pthread_cond_timedwait`, `sem_timedwait`) are not translated.
 
 #![deny(unsafe_op_in_unsafe_fn)]
 #![cfg_attr(not(all(target_os = "linux", target_env = "gnu")), allow(dead_code))]

@@ -78,3 +78,28 @@ fn parallel_scripts_do_not_leak_into_each_other() {
         h.join().unwrap();
     }
 }
+
+#[test]
+fn println_goes_to_libtest_capture_unless_nocapture() {
+    let _serial = STDOUT_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+    // libtest's own capture (on by default) takes print!/println! of the test thread and of
+    // threads it spawns before they reach fd 1; `io::stdout().write_all` always reaches fd 1.
+    let nocapture = std::env::args().any(|a| a == "--nocapture")
+        || std::env::var_os("RUST_TEST_NOCAPTURE").is_some();
+    let env = Env::new().enter();
+    println!("via println");
+    io::stdout().write_all(b"via write_all\n").unwrap();
+    let out = env.stdout();
+    if nocapture {
+        assert_eq!(out, b"via println\nvia write_all\n");
+    } else {
+        assert_eq!(out, b"via write_all\n");
+    }
+}
+
+#[test]
+#[should_panic(expected = "boom inside")]
+fn a_panic_inside_an_environment_is_reported_normally() {
+    let _env = Env::new().enter();
+    panic!("boom inside");
+}
