@@ -106,6 +106,11 @@
 //!   it; tests that write partial lines to stdout should not run concurrently.
 //! * Memory maps of virtual files, `select`, `dup2` onto a chosen number, file locks
 //!   (always granted) and `O_TMPFILE` are not virtualised.
+//! * **Thread pools**: a thread is inside the environment of the thread that spawned it, for
+//!   its whole life. Work handed to a pool that was started outside (e.g. rayon's global pool
+//!   created earlier) runs outside the environment; a process-global pool first started from
+//!   inside an environment stays in that one. Start such pools inside each test (scoped or
+//!   per-test pools, a tokio runtime per test) for isolation.
 //! * Panic messages are printed with the environment switched off (to the real stderr).
 //! * `std::thread::ThreadId`s come from a process-wide counter: code that seeds from them
 //!   (e.g. `fastrand`, hence `tempfile`'s names) is not repeatable across runs of a test

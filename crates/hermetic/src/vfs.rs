@@ -727,3 +727,86 @@ fn split_last(path: &[u8]) -> (&[u8], &[u8]) {
         None => (&b""[..], trimmed),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vfs() -> Vfs {
+        let mut v = Vfs::new(Ts::default());
+        v.put_file(b"/a/b/file", b"data".to_vec(), 0o644);
+        v.put_symlink(b"/a/link", b"b");
+        v.put_symlink(b"/abs", b"/a/b/file");
+        v.put_symlink(b"/loop", b"/loop");
+        v
+    }
+
+    #[test]
+    fn resolves_dots_and_symlinks() {
+        let v = vfs();
+        let l = v.resolve(b"/a", b"link/../b/./file", true).unwrap();
+        assert_eq!(l.canon, b"/a/b/file");
+        assert!(l.ino.is_some());
+        assert_eq!(v.resolve(b"/", b"/abs", true).unwrap().canon, b"/a/b/file");
+        assert_eq!(v.resolve(b"/", b"/abs", false).unwrap().canon, b"/abs");
+        assert_eq!(v.resolve(b"/", b"/loop", true).unwrap_err(), libc::ELOOP);
+        assert_eq!(
+            v.resolve(b"/", b"/a/b/file/x", true).unwrap_err(),
+            libc::ENOTDIR
+        );
+        assert_eq!(
+            v.resolve(b"/", b"/a/b/file/", true).unwrap_err(),
+            libc::ENOTDIR
+        );
+        assert_eq!(v.resolve(b"/", b"/x/y", true).unwrap_err(), libc::ENOENT);
+        assert!(v.resolve(b"/", b"/a/new", true).unwrap().ino.is_none());
+        assert_eq!(v.resolve(b"/", b"/..", true).unwrap().canon, b"/");
+        assert_eq!(v.resolve(b"/", b"", true).unwrap_err(), libc::ENOENT);
+    }
+
+    #[test]
+    fn rename_rules() {
+        let mut v = vfs();
+        let none = |_| false;
+        assert_eq!(
+            v.rename(b"/", b"/a", b"/", b"/a/b/c", false, &none),
+            Err(libc::EINVAL)
+        );
+        v.mkdir(b"/", b"/d", 0o755).unwrap();
+        assert_eq!(
+            v.rename(b"/", b"/a/b/file", b"/", b"/d", false, &none),
+            Err(libc::EISDIR)
+        );
+        assert_eq!(
+            v.rename(b"/", b"/d", b"/", b"/a/b/file", false, &none),
+            Err(libc::ENOTDIR)
+        );
+        assert_eq!(
+            v.rename(b"/", b"/d", b"/", b"/a", false, &none),
+            Err(libc::ENOTEMPTY)
+        );
+        v.rename(b"/", b"/a", b"/", b"/z", false, &none).unwrap();
+        assert!(v.resolve(b"/", b"/z/b/file", true).unwrap().ino.is_some());
+    }
+
+    #[test]
+    fn lexical_paths() {
+        assert_eq!(lexical_abs(b"/w", b"x/../y/./z"), b"/w/y/z");
+        assert_eq!(lexical_abs(b"/w", b"/../.."), b"/");
+        assert_eq!(lexical_abs(b"/", b"."), b"/");
+    }
+
+    #[test]
+    fn permissions_for_a_non_root_owner() {
+        let mut v = vfs();
+        v.put_file(b"/ro", b"x".to_vec(), 0o444);
+        assert_eq!(v.open(b"/", b"/ro", libc::O_WRONLY, 0), Err(libc::EACCES));
+        assert!(v.open(b"/", b"/ro", libc::O_RDONLY, 0).is_ok());
+        let d = v.mkdir_p(b"/locked");
+        v.node_mut(d).perm = 0o000;
+        assert_eq!(
+            v.resolve(b"/", b"/locked/x", true).unwrap_err(),
+            libc::EACCES
+        );
+    }
+}
