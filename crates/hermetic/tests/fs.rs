@@ -417,3 +417,63 @@ fn file_handle_works_from_a_thread_outside_the_env() {
     .unwrap();
     assert_eq!(s.unwrap(), "from env");
 }
+
+#[test]
+fn c_stdio_and_mmap_see_virtual_files() {
+    use std::ffi::CStr;
+    let env = Env::new().file("/c.txt", "from the env\n").enter();
+    unsafe {
+        let f = libc_fopen(c"/c.txt".as_ptr(), c"r".as_ptr());
+        assert!(!f.is_null());
+        let mut buf = [0 as std::ffi::c_char; 64];
+        assert!(!libc_fgets(buf.as_mut_ptr(), 64, f).is_null());
+        assert_eq!(
+            CStr::from_ptr(buf.as_ptr()).to_str().unwrap(),
+            "from the env\n"
+        );
+        libc_fclose(f);
+        let w = libc_fopen(c"/w.txt".as_ptr(), c"w".as_ptr());
+        assert!(!w.is_null());
+        libc_fputs(c"written by C".as_ptr(), w);
+        libc_fclose(w);
+        assert!(libc_fopen(c"/none".as_ptr(), c"r".as_ptr()).is_null());
+    }
+    assert_eq!(env.file_contents("/w.txt").unwrap(), b"written by C");
+    // A read-only map of a virtual file.
+    let f = File::open("/c.txt").unwrap();
+    let p = unsafe {
+        libc_mmap(
+            std::ptr::null_mut(),
+            13,
+            1, /* PROT_READ */
+            2, /* MAP_PRIVATE */
+            std::os::fd::AsRawFd::as_raw_fd(&f),
+            0,
+        )
+    };
+    assert_ne!(p as isize, -1);
+    let bytes = unsafe { std::slice::from_raw_parts(p as *const u8, 13) };
+    assert_eq!(bytes, b"from the env\n");
+}
+
+#[allow(non_camel_case_types)]
+type FILE = std::ffi::c_void;
+unsafe extern "C" {
+    #[link_name = "fopen"]
+    fn libc_fopen(path: *const std::ffi::c_char, mode: *const std::ffi::c_char) -> *mut FILE;
+    #[link_name = "fgets"]
+    fn libc_fgets(buf: *mut std::ffi::c_char, n: i32, f: *mut FILE) -> *mut std::ffi::c_char;
+    #[link_name = "fputs"]
+    fn libc_fputs(s: *const std::ffi::c_char, f: *mut FILE) -> i32;
+    #[link_name = "fclose"]
+    fn libc_fclose(f: *mut FILE) -> i32;
+    #[link_name = "mmap"]
+    fn libc_mmap(
+        addr: *mut std::ffi::c_void,
+        len: usize,
+        prot: i32,
+        flags: i32,
+        fd: i32,
+        off: i64,
+    ) -> *mut std::ffi::c_void;
+}

@@ -28,6 +28,7 @@ macro_rules! virt {
     };
 }
 
+pub(crate) mod cstdio;
 pub(crate) mod dir;
 pub(crate) mod fs;
 pub(crate) mod host;
@@ -115,7 +116,8 @@ keep!(keep_io:
     io::writev, io::lseek, io::lseek64, io::close, io::ftruncate, io::ftruncate64, io::fsync,
     io::fdatasync, io::fchmod, io::fcntl, io::fcntl64, io::ioctl, io::isatty, io::dup,
     io::dup2, io::dup3, io::copy_file_range, io::sendfile, io::sendfile64, io::splice,
-    io::futimens, io::poll,
+    io::futimens, io::poll, io::preadv64, io::pwritev64,
+    cstdio::fopen, cstdio::fopen64, cstdio::fdopen, cstdio::mmap, cstdio::mmap64,
 );
 keep!(keep_misc:
     time::clock_gettime, time::gettimeofday, time::time, time::nanosleep, time::clock_nanosleep,
