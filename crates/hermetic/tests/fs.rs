@@ -456,17 +456,16 @@ fn c_stdio_and_mmap_see_virtual_files() {
     assert_eq!(bytes, b"from the env\n");
 }
 
-#[allow(non_camel_case_types)]
-type FILE = std::ffi::c_void;
+type CFile = std::ffi::c_void;
 unsafe extern "C" {
     #[link_name = "fopen"]
-    fn libc_fopen(path: *const std::ffi::c_char, mode: *const std::ffi::c_char) -> *mut FILE;
+    fn libc_fopen(path: *const std::ffi::c_char, mode: *const std::ffi::c_char) -> *mut CFile;
     #[link_name = "fgets"]
-    fn libc_fgets(buf: *mut std::ffi::c_char, n: i32, f: *mut FILE) -> *mut std::ffi::c_char;
+    fn libc_fgets(buf: *mut std::ffi::c_char, n: i32, f: *mut CFile) -> *mut std::ffi::c_char;
     #[link_name = "fputs"]
-    fn libc_fputs(s: *const std::ffi::c_char, f: *mut FILE) -> i32;
+    fn libc_fputs(s: *const std::ffi::c_char, f: *mut CFile) -> i32;
     #[link_name = "fclose"]
-    fn libc_fclose(f: *mut FILE) -> i32;
+    fn libc_fclose(f: *mut CFile) -> i32;
     #[link_name = "mmap"]
     fn libc_mmap(
         addr: *mut std::ffi::c_void,
