@@ -38,3 +38,29 @@ macro_rules! real {
     }};
 }
 pub(crate) use real;
+
+/// `real_opt!(name: fn(args) -> ret)`: like [`real!`] but `None` when libc lacks the symbol
+/// (e.g. `stat64` is only exported since glibc 2.33; older ones get a raw-syscall fallback).
+macro_rules! real_opt {
+    ($name:ident : fn($($t:ty),* $(,)?) -> $r:ty) => {{
+        // 1 = looked up and missing.
+        static PTR: ::std::sync::atomic::AtomicPtr<::std::ffi::c_void> =
+            ::std::sync::atomic::AtomicPtr::new(::std::ptr::null_mut());
+        let mut p = PTR.load(::std::sync::atomic::Ordering::Relaxed);
+        if p.is_null() {
+            p = unsafe { ::libc::dlsym(::libc::RTLD_NEXT, concat!(stringify!($name), "\0").as_ptr().cast()) };
+            if p.is_null() {
+                p = 1 as *mut ::std::ffi::c_void;
+            }
+            PTR.store(p, ::std::sync::atomic::Ordering::Relaxed);
+        }
+        if p as usize == 1 {
+            None
+        } else {
+            #[allow(clippy::missing_transmute_annotations, unused_unsafe)]
+            let f: unsafe extern "C" fn($($t),*) -> $r = unsafe { ::std::mem::transmute(p) };
+            Some(f)
+        }
+    }};
+}
+pub(crate) use real_opt;

@@ -4,7 +4,7 @@ use libc::{c_char, c_int, c_uint};
 
 use super::bytes;
 use crate::access::Access;
-use crate::real::real;
+use crate::real::real_opt;
 use crate::state::{State, Target};
 use crate::vfs::{Stat, Ts, R};
 
@@ -122,25 +122,37 @@ fn vstat(
 #[no_mangle]
 pub unsafe extern "C" fn stat64(path: *const c_char, out: *mut libc::stat64) -> c_int {
     virt!(|st| vstat(st, libc::AT_FDCWD, path, 0, out));
-    unsafe { real!(stat64: fn(*const c_char, *mut libc::stat64) -> c_int)(path, out) }
+    match real_opt!(stat64: fn(*const c_char, *mut libc::stat64) -> c_int) {
+        Some(f) => unsafe { f(path, out) },
+        None => raw_fstatat(libc::AT_FDCWD, path, out, 0),
+    }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn stat(path: *const c_char, out: *mut libc::stat64) -> c_int {
     virt!(|st| vstat(st, libc::AT_FDCWD, path, 0, out));
-    unsafe { real!(stat: fn(*const c_char, *mut libc::stat64) -> c_int)(path, out) }
+    match real_opt!(stat: fn(*const c_char, *mut libc::stat64) -> c_int) {
+        Some(f) => unsafe { f(path, out) },
+        None => raw_fstatat(libc::AT_FDCWD, path, out, 0),
+    }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn lstat64(path: *const c_char, out: *mut libc::stat64) -> c_int {
     virt!(|st| vstat(st, libc::AT_FDCWD, path, libc::AT_SYMLINK_NOFOLLOW, out));
-    unsafe { real!(lstat64: fn(*const c_char, *mut libc::stat64) -> c_int)(path, out) }
+    match real_opt!(lstat64: fn(*const c_char, *mut libc::stat64) -> c_int) {
+        Some(f) => unsafe { f(path, out) },
+        None => raw_fstatat(libc::AT_FDCWD, path, out, libc::AT_SYMLINK_NOFOLLOW),
+    }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn lstat(path: *const c_char, out: *mut libc::stat64) -> c_int {
     virt!(|st| vstat(st, libc::AT_FDCWD, path, libc::AT_SYMLINK_NOFOLLOW, out));
-    unsafe { real!(lstat: fn(*const c_char, *mut libc::stat64) -> c_int)(path, out) }
+    match real_opt!(lstat: fn(*const c_char, *mut libc::stat64) -> c_int) {
+        Some(f) => unsafe { f(path, out) },
+        None => raw_fstatat(libc::AT_FDCWD, path, out, libc::AT_SYMLINK_NOFOLLOW),
+    }
 }
 
 #[no_mangle]
@@ -149,7 +161,10 @@ pub unsafe extern "C" fn fstat64(fd: c_int, out: *mut libc::stat64) -> c_int {
         fill_stat(&stat_fd(st, fd)?, out);
         Ok(0)
     });
-    unsafe { real!(fstat64: fn(c_int, *mut libc::stat64) -> c_int)(fd, out) }
+    match real_opt!(fstat64: fn(c_int, *mut libc::stat64) -> c_int) {
+        Some(f) => unsafe { f(fd, out) },
+        None => raw_fstatat(fd, c"".as_ptr(), out, libc::AT_EMPTY_PATH),
+    }
 }
 
 #[no_mangle]
@@ -158,7 +173,10 @@ pub unsafe extern "C" fn fstat(fd: c_int, out: *mut libc::stat64) -> c_int {
         fill_stat(&stat_fd(st, fd)?, out);
         Ok(0)
     });
-    unsafe { real!(fstat: fn(c_int, *mut libc::stat64) -> c_int)(fd, out) }
+    match real_opt!(fstat: fn(c_int, *mut libc::stat64) -> c_int) {
+        Some(f) => unsafe { f(fd, out) },
+        None => raw_fstatat(fd, c"".as_ptr(), out, libc::AT_EMPTY_PATH),
+    }
 }
 
 /// Whether a `*at` call must be served virtually: the thread is active, or the directory
@@ -181,10 +199,9 @@ pub unsafe extern "C" fn fstatat64(
     if let Some(cx) = at_ctx(dirfd) {
         return crate::active::ret(cx.run(|st| vstat(st, dirfd, path, flags, out)));
     }
-    unsafe {
-        real!(fstatat64: fn(c_int, *const c_char, *mut libc::stat64, c_int) -> c_int)(
-            dirfd, path, out, flags,
-        )
+    match real_opt!(fstatat64: fn(c_int, *const c_char, *mut libc::stat64, c_int) -> c_int) {
+        Some(f) => unsafe { f(dirfd, path, out, flags) },
+        None => raw_fstatat(dirfd, path, out, flags),
     }
 }
 
@@ -220,9 +237,43 @@ pub unsafe extern "C" fn statx(
             }));
         }
     }
-    unsafe {
-        real!(statx: fn(c_int, *const c_char, c_int, c_uint, *mut libc::statx) -> c_int)(
-            dirfd, path, flags, mask, out,
-        )
+    match real_opt!(statx: fn(c_int, *const c_char, c_int, c_uint, *mut libc::statx) -> c_int) {
+        Some(f) => unsafe { f(dirfd, path, flags, mask, out) },
+        None => unsafe { libc::syscall(libc::SYS_statx, dirfd, path, flags, mask, out) as c_int },
+    }
+}
+
+/// The stat family straight from the kernel, for glibc < 2.33, which exports only
+/// `__xstat64` and friends (x86_64's and aarch64's `struct stat` are the kernel's).
+pub(crate) fn raw_fstatat(
+    dirfd: c_int,
+    path: *const c_char,
+    out: *mut libc::stat64,
+    flags: c_int,
+) -> c_int {
+    #[cfg(target_arch = "x86_64")]
+    let nr = libc::SYS_newfstatat;
+    #[cfg(not(target_arch = "x86_64"))]
+    let nr = libc::SYS_fstatat;
+    unsafe { libc::syscall(nr, dirfd, path, out, flags) as c_int }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn raw_fallback_matches_glibc() {
+        let mut a: libc::stat64 = unsafe { std::mem::zeroed() };
+        let mut b: libc::stat64 = unsafe { std::mem::zeroed() };
+        assert_eq!(
+            super::raw_fstatat(libc::AT_FDCWD, c"/".as_ptr(), &mut a, 0),
+            0
+        );
+        assert_eq!(unsafe { super::stat64(c"/".as_ptr(), &mut b) }, 0);
+        assert_eq!(
+            (a.st_ino, a.st_mode, a.st_dev),
+            (b.st_ino, b.st_mode, b.st_dev)
+        );
+        let e = super::raw_fstatat(libc::AT_FDCWD, c"/definitely/missing".as_ptr(), &mut a, 0);
+        assert_eq!((e, crate::active::errno()), (-1, libc::ENOENT));
     }
 }
