@@ -258,10 +258,11 @@ pub unsafe extern "C" fn renameat2(
         unsafe { bytes(new) },
         flags
     ));
-    unsafe {
-        real!(renameat2: fn(c_int, *const c_char, c_int, *const c_char, c_uint) -> c_int)(
-            ofd, old, nfd, new, flags,
-        )
+    match crate::real::real_opt!(renameat2: fn(c_int, *const c_char, c_int, *const c_char, c_uint) -> c_int)
+    {
+        Some(f) => unsafe { f(ofd, old, nfd, new, flags) },
+        // glibc < 2.28
+        None => unsafe { libc::syscall(libc::SYS_renameat2, ofd, old, nfd, new, flags) as c_int },
     }
 }
 

@@ -424,7 +424,11 @@ pub unsafe extern "C" fn fcntl(fd: c_int, cmd: c_int, arg: c_ulong) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn fcntl64(fd: c_int, cmd: c_int, arg: c_ulong) -> c_int {
     virt_fd!(fd, |st| vfcntl(st, fd, cmd, arg));
-    unsafe { real!(fcntl64: fn(c_int, c_int, c_ulong) -> c_int)(fd, cmd, arg) }
+    match crate::real::real_opt!(fcntl64: fn(c_int, c_int, c_ulong) -> c_int) {
+        Some(f) => unsafe { f(fd, cmd, arg) },
+        // glibc < 2.28: on 64-bit targets fcntl is the same call.
+        None => unsafe { real!(fcntl: fn(c_int, c_int, c_ulong) -> c_int)(fd, cmd, arg) },
+    }
 }
 
 #[no_mangle]
@@ -486,10 +490,21 @@ pub unsafe extern "C" fn copy_file_range(
         crate::active::set_errno(libc::EXDEV);
         return -1;
     }
-    unsafe {
-        real!(copy_file_range: fn(c_int, *mut off64_t, c_int, *mut off64_t, size_t, c_uint) -> ssize_t)(
-            fd_in, off_in, fd_out, off_out, len, flags,
-        )
+    match crate::real::real_opt!(copy_file_range: fn(c_int, *mut off64_t, c_int, *mut off64_t, size_t, c_uint) -> ssize_t)
+    {
+        Some(f) => unsafe { f(fd_in, off_in, fd_out, off_out, len, flags) },
+        // glibc < 2.27
+        None => unsafe {
+            libc::syscall(
+                libc::SYS_copy_file_range,
+                fd_in,
+                off_in,
+                fd_out,
+                off_out,
+                len,
+                flags,
+            ) as ssize_t
+        },
     }
 }
 

@@ -17,7 +17,21 @@ fn fill(st: &mut State, buf: *mut c_void, len: size_t) -> R<usize> {
 #[no_mangle]
 pub unsafe extern "C" fn getrandom(buf: *mut c_void, len: size_t, flags: c_uint) -> ssize_t {
     virt!(|st| fill(st, buf, len).map(|n| n as ssize_t));
-    unsafe { real!(getrandom: fn(*mut c_void, size_t, c_uint) -> ssize_t)(buf, len, flags) }
+    match crate::real::real_opt!(getrandom: fn(*mut c_void, size_t, c_uint) -> ssize_t) {
+        Some(f) => unsafe { f(buf, len, flags) },
+        // glibc < 2.25
+        None => unsafe {
+            syscall(
+                libc::SYS_getrandom,
+                buf as c_long,
+                len as c_long,
+                flags as c_long,
+                0,
+                0,
+                0,
+            ) as ssize_t
+        },
+    }
 }
 
 #[no_mangle]
@@ -28,7 +42,15 @@ pub unsafe extern "C" fn getentropy(buf: *mut c_void, len: size_t) -> c_int {
         }
         fill(st, buf, len).map(|_| 0)
     });
-    unsafe { real!(getentropy: fn(*mut c_void, size_t) -> c_int)(buf, len) }
+    match crate::real::real_opt!(getentropy: fn(*mut c_void, size_t) -> c_int) {
+        Some(f) => unsafe { f(buf, len) },
+        // glibc < 2.25 (getentropy is getrandom for at most 256 bytes)
+        None if len > 256 => {
+            crate::active::set_errno(libc::EIO);
+            -1
+        }
+        None => (unsafe { getrandom(buf, len, 0) } as usize == len) as c_int - 1,
+    }
 }
 
 /// `syscall(2)`: the numbers that have a virtual meaning are served like their libc
