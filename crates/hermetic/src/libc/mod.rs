@@ -131,7 +131,7 @@ keep!(keep_misc:
     process::system, process::popen, process::posix_spawn_file_actions_adddup2,
     host::getpid, host::getppid, host::sched_getaffinity, host::sysconf, host::get_nprocs,
     host::gethostname, host::uname, host::getuid, host::geteuid, host::getgid,
-    host::getegid, host::getpwuid_r,
+    host::getegid, host::getpwuid_r, host::getpwnam_r,
     thread::pthread_create,
 );
 
