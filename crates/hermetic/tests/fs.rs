@@ -476,3 +476,50 @@ unsafe extern "C" {
         off: i64,
     ) -> *mut std::ffi::c_void;
 }
+
+#[test]
+fn more_edge_cases() {
+    use std::os::fd::AsRawFd;
+    let t = UNIX_EPOCH + Duration::from_secs(1_234_567_890);
+    let _env = Env::new().file("/d/f", "x").enter();
+    // Virtual descriptors live far above the kernel's.
+    let f = File::open("/d/f").unwrap();
+    assert!(f.as_raw_fd() >= 1 << 30);
+    // set_modified goes through futimens.
+    let w = OpenOptions::new().write(true).open("/d/f").unwrap();
+    w.set_modified(t).unwrap();
+    assert_eq!(fs::metadata("/d/f").unwrap().modified().unwrap(), t);
+    // A directory opens for reading but does not read.
+    let mut d = File::open("/d").unwrap();
+    assert!(d.metadata().unwrap().is_dir());
+    let mut s = String::new();
+    assert_eq!(
+        d.read_to_string(&mut s).unwrap_err().kind(),
+        ErrorKind::IsADirectory
+    );
+    assert_eq!(
+        OpenOptions::new()
+            .write(true)
+            .open("/d")
+            .unwrap_err()
+            .kind(),
+        ErrorKind::IsADirectory
+    );
+    // A dangling symlink does not "exist" but has link metadata.
+    std::os::unix::fs::symlink("/nowhere", "/dangling").unwrap();
+    assert!(!Path::new("/dangling").exists());
+    assert!(fs::symlink_metadata("/dangling").unwrap().is_symlink());
+    // remove_dir_all on a symlink to a directory removes only the link.
+    std::os::unix::fs::symlink("/d", "/dlink").unwrap();
+    fs::remove_dir_all("/dlink").unwrap();
+    assert!(Path::new("/d/f").exists());
+    // A path through a file is not a directory.
+    assert_eq!(
+        fs::read("/d/f/x").unwrap_err().kind(),
+        ErrorKind::NotADirectory
+    );
+    assert_eq!(
+        fs::create_dir_all("/d/f/x").unwrap_err().kind(),
+        ErrorKind::NotADirectory
+    );
+}

@@ -139,6 +139,7 @@ pub unsafe extern "C" fn readdir(d: *mut c_void) -> *mut dirent64 {
 #[no_mangle]
 pub unsafe extern "C" fn closedir(d: *mut c_void) -> c_int {
     if unsafe { as_vdir(d) }.is_some() {
+        let _off = crate::active::Suspend::new();
         let v = unsafe { Box::from_raw(d as *mut VDir) };
         let fd = v.fd;
         let r = {
@@ -167,6 +168,7 @@ pub unsafe extern "C" fn dirfd(d: *mut c_void) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn rewinddir(d: *mut c_void) {
     if let Some(v) = unsafe { as_vdir(d) } {
+        let _off = crate::active::Suspend::new();
         let owner = v.owner.clone();
         if let Ok(e) = snapshot(&owner.lock(), v.fd) {
             v.entries = e;

@@ -486,7 +486,9 @@ pub unsafe extern "C" fn fchdir(fd: c_int) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn getcwd(buf: *mut c_char, size: size_t) -> *mut c_char {
     if let Some(cx) = crate::active::ctx() {
-        let cwd = cx.lock().cwd.clone();
+        let Ok(cwd) = cx.run(|st| Ok(st.cwd.clone())) else {
+            return std::ptr::null_mut();
+        };
         drop(cx);
         if buf.is_null() {
             // glibc extension: allocate (at least `size` bytes) for the caller to free.
