@@ -53,10 +53,14 @@
 //!   Errors carry the errno Linux would give (`NotFound`, `AlreadyExists`,
 //!   `PermissionDenied`, `DirectoryNotEmpty`, ...). Only `/`, `/tmp`, `/dev/{null,zero,random,
 //!   urandom}` and what the builder declares exist. Virtual descriptors are numbered from
-//!   2^30, above anything the kernel hands out.
+//!   2^30, above anything the kernel hands out; a `File` opened inside keeps working from any
+//!   thread. C code compiled into the test binary is covered too (its `open`/`read` calls
+//!   resolve to ours; `fopen`/`fdopen` return a `FILE*` routed to the virtual file), and
+//!   `mmap` of a virtual file gives a private copy of its contents.
 //! * **Clock**: `SystemTime::now` starts at the configured time (default 2024-01-01), and
 //!   `Instant::now` at a fixed uptime; every read advances both by a fixed step (1 ms by
-//!   default), so elapsed times are positive and the same on every run.
+//!   default), so elapsed times are positive and the same on every run. `thread::sleep`
+//!   returns at once and moves the clocks forward by the time slept.
 //! * **Randomness**: `getrandom`, `getentropy`, `syscall(SYS_getrandom)` and `/dev/urandom`
 //!   give a stream determined by the seed. Note std's `RandomState` and rand's `ThreadRng`
 //!   seed once per thread: to repeat them, create them on a thread that is inside the
@@ -74,7 +78,8 @@
 //!   entries (configurable with [`Env::pid`], [`Env::cpus`], [`Env::hostname`]).
 //! * **Threads** started inside an environment are inside it too (shared state, as threads of
 //!   one process share a file system).
-//! * **Accesses**: [`EnvGuard::accesses`] lists what the code touched, found or not.
+//! * **Accesses**: [`EnvGuard::accesses`] lists what the code touched, found or not, each
+//!   distinct [`Access`] once in order of first occurrence.
 //!
 //! Threads that did not enter an environment — the test harness, other tests — pass straight
 //! through to glibc at the cost of one thread-local load; tests running in parallel, each
@@ -85,12 +90,16 @@
 //! * **Linux with glibc only.** The runtime works by defining the C symbols (`open64`, `read`,
 //!   `statx`, `clock_gettime`, `getenv`, `getrandom`, ...) in the test binary, which takes
 //!   precedence over glibc's. On other targets the crate compiles, but [`Env::enter`] panics.
-//!   A statically linked musl binary is not supported either.
-//! * **Raw system calls bypass it**: code that issues syscalls itself (inline `asm!`, rustix's
-//!   `linux_raw` backend — the default of rustix on Linux, used by e.g. `tempfile` and recent
-//!   `getrandom` only through libc; check your dependency tree) reaches the real kernel.
-//!   So do glibc-internal calls (e.g. `fopen` from C code calls glibc's own `open`, not ours)
-//!   and `execl*`/`vfork` used from C. [`interposition_works`] checks the std paths cheaply.
+//!   A statically linked musl binary is not supported either. Developed and tested on glibc
+//!   2.36 (x86_64); symbols older glibc lacks (`stat64` before 2.33, `statx`, `getrandom`, ...)
+//!   fall back to raw system calls when passing through.
+//! * **Raw system calls bypass it**: code that issues system calls itself — inline `asm!`,
+//!   the `syscalls`/`sc` crates, rustix's `linux_raw` backend (rustix's default on Linux;
+//!   `cargo tree -i rustix` shows who uses it) — reaches the real kernel. So do calls made
+//!   inside glibc itself: `localtime` reading `/etc/localtime`, NSS lookups other than
+//!   `getpwuid_r`/`getpwnam_r`, `execl*`. std and the crates tested here (`rand`, `tempfile`)
+//!   go through libc. [`interposition_works`] cheaply checks that std's calls reach the runtime
+//!   in this binary; raw system calls cannot be detected cheaply.
 //! * **`std::env::vars()` and `std::env::args()`** read process-wide globals (`environ`, the
 //!   saved `argv`) without a function call; they show the real process's values.
 //! * **libtest's output capture**: under `cargo test` without `--nocapture`, `print!`,
@@ -104,8 +113,9 @@
 //!   in std's buffer until a newline or flush, and another test writing to stdout meanwhile
 //!   would flush it into its own environment. [`EnvGuard::stdout`] and the guard's drop flush
 //!   it; tests that write partial lines to stdout should not run concurrently.
-//! * Memory maps of virtual files, `select`, `dup2` onto a chosen number, file locks
-//!   (always granted) and `O_TMPFILE` are not virtualised.
+//! * Not virtualised: writes through a shared memory map (maps are copies), `select`, `dup2`
+//!   onto a chosen number, `O_TMPFILE` (refused, so `tempfile` falls back to a named file),
+//!   `O_PATH` semantics, inotify; file locks are always granted.
 //! * **Thread pools**: a thread is inside the environment of the thread that spawned it, for
 //!   its whole life. Work handed to a pool that was started outside (e.g. rayon's global pool
 //!   created earlier) runs outside the environment; a process-global pool first started from
