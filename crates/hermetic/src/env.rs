@@ -322,6 +322,11 @@ fn ts_of(t: SystemTime) -> Ts {
 /// read debug info for backtraces from the real disk.
 fn install_panic_hook() {
     static ONCE: Once = Once::new();
+    // The hook cannot be changed from a panicking thread (an env entered in a Drop during
+    // unwinding); a later `enter` installs it.
+    if std::thread::panicking() {
+        return;
+    }
     ONCE.call_once(|| {
         let prev = std::panic::take_hook();
         std::panic::set_hook(Box::new(move |info| {
@@ -419,6 +424,19 @@ impl EnvGuard {
     /// The virtual working directory now.
     pub fn current_dir(&self) -> PathBuf {
         self.inspect(|st| PathBuf::from(OsString::from_vec(st.cwd.clone())))
+    }
+
+    /// The virtual wall-clock time now (without reading, so without advancing, the clock).
+    pub fn now(&self) -> SystemTime {
+        self.inspect(|st| {
+            let t = st.peek(false);
+            if t.sec >= 0 {
+                UNIX_EPOCH + Duration::new(t.sec as u64, t.nsec as u32)
+            } else {
+                UNIX_EPOCH - Duration::from_secs(t.sec.unsigned_abs())
+                    + Duration::from_nanos(t.nsec as u64)
+            }
+        })
     }
 
     /// Unread standard input.

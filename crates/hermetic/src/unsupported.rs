@@ -110,6 +110,9 @@ impl EnvGuard {
     pub fn current_dir(&self) -> PathBuf {
         match self.never {}
     }
+    pub fn now(&self) -> SystemTime {
+        match self.never {}
+    }
     pub fn stdin_remaining(&self) -> Vec<u8> {
         match self.never {}
     }

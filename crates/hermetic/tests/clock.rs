@@ -99,3 +99,19 @@ fn timed_waits_take_real_time_as_asked_and_agree_with_the_virtual_clock() {
         "{real:?}"
     );
 }
+
+#[test]
+fn guard_reports_the_virtual_time_without_advancing_it() {
+    let t = UNIX_EPOCH + Duration::from_secs(42);
+    let env = Env::new().now(t).enter();
+    assert_eq!(env.now(), t);
+    assert_eq!(env.now(), t);
+    let _ = SystemTime::now();
+    assert_eq!(env.now(), t + Duration::from_millis(1));
+    // Before the epoch works too.
+    drop(env);
+    let before = UNIX_EPOCH - Duration::from_millis(1500);
+    let env = Env::new().now(before).enter();
+    assert_eq!(SystemTime::now(), before);
+    assert_eq!(env.now(), before + Duration::from_millis(1));
+}

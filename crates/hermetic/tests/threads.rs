@@ -155,3 +155,20 @@ fn nested_environments_restore_the_outer_one() {
     drop(outer);
     assert!(std::env::var("LEVEL").is_err());
 }
+
+#[test]
+fn entering_during_unwinding_is_fine() {
+    struct EnterOnDrop;
+    impl Drop for EnterOnDrop {
+        fn drop(&mut self) {
+            let env = Env::new().file("/f", "x").enter();
+            assert_eq!(std::fs::read_to_string("/f").unwrap(), "x");
+            drop(env);
+        }
+    }
+    let r = std::panic::catch_unwind(|| {
+        let _e = EnterOnDrop;
+        panic!("unwinding");
+    });
+    assert!(r.is_err());
+}
