@@ -50,11 +50,11 @@ macro_rules! real_opt {
         if p.is_null() {
             p = unsafe { ::libc::dlsym(::libc::RTLD_NEXT, concat!(stringify!($name), "\0").as_ptr().cast()) };
             if p.is_null() {
-                p = 1 as *mut ::std::ffi::c_void;
+                p = ::std::ptr::without_provenance_mut(1);
             }
             PTR.store(p, ::std::sync::atomic::Ordering::Relaxed);
         }
-        if p as usize == 1 {
+        if p.addr() == 1 {
             None
         } else {
             #[allow(clippy::missing_transmute_annotations, unused_unsafe)]
