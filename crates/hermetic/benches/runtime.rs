@@ -27,7 +27,7 @@ fn real<T>(name: &CStr) -> T {
 }
 
 /// Best-of-`reps` nanoseconds per call of `f` over `n` calls.
-fn ns_per_call(n: u64, reps: u32, mut f: impl FnMut()) -> f64 {
+fn ns_per_call(n: u64, reps: u32, f: &mut dyn FnMut()) -> f64 {
     let mut best = f64::INFINITY;
     for _ in 0..reps {
         let t = raw_now();
@@ -66,46 +66,66 @@ fn main() {
     let zero = std::fs::File::open("/dev/zero").unwrap();
     let zfd = std::os::fd::AsRawFd::as_raw_fd(&zero);
     let mut byte = [0u8; 1];
+    let mut byte2 = [0u8; 1];
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
     };
+    let mut ts2 = ts;
 
-    // Inactive: this thread never entered an environment.
-    let getenv_ours = ns_per_call(n, reps, || unsafe {
-        black_box(libc::getenv(black_box(name.as_ptr())));
-    });
-    let getenv_glibc = ns_per_call(n, reps, || unsafe {
-        black_box(real_getenv(black_box(name.as_ptr())));
-    });
-    let clock_ours = ns_per_call(n, reps, || unsafe {
-        black_box(libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts));
-    });
-    let clock_glibc = ns_per_call(n, reps, || unsafe {
-        black_box(real_clock(libc::CLOCK_MONOTONIC, &mut ts));
-    });
+    // Inactive: this thread never entered an environment. Ours and glibc's alternate within
+    // each repetition, so drift in machine load affects both alike; best of `reps` each.
+    let pair = |n: u64, a: &mut dyn FnMut(), b: &mut dyn FnMut()| -> (f64, f64) {
+        let (mut best_a, mut best_b) = (f64::INFINITY, f64::INFINITY);
+        for _ in 0..reps {
+            best_a = best_a.min(ns_per_call(n, 1, &mut *a));
+            best_b = best_b.min(ns_per_call(n, 1, &mut *b));
+        }
+        (best_a, best_b)
+    };
+    let (getenv_ours, getenv_glibc) = pair(
+        n,
+        &mut || unsafe {
+            black_box(libc::getenv(black_box(name.as_ptr())));
+        },
+        &mut || unsafe {
+            black_box(real_getenv(black_box(name.as_ptr())));
+        },
+    );
+    let (clock_ours, clock_glibc) = pair(
+        n,
+        &mut || unsafe {
+            black_box(libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts));
+        },
+        &mut || unsafe {
+            black_box(real_clock(libc::CLOCK_MONOTONIC, &mut ts2));
+        },
+    );
     let rn = n / 10;
-    let read_ours = ns_per_call(rn, reps, || unsafe {
-        black_box(libc::read(zfd, byte.as_mut_ptr().cast(), 1));
-    });
-    let read_glibc = ns_per_call(rn, reps, || unsafe {
-        black_box(real_read(zfd, byte.as_mut_ptr().cast(), 1));
-    });
+    let (read_ours, read_glibc) = pair(
+        rn,
+        &mut || unsafe {
+            black_box(libc::read(zfd, byte.as_mut_ptr().cast(), 1));
+        },
+        &mut || unsafe {
+            black_box(real_read(zfd, byte2.as_mut_ptr().cast(), 1));
+        },
+    );
 
     // Active: the same calls served by the environment.
     let env = Env::new()
         .var("HOME", "/home/bench")
         .file("/zero", vec![0u8; 1 << 20])
         .enter();
-    let getenv_active = ns_per_call(n / 10, reps, || unsafe {
+    let getenv_active = ns_per_call(n / 10, reps, &mut || unsafe {
         black_box(libc::getenv(black_box(name.as_ptr())));
     });
-    let clock_active = ns_per_call(n / 10, reps, || unsafe {
+    let clock_active = ns_per_call(n / 10, reps, &mut || unsafe {
         black_box(libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts));
     });
     let vf = std::fs::File::open("/zero").unwrap();
     let vfd = std::os::fd::AsRawFd::as_raw_fd(&vf);
-    let read_active = ns_per_call(rn, reps, || unsafe {
+    let read_active = ns_per_call(rn, reps, &mut || unsafe {
         if libc::read(vfd, byte.as_mut_ptr().cast(), 1) == 0 {
             libc::lseek(vfd, 0, libc::SEEK_SET);
         }
@@ -139,15 +159,16 @@ fn main() {
     );
     println!();
     println!(
-        "{:<26} {:>14} {:>14} {:>8} {:>16}",
-        "call", "inactive ns", "glibc ns", "ratio", "virtual ns"
+        "{:<26} {:>12} {:>10} {:>8} {:>7} {:>11}",
+        "call", "inactive ns", "glibc ns", "+ns", "ratio", "virtual ns"
     );
     for r in &rows {
         println!(
-            "{:<26} {:>14.1} {:>14.1} {:>8.2} {:>16}",
+            "{:<26} {:>12.1} {:>10.1} {:>8.1} {:>7.2} {:>11}",
             r.what,
             r.ours,
             r.glibc,
+            r.ours - r.glibc,
             r.ours / r.glibc,
             r.active.map_or(String::new(), |a| format!("{a:.1}"))
         );
