@@ -56,7 +56,11 @@
 //!   2^30, above anything the kernel hands out; a `File` opened inside keeps working from any
 //!   thread. C code compiled into the test binary is covered too (its `open`/`read` calls
 //!   resolve to ours; `fopen`/`fdopen` return a `FILE*` routed to the virtual file), and
-//!   `mmap` of a virtual file gives a private copy of its contents.
+//!   `mmap` of a virtual file gives a private copy of its contents. Every libc call that
+//!   could change the disk through a path is covered, including `chown` (the virtual user
+//!   owns everything and cannot give it away), `mkfifo`/`mknod` (refused), `utimes`,
+//!   extended attributes (unsupported), C's `remove` and the `mkstemp` family (names from the
+//!   seeded stream).
 //! * **Clock**: `SystemTime::now` starts at the configured time (default 2024-01-01), and
 //!   `Instant::now` at a fixed uptime; every read advances both by a fixed step (1 ms by
 //!   default), so elapsed times are positive and the same on every run. `thread::sleep`

@@ -31,6 +31,7 @@ macro_rules! virt {
 pub(crate) mod cstdio;
 pub(crate) mod dir;
 pub(crate) mod fs;
+pub(crate) mod fsmisc;
 pub(crate) mod host;
 pub(crate) mod io;
 pub(crate) mod net;
@@ -110,6 +111,12 @@ keep!(keep_fs:
     stat::fstatat, stat::fstatat64, stat::statx,
     dir::opendir, dir::fdopendir, dir::readdir, dir::readdir64, dir::closedir, dir::dirfd,
     dir::rewinddir,
+    fsmisc::chown, fsmisc::lchown, fsmisc::fchownat, fsmisc::fchown, fsmisc::chroot,
+    fsmisc::mknod, fsmisc::mknodat, fsmisc::mkfifo, fsmisc::mkfifoat, fsmisc::flock,
+    fsmisc::utimes, fsmisc::lutimes, fsmisc::utime, fsmisc::setxattr, fsmisc::lsetxattr,
+    fsmisc::removexattr, fsmisc::lremovexattr, fsmisc::getxattr, fsmisc::lgetxattr,
+    fsmisc::listxattr, fsmisc::llistxattr, fsmisc::remove, fsmisc::mkstemp, fsmisc::mkstemp64,
+    fsmisc::mkostemp, fsmisc::mkstemps, fsmisc::mkdtemp, fsmisc::tmpfile, fsmisc::tmpfile64,
 );
 keep!(keep_io:
     io::read, io::write, io::pread, io::pread64, io::pwrite, io::pwrite64, io::readv,
