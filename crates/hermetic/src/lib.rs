@@ -76,8 +76,9 @@
 //!   terminals, and closing them does not close the real ones.
 //! * **Network**: sockets are virtual; `connect` fails with `ConnectionRefused`, `bind` and
 //!   `listen` with `PermissionDenied`, name lookup with `ConnectionRefused`.
-//! * **Processes**: `fork`, `exec*`, `posix_spawn(p)`, `system`, `popen` fail with
-//!   `PermissionDenied` (so does `Command::spawn/status/output`).
+//! * **Processes**: `fork`, `exec*`, `posix_spawn(p)`, `system`, `popen`, `kill` fail with
+//!   `PermissionDenied` (so does `Command::spawn/status/output`). The umask is per
+//!   environment. `std::process::exit` still exits the test process.
 //! * **Host facts**: pid 4242, 4 CPUs, host name `hermetic`, uid/gid 1000, no user database
 //!   entries (configurable with [`Env::pid`], [`Env::cpus`], [`Env::hostname`]).
 //! * **Threads** started inside an environment are inside it too (shared state, as threads of

@@ -13,7 +13,6 @@ pub(crate) type Errno = c_int;
 pub(crate) type R<T> = Result<T, Errno>;
 
 pub(crate) const ROOT: u64 = 1;
-const UMASK: u32 = 0o022;
 const MAX_SYMLINKS: usize = 40;
 
 /// Seconds and nanoseconds since the Unix epoch.
@@ -93,6 +92,8 @@ pub(crate) struct Vfs {
     next_ino: u64,
     /// Time stamped on nodes that change; kept equal to the virtual wall clock by the caller.
     pub now: Ts,
+    /// The virtual process's umask (per environment, unlike the real process-wide one).
+    pub umask: u32,
 }
 
 pub(crate) struct Stat {
@@ -151,6 +152,7 @@ impl Vfs {
             nodes: HashMap::new(),
             next_ino: ROOT,
             now,
+            umask: 0o022,
         };
         let root = v.alloc(Kind::Dir(BTreeMap::new()), 0o755);
         debug_assert_eq!(root, ROOT);
@@ -406,7 +408,7 @@ impl Vfs {
                 if !self.node(l.parent).allows(2) {
                     return Err(libc::EACCES);
                 }
-                let ino = self.alloc(Kind::File(Vec::new()), mode & 0o7777 & !UMASK);
+                let ino = self.alloc(Kind::File(Vec::new()), mode & 0o7777 & !self.umask);
                 self.link_into(l.parent, &l.name, ino);
                 return Ok((ino, true));
             }
@@ -521,7 +523,7 @@ impl Vfs {
         if !self.node(l.parent).allows(2) {
             return Err(libc::EACCES);
         }
-        let d = self.alloc(Kind::Dir(BTreeMap::new()), mode & 0o7777 & !UMASK);
+        let d = self.alloc(Kind::Dir(BTreeMap::new()), mode & 0o7777 & !self.umask);
         self.link_into(l.parent, &l.name, d);
         Ok(())
     }

@@ -121,3 +121,30 @@ fn utimes_sets_virtual_times() {
     assert_eq!(m.modified().unwrap(), t);
     assert_eq!(m.accessed().unwrap(), t);
 }
+
+unsafe extern "C" {
+    fn umask(mask: u32) -> u32;
+    fn kill(pid: i32, sig: i32) -> i32;
+}
+
+#[test]
+fn umask_is_per_environment_and_kill_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let _env = Env::new().enter();
+    assert_eq!(unsafe { umask(0o077) }, 0o022);
+    fs::write("/private", "x").unwrap();
+    assert_eq!(
+        fs::metadata("/private").unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    assert_eq!(unsafe { kill(std::process::id() as i32, 0) }, -1);
+    assert_eq!(
+        std::io::Error::last_os_error().kind(),
+        ErrorKind::PermissionDenied
+    );
+    drop(_env);
+    // The real umask was never touched.
+    let real = unsafe { umask(0o022) };
+    unsafe { umask(real) };
+    assert_ne!(real, 0o077);
+}

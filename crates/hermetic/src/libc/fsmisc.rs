@@ -352,3 +352,16 @@ pub unsafe extern "C" fn tmpfile() -> *mut FILE {
     }
     unsafe { real!(tmpfile: fn() -> *mut FILE)() }
 }
+
+/// The umask is per environment: changing the real, process-wide one would change the files
+/// other tests create.
+#[no_mangle]
+pub unsafe extern "C" fn umask(mask: mode_t) -> mode_t {
+    if let Some(cx) = crate::active::ctx() {
+        // umask cannot fail.
+        return cx
+            .run(|st| Ok(std::mem::replace(&mut st.vfs.umask, mask & 0o777)))
+            .unwrap_or(0o022);
+    }
+    unsafe { real!(umask: fn(mode_t) -> mode_t)(mask) }
+}

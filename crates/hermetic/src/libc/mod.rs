@@ -116,7 +116,7 @@ keep!(keep_fs:
     fsmisc::utimes, fsmisc::lutimes, fsmisc::utime, fsmisc::setxattr, fsmisc::lsetxattr,
     fsmisc::removexattr, fsmisc::lremovexattr, fsmisc::getxattr, fsmisc::lgetxattr,
     fsmisc::listxattr, fsmisc::llistxattr, fsmisc::remove, fsmisc::mkstemp, fsmisc::mkstemp64,
-    fsmisc::mkostemp, fsmisc::mkstemps, fsmisc::mkdtemp, fsmisc::tmpfile, fsmisc::tmpfile64,
+    fsmisc::mkostemp, fsmisc::mkstemps, fsmisc::mkdtemp, fsmisc::tmpfile, fsmisc::tmpfile64, fsmisc::umask,
 );
 keep!(keep_io:
     io::read, io::write, io::pread, io::pread64, io::pwrite, io::pwrite64, io::readv,
@@ -136,6 +136,7 @@ keep!(keep_misc:
     process::fork, process::vfork, process::execve, process::execv, process::execvp,
     process::execvpe, process::fexecve, process::posix_spawn, process::posix_spawnp,
     process::system, process::popen, process::posix_spawn_file_actions_adddup2,
+    process::kill, process::killpg,
     host::getpid, host::getppid, host::sched_getaffinity, host::sysconf, host::get_nprocs,
     host::gethostname, host::uname, host::getuid, host::geteuid, host::getgid,
     host::getegid, host::getpwuid_r, host::getpwnam_r,

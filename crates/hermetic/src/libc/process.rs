@@ -178,3 +178,23 @@ pub unsafe extern "C" fn posix_spawn_file_actions_adddup2(
         )
     }
 }
+
+/// Signals to other processes are refused (the pid the code sees is virtual and may name an
+/// unrelated real process); signals to the virtual pid itself are refused too.
+#[no_mangle]
+pub unsafe extern "C" fn kill(pid: pid_t, sig: c_int) -> c_int {
+    if refuse("kill", std::ptr::null()) {
+        crate::active::set_errno(libc::EPERM);
+        return -1;
+    }
+    unsafe { real!(kill: fn(pid_t, c_int) -> c_int)(pid, sig) }
+}
+
+#[no_mangle]
+pub unsafe extern "C" fn killpg(pgrp: pid_t, sig: c_int) -> c_int {
+    if refuse("kill", std::ptr::null()) {
+        crate::active::set_errno(libc::EPERM);
+        return -1;
+    }
+    unsafe { real!(killpg: fn(pid_t, c_int) -> c_int)(pgrp, sig) }
+}
