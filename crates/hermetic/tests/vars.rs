@@ -65,3 +65,13 @@ fn non_utf8_values_and_home_dir() {
     let home = env::home_dir();
     assert_eq!(home.unwrap(), std::path::Path::new("/home/tester"));
 }
+
+#[test]
+fn vars_iterates_the_real_environment_a_documented_limit() {
+    // `std::env::vars()` reads the process-wide `environ` directly, with no libc call to
+    // interpose; this test pins the documented behaviour.
+    let real_has_path = env::var_os("PATH").is_some();
+    let _env = Env::new().var("ONLY", "1").enter();
+    assert_eq!(env::vars_os().any(|(k, _)| k == "PATH"), real_has_path);
+    assert!(!env::vars_os().any(|(k, _)| k == "ONLY"));
+}
