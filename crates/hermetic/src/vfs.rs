@@ -417,7 +417,7 @@ impl Vfs {
         match node.kind {
             Kind::Symlink(_) => return Err(libc::ELOOP),
             Kind::Dir(_) => {
-                if want_write || creat && l.name.is_empty() {
+                if want_write || creat {
                     return Err(libc::EISDIR);
                 }
             }
