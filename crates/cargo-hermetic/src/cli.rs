@@ -64,6 +64,9 @@ pub struct GenerateArgs {
     /// Skip compiling and running the emitted tests before writing them (faster, unchecked).
     #[arg(long)]
     pub no_verify: bool,
+    /// How candidates are made (`random` is a baseline for benchmarks).
+    #[arg(long, value_enum, default_value = "archive", hide = true)]
+    pub strategy: crate::search::Strategy,
     /// No progress bar.
     #[arg(short, long)]
     pub quiet: bool,

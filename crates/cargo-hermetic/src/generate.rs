@@ -3,7 +3,7 @@
 use crate::cli::GenerateArgs;
 use crate::cluster::{Cluster, Skipped};
 use crate::driver::{build, goals, process};
-use crate::report::{FindingReport, Report};
+use crate::report::{FindingReport, Report, UncoveredReport};
 use crate::search::{self, ops::Space, values::ValuePool, SearchConfig};
 use crate::shadow::Origin;
 use crate::{analyze, cargo, emit, verify};
@@ -78,6 +78,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         max_executions: args.max_executions,
         deadline,
         batch: BATCH,
+        strategy: args.strategy,
     };
     let outcome = search::run(
         &mut space,
@@ -91,6 +92,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     )?;
     bar.finish_and_clear();
     let search_time = search_started.elapsed().as_secs_f64();
+    let pool_pcs = pool.hello.pcs.clone();
     drop(pool);
 
     status.say("writing and verifying the tests");
@@ -138,11 +140,27 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
             outcome: describe(&f.outcome),
         })
         .collect();
+    let count_covered = |kind| outcome.covered.iter().filter(|&&g| goal_map.goals[g].kind == kind).count();
+    let mut uncovered: std::collections::BTreeMap<&str, usize> = Default::default();
+    for (g, goal) in goal_map.goals.iter().enumerate() {
+        if !outcome.covered.contains(&g) && goal.kind == goals::GoalKind::Branch {
+            if std::env::var_os("HERMETIC_DEBUG").is_some() {
+                eprintln!("uncovered: {} pc {:#x}", goal.function, pool_pcs[goal.counter as usize]);
+            }
+            *uncovered.entry(goal.function.as_str()).or_default() += 1;
+        }
+    }
     Ok(Report {
+        uncovered: uncovered.into_iter().map(|(f, n)| UncoveredReport { function: f.to_string(), goals: n }).collect(),
+        goals_reached_only_by_findings: outcome.reached_by_findings.len(),
+        executions_to_final_coverage: outcome.executions_to_final_coverage,
+        time_to_final_coverage_s: outcome.time_to_final_coverage_s,
         package: target.package.clone(),
         seed: args.seed,
-        goals_total: goal_map.len(),
-        goals_covered: outcome.covered.len(),
+        goals_total: goal_map.count(goals::GoalKind::Branch),
+        goals_covered: count_covered(goals::GoalKind::Branch),
+        checks_total: goal_map.count(goals::GoalKind::Check),
+        checks_covered: count_covered(goals::GoalKind::Check),
         tests_emitted,
         tests_dropped_unstable: verified.dropped_unstable.len(),
         tests_dropped_uncompilable: verified.dropped_uncompilable.len(),

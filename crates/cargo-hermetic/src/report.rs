@@ -9,8 +9,12 @@ use std::path::{Path, PathBuf};
 pub struct Report {
     pub package: String,
     pub seed: u64,
+    /// Branches of the selected code (edges between its basic blocks).
     pub goals_total: usize,
     pub goals_covered: usize,
+    /// Edges to the panics the compiler inserts (overflow, bounds): searched for, reported apart.
+    pub checks_total: usize,
+    pub checks_covered: usize,
     pub tests_emitted: usize,
     /// Tests dropped because they failed or flaked in verification.
     pub tests_dropped_unstable: usize,
@@ -27,6 +31,18 @@ pub struct Report {
     pub findings: Vec<FindingReport>,
     pub files: Vec<PathBuf>,
     pub dry_run: bool,
+    /// Functions with goals no test covers, and how many.
+    pub uncovered: Vec<UncoveredReport>,
+    /// Goals that only crashing or hanging executions reached.
+    pub goals_reached_only_by_findings: usize,
+    pub executions_to_final_coverage: u64,
+    pub time_to_final_coverage_s: f64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct UncoveredReport {
+    pub function: String,
+    pub goals: usize,
 }
 
 #[derive(Debug, Serialize)]
@@ -64,6 +80,7 @@ impl Report {
                     self.coverage_percent()
                 ),
             ),
+            ("compiler checks failed", format!("{} / {}", self.checks_covered, self.checks_total)),
             ("tests emitted", self.tests_emitted.to_string()),
             (
                 "  using private items",
@@ -87,6 +104,12 @@ impl Report {
         ];
         for (k, v) in rows {
             writeln!(out, "  {k:<34}{v}")?;
+        }
+        if self.goals_reached_only_by_findings > 0 {
+            writeln!(out, "  {:<34}{}", "goals reached only by crashes", self.goals_reached_only_by_findings)?;
+        }
+        for u in self.uncovered.iter().take(8) {
+            writeln!(out, "  ~ {} goal(s) uncovered in {}", u.goals, u.function)?;
         }
         for f in &self.findings {
             writeln!(out, "  ! {} {}", f.call, f.outcome)?;

@@ -12,11 +12,21 @@ use std::path::Path;
 /// One coverage goal: an edge of the selected code.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Goal {
+    pub kind: GoalKind,
     /// Index of the counter in the driver's counter table.
     pub counter: u32,
     /// The function the edge is in, as a user reads it: `parser::parse_number`.
     pub function: String,
     pub module: ModuleId,
+}
+
+/// Branches are the source's own; checks are the edges to the panics the compiler adds for
+/// arithmetic overflow and out-of-bounds indexing. Both are searched for, but coverage is
+/// reported on branches, since most checks cannot fail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GoalKind {
+    Branch,
+    Check,
 }
 
 /// What to aim at: everything, or one module and/or one function.
@@ -47,6 +57,11 @@ impl GoalMap {
 
     pub fn len(&self) -> usize {
         self.goals.len()
+    }
+
+    /// The number of goals of a kind.
+    pub fn count(&self, kind: GoalKind) -> usize {
+        self.goals.iter().filter(|g| g.kind == kind).count()
     }
 
     /// Whether an address (relative to the load address) lies in selected code.
@@ -81,6 +96,7 @@ pub fn map_goals(
         std::fs::read(executable).with_context(|| format!("read {}", executable.display()))?;
     let file =
         object::File::parse(&*data).with_context(|| format!("parse {}", executable.display()))?;
+    let checks = CheckCalls::new(&file);
     let mut functions: Vec<(u64, u64, String)> = file
         .symbols()
         .filter(|s| s.kind() == SymbolKind::Text && s.size() > 0)
@@ -121,7 +137,14 @@ pub fn map_goals(
                 selected_code.push((*addr, addr + size));
             }
             by_counter[counter] = Some(goals.len() as u32);
+            let next = pcs.get(counter + 1).copied().filter(|&n| n > pc && n < addr + size);
+            let kind = if checks.block_calls_check(pc, next.unwrap_or(addr + size)) {
+                GoalKind::Check
+            } else {
+                GoalKind::Branch
+            };
             goals.push(Goal {
+                kind,
                 counter: counter as u32,
                 function: function.clone(),
                 module: *module,
@@ -135,6 +158,76 @@ pub fn map_goals(
         selected_code,
         by_counter,
     })
+}
+
+/// Finds blocks that call one of the compiler's check panics, directly or through the GOT.
+struct CheckCalls<'a> {
+    text: &'a [u8],
+    text_addr: u64,
+    /// Addresses of the check panics.
+    targets: Vec<u64>,
+    /// GOT slots that hold the address of a check panic.
+    slots: Vec<u64>,
+}
+
+/// Functions the compiler calls when an inserted check fails.
+fn is_check_panic(demangled: &str) -> bool {
+    demangled.starts_with("core::panicking::panic_const::")
+        || demangled == "core::panicking::panic_bounds_check"
+        || (demangled.starts_with("core::slice::index::slice_") && demangled.ends_with("_fail"))
+}
+
+impl<'a> CheckCalls<'a> {
+    fn new(file: &object::File<'a>) -> CheckCalls<'a> {
+        use object::{ObjectSection, RelocationTarget};
+        let text = file.section_by_name(".text");
+        let mut targets: Vec<u64> = file
+            .symbols()
+            .filter(|s| s.kind() == SymbolKind::Text)
+            .filter(|s| s.name().is_ok_and(|n| is_check_panic(&format!("{:#}", rustc_demangle::demangle(n)))))
+            .map(|s| s.address())
+            .collect();
+        targets.sort_unstable();
+        let mut slots: Vec<u64> = Vec::new();
+        for (offset, reloc) in file.dynamic_relocations().into_iter().flatten() {
+            let target = match reloc.target() {
+                RelocationTarget::Absolute => Some(reloc.addend() as u64),
+                RelocationTarget::Symbol(i) => file.symbol_by_index(i).ok().map(|s| s.address()),
+                _ => None,
+            };
+            if target.is_some_and(|t| targets.binary_search(&t).is_ok()) {
+                slots.push(offset);
+            }
+        }
+        slots.sort_unstable();
+        CheckCalls {
+            text: text.as_ref().and_then(|t| t.data().ok()).unwrap_or(&[]),
+            text_addr: text.map(|t| t.address()).unwrap_or(0),
+            targets,
+            slots,
+        }
+    }
+
+    /// Whether the code from `start` to `end` (a short window at most) calls a check panic:
+    /// `call rel32` to one, or `call [rip + disp32]` through a GOT slot holding one.
+    fn block_calls_check(&self, start: u64, end: u64) -> bool {
+        let end = end.min(start + 48);
+        let (Some(from), Some(to)) = (start.checked_sub(self.text_addr), end.checked_sub(self.text_addr)) else {
+            return false;
+        };
+        let (from, to) = (from as usize, (to as usize).min(self.text.len()));
+        let rel32 = |i: usize| i32::from_le_bytes(self.text[i..i + 4].try_into().expect("4 bytes")) as i64 as u64;
+        (from..to.saturating_sub(5)).any(|i| {
+            let at = self.text_addr + i as u64;
+            match (self.text[i], self.text[i + 1]) {
+                (0xE8, _) => self.targets.binary_search(&(at + 5).wrapping_add(rel32(i + 1))).is_ok(),
+                (0xFF, 0x15) if i + 6 <= self.text.len() => {
+                    self.slots.binary_search(&(at + 6).wrapping_add(rel32(i + 2))).is_ok()
+                }
+                _ => false,
+            }
+        })
+    }
 }
 
 /// Whether a function (by demangled name) is selected code, and if so its display name and

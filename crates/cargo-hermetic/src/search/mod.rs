@@ -33,6 +33,17 @@ pub struct SearchConfig {
     pub deadline: Option<Instant>,
     /// Candidates per batch; fixed, so results do not depend on the number of jobs.
     pub batch: usize,
+    pub strategy: Strategy,
+}
+
+/// How candidates are made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Strategy {
+    /// Random tests and mutants of archived tests, with values learnt from comparisons.
+    Archive,
+    /// Random tests only, with source literals but nothing learnt at run time (a baseline for
+    /// benchmarks).
+    Random,
 }
 
 /// An execution that cannot become a test: it aborted, overflowed its stack, exited or hung.
@@ -40,6 +51,8 @@ pub struct SearchConfig {
 pub struct Finding {
     pub case: TestCase,
     pub outcome: Outcome,
+    /// The counters the execution hit before it died.
+    pub report_covered: Vec<u32>,
 }
 
 pub struct SearchOutcome {
@@ -49,6 +62,12 @@ pub struct SearchOutcome {
     pub findings: Vec<Finding>,
     /// Candidates not run because they repeat a call that crashed or hung before.
     pub avoided: u64,
+    /// Executions when the last goal was first covered.
+    pub executions_to_final_coverage: u64,
+    /// Seconds into the search when the last goal was first covered.
+    pub time_to_final_coverage_s: f64,
+    /// Goals reached only by executions that crashed or hung (no test can show them).
+    pub reached_by_findings: BTreeSet<usize>,
 }
 
 /// Progress as the search goes: executions so far and goals covered.
@@ -67,6 +86,9 @@ pub fn run(
     let mut findings: Vec<Finding> = Vec::new();
     let mut poisoned: BTreeSet<String> = BTreeSet::new();
     let mut avoided = 0;
+    let mut last_gain = (0u64, 0f64);
+    let mut reached_by_findings = BTreeSet::new();
+    let started = Instant::now();
     let max = cfg.max_executions.unwrap_or(u64::MAX);
     while executions < max && !cfg.deadline.is_some_and(|d| Instant::now() >= d) {
         if archive.covered() == goals.len() && goals.len() > 0 {
@@ -75,7 +97,7 @@ pub fn run(
         let n = (cfg.batch as u64).min(max - executions) as usize;
         let parents: Vec<&FinishedTest> = archive.tests().collect();
         // Random tests are most useful early; mutants of archived tests later.
-        let p_random = if parents.is_empty() {
+        let p_random = if parents.is_empty() || cfg.strategy == Strategy::Random {
             1.0
         } else {
             0.5 / (1.0 + executions as f64 / 2000.0) + 0.1
@@ -112,13 +134,18 @@ pub fn run(
                 .filter(|(pc, _)| goals.in_selected_code(*pc))
                 .map(|&(_, v)| v)
                 .collect();
-            space.pool.learn(&ints, &report.cmp_bytes);
+            if cfg.strategy == Strategy::Archive {
+                space.pool.learn(&ints, &report.cmp_bytes);
+            }
             match finish(space.cluster, case, report) {
                 Ok(test) => {
                     let hit: Vec<usize> = goals.goals_hit(&test.report.covered).collect();
-                    archive.offer(&test, &hit);
+                    if archive.offer(&test, &hit) > 0 {
+                        last_gain = (executions, started.elapsed().as_secs_f64());
+                    }
                 }
                 Err(finding) => {
+                    reached_by_findings.extend(goals.goals_hit(&finding.report_covered));
                     poison(&mut poisoned, &finding);
                     if !findings.iter().any(|f| same_finding(f, &finding)) {
                         findings.push(finding);
@@ -130,13 +157,17 @@ pub fn run(
     }
     let (tests, extra) = minimise(space, goals, pool, &archive)?;
     executions += extra;
-    let covered = archive.goals().collect();
+    let covered: BTreeSet<usize> = archive.goals().collect();
+    reached_by_findings.retain(|g| !covered.contains(g));
     Ok(SearchOutcome {
         tests,
         covered,
         executions,
         findings,
         avoided,
+        executions_to_final_coverage: last_gain.0,
+        time_to_final_coverage_s: last_gain.1,
+        reached_by_findings,
     })
 }
 
@@ -158,6 +189,7 @@ fn finish(
             return Err(Finding {
                 case,
                 outcome: report.outcome,
+                report_covered: report.covered,
             });
         }
     }
