@@ -100,7 +100,9 @@
 //!   fall back to raw system calls when passing through.
 //! * **Raw system calls bypass it**: code that issues system calls itself — inline `asm!`,
 //!   the `syscalls`/`sc` crates, rustix's `linux_raw` backend (rustix's default on Linux;
-//!   `cargo tree -i rustix` shows who uses it) — reaches the real kernel. So do calls made
+//!   `cargo tree -i rustix` shows who uses it) — reaches the real kernel. (Calls through
+//!   libc's `syscall(2)` function are covered for randomness, the common file calls, getpid
+//!   and timed futex waits.) So do calls made
 //!   inside glibc itself: `localtime` reading `/etc/localtime`, NSS lookups other than
 //!   `getpwuid_r`/`getpwnam_r`, `execl*`. std and the crates tested here (`rand`, `tempfile`)
 //!   go through libc. [`interposition_works`] cheaply checks that std's calls reach the runtime

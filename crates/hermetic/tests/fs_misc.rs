@@ -148,3 +148,23 @@ fn umask_is_per_environment_and_kill_is_refused() {
     unsafe { umask(real) };
     assert_ne!(real, 0o077);
 }
+
+unsafe extern "C" {
+    fn syscall(n: i64, ...) -> i64;
+}
+
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn file_calls_through_syscall_are_virtual_too() {
+    const SYS_OPENAT: i64 = 257;
+    const SYS_READ: i64 = 0;
+    const SYS_CLOSE: i64 = 3;
+    const AT_FDCWD: i64 = -100;
+    let _env = Env::new().file("/via-syscall", "raw").enter();
+    let fd = unsafe { syscall(SYS_OPENAT, AT_FDCWD, c"/via-syscall".as_ptr(), 0i64, 0i64) };
+    assert!(fd >= 1 << 30, "{fd}");
+    let mut buf = [0u8; 8];
+    let n = unsafe { syscall(SYS_READ, fd, buf.as_mut_ptr(), buf.len()) };
+    assert_eq!(&buf[..n as usize], b"raw");
+    assert_eq!(unsafe { syscall(SYS_CLOSE, fd) }, 0);
+}

@@ -53,8 +53,10 @@ pub unsafe extern "C" fn getentropy(buf: *mut c_void, len: size_t) -> c_int {
     }
 }
 
-/// `syscall(2)`: the numbers that have a virtual meaning are served like their libc
-/// wrappers; everything else (futex, above all) goes straight to the kernel.
+/// `syscall(2)`: on an active thread, the numbers that have a virtual meaning (randomness,
+/// the file calls, getpid, timed futex waits) are served like their libc wrappers; everything
+/// else — futex wake-ups and untimed waits above all, and `SYS_clock_gettime`, which stays
+/// the real clock — goes straight to the kernel.
 #[no_mangle]
 pub unsafe extern "C" fn syscall(
     n: c_long,
@@ -95,6 +97,85 @@ pub unsafe extern "C" fn syscall(
                 } as c_long
             }
             libc::SYS_getpid => return unsafe { super::host::getpid() } as c_long,
+            // File calls made through syscall(2) by crates that skip the libc wrappers.
+            libc::SYS_read => {
+                return unsafe { super::io::read(a1 as c_int, a2 as *mut c_void, a3 as size_t) }
+                    as c_long
+            }
+            libc::SYS_write => {
+                return unsafe { super::io::write(a1 as c_int, a2 as *const c_void, a3 as size_t) }
+                    as c_long
+            }
+            libc::SYS_pread64 => {
+                return unsafe {
+                    super::io::pread64(a1 as c_int, a2 as *mut c_void, a3 as size_t, a4)
+                } as c_long
+            }
+            libc::SYS_pwrite64 => {
+                return unsafe {
+                    super::io::pwrite64(a1 as c_int, a2 as *const c_void, a3 as size_t, a4)
+                } as c_long
+            }
+            libc::SYS_lseek => return unsafe { super::io::lseek64(a1 as c_int, a2, a3 as c_int) },
+            libc::SYS_close => return unsafe { super::io::close(a1 as c_int) } as c_long,
+            libc::SYS_ftruncate => {
+                return unsafe { super::io::ftruncate64(a1 as c_int, a2) } as c_long
+            }
+            libc::SYS_openat => {
+                return unsafe {
+                    super::fs::openat64(
+                        a1 as c_int,
+                        a2 as *const libc::c_char,
+                        a3 as c_int,
+                        a4 as c_uint,
+                    )
+                } as c_long
+            }
+            libc::SYS_fstat => {
+                return unsafe { super::stat::fstat64(a1 as c_int, a2 as *mut libc::stat64) }
+                    as c_long
+            }
+            libc::SYS_newfstatat => {
+                return unsafe {
+                    super::stat::fstatat64(
+                        a1 as c_int,
+                        a2 as *const libc::c_char,
+                        a3 as *mut libc::stat64,
+                        a4 as c_int,
+                    )
+                } as c_long
+            }
+            libc::SYS_mkdirat => {
+                return unsafe {
+                    super::fs::mkdirat(a1 as c_int, a2 as *const libc::c_char, a3 as libc::mode_t)
+                } as c_long
+            }
+            libc::SYS_unlinkat => {
+                return unsafe {
+                    super::fs::unlinkat(a1 as c_int, a2 as *const libc::c_char, a3 as c_int)
+                } as c_long
+            }
+            libc::SYS_renameat2 => {
+                return unsafe {
+                    super::fs::renameat2(
+                        a1 as c_int,
+                        a2 as *const libc::c_char,
+                        a3 as c_int,
+                        a4 as *const libc::c_char,
+                        a5 as c_uint,
+                    )
+                } as c_long
+            }
+            libc::SYS_readlinkat => {
+                return unsafe {
+                    super::fs::readlinkat(
+                        a1 as c_int,
+                        a2 as *const libc::c_char,
+                        a3 as *mut libc::c_char,
+                        a4 as size_t,
+                    )
+                } as c_long
+            }
             libc::SYS_futex => {
                 if let Some(r) = unsafe { super::time::futex_wait_bitset([a1, a2, a3, a4, a5, a6]) }
                 {
