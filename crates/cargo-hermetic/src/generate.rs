@@ -140,18 +140,33 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
             outcome: describe(&f.outcome),
         })
         .collect();
-    let count_covered = |kind| outcome.covered.iter().filter(|&&g| goal_map.goals[g].kind == kind).count();
+    let count_covered = |kind| {
+        outcome
+            .covered
+            .iter()
+            .filter(|&&g| goal_map.goals[g].kind == kind)
+            .count()
+    };
     let mut uncovered: std::collections::BTreeMap<&str, usize> = Default::default();
     for (g, goal) in goal_map.goals.iter().enumerate() {
         if !outcome.covered.contains(&g) && goal.kind == goals::GoalKind::Branch {
             if std::env::var_os("HERMETIC_DEBUG").is_some() {
-                eprintln!("uncovered: {} pc {:#x}", goal.function, pool_pcs[goal.counter as usize]);
+                eprintln!(
+                    "uncovered: {} pc {:#x}",
+                    goal.function, pool_pcs[goal.counter as usize]
+                );
             }
             *uncovered.entry(goal.function.as_str()).or_default() += 1;
         }
     }
     Ok(Report {
-        uncovered: uncovered.into_iter().map(|(f, n)| UncoveredReport { function: f.to_string(), goals: n }).collect(),
+        uncovered: uncovered
+            .into_iter()
+            .map(|(f, n)| UncoveredReport {
+                function: f.to_string(),
+                goals: n,
+            })
+            .collect(),
         goals_reached_only_by_findings: outcome.reached_by_findings.len(),
         executions_to_final_coverage: outcome.executions_to_final_coverage,
         time_to_final_coverage_s: outcome.time_to_final_coverage_s,

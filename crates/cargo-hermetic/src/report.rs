@@ -80,7 +80,10 @@ impl Report {
                     self.coverage_percent()
                 ),
             ),
-            ("compiler checks failed", format!("{} / {}", self.checks_covered, self.checks_total)),
+            (
+                "compiler checks failed",
+                format!("{} / {}", self.checks_covered, self.checks_total),
+            ),
             ("tests emitted", self.tests_emitted.to_string()),
             (
                 "  using private items",
@@ -106,7 +109,11 @@ impl Report {
             writeln!(out, "  {k:<34}{v}")?;
         }
         if self.goals_reached_only_by_findings > 0 {
-            writeln!(out, "  {:<34}{}", "goals reached only by crashes", self.goals_reached_only_by_findings)?;
+            writeln!(
+                out,
+                "  {:<34}{}",
+                "goals reached only by crashes", self.goals_reached_only_by_findings
+            )?;
         }
         for u in self.uncovered.iter().take(8) {
             writeln!(out, "  ~ {} goal(s) uncovered in {}", u.goals, u.function)?;

@@ -88,8 +88,16 @@ pub fn copy_crate(origin: &Origin, name: &str, extra_dev_deps: &[(&str, &Path)])
     }
     Ok(Shadow {
         root,
-        target_dir: origin.work_dir.join("target"),
+        target_dir: shadow_target_dir(origin.work_dir),
     })
+}
+
+/// Cargo's target directory for shadow builds: `CARGO_HERMETIC_TARGET_DIR` when set (so that
+/// several crates, e.g. test fixtures, share their dependencies' builds), else under `work_dir`.
+pub fn shadow_target_dir(work_dir: &Path) -> PathBuf {
+    std::env::var_os("CARGO_HERMETIC_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| work_dir.join("target"))
 }
 
 /// Writes the driver support crate to `<work_dir>/support/hermetic-driver`.

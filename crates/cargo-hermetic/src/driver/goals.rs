@@ -20,8 +20,8 @@ pub struct Goal {
     pub module: ModuleId,
 }
 
-/// Branches are the source's own; checks are the edges to the panics the compiler adds for
-/// arithmetic overflow and out-of-bounds indexing. Both are searched for, but coverage is
+/// Branches are the source's own; checks are the edges the compiler adds: to the panics for
+/// arithmetic overflow and out-of-bounds indexing, and to unwinding cleanup. Both are searched for, but coverage is
 /// reported on branches, since most checks cannot fail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GoalKind {
@@ -108,14 +108,12 @@ pub fn map_goals(
     let mut selected_code: Vec<(u64, u64)> = Vec::new();
     let mut verdicts: std::collections::HashMap<usize, Option<(String, ModuleId)>> =
         Default::default();
-    // Blocks without an address sit in the table among their function's other blocks.
+    // Blocks without an address (unwind cleanup, mostly) sit in the table among their
+    // function's other blocks.
     let mut last_known = 0;
     for (counter, &pc) in pcs.iter().enumerate() {
-        let pc = if pc == hermetic_driver::server::UNKNOWN_PC {
-            last_known
-        } else {
-            pc
-        };
+        let unknown = pc == hermetic_driver::server::UNKNOWN_PC;
+        let pc = if unknown { last_known } else { pc };
         last_known = pc;
         let idx = functions.partition_point(|(addr, _, _)| *addr <= pc);
         if idx == 0 {
@@ -137,8 +135,11 @@ pub fn map_goals(
                 selected_code.push((*addr, addr + size));
             }
             by_counter[counter] = Some(goals.len() as u32);
-            let next = pcs.get(counter + 1).copied().filter(|&n| n > pc && n < addr + size);
-            let kind = if checks.block_calls_check(pc, next.unwrap_or(addr + size)) {
+            let next = pcs
+                .get(counter + 1)
+                .copied()
+                .filter(|&n| n > pc && n < addr + size);
+            let kind = if unknown || checks.block_calls_check(pc, next.unwrap_or(addr + size)) {
                 GoalKind::Check
             } else {
                 GoalKind::Branch
@@ -184,7 +185,10 @@ impl<'a> CheckCalls<'a> {
         let mut targets: Vec<u64> = file
             .symbols()
             .filter(|s| s.kind() == SymbolKind::Text)
-            .filter(|s| s.name().is_ok_and(|n| is_check_panic(&format!("{:#}", rustc_demangle::demangle(n)))))
+            .filter(|s| {
+                s.name()
+                    .is_ok_and(|n| is_check_panic(&format!("{:#}", rustc_demangle::demangle(n))))
+            })
             .map(|s| s.address())
             .collect();
         targets.sort_unstable();
@@ -212,18 +216,27 @@ impl<'a> CheckCalls<'a> {
     /// `call rel32` to one, or `call [rip + disp32]` through a GOT slot holding one.
     fn block_calls_check(&self, start: u64, end: u64) -> bool {
         let end = end.min(start + 48);
-        let (Some(from), Some(to)) = (start.checked_sub(self.text_addr), end.checked_sub(self.text_addr)) else {
+        let (Some(from), Some(to)) = (
+            start.checked_sub(self.text_addr),
+            end.checked_sub(self.text_addr),
+        ) else {
             return false;
         };
         let (from, to) = (from as usize, (to as usize).min(self.text.len()));
-        let rel32 = |i: usize| i32::from_le_bytes(self.text[i..i + 4].try_into().expect("4 bytes")) as i64 as u64;
+        let rel32 = |i: usize| {
+            i32::from_le_bytes(self.text[i..i + 4].try_into().expect("4 bytes")) as i64 as u64
+        };
         (from..to.saturating_sub(5)).any(|i| {
             let at = self.text_addr + i as u64;
             match (self.text[i], self.text[i + 1]) {
-                (0xE8, _) => self.targets.binary_search(&(at + 5).wrapping_add(rel32(i + 1))).is_ok(),
-                (0xFF, 0x15) if i + 6 <= self.text.len() => {
-                    self.slots.binary_search(&(at + 6).wrapping_add(rel32(i + 2))).is_ok()
-                }
+                (0xE8, _) => self
+                    .targets
+                    .binary_search(&(at + 5).wrapping_add(rel32(i + 1)))
+                    .is_ok(),
+                (0xFF, 0x15) if i + 6 <= self.text.len() => self
+                    .slots
+                    .binary_search(&(at + 6).wrapping_add(rel32(i + 2)))
+                    .is_ok(),
                 _ => false,
             }
         })
