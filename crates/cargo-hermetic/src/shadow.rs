@@ -22,6 +22,10 @@ const SUPPORT_FILES: &[(&str, &str)] = &[
         include_str!("../../hermetic-driver/src/decode.rs"),
     ),
     (
+        "src/environment.rs",
+        include_str!("../../hermetic-driver/src/environment.rs"),
+    ),
+    (
         "src/observe.rs",
         include_str!("../../hermetic-driver/src/observe.rs"),
     ),
@@ -46,6 +50,7 @@ edition = "2021"
 publish = false
 
 [dependencies]
+hermetic = { path = "@RUNTIME@" }
 libc = "0.2"
 serde = { version = "1", features = ["derive"] }
 serde_json = "1"
@@ -106,8 +111,23 @@ pub fn write_support_crate(work_dir: &Path) -> Result<PathBuf> {
     for (rel, text) in SUPPORT_FILES {
         write_if_changed(&dir.join(rel), text)?;
     }
-    write_if_changed(&dir.join("Cargo.toml"), SUPPORT_MANIFEST)?;
+    let manifest = SUPPORT_MANIFEST.replace("@RUNTIME@", &runtime_dir()?.display().to_string());
+    write_if_changed(&dir.join("Cargo.toml"), &manifest)?;
     Ok(dir)
+}
+
+/// The `hermetic` runtime crate, which the driver and the generated tests depend on. It is not
+/// on crates.io yet, so it is found beside this tool's sources (or at `HERMETIC_RUNTIME_DIR`).
+pub fn runtime_dir() -> Result<PathBuf> {
+    let dir = std::env::var_os("HERMETIC_RUNTIME_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../hermetic"));
+    dir.canonicalize().with_context(|| {
+        format!(
+            "the hermetic runtime crate is not at {}; set HERMETIC_RUNTIME_DIR to its directory",
+            dir.display()
+        )
+    })
 }
 
 /// Leaves the file (and its timestamp, so cargo does not rebuild) alone when unchanged.

@@ -1,7 +1,7 @@
 //! A test case as the search builds it: a home module and a straight-line list of calls.
 
 use crate::cluster::{CallableId, ModuleId};
-use hermetic_driver::protocol::{Call, ExecReport};
+use hermetic_driver::protocol::{Call, EnvSpec, ExecReport};
 use hermetic_driver::Value;
 
 /// A candidate unit test. Statement `i`'s result is referred to by later arguments as
@@ -11,6 +11,8 @@ use hermetic_driver::Value;
 pub struct TestCase {
     pub home: ModuleId,
     pub stmts: Vec<Stmt>,
+    /// The environment the calls run in (files, variables, stdin, clock, seed).
+    pub env: EnvSpec,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -29,6 +31,11 @@ impl TestCase {
                 args: s.args.clone(),
             })
             .collect()
+    }
+
+    /// What the driver needs to run the test.
+    pub fn request(&self) -> (Vec<Call>, EnvSpec) {
+        (self.calls(), self.env.clone())
     }
 }
 

@@ -8,6 +8,7 @@
 
 pub mod coverage;
 pub mod decode;
+pub mod environment;
 pub mod observe;
 pub mod protocol;
 pub mod server;

@@ -85,12 +85,47 @@ pub struct Call {
     pub args: Vec<Value>,
 }
 
+/// The environment a test case runs in (a `hermetic::Env`). Empty means the runtime's
+/// defaults: no files but the basics, no variables, empty stdin, a fixed date and seed.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct EnvSpec {
+    pub files: Vec<FileSpec>,
+    pub dirs: Vec<String>,
+    pub vars: Vec<(String, String)>,
+    pub stdin: Option<Vec<u8>>,
+    /// Seconds since the Unix epoch.
+    pub now_secs: Option<u64>,
+    pub seed: Option<u64>,
+}
+
+impl EnvSpec {
+    pub fn is_empty(&self) -> bool {
+        *self == EnvSpec::default()
+    }
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FileSpec {
+    pub path: String,
+    pub contents: Vec<u8>,
+    pub mode: FileMode,
+}
+
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum FileMode {
+    Normal,
+    ReadOnly,
+    /// Exists, but reading it fails with `PermissionDenied`.
+    Unreadable,
+}
+
 /// Engine → driver.
 #[derive(Serialize, Deserialize, Clone, Debug)]
 pub enum Request {
-    /// Run the calls in a fresh child process.
+    /// Run the calls in a fresh child process, inside the environment.
     Exec {
         calls: Vec<Call>,
+        env: EnvSpec,
         timeout_ms: u64,
     },
     Quit,
@@ -149,6 +184,39 @@ pub struct ExecReport {
     pub cmp_ints: Vec<(u64, u64)>,
     /// Byte strings compared with `memcmp`/`bcmp` while running the calls.
     pub cmp_bytes: Vec<Vec<u8>>,
+    /// What the calls did to their environment.
+    #[serde(default)]
+    pub env: EnvReport,
+}
+
+/// What the code touched in its environment, and what it left there.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+pub struct EnvReport {
+    pub accesses: Vec<AccessReport>,
+    /// Files the code wrote or removed, with their contents at the end (`None`: gone, or not
+    /// a regular file).
+    pub files: Vec<(String, Option<Vec<u8>>)>,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+}
+
+/// One access, as `hermetic::Access` reports it.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum AccessReport {
+    PathOpened { path: String, found: bool },
+    PathChecked { path: String, found: bool },
+    PathWritten { path: String },
+    PathRemoved { path: String },
+    VarRead { name: String, set: bool },
+    VarWritten { name: String },
+    StdinRead,
+    StdoutWritten,
+    StderrWritten,
+    ClockRead,
+    RandomRead,
+    NetworkAttempt { what: String, target: String },
+    ProcessAttempt { what: String, program: String },
+    HostQueried { what: String },
 }
 
 /// Why an argument could not be built.

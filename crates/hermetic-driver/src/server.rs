@@ -7,7 +7,9 @@
 //! covered.
 
 use crate::coverage;
+use crate::environment;
 use crate::protocol::{Call, DecodeError, ExecReport, Hello, Outcome, Request, StmtReport, Value};
+use crate::protocol::{EnvReport, EnvSpec};
 use crate::slots::Slots;
 use crate::Observed;
 use std::any::Any;
@@ -143,8 +145,12 @@ pub fn serve(entries: &[Entry]) {
             return;
         }
         match serde_json::from_str::<Request>(&line) {
-            Ok(Request::Exec { calls, timeout_ms }) => {
-                let report = run_forked(entries, &calls, timeout_ms, &shared);
+            Ok(Request::Exec {
+                calls,
+                env,
+                timeout_ms,
+            }) => {
+                let report = run_forked(entries, &calls, &env, timeout_ms, &shared);
                 send(&mut reply, &report);
             }
             Ok(Request::Quit) => return,
@@ -160,7 +166,13 @@ fn send<T: serde::Serialize>(out: &mut impl Write, msg: &T) {
         .expect("hermetic driver: write reply");
 }
 
-fn run_forked(entries: &[Entry], calls: &[Call], timeout_ms: u64, shared: &Shared) -> ExecReport {
+fn run_forked(
+    entries: &[Entry],
+    calls: &[Call],
+    env: &EnvSpec,
+    timeout_ms: u64,
+    shared: &Shared,
+) -> ExecReport {
     shared.reset();
     // SAFETY: the child only runs the test case and leaves with `_exit`.
     let pid = unsafe { libc::fork() };
@@ -170,7 +182,7 @@ fn run_forked(entries: &[Entry], calls: &[Call], timeout_ms: u64, shared: &Share
         std::io::Error::last_os_error()
     );
     if pid == 0 {
-        run_child(entries, calls, shared);
+        run_child(entries, calls, env, shared);
     }
     let status = wait_with_timeout(pid, timeout_ms, shared);
     let header = shared.header();
@@ -188,6 +200,7 @@ fn run_forked(entries: &[Entry], calls: &[Call], timeout_ms: u64, shared: &Share
         covered: covered.clone(),
         cmp_ints: Vec::new(),
         cmp_bytes: Vec::new(),
+        env: EnvReport::default(),
     };
     if libc::WIFSIGNALED(status) {
         return crashed(Outcome::Crashed {
@@ -252,9 +265,10 @@ fn wait_with_timeout(pid: libc::pid_t, timeout_ms: u64, shared: &Shared) -> i32 
     }
 }
 
-fn run_child(entries: &[Entry], calls: &[Call], shared: &Shared) -> ! {
+fn run_child(entries: &[Entry], calls: &[Call], env: &EnvSpec, shared: &Shared) -> ! {
     install_child_handlers();
     std::panic::set_hook(Box::new(|_| {}));
+    let guard = environment::enter(env);
     coverage::start_recording();
     let mut slots = Slots::default();
     let mut stmts = Vec::with_capacity(calls.len());
@@ -294,6 +308,8 @@ fn run_child(entries: &[Entry], calls: &[Call], shared: &Shared) -> ! {
         }
     }
     coverage::stop_recording();
+    let env_report = environment::report(&guard);
+    drop(guard);
     coverage::copy_counters(shared.counters());
     let report = ExecReport {
         outcome,
@@ -301,6 +317,7 @@ fn run_child(entries: &[Entry], calls: &[Call], shared: &Shared) -> ! {
         covered: Vec::new(),
         cmp_ints: coverage::cmp_ints(MAX_CMP_INTS, coverage::load_base()),
         cmp_bytes: coverage::cmp_bytes(),
+        env: env_report,
     };
     let bytes = serde_json::to_vec(&report).expect("hermetic driver: encode report");
     let out = shared.report();

@@ -2,7 +2,7 @@
 //! pipes to talk to it.
 
 use anyhow::{bail, Context, Result};
-use hermetic_driver::protocol::{Call, ExecReport, Hello, Request};
+use hermetic_driver::protocol::{Call, EnvSpec, ExecReport, Hello, Request};
 use hermetic_driver::server::{DRIVER_ENV, REPLY_FD};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
@@ -72,8 +72,12 @@ impl Driver {
         Ok((driver, hello))
     }
 
-    pub fn exec(&mut self, calls: Vec<Call>, timeout_ms: u64) -> Result<ExecReport> {
-        let mut line = serde_json::to_vec(&Request::Exec { calls, timeout_ms })?;
+    pub fn exec(&mut self, calls: Vec<Call>, env: EnvSpec, timeout_ms: u64) -> Result<ExecReport> {
+        let mut line = serde_json::to_vec(&Request::Exec {
+            calls,
+            env,
+            timeout_ms,
+        })?;
         line.push(b'\n');
         self.requests
             .write_all(&line)
@@ -134,11 +138,11 @@ impl DriverPool {
     }
 
     /// Runs every test case; the i-th report answers the i-th case.
-    pub fn exec_batch(&mut self, cases: Vec<Vec<Call>>) -> Result<Vec<ExecReport>> {
+    pub fn exec_batch(&mut self, cases: Vec<(Vec<Call>, EnvSpec)>) -> Result<Vec<ExecReport>> {
         let n = self.drivers.len();
         let timeout = self.timeout_ms;
         let launch = &self.launch;
-        let mut shares: Vec<Vec<(usize, Vec<Call>)>> = vec![Vec::new(); n];
+        let mut shares: Vec<Vec<(usize, (Vec<Call>, EnvSpec))>> = vec![Vec::new(); n];
         for (i, calls) in cases.into_iter().enumerate() {
             shares[i % n].push((i, calls));
         }
@@ -176,17 +180,17 @@ impl DriverPool {
 fn exec_restarting(
     slot: &mut Option<Driver>,
     launch: &Launch,
-    calls: Vec<Call>,
+    calls: (Vec<Call>, EnvSpec),
     timeout: u64,
 ) -> Result<ExecReport> {
     if let Some(d) = slot.as_mut() {
-        match d.exec(calls.clone(), timeout) {
+        match d.exec(calls.0.clone(), calls.1.clone(), timeout) {
             Ok(r) => return Ok(r),
             Err(_) => *slot = None,
         }
     }
     let (mut d, _) = Driver::start(launch)?;
-    let r = d.exec(calls, timeout);
+    let r = d.exec(calls.0, calls.1, timeout);
     *slot = Some(d);
     r
 }

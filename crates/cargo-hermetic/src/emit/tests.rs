@@ -299,13 +299,18 @@ fn returned(obs: Option<Observed>, stored: bool) -> StmtReport {
 
 fn test(home: usize, stmts: Vec<Stmt>, outcome: Outcome, reports: Vec<StmtReport>) -> FinishedTest {
     FinishedTest {
-        case: TestCase { home, stmts },
+        case: TestCase {
+            home,
+            stmts,
+            env: Default::default(),
+        },
         report: ExecReport {
             outcome,
             stmts: reports,
             covered: vec![],
             cmp_ints: vec![],
             cmp_bytes: vec![],
+            env: Default::default(),
         },
         uses_private: false,
     }

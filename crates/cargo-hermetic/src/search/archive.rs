@@ -102,6 +102,7 @@ mod tests {
                     };
                     len
                 ],
+                env: Default::default(),
             },
             report: ExecReport {
                 outcome: Outcome::Completed,
@@ -109,6 +110,7 @@ mod tests {
                 covered: vec![],
                 cmp_ints: vec![],
                 cmp_bytes: vec![],
+                env: Default::default(),
             },
             uses_private: private,
         }

@@ -124,7 +124,7 @@ pub fn run(
         if batch.is_empty() {
             break;
         }
-        let reports = pool.exec_batch(batch.iter().map(TestCase::calls).collect())?;
+        let reports = pool.exec_batch(batch.iter().map(TestCase::request).collect())?;
         executions += batch.len() as u64;
         for (case, report) in batch.into_iter().zip(reports) {
             // Only what the code under test compared: the driver's and std's comparisons are noise.
@@ -256,7 +256,7 @@ fn minimise(
             if candidate.stmts.is_empty() {
                 continue;
             }
-            let report = pool.exec_batch(vec![candidate.calls()])?.remove(0);
+            let report = pool.exec_batch(vec![candidate.request()])?.remove(0);
             executions += 1;
             if let Ok(t) = finish(space.cluster, candidate, report) {
                 let hit: BTreeSet<usize> = goals.goals_hit(&t.report.covered).collect();
@@ -288,7 +288,7 @@ fn minimise(
         chosen.push(test);
     }
     // Observations that differ between two runs must not become assertions.
-    let reruns = pool.exec_batch(chosen.iter().map(|t| t.case.calls()).collect())?;
+    let reruns = pool.exec_batch(chosen.iter().map(|t| t.case.request()).collect())?;
     executions += chosen.len() as u64;
     let mut stable = Vec::new();
     for (mut test, rerun) in chosen.into_iter().zip(reruns) {

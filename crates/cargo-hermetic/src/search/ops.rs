@@ -110,6 +110,7 @@ pub fn random_test(rng: &mut ChaCha8Rng, space: &Space) -> Option<TestCase> {
     let mut test = TestCase {
         home,
         stmts: Vec::new(),
+        env: Default::default(),
     };
     // Some state first, now and then: calls on the objects the target will use.
     if !append_call(rng, space, &mut test, target, 0) {
@@ -421,6 +422,7 @@ fn change_stmt(rng: &mut ChaCha8Rng, space: &Space, test: &mut TestCase) {
         let mut prefix = TestCase {
             home: test.home,
             stmts: test.stmts[..i].to_vec(),
+            env: test.env.clone(),
         };
         let mut taken: Vec<usize> = test.stmts[i].uses();
         let before = prefix.stmts.len();
@@ -467,6 +469,7 @@ fn insert_before_last(rng: &mut ChaCha8Rng, space: &Space, test: &mut TestCase) 
     let mut prefix = TestCase {
         home: test.home,
         stmts: test.stmts[..last].to_vec(),
+        env: test.env.clone(),
     };
     if append_random_call(rng, space, &mut prefix) {
         let added = prefix.stmts.len() - last;
@@ -475,6 +478,7 @@ fn insert_before_last(rng: &mut ChaCha8Rng, space: &Space, test: &mut TestCase) 
         let mut stmt_holder = TestCase {
             home: test.home,
             stmts: vec![stmt],
+            env: test.env.clone(),
         };
         for a in &mut stmt_holder.stmts[0].args {
             shift(a, last, added);
