@@ -67,6 +67,11 @@ pub struct GenerateArgs {
     /// How candidates are made (`random` is a baseline for benchmarks).
     #[arg(long, value_enum, default_value = "archive", hide = true)]
     pub strategy: crate::search::Strategy,
+    /// Which parts of the environment the search may set up: `all`, or a list of `files`,
+    /// `stdin`, `other` (variables, clock, randomness); `virtual` sets up nothing but still runs
+    /// in a virtual environment; `real` runs against the real environment (benchmarks only).
+    #[arg(long, default_value = "all", hide = true)]
+    pub env: String,
     /// No progress bar.
     #[arg(short, long)]
     pub quiet: bool,

@@ -6,7 +6,7 @@ use crate::driver::{build, goals, process};
 use crate::report::{FindingReport, Report, UncoveredReport};
 use crate::search::{self, ops::Space, values::ValuePool, SearchConfig};
 use crate::shadow::Origin;
-use crate::{analyze, cargo, emit, verify};
+use crate::{analyze, cargo, emit, manifest, verify};
 use anyhow::{bail, Context, Result};
 use hermetic_driver::protocol::Outcome;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -49,11 +49,18 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
+    let scratch = work_dir.join("scratch");
+    std::fs::create_dir_all(&scratch).with_context(|| format!("create {}", scratch.display()))?;
     let launch = process::Launch {
         executable: built.executable.clone(),
         cwd: built.shadow.root.clone(),
+        scratch,
     };
     let mut pool = process::DriverPool::start(launch, jobs, args.timeout_ms)?;
+    pool.real_env = args
+        .env
+        .split(',')
+        .any(|p| p.trim() == "real" || p.trim() == "none");
     let goal_map = goals::map_goals(&built.executable, &pool.hello.pcs, &cluster, &selection)?;
     if goal_map.len() == 0 {
         bail!("the selected code has no branches to cover (check --module and --function)");
@@ -79,6 +86,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         deadline,
         batch: BATCH,
         strategy: args.strategy,
+        env_parts: env_parts(&args.env)?,
     };
     let outcome = search::run(
         &mut space,
@@ -93,6 +101,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     bar.finish_and_clear();
     let search_time = search_started.elapsed().as_secs_f64();
     let pool_pcs = pool.hello.pcs.clone();
+    let containment = (pool.hello.landlock, pool.hello.seccomp);
     drop(pool);
 
     status.say("writing and verifying the tests");
@@ -118,6 +127,14 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         .filter(|f| !f.test_names.is_empty())
         .collect();
     let tests_emitted: usize = files.iter().map(|f| f.test_names.len()).sum();
+    let adds_runtime = manifest::needs_runtime(files.iter().map(|f| f.contents.as_str()))
+        && manifest::ensure_runtime_dev_dependency(&target.crate_dir, args.dry_run)?;
+    if adds_runtime {
+        status.say(&format!(
+            "{} the dev-dependency `hermetic` to Cargo.toml (tests set up their environment with it)",
+            if args.dry_run { "would add" } else { "added" }
+        ));
+    }
     if args.dry_run {
         emit::plan(&target.crate_dir, &cluster, &files)?;
         for f in &files {
@@ -159,7 +176,39 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
             *uncovered.entry(goal.function.as_str()).or_default() += 1;
         }
     }
+    let mut varied = std::collections::BTreeSet::new();
+    for t in &outcome.tests {
+        let e = &t.case.env;
+        if !e.files.is_empty() || !e.dirs.is_empty() {
+            varied.insert("files");
+        }
+        if !e.vars.is_empty() {
+            varied.insert("variables");
+        }
+        if e.stdin.is_some() {
+            varied.insert("stdin");
+        }
+        if e.now_secs.is_some() {
+            varied.insert("clock");
+        }
+        if e.seed.is_some() {
+            varied.insert("randomness");
+        }
+    }
     Ok(Report {
+        environment_touched: outcome
+            .touched
+            .parts()
+            .into_iter()
+            .map(String::from)
+            .collect(),
+        environment_varied: varied.into_iter().map(String::from).collect(),
+        refused_by_runtime: outcome.refused_by_runtime,
+        refused_by_sandbox: outcome.refused_by_sandbox,
+        containment: crate::report::Containment {
+            landlock: containment.0,
+            seccomp: containment.1,
+        },
         uncovered: uncovered
             .into_iter()
             .map(|(f, n)| UncoveredReport {
@@ -194,6 +243,27 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         files: files.iter().map(|f| f.path.clone()).collect(),
         dry_run: args.dry_run,
     })
+}
+
+/// The `--env` list: which parts of the environment the search sets up (`none`: the real
+/// environment, not virtualised at all).
+fn env_parts(list: &str) -> Result<search::env::EnvParts> {
+    let mut parts = search::env::EnvParts {
+        files: false,
+        stdin: false,
+        other: false,
+    };
+    for item in list.split(',').map(str::trim) {
+        match item {
+            "all" => parts = search::env::EnvParts::default(),
+            "none" | "real" | "virtual" => {}
+            "files" => parts.files = true,
+            "stdin" => parts.stdin = true,
+            "other" => parts.other = true,
+            other => bail!("unknown --env part `{other}` (expected all, none, real, virtual, files, stdin, other)"),
+        }
+    }
+    Ok(parts)
 }
 
 fn selection(args: &GenerateArgs, cluster: &Cluster) -> Result<goals::Selection> {

@@ -10,6 +10,7 @@ mod cluster;
 mod driver;
 mod emit;
 mod generate;
+mod manifest;
 mod report;
 mod rust_syntax;
 mod search;

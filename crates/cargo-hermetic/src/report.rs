@@ -37,6 +37,23 @@ pub struct Report {
     pub goals_reached_only_by_findings: usize,
     pub executions_to_final_coverage: u64,
     pub time_to_final_coverage_s: f64,
+    /// Parts of the environment the code touched (files, variables, stdin, clock, ...).
+    pub environment_touched: Vec<String>,
+    /// Parts of the environment the emitted tests set up.
+    pub environment_varied: Vec<String>,
+    /// Network and process attempts the virtual environment refused during the search.
+    pub refused_by_runtime: u64,
+    /// System calls the sandbox refused during the search (code that bypassed the runtime).
+    pub refused_by_sandbox: u64,
+    pub containment: Containment,
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct Containment {
+    /// File writes outside the scratch directory and TCP are refused by Landlock.
+    pub landlock: bool,
+    /// Program starts and network sockets are refused by seccomp.
+    pub seccomp: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -107,6 +124,34 @@ impl Report {
         ];
         for (k, v) in rows {
             writeln!(out, "  {k:<34}{v}")?;
+        }
+        if !self.environment_touched.is_empty() {
+            writeln!(
+                out,
+                "  {:<34}{}",
+                "environment touched",
+                self.environment_touched.join(", ")
+            )?;
+            let varied = if self.environment_varied.is_empty() {
+                "nothing".to_string()
+            } else {
+                self.environment_varied.join(", ")
+            };
+            writeln!(out, "  {:<34}{}", "environment set up by tests", varied)?;
+        }
+        if self.refused_by_runtime + self.refused_by_sandbox > 0 {
+            writeln!(
+                out,
+                "  {:<34}{} by the virtual environment, {} by the sandbox",
+                "harmful calls refused", self.refused_by_runtime, self.refused_by_sandbox
+            )?;
+        }
+        if !(self.containment.landlock && self.containment.seccomp) {
+            writeln!(
+                out,
+                "  warning: the sandbox is incomplete here (landlock: {}, seccomp: {}); code that bypasses libc could write files, reach the network or start programs during generation",
+                self.containment.landlock, self.containment.seccomp
+            )?;
         }
         if self.goals_reached_only_by_findings > 0 {
             writeln!(

@@ -26,6 +26,10 @@ const SUPPORT_FILES: &[(&str, &str)] = &[
         include_str!("../../hermetic-driver/src/environment.rs"),
     ),
     (
+        "src/sandbox.rs",
+        include_str!("../../hermetic-driver/src/sandbox.rs"),
+    ),
+    (
         "src/observe.rs",
         include_str!("../../hermetic-driver/src/observe.rs"),
     ),
@@ -51,6 +55,7 @@ publish = false
 
 [dependencies]
 hermetic = { path = "@RUNTIME@" }
+landlock = "0.4"
 libc = "0.2"
 serde = { version = "1", features = ["derive"] }
 serde_json = "1"

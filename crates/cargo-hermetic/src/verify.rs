@@ -4,6 +4,7 @@
 use crate::cargo::{self, BuildOutcome};
 use crate::cluster::Cluster;
 use crate::emit::{self, GeneratedFile, GENERATED_MARKER};
+use crate::manifest;
 use crate::shadow::{self, Origin};
 use anyhow::{bail, Context, Result};
 use std::collections::BTreeSet;
@@ -41,6 +42,9 @@ pub fn verify(
         let rebased = rebase(cluster, origin.crate_dir, &copy.root);
         emit::apply(&copy.root, &rebased, &files)
             .context("place the tests in the verification copy")?;
+        if manifest::needs_runtime(files.iter().map(|f| f.contents.as_str())) {
+            manifest::ensure_runtime_dev_dependency(&copy.root, false)?;
+        }
         let manifest = copy.root.join("Cargo.toml");
         let exe = match cargo::build_tests(&manifest, &copy.target_dir)? {
             BuildOutcome::Built(exe) => exe,

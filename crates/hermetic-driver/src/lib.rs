@@ -11,6 +11,7 @@ pub mod decode;
 pub mod environment;
 pub mod observe;
 pub mod protocol;
+pub mod sandbox;
 pub mod server;
 pub mod slots;
 

@@ -125,7 +125,8 @@ pub enum Request {
     /// Run the calls in a fresh child process, inside the environment.
     Exec {
         calls: Vec<Call>,
-        env: EnvSpec,
+        /// `None`: the real environment (for benchmarks that compare with it).
+        env: Option<EnvSpec>,
         timeout_ms: u64,
     },
     Quit,
@@ -139,6 +140,10 @@ pub struct Hello {
     /// For each coverage counter, the address of its basic block relative to the load address
     /// of the executable (so the engine can find the function it belongs to).
     pub pcs: Vec<u64>,
+    /// Whether Landlock restricts the children's writes and TCP.
+    pub landlock: bool,
+    /// Whether seccomp refuses the children's program starts and network sockets.
+    pub seccomp: bool,
 }
 
 /// How the execution ended.
@@ -187,6 +192,9 @@ pub struct ExecReport {
     /// What the calls did to their environment.
     #[serde(default)]
     pub env: EnvReport,
+    /// System calls the sandbox refused (programs, sockets): attempts the runtime did not see.
+    #[serde(default)]
+    pub sandbox_blocked: u32,
 }
 
 /// What the code touched in its environment, and what it left there.

@@ -10,6 +10,7 @@ use crate::coverage;
 use crate::environment;
 use crate::protocol::{Call, DecodeError, ExecReport, Hello, Outcome, Request, StmtReport, Value};
 use crate::protocol::{EnvReport, EnvSpec};
+use crate::sandbox::{self, Containment};
 use crate::slots::Slots;
 use crate::Observed;
 use std::any::Any;
@@ -127,12 +128,15 @@ pub fn serve(entries: &[Entry]) {
     // SAFETY: the engine opens fd 3 for us; we own it from here on.
     let mut reply = std::io::BufWriter::new(unsafe { std::fs::File::from_raw_fd(REPLY_FD) });
     let base = coverage::load_base();
+    let containment = probe_containment();
     let hello = Hello {
         entries: entries.len(),
         pcs: coverage::counter_pcs()
             .iter()
             .map(|&pc| pc.checked_sub(base).map_or(UNKNOWN_PC, |pc| pc as u64))
             .collect(),
+        landlock: containment.landlock,
+        seccomp: containment.seccomp,
     };
     send(&mut reply, &hello);
     let shared = Shared::new(coverage::counter_count());
@@ -159,6 +163,37 @@ pub fn serve(entries: &[Entry]) {
     }
 }
 
+/// Where children may write: `HERMETIC_SCRATCH`, else the working directory.
+fn scratch_dir() -> std::path::PathBuf {
+    std::env::var_os("HERMETIC_SCRATCH")
+        .map(Into::into)
+        .or_else(|| std::env::current_dir().ok())
+        .unwrap_or_else(|| "/nonexistent".into())
+}
+
+/// Finds out, in a throwaway child, what containment the kernel offers.
+fn probe_containment() -> Containment {
+    // SAFETY: the child only restricts itself and exits.
+    unsafe {
+        let pid = libc::fork();
+        if pid == 0 {
+            let c = sandbox::contain(&scratch_dir());
+            libc::_exit(c.landlock as i32 | (c.seccomp as i32) << 1);
+        }
+        let mut status = 0;
+        libc::waitpid(pid, &mut status, 0);
+        let code = if libc::WIFEXITED(status) {
+            libc::WEXITSTATUS(status)
+        } else {
+            0
+        };
+        Containment {
+            landlock: code & 1 != 0,
+            seccomp: code & 2 != 0,
+        }
+    }
+}
+
 fn send<T: serde::Serialize>(out: &mut impl Write, msg: &T) {
     serde_json::to_writer(&mut *out, msg).expect("hermetic driver: encode reply");
     out.write_all(b"\n")
@@ -169,7 +204,7 @@ fn send<T: serde::Serialize>(out: &mut impl Write, msg: &T) {
 fn run_forked(
     entries: &[Entry],
     calls: &[Call],
-    env: &EnvSpec,
+    env: &Option<EnvSpec>,
     timeout_ms: u64,
     shared: &Shared,
 ) -> ExecReport {
@@ -201,6 +236,7 @@ fn run_forked(
         cmp_ints: Vec::new(),
         cmp_bytes: Vec::new(),
         env: EnvReport::default(),
+        sandbox_blocked: 0,
     };
     if libc::WIFSIGNALED(status) {
         return crashed(Outcome::Crashed {
@@ -265,10 +301,11 @@ fn wait_with_timeout(pid: libc::pid_t, timeout_ms: u64, shared: &Shared) -> i32 
     }
 }
 
-fn run_child(entries: &[Entry], calls: &[Call], env: &EnvSpec, shared: &Shared) -> ! {
+fn run_child(entries: &[Entry], calls: &[Call], env: &Option<EnvSpec>, shared: &Shared) -> ! {
     install_child_handlers();
+    sandbox::contain(&scratch_dir());
     std::panic::set_hook(Box::new(|_| {}));
-    let guard = environment::enter(env);
+    let guard = env.as_ref().map(environment::enter);
     coverage::start_recording();
     let mut slots = Slots::default();
     let mut stmts = Vec::with_capacity(calls.len());
@@ -308,7 +345,7 @@ fn run_child(entries: &[Entry], calls: &[Call], env: &EnvSpec, shared: &Shared) 
         }
     }
     coverage::stop_recording();
-    let env_report = environment::report(&guard);
+    let env_report = guard.as_ref().map(environment::report).unwrap_or_default();
     drop(guard);
     coverage::copy_counters(shared.counters());
     let report = ExecReport {
@@ -318,6 +355,7 @@ fn run_child(entries: &[Entry], calls: &[Call], env: &EnvSpec, shared: &Shared) 
         cmp_ints: coverage::cmp_ints(MAX_CMP_INTS, coverage::load_base()),
         cmp_bytes: coverage::cmp_bytes(),
         env: env_report,
+        sandbox_blocked: sandbox::BLOCKED.load(Ordering::Relaxed),
     };
     let bytes = serde_json::to_vec(&report).expect("hermetic driver: encode report");
     let out = shared.report();

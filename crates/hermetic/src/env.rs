@@ -369,6 +369,12 @@ impl EnvGuard {
         })
     }
 
+    /// The contents of a virtual regular file as text; `None` when there is no such file or
+    /// it is not UTF-8.
+    pub fn file_string(&self, path: impl AsRef<Path>) -> Option<String> {
+        String::from_utf8(self.file_contents(path)?).ok()
+    }
+
     /// Whether `path` exists in the virtual file system (any kind).
     pub fn exists(&self, path: impl AsRef<Path>) -> bool {
         self.inspect(|st| {

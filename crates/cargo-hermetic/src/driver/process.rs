@@ -26,6 +26,8 @@ pub struct Launch {
     pub executable: PathBuf,
     /// The working directory of the code under test (the shadow crate's root).
     pub cwd: PathBuf,
+    /// The only directory the code under test may write to, outside its virtual environment.
+    pub scratch: PathBuf,
 }
 
 impl Driver {
@@ -42,6 +44,7 @@ impl Driver {
         let mut cmd = Command::new(&launch.executable);
         cmd.args(["--exact", SERVE_TEST, "--nocapture", "--test-threads=1"])
             .env(DRIVER_ENV, "1")
+            .env("HERMETIC_SCRATCH", &launch.scratch)
             .env("RUST_BACKTRACE", "0")
             .current_dir(&launch.cwd)
             .stdin(Stdio::piped())
@@ -72,7 +75,12 @@ impl Driver {
         Ok((driver, hello))
     }
 
-    pub fn exec(&mut self, calls: Vec<Call>, env: EnvSpec, timeout_ms: u64) -> Result<ExecReport> {
+    pub fn exec(
+        &mut self,
+        calls: Vec<Call>,
+        env: Option<EnvSpec>,
+        timeout_ms: u64,
+    ) -> Result<ExecReport> {
         let mut line = serde_json::to_vec(&Request::Exec {
             calls,
             env,
@@ -120,6 +128,8 @@ pub struct DriverPool {
     drivers: Vec<Option<Driver>>,
     pub hello: Hello,
     pub timeout_ms: u64,
+    /// Run against the real environment instead of a virtual one (benchmarks only).
+    pub real_env: bool,
 }
 
 impl DriverPool {
@@ -134,6 +144,7 @@ impl DriverPool {
             drivers,
             hello,
             timeout_ms,
+            real_env: false,
         })
     }
 
@@ -141,10 +152,11 @@ impl DriverPool {
     pub fn exec_batch(&mut self, cases: Vec<(Vec<Call>, EnvSpec)>) -> Result<Vec<ExecReport>> {
         let n = self.drivers.len();
         let timeout = self.timeout_ms;
+        let real = self.real_env;
         let launch = &self.launch;
-        let mut shares: Vec<Vec<(usize, (Vec<Call>, EnvSpec))>> = vec![Vec::new(); n];
-        for (i, calls) in cases.into_iter().enumerate() {
-            shares[i % n].push((i, calls));
+        let mut shares: Vec<Vec<(usize, (Vec<Call>, Option<EnvSpec>))>> = vec![Vec::new(); n];
+        for (i, (calls, env)) in cases.into_iter().enumerate() {
+            shares[i % n].push((i, (calls, (!real).then_some(env))));
         }
         let mut results: Vec<(usize, ExecReport)> = Vec::new();
         let outcomes: Vec<Result<Vec<(usize, ExecReport)>>> = std::thread::scope(|scope| {
@@ -180,7 +192,7 @@ impl DriverPool {
 fn exec_restarting(
     slot: &mut Option<Driver>,
     launch: &Launch,
-    calls: (Vec<Call>, EnvSpec),
+    calls: (Vec<Call>, Option<EnvSpec>),
     timeout: u64,
 ) -> Result<ExecReport> {
     if let Some(d) = slot.as_mut() {

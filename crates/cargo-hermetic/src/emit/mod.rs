@@ -4,6 +4,7 @@
 //! assertion (chosen by the [`oracle`]) for every other returned value. Code is built with
 //! `quote` and printed with `prettyplease`; [`place`] puts the files into the user's crate.
 
+mod environment;
 mod layout;
 mod names;
 mod oracle;
@@ -201,7 +202,9 @@ fn render_test(cluster: &Cluster, test: &FinishedTest) -> Option<RenderedTest> {
         home,
         oracle: Oracle { cluster, home },
     };
-    let mut names = VarNames::new(scope_names(cluster, home));
+    let mut reserved = scope_names(cluster, home);
+    reserved.insert(environment::ENV_VAR.to_string());
+    let mut names = VarNames::new(reserved);
     let mut vars: Vec<Option<(Ident, Ty)>> = vec![None; len];
     let mut body = Vec::new();
     for (i, s) in stmts.iter().enumerate() {
@@ -234,6 +237,16 @@ fn render_test(cluster: &Cluster, test: &FinishedTest) -> Option<RenderedTest> {
         } else {
             body.push(quote!(let _ = #call;));
         }
+    }
+
+    if environment::needed(&case.env, &report.env) {
+        let checks = if panic.is_some() {
+            Vec::new()
+        } else {
+            environment::checks(&report.env)
+        };
+        body.insert(0, environment::prelude(&case.env, !checks.is_empty()));
+        body.extend(checks);
     }
 
     let last = &stmts[len - 1];

@@ -311,6 +311,7 @@ fn test(home: usize, stmts: Vec<Stmt>, outcome: Outcome, reports: Vec<StmtReport
             cmp_ints: vec![],
             cmp_bytes: vec![],
             env: Default::default(),
+            sandbox_blocked: 0,
         },
         uses_private: false,
     }

@@ -14,7 +14,10 @@ pub struct Archive {
 }
 
 fn rank(t: &FinishedTest) -> (bool, usize) {
-    (t.uses_private, t.case.stmts.len())
+    (
+        t.uses_private,
+        t.case.stmts.len() + super::env::gene_count(&t.case.env),
+    )
 }
 
 impl Archive {
@@ -111,6 +114,7 @@ mod tests {
                 cmp_ints: vec![],
                 cmp_bytes: vec![],
                 env: Default::default(),
+                sandbox_blocked: 0,
             },
             uses_private: private,
         }

@@ -8,6 +8,7 @@
 //! execution budget reproduce a run exactly.
 
 pub mod archive;
+pub mod env;
 pub mod ops;
 pub mod values;
 
@@ -34,6 +35,8 @@ pub struct SearchConfig {
     /// Candidates per batch; fixed, so results do not depend on the number of jobs.
     pub batch: usize,
     pub strategy: Strategy,
+    /// The parts of the environment the search may set up.
+    pub env_parts: env::EnvParts,
 }
 
 /// How candidates are made.
@@ -68,6 +71,12 @@ pub struct SearchOutcome {
     pub time_to_final_coverage_s: f64,
     /// Goals reached only by executions that crashed or hung (no test can show them).
     pub reached_by_findings: BTreeSet<usize>,
+    /// What the code touched in its environment.
+    pub touched: env::Touched,
+    /// Network and process attempts the virtual environment refused, over all executions.
+    pub refused_by_runtime: u64,
+    /// System calls the sandbox refused, over all executions.
+    pub refused_by_sandbox: u64,
 }
 
 /// Progress as the search goes: executions so far and goals covered.
@@ -88,6 +97,8 @@ pub fn run(
     let mut avoided = 0;
     let mut last_gain = (0u64, 0f64);
     let mut reached_by_findings = BTreeSet::new();
+    let mut touched = env::Touched::default();
+    let (mut refused_by_runtime, mut refused_by_sandbox) = (0u64, 0u64);
     let started = Instant::now();
     let max = cfg.max_executions.unwrap_or(u64::MAX);
     while executions < max && !cfg.deadline.is_some_and(|d| Instant::now() >= d) {
@@ -107,10 +118,22 @@ pub fn run(
         while batch.len() < n && attempts < n * 20 {
             attempts += 1;
             let candidate = if rng.gen_bool(p_random) {
-                ops::random_test(&mut rng, space)
+                ops::random_test(&mut rng, space).map(|mut t| {
+                    if touched.any() && rng.gen_bool(0.3) {
+                        env::mutate_env(
+                            &mut rng,
+                            &space.pool,
+                            &touched,
+                            &touched,
+                            cfg.env_parts,
+                            &mut t.env,
+                        );
+                    }
+                    t
+                })
             } else {
                 let parent = parents.choose(&mut rng).expect("non-empty");
-                Some(ops::mutate(&mut rng, space, &parent.case))
+                Some(mutate(&mut rng, space, &touched, cfg.env_parts, parent))
             };
             let Some(candidate) = candidate.filter(|c| !c.stmts.is_empty()) else {
                 continue;
@@ -137,6 +160,20 @@ pub fn run(
             if cfg.strategy == Strategy::Archive {
                 space.pool.learn(&ints, &report.cmp_bytes);
             }
+            touched.learn(&report.env.accesses);
+            refused_by_sandbox += report.sandbox_blocked as u64;
+            refused_by_runtime += report
+                .env
+                .accesses
+                .iter()
+                .filter(|a| {
+                    matches!(
+                        a,
+                        hermetic_driver::protocol::AccessReport::NetworkAttempt { .. }
+                            | hermetic_driver::protocol::AccessReport::ProcessAttempt { .. }
+                    )
+                })
+                .count() as u64;
             match finish(space.cluster, case, report) {
                 Ok(test) => {
                     let hit: Vec<usize> = goals.goals_hit(&test.report.covered).collect();
@@ -168,7 +205,33 @@ pub fn run(
         executions_to_final_coverage: last_gain.0,
         time_to_final_coverage_s: last_gain.1,
         reached_by_findings,
+        touched,
+        refused_by_runtime,
+        refused_by_sandbox,
     })
+}
+
+/// A mutant of an archived test: its statements, its environment, or both. Environment genes
+/// come from what this test's last execution touched, or what any execution touched.
+fn mutate(
+    rng: &mut ChaCha8Rng,
+    space: &Space,
+    touched: &env::Touched,
+    parts: env::EnvParts,
+    parent: &FinishedTest,
+) -> TestCase {
+    let roll: f64 = if touched.any() { rng.gen() } else { 1.0 };
+    let mut child = if roll < 0.35 {
+        parent.case.clone()
+    } else {
+        ops::mutate(rng, space, &parent.case)
+    };
+    if roll < 0.5 {
+        let mut local = env::Touched::default();
+        local.learn(&parent.report.env.accesses);
+        env::mutate_env(rng, &space.pool, touched, &local, parts, &mut child.env);
+    }
+    child
 }
 
 /// The test as it really ran: cut after a panic, before an argument that could not be built.
@@ -263,6 +326,20 @@ fn minimise(
                 if own.is_subset(&hit) && t.uses_private <= best.uses_private {
                     best = t;
                     i = i.min(best.case.stmts.len());
+                }
+            }
+        }
+        let mut g = env::gene_count(&best.case.env);
+        while g > 0 {
+            g -= 1;
+            let mut candidate = best.case.clone();
+            candidate.env = env::without_gene(&candidate.env, g);
+            let report = pool.exec_batch(vec![candidate.request()])?.remove(0);
+            executions += 1;
+            if let Ok(t) = finish(space.cluster, candidate, report) {
+                let hit: BTreeSet<usize> = goals.goals_hit(&t.report.covered).collect();
+                if own.is_subset(&hit) {
+                    best = t;
                 }
             }
         }

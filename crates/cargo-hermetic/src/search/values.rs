@@ -55,6 +55,21 @@ impl ValuePool {
         }
     }
 
+    /// A known integer, if there is one.
+    pub fn random_int(&self, rng: &mut ChaCha8Rng) -> Option<i128> {
+        self.int_list.choose(rng).copied()
+    }
+
+    /// A string drawn as for a `&str` argument.
+    pub fn random_string(&self, rng: &mut ChaCha8Rng) -> String {
+        random_string(rng, self)
+    }
+
+    /// A small change to a string.
+    pub fn mutate_string(&self, rng: &mut ChaCha8Rng, s: &str) -> String {
+        mutate_string(rng, self, s)
+    }
+
     /// Learns from an execution's comparisons.
     pub fn learn(&mut self, ints: &[u64], bytes: &[Vec<u8>]) {
         for &v in ints {

@@ -1,0 +1,449 @@
+//! Environment genes (seed 001 §3.3): files, directories, variables, stdin, the clock and the
+//! random seed join a test only for the parts of the environment the code touched, as the
+//! driver's access log shows. They are changed like any other gene and minimised with the rest.
+
+use super::values::ValuePool;
+use hermetic_driver::protocol::{AccessReport, EnvSpec, FileMode, FileSpec};
+use rand::seq::SliceRandom;
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use std::collections::BTreeSet;
+
+/// What the code has touched so far, over all executions.
+#[derive(Debug, Default, Clone)]
+pub struct Touched {
+    pub paths: BTreeSet<String>,
+    pub vars: BTreeSet<String>,
+    pub stdin: bool,
+    pub clock: bool,
+    pub random: bool,
+    pub network: bool,
+    pub process: bool,
+    /// Files written and removed (for the report).
+    pub written: BTreeSet<String>,
+}
+
+impl Touched {
+    pub fn learn(&mut self, accesses: &[AccessReport]) {
+        for a in accesses {
+            match a {
+                AccessReport::PathOpened { path, .. } | AccessReport::PathChecked { path, .. } => {
+                    if usable_path(path) {
+                        self.paths.insert(path.clone());
+                    }
+                }
+                AccessReport::PathWritten { path } | AccessReport::PathRemoved { path } => {
+                    self.written.insert(path.clone());
+                }
+                AccessReport::VarRead { name, .. } => {
+                    self.vars.insert(name.clone());
+                }
+                AccessReport::StdinRead => self.stdin = true,
+                AccessReport::ClockRead => self.clock = true,
+                AccessReport::RandomRead => self.random = true,
+                AccessReport::NetworkAttempt { .. } => self.network = true,
+                AccessReport::ProcessAttempt { .. } => self.process = true,
+                _ => {}
+            }
+        }
+    }
+
+    /// Whether any part the search can vary was touched.
+    pub fn any(&self) -> bool {
+        !self.paths.is_empty() || !self.vars.is_empty() || self.stdin || self.clock || self.random
+    }
+
+    /// The parts touched, for the report.
+    pub fn parts(&self) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        if !self.paths.is_empty() || !self.written.is_empty() {
+            out.push("files");
+        }
+        if !self.vars.is_empty() {
+            out.push("variables");
+        }
+        for (on, name) in [
+            (self.stdin, "stdin"),
+            (self.clock, "clock"),
+            (self.random, "randomness"),
+            (self.network, "network"),
+            (self.process, "processes"),
+        ] {
+            if on {
+                out.push(name);
+            }
+        }
+        out
+    }
+}
+
+/// Paths worth creating: not the runtime's own devices, not the root.
+fn usable_path(path: &str) -> bool {
+    path != "/"
+        && !path.starts_with("/dev/")
+        && !path.starts_with("/proc/")
+        && !path.starts_with("/sys/")
+}
+
+/// Which parts of the environment the search may vary (all by default; the benchmark switches
+/// them off one by one).
+#[derive(Debug, Clone, Copy)]
+pub struct EnvParts {
+    pub files: bool,
+    pub stdin: bool,
+    pub other: bool,
+}
+
+impl Default for EnvParts {
+    fn default() -> Self {
+        EnvParts {
+            files: true,
+            stdin: true,
+            other: true,
+        }
+    }
+}
+
+/// A date the clock may be set to: the runtime's default and a few others, to reach branches on
+/// the date without depending on the real one.
+const DATES: &[u64] = &[
+    1_704_067_200,
+    0,
+    951_782_400,
+    1_709_164_800,
+    2_000_000_000,
+    4_102_444_800,
+];
+
+/// Changes one environment gene, chosen among the parts the code touched. `local` is what this
+/// test's own last execution touched, preferred over what any execution touched.
+pub fn mutate_env(
+    rng: &mut ChaCha8Rng,
+    pool: &ValuePool,
+    touched: &Touched,
+    local: &Touched,
+    parts: EnvParts,
+    env: &mut EnvSpec,
+) {
+    let source = if rng.gen_bool(0.75) && local.any() {
+        local
+    } else {
+        touched
+    };
+    let mut choices: Vec<u8> = Vec::new();
+    if parts.files && !source.paths.is_empty() {
+        choices.extend([0, 0, 0, 1]);
+    }
+    if parts.files && (!env.files.is_empty() || !env.dirs.is_empty()) {
+        choices.extend([2, 2, 3]);
+    }
+    if parts.other && !source.vars.is_empty() {
+        choices.extend([4, 4]);
+    }
+    if parts.stdin && source.stdin {
+        choices.extend([5, 5]);
+    }
+    if parts.other && source.clock {
+        choices.push(6);
+    }
+    if parts.other && source.random {
+        choices.push(7);
+    }
+    let Some(&choice) = choices.choose(rng) else {
+        return;
+    };
+    match choice {
+        // A file at a path the code tried.
+        0 => {
+            let path = source
+                .paths
+                .iter()
+                .collect::<Vec<_>>()
+                .choose(rng)
+                .map(|p| p.to_string())
+                .expect("non-empty");
+            env.files.retain(|f| f.path != path);
+            env.dirs.retain(|d| *d != path);
+            let mode = match rng.gen_range(0..10) {
+                0 => FileMode::ReadOnly,
+                1 => FileMode::Unreadable,
+                _ => FileMode::Normal,
+            };
+            env.files.push(FileSpec {
+                path,
+                contents: random_text(rng, pool),
+                mode,
+            });
+            env.files.sort();
+        }
+        // A directory there.
+        1 => {
+            let path = source
+                .paths
+                .iter()
+                .collect::<Vec<_>>()
+                .choose(rng)
+                .map(|p| p.to_string())
+                .expect("non-empty");
+            env.files.retain(|f| f.path != path);
+            if !env.dirs.contains(&path) {
+                env.dirs.push(path);
+                env.dirs.sort();
+            }
+        }
+        // Change a file's contents or mode.
+        2 => {
+            if let Some(f) = env.files.choose_mut(rng) {
+                match rng.gen_range(0..4) {
+                    0 => {
+                        f.mode = *[FileMode::Normal, FileMode::ReadOnly, FileMode::Unreadable]
+                            .choose(rng)
+                            .expect("non-empty")
+                    }
+                    1 => f.contents = random_text(rng, pool),
+                    _ => f.contents = mutate_text(rng, pool, &f.contents),
+                }
+            }
+        }
+        // Remove a file or directory.
+        3 => {
+            let n = env.files.len() + env.dirs.len();
+            let i = rng.gen_range(0..n);
+            if i < env.files.len() {
+                env.files.remove(i);
+            } else {
+                env.dirs.remove(i - env.files.len());
+            }
+        }
+        // Set, change or unset a variable the code read.
+        4 => {
+            let name = source
+                .vars
+                .iter()
+                .collect::<Vec<_>>()
+                .choose(rng)
+                .map(|v| v.to_string())
+                .expect("non-empty");
+            env.vars.retain(|(k, _)| *k != name);
+            if rng.gen_bool(0.85) {
+                let value = match rng.gen_range(0..3) {
+                    // Paths the code tried make good values for variables that name directories.
+                    0 if !touched.paths.is_empty() => {
+                        let p = touched
+                            .paths
+                            .iter()
+                            .collect::<Vec<_>>()
+                            .choose(rng)
+                            .map(|p| p.to_string())
+                            .expect("non-empty");
+                        if rng.gen_bool(0.5) {
+                            parent(&p)
+                        } else {
+                            p
+                        }
+                    }
+                    _ => String::from_utf8_lossy(&random_text(rng, pool))
+                        .trim_end()
+                        .to_string(),
+                };
+                env.vars.push((name, value));
+                env.vars.sort();
+            }
+        }
+        // Standard input: lines of known strings.
+        5 => {
+            env.stdin = if rng.gen_bool(0.1) {
+                None
+            } else {
+                let old = env.stdin.take().unwrap_or_default();
+                Some(if rng.gen_bool(0.5) && !old.is_empty() {
+                    mutate_text(rng, pool, &old)
+                } else {
+                    random_lines(rng, pool)
+                })
+            };
+        }
+        // The clock.
+        6 => {
+            env.now_secs = match rng.gen_range(0..4) {
+                0 => None,
+                1 => pool
+                    .random_int(rng)
+                    .filter(|v| (0..=i64::MAX as i128).contains(v))
+                    .map(|v| v as u64),
+                _ => Some(*DATES.choose(rng).expect("non-empty")),
+            };
+        }
+        // The random seed.
+        _ => {
+            env.seed = if rng.gen_bool(0.2) {
+                None
+            } else {
+                Some(rng.gen_range(0..1000))
+            }
+        }
+    }
+}
+
+fn parent(path: &str) -> String {
+    match path.rfind('/') {
+        Some(0) | None => "/".to_string(),
+        Some(i) => path[..i].to_string(),
+    }
+}
+
+/// File contents: a known string, a few lines of them, or something new.
+fn random_text(rng: &mut ChaCha8Rng, pool: &ValuePool) -> Vec<u8> {
+    match rng.gen_range(0..4) {
+        0 => Vec::new(),
+        1 => pool.random_string(rng).into_bytes(),
+        _ => random_lines(rng, pool),
+    }
+}
+
+fn random_lines(rng: &mut ChaCha8Rng, pool: &ValuePool) -> Vec<u8> {
+    let n = rng.gen_range(1..4);
+    let mut out = String::new();
+    for _ in 0..n {
+        out += &pool.random_string(rng);
+        out.push('\n');
+    }
+    out.into_bytes()
+}
+
+fn mutate_text(rng: &mut ChaCha8Rng, pool: &ValuePool, text: &[u8]) -> Vec<u8> {
+    let text = String::from_utf8_lossy(text);
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    match rng.gen_range(0..4) {
+        0 if !lines.is_empty() => {
+            let i = rng.gen_range(0..lines.len());
+            lines.remove(i);
+        }
+        1 => {
+            let i = rng.gen_range(0..=lines.len());
+            lines.insert(i, pool.random_string(rng));
+        }
+        _ if !lines.is_empty() => {
+            let i = rng.gen_range(0..lines.len());
+            lines[i] = pool.mutate_string(rng, &lines[i]);
+        }
+        _ => lines.push(pool.random_string(rng)),
+    }
+    let mut out = lines.join("\n");
+    out.push('\n');
+    out.into_bytes()
+}
+
+/// The genes of an environment, for shrinking: each can be removed on its own.
+pub fn gene_count(env: &EnvSpec) -> usize {
+    env.files.len()
+        + env.dirs.len()
+        + env.vars.len()
+        + env.stdin.is_some() as usize
+        + env.now_secs.is_some() as usize
+        + env.seed.is_some() as usize
+}
+
+/// The environment without its `i`-th gene (in the order of `gene_count`).
+pub fn without_gene(env: &EnvSpec, mut i: usize) -> EnvSpec {
+    let mut e = env.clone();
+    if i < e.files.len() {
+        e.files.remove(i);
+        return e;
+    }
+    i -= e.files.len();
+    if i < e.dirs.len() {
+        e.dirs.remove(i);
+        return e;
+    }
+    i -= e.dirs.len();
+    if i < e.vars.len() {
+        e.vars.remove(i);
+        return e;
+    }
+    i -= e.vars.len();
+    let set = [e.stdin.is_some(), e.now_secs.is_some(), e.seed.is_some()];
+    let which = set
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| **s)
+        .nth(i)
+        .map(|(k, _)| k);
+    match which {
+        Some(0) => e.stdin = None,
+        Some(1) => e.now_secs = None,
+        Some(2) => e.seed = None,
+        _ => {}
+    }
+    e
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn genes_come_only_from_touched_parts() {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let pool = ValuePool::default();
+        let nothing = Touched::default();
+        let mut env = EnvSpec::default();
+        for _ in 0..100 {
+            mutate_env(
+                &mut rng,
+                &pool,
+                &nothing,
+                &nothing,
+                EnvParts::default(),
+                &mut env,
+            );
+        }
+        assert!(env.is_empty());
+        let mut touched = Touched::default();
+        touched.learn(&[
+            AccessReport::PathOpened {
+                path: "/etc/app.conf".into(),
+                found: false,
+            },
+            AccessReport::VarRead {
+                name: "HOME".into(),
+                set: false,
+            },
+        ]);
+        for _ in 0..200 {
+            mutate_env(
+                &mut rng,
+                &pool,
+                &touched,
+                &touched,
+                EnvParts::default(),
+                &mut env,
+            );
+        }
+        assert!(env.stdin.is_none() && env.now_secs.is_none() && env.seed.is_none());
+        assert!(env.files.iter().all(|f| f.path == "/etc/app.conf"));
+        assert!(env.vars.iter().all(|(k, _)| k == "HOME"));
+    }
+
+    #[test]
+    fn each_gene_can_be_removed() {
+        let env = EnvSpec {
+            files: vec![FileSpec {
+                path: "/a".into(),
+                contents: vec![],
+                mode: FileMode::Normal,
+            }],
+            dirs: vec!["/d".into()],
+            vars: vec![("X".into(), "1".into())],
+            stdin: Some(b"x\n".to_vec()),
+            now_secs: None,
+            seed: Some(3),
+        };
+        assert_eq!(gene_count(&env), 5);
+        for i in 0..5 {
+            assert_eq!(gene_count(&without_gene(&env, i)), 4, "gene {i}");
+        }
+        assert!(without_gene(&env, 4).seed.is_none());
+    }
+}
