@@ -1,0 +1,144 @@
+//! End to end on each pure fixture crate: `generate` succeeds, reaches the expected branch
+//! coverage, writes `@generated`, rustfmt-clean files with unique readable test names, and
+//! `cargo test` passes on the result.
+
+mod common;
+
+use common::{check_generated_files, Fixture, Run};
+
+/// Copies the fixture, generates with a fixed seed and execution budget, checks the files and
+/// runs `cargo test` on the result.
+fn generate(name: &str, seed: u64, max_executions: u64) -> (Fixture, Run) {
+    let fixture = Fixture::copy(name);
+    let run = fixture
+        .generate()
+        .seed(seed)
+        .max_executions(max_executions)
+        .run();
+    run.assert_success();
+    let emitted = check_generated_files(&fixture, &run);
+    assert!(emitted > 0, "no tests emitted:\n{}", run.describe());
+    let passed = fixture.cargo_test_passes();
+    assert!(
+        passed >= emitted,
+        "`cargo test` ran {passed} passing tests, fewer than the {emitted} emitted:\n{}",
+        fixture.dump_generated()
+    );
+    (fixture, run)
+}
+
+fn assert_full_coverage(run: &Run) {
+    assert_eq!(
+        run.count("goals_covered"),
+        run.count("goals_total"),
+        "not every branch goal was covered (uncovered: {:?}):\n{}",
+        run.uncovered_functions(),
+        run.describe()
+    );
+    assert!(
+        run.uncovered_functions().is_empty(),
+        "full coverage but `uncovered` lists functions:\n{}",
+        run.describe()
+    );
+}
+
+#[test]
+fn abc_covers_at_least_85_percent_of_branches() {
+    let (_fixture, run) = generate("abc", 1, 3_000);
+    let coverage = run.branch_coverage();
+    assert!(
+        coverage >= 0.85,
+        "abc: branch coverage {:.1}% < 85%:\n{}",
+        coverage * 100.0,
+        run.describe()
+    );
+}
+
+#[test]
+fn triangle_covers_every_branch() {
+    let (_fixture, run) = generate("triangle", 1, 4_000);
+    assert_full_coverage(&run);
+}
+
+#[test]
+fn stack_covers_every_branch() {
+    let (_fixture, run) = generate("stack", 1, 4_000);
+    assert_full_coverage(&run);
+}
+
+#[test]
+fn magic_covers_every_branch_including_unlock_ok() {
+    let (fixture, run) = generate("magic", 1, 10_000);
+    assert_full_coverage(&run);
+    let file = fixture.read("src/hermetic_tests.rs");
+    assert!(
+        file.contains("Ok(Door::Opened)"),
+        "magic: no test shows `unlock` returning `Ok(Door::Opened)`:\n{file}\n{}",
+        run.describe()
+    );
+}
+
+#[test]
+fn numparse_covers_every_branch() {
+    let (_fixture, run) = generate("numparse", 2, 40_000);
+    assert_full_coverage(&run);
+}
+
+#[test]
+fn generics_skips_fn_pointer_and_impl_fn_parameters_with_a_reason() {
+    let (_fixture, run) = generate("generics", 1, 2_000);
+    let skipped = run.skipped();
+    for item in ["apply", "with_closure"] {
+        let reasons: Vec<&String> = skipped
+            .iter()
+            .filter(|(i, _)| i == item || i.ends_with(&format!("::{item}")))
+            .map(|(_, r)| r)
+            .collect();
+        assert!(
+            !reasons.is_empty(),
+            "generics: `{item}` is not in `skipped`:\n{}",
+            run.describe()
+        );
+        assert!(
+            reasons
+                .iter()
+                .any(|r| r.contains("parameter") && r.contains("`f`")),
+            "generics: the reason `{item}` was skipped does not name its parameter `f`: {reasons:?}"
+        );
+    }
+    let file = _fixture.read("src/hermetic_tests.rs");
+    for item in ["apply(", "with_closure("] {
+        assert!(
+            !file.contains(item),
+            "generics: a test calls the skipped `{item}..)`:\n{file}"
+        );
+    }
+}
+
+#[test]
+fn shapes_example_generates_passing_tests() {
+    let (fixture, run) = generate("shapes", 1, 6_000);
+    let coverage = run.branch_coverage();
+    assert!(
+        coverage >= 0.9,
+        "shapes: branch coverage {:.1}% < 90%:\n{}",
+        coverage * 100.0,
+        run.describe()
+    );
+    // One file per module with tests, beside the module.
+    let files = fixture.generated_files();
+    for module in ["canvas", "geometry", "shape"] {
+        let rel = format!("src/{module}/hermetic_tests.rs");
+        assert!(
+            files.contains_key(&rel),
+            "shapes: no {rel} (written: {:?})",
+            files.keys()
+        );
+        let parent = fixture.read(&format!("src/{module}.rs"));
+        assert_eq!(
+            common::count_mod_lines(&parent),
+            1,
+            "shapes: src/{module}.rs should declare `mod hermetic_tests;` once:\n{parent}"
+        );
+    }
+}
