@@ -1,0 +1,384 @@
+//! Generation benchmark: runs `cargo hermetic generate` on copies of the fixture crates with the
+//! archive search and with plain random generation, interleaved run by run under the same seeds
+//! and execution budget, and prints the two side by side in one table.
+//!
+//! Usage: `hermetic-bench [--quick] [--cli PATH] [--seeds N] [--max-executions N] [--keep]`
+//! (normally through `bench/run`, which builds the CLI first).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+/// The fixtures, relative to the workspace root.
+const FIXTURES: &[&str] = &[
+    "tests/fixtures/triangle",
+    "tests/fixtures/stack",
+    "tests/fixtures/magic",
+    "tests/fixtures/numparse",
+    "tests/fixtures/abc",
+    "tests/fixtures/misbehave",
+    "tests/fixtures/generics",
+    "examples/shapes",
+];
+
+/// The bar for executions per second on the fixtures' small functions.
+const BAR_EXEC_PER_S: f64 = 1000.0;
+
+/// Executions of each `--jobs` run (fewer if --max-executions is lower).
+const JOBS_EXECUTIONS: u64 = 5_000;
+
+struct Options {
+    cli: PathBuf,
+    seeds: u64,
+    max_executions: u64,
+    keep: bool,
+}
+
+/// The figures of one run, read from its JSON report (`None` when the run failed).
+#[derive(Clone, Copy)]
+struct Run {
+    goals_total: f64,
+    goals_covered: f64,
+    checks_covered: f64,
+    executions: f64,
+    exec_per_s: f64,
+    exec_to_final: f64,
+    time_to_final: f64,
+}
+
+fn main() {
+    let opts = parse_args();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf();
+    let work = std::env::temp_dir().join(format!("hermetic-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&work).expect("create the work directory");
+    let ctx = Ctx {
+        cli: opts.cli.clone(),
+        work: work.clone(),
+        max_executions: opts.max_executions,
+    };
+    let seeds: Vec<u64> = (1..=opts.seeds).collect();
+
+    println!(
+        "generation benchmark: {} fixtures x {} seed(s) x 2 strategies, --max-executions {}, work dir {}",
+        FIXTURES.len(),
+        seeds.len(),
+        opts.max_executions,
+        work.display()
+    );
+    let crates: Vec<(String, PathBuf)> = FIXTURES
+        .iter()
+        .map(|f| {
+            let name = Path::new(f)
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            let dest = work.join("crates").join(&name);
+            copy_dir(&root.join(f), &dest).unwrap_or_else(|e| panic!("copy {f}: {e}"));
+            (name, dest)
+        })
+        .collect();
+
+    // results[fixture][strategy] = one entry per seed; strategy 0 = archive, 1 = random.
+    let mut results = vec![[Vec::new(), Vec::new()]; crates.len()];
+    let mut failures = 0;
+    for (si, &seed) in seeds.iter().enumerate() {
+        for (fi, (name, dir)) in crates.iter().enumerate() {
+            // Alternate which strategy goes first, so neither is always the one run after a build.
+            let order = if (si + fi) % 2 == 0 { [0, 1] } else { [1, 0] };
+            for s in order {
+                let strategy = ["archive", "random"][s];
+                let run = ctx.run(
+                    dir,
+                    &format!("{name}-{strategy}-{seed}"),
+                    seed,
+                    &["--strategy", strategy],
+                );
+                eprintln!("  {name:<10} {strategy:<7} seed {seed}: {}", describe(&run));
+                failures += run.is_none() as usize;
+                results[fi][s].push(run);
+            }
+        }
+    }
+
+    // Executions per second on small functions: triangle with one and with two jobs.
+    // A rate needs no long run: at most JOBS_EXECUTIONS executions each.
+    let (triangle_name, triangle) = &crates[0];
+    let jobs_ctx = Ctx {
+        cli: ctx.cli.clone(),
+        work: ctx.work.clone(),
+        max_executions: opts.max_executions.min(JOBS_EXECUTIONS),
+    };
+    let mut jobs: [Vec<Option<Run>>; 2] = [Vec::new(), Vec::new()];
+    for (si, &seed) in seeds.iter().enumerate() {
+        let order = if si % 2 == 0 { [0, 1] } else { [1, 0] };
+        for j in order {
+            let n = (j + 1).to_string();
+            let run = jobs_ctx.run(
+                triangle,
+                &format!("{triangle_name}-jobs{n}-{seed}"),
+                seed,
+                &["--jobs", &n],
+            );
+            eprintln!(
+                "  {triangle_name:<10} --jobs {n} seed {seed}: {}",
+                describe(&run)
+            );
+            failures += run.is_none() as usize;
+            jobs[j].push(run);
+        }
+    }
+
+    print_table(&crates, &results, &opts);
+    let jobs_eps: Vec<Option<f64>> = jobs
+        .iter()
+        .map(|runs| median(runs.iter().flatten().map(|r| r.exec_per_s)))
+        .collect();
+    println!();
+    println!(
+        "exec/s on small functions (triangle, archive, {} executions, median of {} seed(s)):",
+        jobs_ctx.max_executions,
+        seeds.len()
+    );
+    for (j, eps) in jobs_eps.iter().enumerate() {
+        let verdict = match eps {
+            Some(e) if *e >= BAR_EXEC_PER_S => "meets",
+            Some(_) => "BELOW",
+            None => "no result for",
+        };
+        println!(
+            "  --jobs {}  {:>7}  ({verdict} the bar of {BAR_EXEC_PER_S:.0}/s)",
+            j + 1,
+            fmt(*eps, 0)
+        );
+    }
+
+    if !opts.keep {
+        let _ = std::fs::remove_dir_all(&work);
+    }
+    if failures > 0 {
+        eprintln!("{failures} run(s) failed");
+        std::process::exit(1);
+    }
+}
+
+fn print_table(crates: &[(String, PathBuf)], results: &[[Vec<Option<Run>>; 2]], opts: &Options) {
+    println!();
+    println!(
+        "medians over {} seed(s), --max-executions {}; arc = archive search, rnd = --strategy random",
+        opts.seeds, opts.max_executions
+    );
+    println!(
+        "{:<16} | {:<13} | {:<13} | {:<23} | {:<13} | {:<13}",
+        "", "branches", "checks", "execs to final coverage", "s to final", "exec/s"
+    );
+    println!(
+        "{:<10} {:>5} | {:>6} {:>6} | {:>6} {:>6} | {:>7} {:>7} {:>6} | {:>6} {:>6} | {:>6} {:>6}",
+        "fixture",
+        "goals",
+        "arc",
+        "rnd",
+        "arc",
+        "rnd",
+        "arc",
+        "rnd",
+        "rnd/arc",
+        "arc",
+        "rnd",
+        "arc",
+        "rnd"
+    );
+    println!("{}", "-".repeat(104));
+    let mut ratios = Vec::new();
+    let mut all_eps = Vec::new();
+    for ((name, _), [arc, rnd]) in crates.iter().zip(results) {
+        let m = |runs: &Vec<Option<Run>>, f: fn(&Run) -> f64| median(runs.iter().flatten().map(f));
+        let goals = m(arc, |r| r.goals_total).or(m(rnd, |r| r.goals_total));
+        let (ea, er) = (m(arc, |r| r.exec_to_final), m(rnd, |r| r.exec_to_final));
+        let (ca, cr) = (m(arc, |r| r.goals_covered), m(rnd, |r| r.goals_covered));
+        let ratio = match (ea, er) {
+            (Some(a), Some(r)) if a > 0.0 => Some(r / a),
+            _ => None,
+        };
+        // The ratio compares like with like only when both reach the same coverage.
+        let mark = if ca == cr { " " } else { "*" };
+        if let (Some(q), " ") = (ratio, mark) {
+            ratios.push(q);
+        }
+        all_eps.extend(arc.iter().chain(rnd).flatten().map(|r| r.exec_per_s));
+        println!(
+            "{:<10} {:>5} | {:>6} {:>6} | {:>6} {:>6} | {:>7} {:>7} {:>5}{mark} | {:>6} {:>6} | {:>6} {:>6}",
+            name,
+            fmt(goals, 0),
+            fmt(ca, 0),
+            fmt(cr, 0),
+            fmt(m(arc, |r| r.checks_covered), 0),
+            fmt(m(rnd, |r| r.checks_covered), 0),
+            fmt(ea, 0),
+            fmt(er, 0),
+            fmt(ratio, 2),
+            fmt(m(arc, |r| r.time_to_final), 2),
+            fmt(m(rnd, |r| r.time_to_final), 2),
+            fmt(m(arc, |r| r.exec_per_s), 0),
+            fmt(m(rnd, |r| r.exec_per_s), 0),
+        );
+    }
+    println!("{}", "-".repeat(104));
+    let geomean = (!ratios.is_empty())
+        .then(|| (ratios.iter().map(|r| r.ln()).sum::<f64>() / ratios.len() as f64).exp());
+    println!(
+        "rnd/arc execs to final coverage, geometric mean over the {} fixtures with equal coverage: {}",
+        ratios.len(),
+        fmt(geomean, 2)
+    );
+    println!("  (* = coverage differs, so each strategy's final coverage is a different target)");
+    println!(
+        "driver exec/s overall (search phase, median of all {} runs): {}",
+        all_eps.len(),
+        fmt(median(all_eps.into_iter()), 0)
+    );
+}
+
+struct Ctx {
+    cli: PathBuf,
+    work: PathBuf,
+    max_executions: u64,
+}
+
+impl Ctx {
+    /// Runs the CLI once on `dir` and reads its report; `None` (and the stderr's tail) on failure.
+    fn run(&self, dir: &Path, label: &str, seed: u64, extra: &[&str]) -> Option<Run> {
+        let report = self.work.join("reports").join(format!("{label}.json"));
+        std::fs::create_dir_all(report.parent().unwrap()).ok()?;
+        let out = Command::new(&self.cli)
+            .args(["hermetic", "generate", "--manifest-path"])
+            .arg(dir.join("Cargo.toml"))
+            .args([
+                "--seed",
+                &seed.to_string(),
+                "--max-executions",
+                &self.max_executions.to_string(),
+            ])
+            .args([
+                "--budget",
+                "900",
+                "--dry-run",
+                "--no-verify",
+                "-q",
+                "--report-json",
+            ])
+            .arg(&report)
+            .args(extra)
+            .env("CARGO_HERMETIC_TARGET_DIR", self.work.join("target"))
+            .output();
+        let out = match out {
+            Ok(out) => out,
+            Err(e) => {
+                eprintln!("cannot run {}: {e}", self.cli.display());
+                return None;
+            }
+        };
+        if !out.status.success() {
+            let err = String::from_utf8_lossy(&out.stderr);
+            let tail: Vec<&str> = err.lines().rev().take(15).collect();
+            eprintln!(
+                "{label}: {}\n{}",
+                out.status,
+                tail.into_iter().rev().collect::<Vec<_>>().join("\n")
+            );
+            return None;
+        }
+        let json: Value = serde_json::from_str(&std::fs::read_to_string(&report).ok()?).ok()?;
+        let f = |key: &str| json.get(key).and_then(Value::as_f64);
+        Some(Run {
+            goals_total: f("goals_total")?,
+            goals_covered: f("goals_covered")?,
+            checks_covered: f("checks_covered")?,
+            executions: f("executions")?,
+            exec_per_s: f("executions_per_second")?,
+            exec_to_final: f("executions_to_final_coverage")?,
+            time_to_final: f("time_to_final_coverage_s")?,
+        })
+    }
+}
+
+fn describe(run: &Option<Run>) -> String {
+    match run {
+        Some(r) => format!(
+            "{}/{} branches, final coverage after {} execs, {} executions at {:.0}/s",
+            r.goals_covered, r.goals_total, r.exec_to_final, r.executions, r.exec_per_s
+        ),
+        None => "FAILED".to_string(),
+    }
+}
+
+fn median(values: impl Iterator<Item = f64>) -> Option<f64> {
+    let mut v: Vec<f64> = values.collect();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(v[n / 2]),
+        _ => Some((v[n / 2 - 1] + v[n / 2]) / 2.0),
+    }
+}
+
+fn fmt(x: Option<f64>, decimals: usize) -> String {
+    x.map_or("-".to_string(), |x| format!("{x:.decimals$}"))
+}
+
+/// Copies a crate's directory, leaving out build output.
+fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let name = entry.file_name();
+        if name == "target" {
+            continue;
+        }
+        if entry.file_type()?.is_dir() {
+            copy_dir(&entry.path(), &to.join(&name))?;
+        } else {
+            std::fs::copy(entry.path(), to.join(&name))?;
+        }
+    }
+    Ok(())
+}
+
+fn parse_args() -> Options {
+    let mut opts = Options {
+        cli: Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/release/cargo-hermetic"),
+        seeds: 3,
+        max_executions: 10_000,
+        keep: false,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        let mut value = || {
+            args.next()
+                .unwrap_or_else(|| usage(&format!("{a} needs a value")))
+        };
+        match a.as_str() {
+            "--quick" => (opts.seeds, opts.max_executions) = (1, 2_000),
+            "--cli" => opts.cli = PathBuf::from(value()),
+            "--seeds" => opts.seeds = value().parse().unwrap_or_else(|_| usage("--seeds N")),
+            "--max-executions" => {
+                opts.max_executions = value()
+                    .parse()
+                    .unwrap_or_else(|_| usage("--max-executions N"))
+            }
+            "--keep" => opts.keep = true,
+            _ => usage(&format!("unknown argument {a}")),
+        }
+    }
+    opts
+}
+
+fn usage(msg: &str) -> ! {
+    eprintln!("{msg}\nusage: hermetic-bench [--quick] [--cli PATH] [--seeds N] [--max-executions N] [--keep]");
+    std::process::exit(2)
+}
