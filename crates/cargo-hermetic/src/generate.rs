@@ -80,6 +80,9 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     );
     let bar = status.bar(goal_map.len() as u64);
     let search_started = Instant::now();
+    // A slow first build must not leave the search without time: it gets at least a fifth of
+    // the budget.
+    let deadline = deadline.map(|d| d.max(search_started + budget.unwrap_or_default() / 5));
     let cfg = SearchConfig {
         seed: args.seed,
         max_executions: args.max_executions,
@@ -235,6 +238,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
             .count()
             .min(tests_emitted),
         executions: outcome.executions,
+        executions_avoided: outcome.avoided,
         executions_per_second: outcome.executions as f64 / search_time.max(1e-9),
         elapsed_s: started.elapsed().as_secs_f64(),
         callables: cluster.callables.len(),

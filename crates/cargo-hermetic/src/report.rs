@@ -23,6 +23,8 @@ pub struct Report {
     /// Emitted tests that call items outside the public API.
     pub tests_using_private: usize,
     pub executions: u64,
+    /// Candidates not run because they repeat a call that crashed or hung.
+    pub executions_avoided: u64,
     pub executions_per_second: f64,
     pub elapsed_s: f64,
     pub callables: usize,

@@ -6,7 +6,7 @@
 
 use crate::cluster::{Cluster, FloatTy, IntTy, ModuleId, Ty, Vis};
 use proc_macro2::{Ident, Span, TokenStream};
-use quote::{format_ident, quote};
+use quote::quote;
 
 /// An identifier, as a raw identifier when it is a keyword (`r#type`).
 pub fn ident(name: &str) -> Ident {
@@ -123,16 +123,6 @@ pub fn ty_in_expr(cluster: &Cluster, t: &Ty, from: ModuleId) -> TokenStream {
             let t = ty(cluster, other, from);
             quote!(<#t>)
         }
-    }
-}
-
-/// A name usable in generated code for module `m`, e.g. `parser__lexer`.
-pub fn module_ident(cluster: &Cluster, m: ModuleId) -> Ident {
-    let path = &cluster.modules[m].path;
-    if path.is_empty() {
-        format_ident!("crate_root")
-    } else {
-        format_ident!("{}", path.join("__"))
     }
 }
 

@@ -29,7 +29,7 @@ pub fn contain(scratch: &Path) -> Containment {
 
 fn landlock(scratch: &Path) -> bool {
     use landlock::{
-        path_beneath_rules, Access, AccessFs, AccessNet, Ruleset, RulesetAttr, RulesetCreatedAttr,
+        path_beneath_rules, AccessFs, AccessNet, Ruleset, RulesetAttr, RulesetCreatedAttr,
         RulesetStatus, ABI,
     };
     let abi = ABI::V5;

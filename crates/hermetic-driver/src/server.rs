@@ -10,7 +10,7 @@ use crate::coverage;
 use crate::environment;
 use crate::protocol::{Call, DecodeError, ExecReport, Hello, Outcome, Request, StmtReport, Value};
 use crate::protocol::{EnvReport, EnvSpec};
-use crate::sandbox::{self, Containment};
+use crate::sandbox;
 use crate::slots::Slots;
 use crate::Observed;
 use std::any::Any;
@@ -31,8 +31,11 @@ pub type Entry = fn(&[Value], &mut Slots) -> Result<Returned, DecodeError>;
 
 /// The environment variable the engine sets when it starts the driver.
 pub const DRIVER_ENV: &str = "HERMETIC_DRIVER";
-/// The file descriptor the driver answers on (requests come on standard input).
+/// The file descriptor the driver answers on.
 pub const REPLY_FD: i32 = 3;
+/// The file descriptor requests come on. Not standard input: std's stdin buffer is shared with
+/// the code under test, which would read our requests from it.
+pub const REQUEST_FD: i32 = 4;
 const TIMEOUT_EXIT: i32 = 124;
 /// The PC reported for a block LLVM could not give an address (its table entry holds 1).
 pub const UNKNOWN_PC: u64 = u64::MAX;
@@ -128,7 +131,9 @@ pub fn serve(entries: &[Entry]) {
     // SAFETY: the engine opens fd 3 for us; we own it from here on.
     let mut reply = std::io::BufWriter::new(unsafe { std::fs::File::from_raw_fd(REPLY_FD) });
     let base = coverage::load_base();
-    let containment = probe_containment();
+    // Contain the server itself: every child it forks inherits the restrictions, and the
+    // server needs no files, programs or network (it talks through inherited pipes).
+    let containment = sandbox::contain(&scratch_dir());
     let hello = Hello {
         entries: entries.len(),
         pcs: coverage::counter_pcs()
@@ -141,11 +146,12 @@ pub fn serve(entries: &[Entry]) {
     send(&mut reply, &hello);
     let shared = Shared::new(coverage::counter_count());
     SHARED.store(&shared as *const Shared as usize, Ordering::SeqCst);
-    let stdin = std::io::stdin();
+    // SAFETY: the engine opens fd 4 for us; we own it from here on.
+    let mut requests = std::io::BufReader::new(unsafe { std::fs::File::from_raw_fd(REQUEST_FD) });
     let mut line = String::new();
     loop {
         line.clear();
-        if stdin.lock().read_line(&mut line).unwrap_or(0) == 0 {
+        if requests.read_line(&mut line).unwrap_or(0) == 0 {
             return;
         }
         match serde_json::from_str::<Request>(&line) {
@@ -169,29 +175,6 @@ fn scratch_dir() -> std::path::PathBuf {
         .map(Into::into)
         .or_else(|| std::env::current_dir().ok())
         .unwrap_or_else(|| "/nonexistent".into())
-}
-
-/// Finds out, in a throwaway child, what containment the kernel offers.
-fn probe_containment() -> Containment {
-    // SAFETY: the child only restricts itself and exits.
-    unsafe {
-        let pid = libc::fork();
-        if pid == 0 {
-            let c = sandbox::contain(&scratch_dir());
-            libc::_exit(c.landlock as i32 | (c.seccomp as i32) << 1);
-        }
-        let mut status = 0;
-        libc::waitpid(pid, &mut status, 0);
-        let code = if libc::WIFEXITED(status) {
-            libc::WEXITSTATUS(status)
-        } else {
-            0
-        };
-        Containment {
-            landlock: code & 1 != 0,
-            seccomp: code & 2 != 0,
-        }
-    }
 }
 
 fn send<T: serde::Serialize>(out: &mut impl Write, msg: &T) {
@@ -303,7 +286,6 @@ fn wait_with_timeout(pid: libc::pid_t, timeout_ms: u64, shared: &Shared) -> i32 
 
 fn run_child(entries: &[Entry], calls: &[Call], env: &Option<EnvSpec>, shared: &Shared) -> ! {
     install_child_handlers();
-    sandbox::contain(&scratch_dir());
     std::panic::set_hook(Box::new(|_| {}));
     let guard = env.as_ref().map(environment::enter);
     coverage::start_recording();

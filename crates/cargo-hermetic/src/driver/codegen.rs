@@ -39,7 +39,7 @@ pub fn generate(
     for m in 0..cluster.modules.len() {
         let mut entries = Vec::new();
         let mut registrations = Vec::new();
-        for (id, c) in cluster
+        for (id, _) in cluster
             .callables
             .iter()
             .enumerate()

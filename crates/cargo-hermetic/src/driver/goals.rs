@@ -97,6 +97,12 @@ pub fn map_goals(
     let file =
         object::File::parse(&*data).with_context(|| format!("parse {}", executable.display()))?;
     let checks = CheckCalls::new(&file);
+    let cleanup = super::cleanup::cleanup_counters(
+        &super::cleanup::landing_pads(&file),
+        pcs,
+        checks.text,
+        checks.text_addr,
+    );
     let mut functions: Vec<(u64, u64, String)> = file
         .symbols()
         .filter(|s| s.kind() == SymbolKind::Text && s.size() > 0)
@@ -139,7 +145,10 @@ pub fn map_goals(
                 .get(counter + 1)
                 .copied()
                 .filter(|&n| n > pc && n < addr + size);
-            let kind = if unknown || checks.block_calls_check(pc, next.unwrap_or(addr + size)) {
+            let kind = if unknown
+                || cleanup.contains(&counter)
+                || checks.block_calls_check(pc, next.unwrap_or(addr + size))
+            {
                 GoalKind::Check
             } else {
                 GoalKind::Branch

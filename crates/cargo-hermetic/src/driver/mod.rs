@@ -2,6 +2,7 @@
 //! coverage instrumentation, and run as a fork server that interprets test cases sent as data.
 
 pub mod build;
+pub mod cleanup;
 pub mod codegen;
 pub mod goals;
 pub mod process;

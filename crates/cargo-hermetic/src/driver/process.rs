@@ -3,20 +3,19 @@
 
 use anyhow::{bail, Context, Result};
 use hermetic_driver::protocol::{Call, EnvSpec, ExecReport, Hello, Request};
-use hermetic_driver::server::{DRIVER_ENV, REPLY_FD};
+use hermetic_driver::server::{DRIVER_ENV, REPLY_FD, REQUEST_FD};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
-use std::os::fd::FromRawFd;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, Command, Stdio};
 
 use super::codegen::SERVE_TEST;
 
 /// One running driver.
 pub struct Driver {
     child: Child,
-    requests: ChildStdin,
+    requests: File,
     replies: BufReader<File>,
 }
 
@@ -30,46 +29,58 @@ pub struct Launch {
     pub scratch: PathBuf,
 }
 
+/// A pipe whose ends are closed on exec (the child gets its copies through `dup2`).
+fn pipe() -> Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
+    use std::os::fd::FromRawFd;
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 fills the array on success; we own both descriptors from here on.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        bail!(
+            "create a pipe for the driver: {}",
+            std::io::Error::last_os_error()
+        );
+    }
+    Ok(unsafe {
+        (
+            std::os::fd::OwnedFd::from_raw_fd(fds[0]),
+            std::os::fd::OwnedFd::from_raw_fd(fds[1]),
+        )
+    })
+}
+
 impl Driver {
     pub fn start(launch: &Launch) -> Result<(Driver, Hello)> {
-        let mut fds = [0; 2];
-        // SAFETY: pipe2 fills the array on success.
-        if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-            bail!(
-                "create a pipe for the driver: {}",
-                std::io::Error::last_os_error()
-            );
-        }
-        let (read_end, write_end) = (fds[0], fds[1]);
+        use std::os::fd::AsRawFd;
+        let (reply_read, reply_write) = pipe()?;
+        let (request_read, request_write) = pipe()?;
+        let (reply_fd, request_fd) = (reply_write.as_raw_fd(), request_read.as_raw_fd());
         let mut cmd = Command::new(&launch.executable);
         cmd.args(["--exact", SERVE_TEST, "--nocapture", "--test-threads=1"])
             .env(DRIVER_ENV, "1")
             .env("HERMETIC_SCRATCH", &launch.scratch)
             .env("RUST_BACKTRACE", "0")
             .current_dir(&launch.cwd)
-            .stdin(Stdio::piped())
+            .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null());
         // SAFETY: only async-signal-safe calls between fork and exec.
         unsafe {
             cmd.pre_exec(move || {
-                if libc::dup2(write_end, REPLY_FD) < 0 {
+                if libc::dup2(reply_fd, REPLY_FD) < 0 || libc::dup2(request_fd, REQUEST_FD) < 0 {
                     return Err(std::io::Error::last_os_error());
                 }
                 Ok(())
             });
         }
         let spawned = cmd.spawn();
-        // SAFETY: we own both ends; the child has its copy of the write end.
-        unsafe { libc::close(write_end) };
-        let replies = BufReader::new(unsafe { File::from_raw_fd(read_end) });
-        let mut child =
+        // The child has its copies; ours of its ends must go, so that EOF is seen when it dies.
+        drop((reply_write, request_read));
+        let child =
             spawned.with_context(|| format!("start the driver {}", launch.executable.display()))?;
-        let requests = child.stdin.take().expect("piped stdin");
         let mut driver = Driver {
             child,
-            requests,
-            replies,
+            requests: File::from(request_write),
+            replies: BufReader::new(File::from(reply_read)),
         };
         let hello: Hello = driver.receive().context("the driver did not start")?;
         Ok((driver, hello))

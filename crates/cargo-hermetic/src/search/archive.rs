@@ -49,12 +49,9 @@ impl Archive {
         new
     }
 
-    pub fn covered(&self) -> usize {
-        self.best.len()
-    }
-
-    pub fn is_covered(&self, goal: usize) -> bool {
-        self.best.contains_key(&goal)
+    /// How many goals with an id below `n` are covered.
+    pub fn covered_below(&self, n: usize) -> usize {
+        self.best.range(..n).count()
     }
 
     /// The kept tests, oldest first.
@@ -62,6 +59,7 @@ impl Archive {
         self.tests.values()
     }
 
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.tests.len()
     }

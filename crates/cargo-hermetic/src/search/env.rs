@@ -79,11 +79,43 @@ impl Touched {
 
 /// Paths worth creating: not the runtime's own devices, not the root.
 fn usable_path(path: &str) -> bool {
-    path != "/"
+    !matches!(path, "/" | "/dev" | "/tmp" | "/proc" | "/sys")
         && !path.starts_with("/dev/")
         && !path.starts_with("/proc/")
         && !path.starts_with("/sys/")
 }
+
+/// A date in the forms code usually prints (for code that compares text with the clock).
+pub fn date_strings(secs: u64) -> Vec<String> {
+    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
+    let yy = y.rem_euclid(100);
+    vec![
+        format!("{y:04}-{m:02}-{d:02}"),
+        format!("{d:02}/{m:02}/{yy:02}"),
+        format!("{d:02}/{m:02}/{y:04}"),
+        format!("{m:02}/{d:02}/{yy:02}"),
+        format!("{m:02}/{d:02}/{y:04}"),
+        format!("{y:04}/{m:02}/{d:02}"),
+        format!("{d}.{m}.{y}"),
+        format!("{y:04}{m:02}{d:02}"),
+    ]
+}
+
+/// Days since 1970-01-01 to (year, month, day), proleptic Gregorian.
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// The runtime's default clock (2024-01-01T00:00:00Z).
+pub const DEFAULT_NOW: u64 = 1_704_067_200;
 
 /// Which parts of the environment the search may vary (all by default; the benchmark switches
 /// them off one by one).
@@ -130,6 +162,14 @@ pub fn mutate_env(
     } else {
         touched
     };
+    let words = Words {
+        pool,
+        dates: if source.clock || touched.clock {
+            date_strings(env.now_secs.unwrap_or(DEFAULT_NOW))
+        } else {
+            Vec::new()
+        },
+    };
     let mut choices: Vec<u8> = Vec::new();
     if parts.files && !source.paths.is_empty() {
         choices.extend([0, 0, 0, 1]);
@@ -148,6 +188,11 @@ pub fn mutate_env(
     }
     if parts.other && source.random {
         choices.push(7);
+    }
+    // Code often reads a path (from stdin or a variable) and then opens it: name a file on
+    // stdin and create it in one step, or the two genes would have to meet by chance.
+    if parts.stdin && parts.files && source.stdin && !touched.paths.is_empty() {
+        choices.extend([8, 8]);
     }
     let Some(&choice) = choices.choose(rng) else {
         return;
@@ -171,7 +216,7 @@ pub fn mutate_env(
             };
             env.files.push(FileSpec {
                 path,
-                contents: random_text(rng, pool),
+                contents: random_text(rng, &words),
                 mode,
             });
             env.files.sort();
@@ -200,8 +245,8 @@ pub fn mutate_env(
                             .choose(rng)
                             .expect("non-empty")
                     }
-                    1 => f.contents = random_text(rng, pool),
-                    _ => f.contents = mutate_text(rng, pool, &f.contents),
+                    1 => f.contents = random_text(rng, &words),
+                    _ => f.contents = mutate_text(rng, &words, &f.contents),
                 }
             }
         }
@@ -242,7 +287,7 @@ pub fn mutate_env(
                             p
                         }
                     }
-                    _ => String::from_utf8_lossy(&random_text(rng, pool))
+                    _ => String::from_utf8_lossy(&random_text(rng, &words))
                         .trim_end()
                         .to_string(),
                 };
@@ -257,9 +302,9 @@ pub fn mutate_env(
             } else {
                 let old = env.stdin.take().unwrap_or_default();
                 Some(if rng.gen_bool(0.5) && !old.is_empty() {
-                    mutate_text(rng, pool, &old)
+                    mutate_text(rng, &words, &old)
                 } else {
-                    random_lines(rng, pool)
+                    random_text(rng, &words)
                 })
             };
         }
@@ -269,18 +314,41 @@ pub fn mutate_env(
                 0 => None,
                 1 => pool
                     .random_int(rng)
-                    .filter(|v| (0..=i64::MAX as i128).contains(v))
+                    .filter(|v| (0..=4_102_444_800).contains(v))
                     .map(|v| v as u64),
                 _ => Some(*DATES.choose(rng).expect("non-empty")),
             };
         }
         // The random seed.
-        _ => {
+        7 => {
             env.seed = if rng.gen_bool(0.2) {
                 None
             } else {
                 Some(rng.gen_range(0..1000))
             }
+        }
+        // A file, and its name on stdin.
+        _ => {
+            let path = touched
+                .paths
+                .iter()
+                .collect::<Vec<_>>()
+                .choose(rng)
+                .map(|p| p.to_string())
+                .expect("non-empty");
+            let name = if rng.gen_bool(0.5) {
+                path.trim_start_matches('/').to_string()
+            } else {
+                path.clone()
+            };
+            env.stdin = Some(format!("{name}\n").into_bytes());
+            env.files.retain(|f| f.path != path);
+            env.files.push(FileSpec {
+                path,
+                contents: random_text(rng, &words),
+                mode: FileMode::Normal,
+            });
+            env.files.sort();
         }
     }
 }
@@ -292,26 +360,48 @@ fn parent(path: &str) -> String {
     }
 }
 
-/// File contents: a known string, a few lines of them, or something new.
-fn random_text(rng: &mut ChaCha8Rng, pool: &ValuePool) -> Vec<u8> {
-    match rng.gen_range(0..4) {
-        0 => Vec::new(),
-        1 => pool.random_string(rng).into_bytes(),
-        _ => random_lines(rng, pool),
+/// Where lines of text come from: the value pool, and (for code that read the clock) today's
+/// date in the usual formats.
+struct Words<'a> {
+    pool: &'a ValuePool,
+    dates: Vec<String>,
+}
+
+impl Words<'_> {
+    fn line(&self, rng: &mut ChaCha8Rng) -> String {
+        match self.dates.choose(rng) {
+            Some(d) if rng.gen_bool(0.3) => d.clone(),
+            _ => self.pool.random_string(rng),
+        }
     }
 }
 
-fn random_lines(rng: &mut ChaCha8Rng, pool: &ValuePool) -> Vec<u8> {
-    let n = rng.gen_range(1..4);
+/// File contents: a known string, a few lines of them, or something new.
+fn random_text(rng: &mut ChaCha8Rng, words: &Words) -> Vec<u8> {
+    match rng.gen_range(0..5) {
+        0 => Vec::new(),
+        // Bytes that are not UTF-8: text readers fail on them.
+        4 => {
+            let mut bytes = words.line(rng).into_bytes();
+            bytes.extend_from_slice(b"\xff\xfe\n");
+            bytes
+        }
+        1 => words.line(rng).into_bytes(),
+        _ => random_lines(rng, words),
+    }
+}
+
+fn random_lines(rng: &mut ChaCha8Rng, words: &Words) -> Vec<u8> {
+    let n = *[1, 1, 1, 2, 3].choose(rng).expect("non-empty");
     let mut out = String::new();
     for _ in 0..n {
-        out += &pool.random_string(rng);
+        out += &words.line(rng);
         out.push('\n');
     }
     out.into_bytes()
 }
 
-fn mutate_text(rng: &mut ChaCha8Rng, pool: &ValuePool, text: &[u8]) -> Vec<u8> {
+fn mutate_text(rng: &mut ChaCha8Rng, words: &Words, text: &[u8]) -> Vec<u8> {
     let text = String::from_utf8_lossy(text);
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
     match rng.gen_range(0..4) {
@@ -321,13 +411,13 @@ fn mutate_text(rng: &mut ChaCha8Rng, pool: &ValuePool, text: &[u8]) -> Vec<u8> {
         }
         1 => {
             let i = rng.gen_range(0..=lines.len());
-            lines.insert(i, pool.random_string(rng));
+            lines.insert(i, words.line(rng));
         }
         _ if !lines.is_empty() => {
             let i = rng.gen_range(0..lines.len());
-            lines[i] = pool.mutate_string(rng, &lines[i]);
+            lines[i] = words.pool.mutate_string(rng, &lines[i]);
         }
-        _ => lines.push(pool.random_string(rng)),
+        _ => lines.push(words.line(rng)),
     }
     let mut out = lines.join("\n");
     out.push('\n');
@@ -424,6 +514,13 @@ mod tests {
         assert!(env.stdin.is_none() && env.now_secs.is_none() && env.seed.is_none());
         assert!(env.files.iter().all(|f| f.path == "/etc/app.conf"));
         assert!(env.vars.iter().all(|(k, _)| k == "HOME"));
+    }
+
+    #[test]
+    fn dates_follow_the_clock() {
+        assert_eq!(date_strings(DEFAULT_NOW)[0], "2024-01-01");
+        assert_eq!(date_strings(DEFAULT_NOW)[1], "01/01/24");
+        assert_eq!(date_strings(951_782_400)[0], "2000-02-29");
     }
 
     #[test]

@@ -10,6 +10,7 @@
 pub mod archive;
 pub mod env;
 pub mod ops;
+pub mod outputs;
 pub mod values;
 
 use crate::cluster::Cluster;
@@ -98,11 +99,12 @@ pub fn run(
     let mut last_gain = (0u64, 0f64);
     let mut reached_by_findings = BTreeSet::new();
     let mut touched = env::Touched::default();
+    let mut outputs = outputs::Outputs::new(goals.len());
     let (mut refused_by_runtime, mut refused_by_sandbox) = (0u64, 0u64);
     let started = Instant::now();
     let max = cfg.max_executions.unwrap_or(u64::MAX);
     while executions < max && !cfg.deadline.is_some_and(|d| Instant::now() >= d) {
-        if archive.covered() == goals.len() && goals.len() > 0 {
+        if archive.covered_below(goals.len()) == goals.len() && goals.len() > 0 {
             break;
         }
         let n = (cfg.batch as u64).min(max - executions) as usize;
@@ -160,7 +162,14 @@ pub fn run(
             if cfg.strategy == Strategy::Archive {
                 space.pool.learn(&ints, &report.cmp_bytes);
             }
+            let clock_before = touched.clock;
             touched.learn(&report.env.accesses);
+            if touched.clock && !clock_before {
+                // Code that reads the clock often compares text with today's date.
+                for d in env::date_strings(env::DEFAULT_NOW) {
+                    space.pool.add_string(d);
+                }
+            }
             refused_by_sandbox += report.sandbox_blocked as u64;
             refused_by_runtime += report
                 .env
@@ -174,9 +183,27 @@ pub fn run(
                     )
                 })
                 .count() as u64;
+            if std::env::var_os("HERMETIC_DEBUG_FILES").is_some() && !case.env.files.is_empty() {
+                let files: Vec<_> = case
+                    .env
+                    .files
+                    .iter()
+                    .map(|f| (&f.path, String::from_utf8_lossy(&f.contents).into_owned()))
+                    .collect();
+                eprintln!(
+                    "with files: {files:?} stdin {:?} -> {:?} {:?}",
+                    case.env
+                        .stdin
+                        .as_ref()
+                        .map(|s| String::from_utf8_lossy(s).into_owned()),
+                    report.outcome,
+                    report.stmts
+                );
+            }
             match finish(space.cluster, case, report) {
                 Ok(test) => {
-                    let hit: Vec<usize> = goals.goals_hit(&test.report.covered).collect();
+                    let mut hit: Vec<usize> = goals.goals_hit(&test.report.covered).collect();
+                    hit.extend(outputs.goal(&test));
                     if archive.offer(&test, &hit) > 0 {
                         last_gain = (executions, started.elapsed().as_secs_f64());
                     }
@@ -190,11 +217,17 @@ pub fn run(
                 }
             }
         }
-        progress(executions, archive.covered());
+        progress(executions, archive.covered_below(goals.len()));
     }
-    let (tests, extra) = minimise(space, goals, pool, &archive)?;
+    if std::env::var_os("HERMETIC_DEBUG").is_some() {
+        eprintln!("touched: {touched:?}");
+        for t in archive.tests() {
+            eprintln!("archived: {:?} {:?}", t.case.env, t.report.env.accesses);
+        }
+    }
+    let (tests, extra) = minimise(space, goals, &mut outputs, pool, &archive)?;
     executions += extra;
-    let covered: BTreeSet<usize> = archive.goals().collect();
+    let covered: BTreeSet<usize> = archive.goals().filter(|&g| !outputs.is_output(g)).collect();
     reached_by_findings.retain(|g| !covered.contains(g));
     Ok(SearchOutcome {
         tests,
@@ -299,6 +332,7 @@ fn same_finding(a: &Finding, b: &Finding) -> bool {
 fn minimise(
     space: &Space,
     goals: &GoalMap,
+    outputs: &mut outputs::Outputs,
     pool: &mut DriverPool,
     archive: &Archive,
 ) -> Result<(Vec<FinishedTest>, u64)> {
@@ -322,7 +356,8 @@ fn minimise(
             let report = pool.exec_batch(vec![candidate.request()])?.remove(0);
             executions += 1;
             if let Ok(t) = finish(space.cluster, candidate, report) {
-                let hit: BTreeSet<usize> = goals.goals_hit(&t.report.covered).collect();
+                let mut hit: BTreeSet<usize> = goals.goals_hit(&t.report.covered).collect();
+                hit.extend(outputs.goal(&t));
                 if own.is_subset(&hit) && t.uses_private <= best.uses_private {
                     best = t;
                     i = i.min(best.case.stmts.len());
@@ -337,13 +372,15 @@ fn minimise(
             let report = pool.exec_batch(vec![candidate.request()])?.remove(0);
             executions += 1;
             if let Ok(t) = finish(space.cluster, candidate, report) {
-                let hit: BTreeSet<usize> = goals.goals_hit(&t.report.covered).collect();
+                let mut hit: BTreeSet<usize> = goals.goals_hit(&t.report.covered).collect();
+                hit.extend(outputs.goal(&t));
                 if own.is_subset(&hit) {
                     best = t;
                 }
             }
         }
-        let hit = goals.goals_hit(&best.report.covered).collect();
+        let mut hit: BTreeSet<usize> = goals.goals_hit(&best.report.covered).collect();
+        hit.extend(outputs.goal(&best));
         shrunk.push((best, hit));
     }
     // Greedy set cover: the test covering most still-uncovered goals first.

@@ -33,7 +33,8 @@ impl ValuePool {
         }
         pool.source_ints = lits.ints.clone();
         pool.floats = lits.floats.clone();
-        for s in &lits.strings {
+        // Format strings (`"{} = {}"`) make poor values and unreadable tests.
+        for s in lits.strings.iter().filter(|s| !is_format_string(s)) {
             pool.add_string(s.clone());
         }
         pool.chars.extend(lits.chars.iter().copied());
@@ -84,6 +85,14 @@ impl ValuePool {
             }
         }
     }
+}
+
+fn is_format_string(s: &str) -> bool {
+    let bytes = s.as_bytes();
+    bytes
+        .windows(2)
+        .any(|w| w[0] == b'{' && (w[1] == b'}' || w[1] == b':' || w[1].is_ascii_alphanumeric()))
+        && s.contains('}')
 }
 
 /// Draws a value of a type that is built from data (not from an earlier statement).

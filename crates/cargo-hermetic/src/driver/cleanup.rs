@@ -1,0 +1,206 @@
+//! Unwinding cleanup blocks: the landing pads the exception tables name, and the blocks only
+//! they lead to. Such blocks run only while a panic unwinds through a frame, so they are
+//! counted with the compiler's checks, not with the source's branches.
+//!
+//! Landing pads come from `.eh_frame` (gimli) and each function's LSDA call-site table. From
+//! each pad, control is followed through the blocks that follow it: a block ending in
+//! `jmp rel32`/`jmp rel8` leads to its target, one ending in a direct call to the next block;
+//! anything else stops the walk (under-counting cleanup is safer than over-counting it). MIR never jumps
+//! from normal code into cleanup code, so everything reached this way is cleanup.
+
+use gimli::{BaseAddresses, CieOrFde, EhFrame, LittleEndian, Pointer, UnwindSection};
+use object::{Object, ObjectSection};
+use std::collections::{BTreeSet, VecDeque};
+
+/// Addresses of the landing pads of every function in the executable.
+pub fn landing_pads(file: &object::File) -> BTreeSet<u64> {
+    let mut pads = BTreeSet::new();
+    let (Some(eh), Some(table)) = (
+        file.section_by_name(".eh_frame"),
+        file.section_by_name(".gcc_except_table"),
+    ) else {
+        return pads;
+    };
+    let (Ok(eh_data), Ok(table_data)) = (eh.data(), table.data()) else {
+        return pads;
+    };
+    let eh_frame = EhFrame::new(eh_data, LittleEndian);
+    let mut bases = BaseAddresses::default().set_eh_frame(eh.address());
+    if let Some(text) = file.section_by_name(".text") {
+        bases = bases.set_text(text.address());
+    }
+    let mut entries = eh_frame.entries(&bases);
+    while let Ok(Some(entry)) = entries.next() {
+        let CieOrFde::Fde(partial) = entry else {
+            continue;
+        };
+        let Ok(fde) =
+            partial.parse(|section, bases, offset| section.cie_from_offset(bases, offset))
+        else {
+            continue;
+        };
+        let Some(Pointer::Direct(lsda)) = fde.lsda() else {
+            continue;
+        };
+        let Some(offset) = lsda.checked_sub(table.address()) else {
+            continue;
+        };
+        if let Some(table_bytes) = table_data.get(offset as usize..) {
+            read_lsda(table_bytes, fde.initial_address(), &mut pads);
+        }
+    }
+    pads
+}
+
+/// Reads an LSDA's call-site table; each non-zero landing pad is relative to `func`.
+fn read_lsda(data: &[u8], func: u64, pads: &mut BTreeSet<u64>) -> Option<()> {
+    let mut r = Reader { data, at: 0 };
+    let lpstart_enc = r.u8()?;
+    let lpstart = if lpstart_enc == 0xff {
+        func
+    } else {
+        r.encoded(lpstart_enc)?
+    };
+    let ttype_enc = r.u8()?;
+    if ttype_enc != 0xff {
+        r.uleb()?;
+    }
+    let site_enc = r.u8()?;
+    let len = r.uleb()? as usize;
+    let end = r.at + len;
+    while r.at < end {
+        let _start = r.encoded(site_enc)?;
+        let _len = r.encoded(site_enc)?;
+        let pad = r.encoded(site_enc)?;
+        let _action = r.uleb()?;
+        if pad != 0 {
+            pads.insert(lpstart + pad);
+        }
+    }
+    Some(())
+}
+
+struct Reader<'a> {
+    data: &'a [u8],
+    at: usize,
+}
+
+impl Reader<'_> {
+    fn u8(&mut self) -> Option<u8> {
+        let b = *self.data.get(self.at)?;
+        self.at += 1;
+        Some(b)
+    }
+
+    fn uleb(&mut self) -> Option<u64> {
+        let mut out = 0u64;
+        let mut shift = 0;
+        loop {
+            let b = self.u8()?;
+            out |= u64::from(b & 0x7f) << shift.min(63);
+            shift += 7;
+            if b & 0x80 == 0 {
+                return Some(out);
+            }
+        }
+    }
+
+    fn fixed<const N: usize>(&mut self) -> Option<[u8; N]> {
+        let bytes = self.data.get(self.at..self.at + N)?.try_into().ok()?;
+        self.at += N;
+        Some(bytes)
+    }
+
+    /// The value formats call-site tables use (DW_EH_PE_*, without the pc-relative bits).
+    fn encoded(&mut self, enc: u8) -> Option<u64> {
+        match enc & 0x0f {
+            0x01 => self.uleb(),
+            0x02 => self.fixed::<2>().map(|b| u16::from_le_bytes(b) as u64),
+            0x03 => self.fixed::<4>().map(|b| u32::from_le_bytes(b) as u64),
+            0x04 => self.fixed::<8>().map(u64::from_le_bytes),
+            0x0b => self
+                .fixed::<4>()
+                .map(|b| i32::from_le_bytes(b) as i64 as u64),
+            _ => None,
+        }
+    }
+}
+
+/// The counters (by index into `pcs`) whose blocks are cleanup: landing pads and the blocks
+/// control reaches from them. `text`/`text_addr` is the code, `pcs` the counters' addresses.
+pub fn cleanup_counters(
+    pads: &BTreeSet<u64>,
+    pcs: &[u64],
+    text: &[u8],
+    text_addr: u64,
+) -> BTreeSet<usize> {
+    let mut order: Vec<(u64, usize)> = pcs.iter().enumerate().map(|(i, &pc)| (pc, i)).collect();
+    order.sort_unstable();
+    let index_of = |pc: u64| order.binary_search_by_key(&pc, |&(p, _)| p).ok();
+    let mut cleanup = BTreeSet::new();
+    let mut queue: VecDeque<usize> = pads.iter().filter_map(|&p| index_of(p)).collect();
+    while let Some(k) = queue.pop_front() {
+        if !cleanup.insert(order[k].1) {
+            continue;
+        }
+        let (start, end) = (
+            order[k].0,
+            order.get(k + 1).map_or(order[k].0 + 64, |n| n.0),
+        );
+        let code = |from: u64, to: u64| -> Option<&[u8]> {
+            text.get(from.checked_sub(text_addr)? as usize..to.checked_sub(text_addr)? as usize)
+        };
+        let Some(block) = code(start, end) else {
+            continue;
+        };
+        let n = block.len();
+        let next = if n >= 5 && block[n - 5] == 0xE9 {
+            let rel = i32::from_le_bytes(block[n - 4..].try_into().expect("4 bytes"));
+            Some(end.wrapping_add(rel as i64 as u64))
+        } else if n >= 2 && block[n - 2] == 0xEB {
+            Some(end.wrapping_add(block[n - 1] as i8 as i64 as u64))
+        } else if n >= 5 && block[n - 5] == 0xE8 {
+            // A call that returns falls through into the next block.
+            Some(end)
+        } else {
+            // ud2, ret, or a block whose end we cannot read: stop here rather than guess.
+            None
+        };
+        if let Some(j) = next.and_then(index_of) {
+            queue.push_back(j);
+        }
+    }
+    cleanup
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_call_site_tables_with_uleb_entries() {
+        // lpstart omitted, no type table, uleb128 call sites: two sites, one with a pad at +0x40.
+        let lsda = [
+            0xff, 0xff, 0x01, 0x08, 0x00, 0x10, 0x00, 0x00, 0x10, 0x08, 0x40, 0x00,
+        ];
+        let mut pads = BTreeSet::new();
+        read_lsda(&lsda, 0x1000, &mut pads).unwrap();
+        assert_eq!(pads.into_iter().collect::<Vec<_>>(), vec![0x1040]);
+    }
+
+    #[test]
+    fn follows_jumps_and_fallthrough_from_pads() {
+        // Blocks at 0x10 (pad, jmp rel8 to 0x30), 0x20 (normal), 0x30 (ends in a call, falls
+        // through), 0x40 (ud2).
+        let mut text = vec![0x90u8; 0x50];
+        text[0x1e] = 0xEB;
+        text[0x1f] = 0x10; // 0x20 + 0x10 = 0x30
+        text[0x3b] = 0xE8;
+        text[0x4e] = 0x0F;
+        text[0x4f] = 0x0B;
+        let pcs = [0x10, 0x20, 0x30, 0x40];
+        let pads = BTreeSet::from([0x10]);
+        let got = cleanup_counters(&pads, &pcs, &text, 0);
+        assert_eq!(got.into_iter().collect::<Vec<_>>(), vec![0, 2, 3]);
+    }
+}

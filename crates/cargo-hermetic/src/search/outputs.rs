@@ -1,0 +1,110 @@
+//! Output goals: each distinct kind of result of a call (`true`/`false`, `None`/`Some`,
+//! `Ok`/`Err` and which variant, a panic) is an objective of its own, next to the edges. A
+//! function that returns a comparison directly has no branch for it, yet a test per outcome is
+//! what a reader wants to see (EvoSuite's output coverage).
+
+use crate::test_case::FinishedTest;
+use hermetic_driver::protocol::{Observed, Outcome};
+use std::collections::BTreeMap;
+
+/// Output goals found so far, numbered after the edge goals.
+pub struct Outputs {
+    first_id: usize,
+    ids: BTreeMap<String, usize>,
+}
+
+impl Outputs {
+    pub fn new(edge_goals: usize) -> Outputs {
+        Outputs {
+            first_id: edge_goals,
+            ids: BTreeMap::new(),
+        }
+    }
+
+    /// The output goal of a test's last call, numbering it if it is new.
+    pub fn goal(&mut self, test: &FinishedTest) -> Option<usize> {
+        let key = key(test)?;
+        let next = self.first_id + self.ids.len();
+        Some(*self.ids.entry(key).or_insert(next))
+    }
+
+    /// Whether a goal id is an output goal.
+    pub fn is_output(&self, goal: usize) -> bool {
+        goal >= self.first_id
+    }
+}
+
+/// `"<callable>:<shape>"` for the last statement, when its result has a shape worth a test.
+fn key(test: &FinishedTest) -> Option<String> {
+    let last = test.case.stmts.last()?;
+    let shape = match &test.report.outcome {
+        Outcome::Panicked { .. } => "panic".to_string(),
+        Outcome::Completed => shape(test.report.stmts.last()?.returned.as_ref()?)?,
+        _ => return None,
+    };
+    Some(format!("{}:{shape}", last.callable))
+}
+
+fn shape(o: &Observed) -> Option<String> {
+    Some(match o {
+        Observed::Bool(b) => b.to_string(),
+        Observed::Opt(None) => "None".into(),
+        Observed::Opt(Some(_)) => "Some".into(),
+        Observed::Ok(inner) => format!(
+            "Ok{}",
+            shape(inner).map(|s| format!("({s})")).unwrap_or_default()
+        ),
+        Observed::Err(inner) => format!(
+            "Err{}",
+            shape(inner).map(|s| format!("({s})")).unwrap_or_default()
+        ),
+        Observed::Variant(name, _) => name.clone(),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_case::{Stmt, TestCase};
+    use hermetic_driver::protocol::{ExecReport, StmtReport};
+
+    fn returning(o: Observed) -> FinishedTest {
+        FinishedTest {
+            case: TestCase {
+                home: 0,
+                stmts: vec![Stmt {
+                    callable: 3,
+                    args: vec![],
+                }],
+                env: Default::default(),
+            },
+            report: ExecReport {
+                outcome: Outcome::Completed,
+                stmts: vec![StmtReport {
+                    returned: Some(o),
+                    stored: false,
+                }],
+                covered: vec![],
+                cmp_ints: vec![],
+                cmp_bytes: vec![],
+                env: Default::default(),
+                sandbox_blocked: 0,
+            },
+            uses_private: false,
+        }
+    }
+
+    #[test]
+    fn outcomes_of_a_call_are_goals_of_their_own() {
+        let mut o = Outputs::new(10);
+        let t = o.goal(&returning(Observed::Bool(true))).unwrap();
+        let f = o.goal(&returning(Observed::Bool(false))).unwrap();
+        assert_eq!((t, f), (10, 11));
+        assert_eq!(o.goal(&returning(Observed::Bool(true))), Some(10));
+        let err = Observed::Err(Box::new(Observed::Variant("Full".into(), vec![])));
+        assert_eq!(o.goal(&returning(err)), Some(12));
+        assert_eq!(o.goal(&returning(Observed::Int(3))), None);
+        assert!(o.is_output(12) && !o.is_output(9));
+    }
+}
