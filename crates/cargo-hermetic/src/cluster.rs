@@ -143,6 +143,8 @@ pub enum Ty {
     RefMut(Box<Ty>),
     /// A struct or enum of the crate, with its generic arguments.
     Adt(TypeId, Vec<Ty>),
+    /// `std::io::Error`: observed by its kind; never built by tests.
+    IoError,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -103,6 +103,7 @@ pub fn ty(cluster: &Cluster, t: &Ty, from: ModuleId) -> TokenStream {
                 quote!(#path<#(#args),*>)
             }
         }
+        Ty::IoError => quote!(std::io::Error),
     }
 }
 

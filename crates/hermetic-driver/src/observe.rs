@@ -140,6 +140,13 @@ observe_tuple!(A 0, B 1, C 2, D 3);
 observe_tuple!(A 0, B 1, C 2, D 3, E 4);
 observe_tuple!(A 0, B 1, C 2, D 3, E 4, F 5);
 
+/// An I/O error is known by its kind (`NotFound`); its message is the operating system's.
+impl Observe for std::io::Error {
+    fn observe(&self) -> Observed {
+        Observed::Debug(format!("{:?}", self.kind()))
+    }
+}
+
 /// The `Debug` text of a value, for crate types whose fields cannot all be observed.
 pub fn debug_text<T: std::fmt::Debug + ?Sized>(value: &T) -> Observed {
     Observed::Debug(format!("{value:?}"))

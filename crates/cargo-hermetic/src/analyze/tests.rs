@@ -339,7 +339,7 @@ fn unsupported_items_are_skipped_with_reasons() {
         pub fn map(m: HashMap<String, i32>) {}
         pub fn slice_mut(x: &mut [u8]) {}
         pub fn unknown(x: Missing) {}
-        pub fn io() -> std::io::Result<()> { Ok(()) }
+        pub fn io(e: std::io::Error) -> std::io::Result<()> { Err(e) }
         pub fn bound<T: Iterator>(t: T) {}
         pub fn main() {}
         pub struct Cache { map: HashMap<u8, u8> }
@@ -368,7 +368,11 @@ fn unsupported_items_are_skipped_with_reasons() {
         skip_reason(&c, "unknown"),
         "parameter `x`: unknown type `Missing`"
     );
-    assert!(skip_reason(&c, "io").contains("`std::io::Result<()>`"));
+    assert!(
+        skip_reason(&c, "io").contains("`std::io::Error`"),
+        "{}",
+        skip_reason(&c, "io")
+    );
     assert!(skip_reason(&c, "bound").contains("no candidate type satisfies `Iterator`"));
     assert!(skip_reason(&c, "main").contains("main"));
     assert!(skip_reason(&c, "Cache").contains("field `map`"));

@@ -210,6 +210,8 @@ impl TyCx<'_> {
             ["std" | "core", "option", "Option"] => Some("Option"),
             ["std" | "core", "result", "Result"] => Some("Result"),
             ["std" | "alloc", "boxed", "Box"] => Some("Box"),
+            ["std", "io", "Result"] => Some("io::Result"),
+            ["std", "io", "Error"] => Some("io::Error"),
             _ => None,
         };
         let Some(known) = known else {
@@ -219,9 +221,12 @@ impl TyCx<'_> {
                 format!("`{}` is not supported", text(ty))
             });
         };
+        if known == "io::Error" && mode != Mode::Ret {
+            return Err("`std::io::Error` is supported in return types only".into());
+        }
         let mut args = self.args(last, ty, mode)?;
         let want = match known {
-            "String" => 0,
+            "String" | "io::Error" => 0,
             "Result" => 2,
             _ => 1,
         };
@@ -237,6 +242,8 @@ impl TyCx<'_> {
             "Vec" => Ty::Vec(next()),
             "Option" => Ty::Option(next()),
             "Box" => Ty::Box(next()),
+            "io::Error" => Ty::IoError,
+            "io::Result" => Ty::Result(next(), Box::new(Ty::IoError)),
             _ => {
                 let ok = next();
                 Ty::Result(ok, next())
@@ -390,7 +397,7 @@ mod tests {
             "`HashMap<String, i32>` is not supported"
         );
         assert_eq!(err("Nope", Mode::Arg), "unknown type `Nope`");
-        assert!(err("std::io::Result<()>", Mode::Ret).contains("`std::io::Result<()>`"));
+        assert!(err("std::io::Result<&mut [u8]>", Mode::Ret).contains("&mut [u8]"));
         assert!(err("Box<dyn std::error::Error>", Mode::Ret).contains("trait objects"));
         assert!(err("*const u8", Mode::Arg).contains("raw pointers"));
     }

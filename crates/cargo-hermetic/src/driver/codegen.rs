@@ -130,6 +130,23 @@ pub fn has_borrow(t: &Ty) -> bool {
     }
 }
 
+fn contains_io_error(t: &Ty) -> bool {
+    match t {
+        Ty::IoError => true,
+        Ty::Vec(e)
+        | Ty::Slice(e)
+        | Ty::Array(e, _)
+        | Ty::Option(e)
+        | Ty::Box(e)
+        | Ty::Ref(e)
+        | Ty::RefMut(e) => contains_io_error(e),
+        Ty::Result(a, b) => contains_io_error(a) || contains_io_error(b),
+        Ty::Tuple(items) => items.iter().any(contains_io_error),
+        Ty::Adt(_, args) => args.iter().any(contains_io_error),
+        _ => false,
+    }
+}
+
 /// The type a statement's stored result has: the `Ok`/`Some` inside a `Result`/`Option`, the
 /// value itself otherwise; `None` when nothing is stored.
 pub fn stored_ty(ret: &Ty) -> Option<&Ty> {
@@ -158,6 +175,9 @@ fn arg_code(cluster: &Cluster, m: ModuleId, t: &Ty, k: usize) -> Result<ArgCode,
     let var = format_ident!("a{}", k);
     let slot = format_ident!("slot{}", k);
     let decoded = |t: &Ty| -> Result<TokenStream, String> {
+        if contains_io_error(t) {
+            return Err("`std::io::Error` arguments are not supported".into());
+        }
         if has_borrow(t) {
             return Err(format!(
                 "a borrowed type inside `{}` is not supported",

@@ -52,18 +52,19 @@ pub fn prelude(spec: &EnvSpec, checked: bool) -> TokenStream {
 
 /// Assertions on the files the code wrote or removed.
 pub fn checks(report: &EnvReport) -> Vec<TokenStream> {
+    let (assert_eq, assert) = (super::layout::assert_eq(), super::layout::assert());
     report
         .files
         .iter()
         .map(|(path, contents)| match contents {
             Some(data) => match std::str::from_utf8(data) {
-                Ok(text) => quote!(assert_eq!(env.file_string(#path).as_deref(), Some(#text));),
+                Ok(text) => quote!(#assert_eq(env.file_string(#path).as_deref(), Some(#text));),
                 Err(_) => {
                     let data = Literal::byte_string(data);
-                    quote!(assert_eq!(env.file_contents(#path).as_deref(), Some(&#data[..]));)
+                    quote!(#assert_eq(env.file_contents(#path).as_deref(), Some(&#data[..]));)
                 }
             },
-            None => quote!(assert!(!env.exists(#path));),
+            None => quote!(#assert(!env.exists(#path));),
         })
         .collect()
 }
@@ -123,9 +124,9 @@ mod tests {
         let checks: Vec<String> = checks(&report).iter().map(|c| c.to_string()).collect();
         assert_eq!(
             checks[0],
-            "assert_eq ! (env . file_string (\"/out\") . as_deref () , Some (\"done\\n\")) ;"
+            "ASSERT_EQ_ (env . file_string (\"/out\") . as_deref () , Some (\"done\\n\")) ;"
         );
-        assert_eq!(checks[1], "assert ! (! env . exists (\"/old\")) ;");
+        assert_eq!(checks[1], "ASSERT_ (! env . exists (\"/old\")) ;");
         assert!(needed(&EnvSpec::default(), &report));
         assert!(!needed(&EnvSpec::default(), &EnvReport::default()));
     }

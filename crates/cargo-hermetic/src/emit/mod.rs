@@ -230,6 +230,16 @@ fn render_test(cluster: &Cluster, test: &FinishedTest) -> Option<RenderedTest> {
             vars[i] = Some((name, stored.clone()));
         } else if c.ret == Ty::Unit {
             body.push(quote!(#call;));
+        } else if let (Ty::Result(ok, err), Some(obs)) = (&c.ret, returned) {
+            if **err == Ty::IoError {
+                io_result_check(&writer, ok, obs, call, &mut names, &mut body);
+            } else if let Some(check) = writer.oracle.check(&c.ret, obs) {
+                writer
+                    .oracle
+                    .render(&check, call, false, false, &mut names, &mut body);
+            } else {
+                body.push(quote!(let _ = #call;));
+            }
         } else if let Some(check) = returned.and_then(|o| writer.oracle.check(&c.ret, o)) {
             writer
                 .oracle
@@ -274,6 +284,44 @@ fn render_test(cluster: &Cluster, test: &FinishedTest) -> Option<RenderedTest> {
         should_panic: panic.map(expected_panic),
         body,
     })
+}
+
+/// `io::Result`: an error is checked by its kind, a value like any other (`io::Error` has no
+/// `PartialEq`, so the `Result` as a whole cannot be compared).
+fn io_result_check(
+    writer: &Writer,
+    ok: &Ty,
+    obs: &hermetic_driver::Observed,
+    call: TokenStream,
+    names: &mut VarNames,
+    body: &mut Vec<TokenStream>,
+) {
+    use hermetic_driver::Observed;
+    let assert_eq = layout::assert_eq();
+    match obs {
+        Observed::Err(inner) => match &**inner {
+            Observed::Debug(kind) if syn::parse_str::<Ident>(kind).is_ok() => {
+                let kind = rust_syntax::ident(kind);
+                body.push(
+                    quote!(#assert_eq(#call.unwrap_err().kind(), std::io::ErrorKind::#kind);),
+                );
+            }
+            _ => {
+                let assert = layout::assert();
+                body.push(quote!(#assert(#call.is_err());));
+            }
+        },
+        Observed::Ok(_) if *ok == Ty::Unit => body.push(quote!(#call.unwrap();)),
+        Observed::Ok(inner) => match writer.oracle.check(ok, inner) {
+            Some(check) => {
+                writer
+                    .oracle
+                    .render(&check, quote!(#call.unwrap()), false, false, names, body)
+            }
+            None => body.push(quote!(let _ = #call.unwrap();)),
+        },
+        _ => body.push(quote!(let _ = #call;)),
+    }
 }
 
 /// The `expected` text of `#[should_panic]`: the message, or a prefix of a long one.

@@ -210,6 +210,8 @@ impl Oracle<'_> {
                 (def.derives.iter().any(|d| d == name) || def.impls.iter().any(|d| d == name))
                     && args.iter().all(rec)
             }
+            // Only its kind is observed; `emit` checks that with `.kind()`.
+            Ty::IoError => false,
         }
     }
 

@@ -99,7 +99,19 @@ pub fn run(
     let mut last_gain = (0u64, 0f64);
     let mut reached_by_findings = BTreeSet::new();
     let mut touched = env::Touched::default();
-    let mut outputs = outputs::Outputs::new(goals.len());
+    let eligible = space
+        .targets
+        .iter()
+        .copied()
+        .filter(|&c| {
+            !matches!(
+                space.cluster.callables[c].kind,
+                crate::cluster::CallableKind::StructLiteral { .. }
+                    | crate::cluster::CallableKind::Variant { .. }
+            )
+        })
+        .collect();
+    let mut outputs = outputs::Outputs::new(goals.len(), eligible);
     let (mut refused_by_runtime, mut refused_by_sandbox) = (0u64, 0u64);
     let started = Instant::now();
     let max = cfg.max_executions.unwrap_or(u64::MAX);

@@ -5,7 +5,7 @@
 
 use crate::test_case::FinishedTest;
 use hermetic_driver::protocol::{Observed, Outcome};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Output goals found so far, numbered after the edge goals.
 pub struct Outputs {
@@ -97,7 +97,7 @@ mod tests {
 
     #[test]
     fn outcomes_of_a_call_are_goals_of_their_own() {
-        let mut o = Outputs::new(10);
+        let mut o = Outputs::new(10, BTreeSet::from([3]));
         let t = o.goal(&returning(Observed::Bool(true))).unwrap();
         let f = o.goal(&returning(Observed::Bool(false))).unwrap();
         assert_eq!((t, f), (10, 11));

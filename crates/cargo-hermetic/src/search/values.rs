@@ -139,7 +139,7 @@ pub fn random_value(rng: &mut ChaCha8Rng, pool: &ValuePool, ty: &Ty, depth: usiz
         }
         Ty::Box(e) | Ty::Ref(e) | Ty::RefMut(e) => random_value(rng, pool, e, depth),
         // Crate types come from statements; the generator never asks for them here.
-        Ty::Adt(..) => Value::Unit,
+        Ty::Adt(..) | Ty::IoError => Value::Unit,
     }
 }
 
