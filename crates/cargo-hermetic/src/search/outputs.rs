@@ -11,18 +11,25 @@ use std::collections::{BTreeMap, BTreeSet};
 pub struct Outputs {
     first_id: usize,
     ids: BTreeMap<String, usize>,
+    /// The callables whose outcomes count: the selected code's functions and methods (not
+    /// struct literals or enum variants, whose "outcome" is the value they were given).
+    eligible: BTreeSet<usize>,
 }
 
 impl Outputs {
-    pub fn new(edge_goals: usize) -> Outputs {
+    pub fn new(edge_goals: usize, eligible: BTreeSet<usize>) -> Outputs {
         Outputs {
             first_id: edge_goals,
             ids: BTreeMap::new(),
+            eligible,
         }
     }
 
     /// The output goal of a test's last call, numbering it if it is new.
     pub fn goal(&mut self, test: &FinishedTest) -> Option<usize> {
+        if !self.eligible.contains(&test.case.stmts.last()?.callable) {
+            return None;
+        }
         let key = key(test)?;
         let next = self.first_id + self.ids.len();
         Some(*self.ids.entry(key).or_insert(next))
