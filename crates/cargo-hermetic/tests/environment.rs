@@ -1,0 +1,135 @@
+//! Code that depends on its environment (the `envdeps` fixture, after seed 001): the search sets
+//! up files, stdin, variables and the clock; the emitted tests pass under a different real
+//! environment; and nothing the code tries (deleting a real directory, starting `rm`,
+//! connecting) reaches the machine.
+
+mod common;
+
+use common::{
+    cargo_test_target_dir, check_generated_files, run_with_timeout, Fixture, CARGO_TEST_TIMEOUT,
+};
+use std::process::Command;
+
+const CANARY: &str = "/tmp/hermetic-canary";
+
+#[test]
+fn environment_is_set_up_by_tests_and_the_machine_is_left_alone() {
+    std::fs::create_dir_all(CANARY).unwrap();
+    std::fs::write(format!("{CANARY}/keep.txt"), "still here\n").unwrap();
+    let fixture = Fixture::copy("envdeps");
+    let run = fixture.generate().seed(3).max_executions(20_000).run();
+    run.assert_success();
+    check_generated_files(&fixture, &run);
+
+    // The harmful calls were refused, and the canary is intact.
+    assert_eq!(
+        std::fs::read_to_string(format!("{CANARY}/keep.txt"))
+            .ok()
+            .as_deref(),
+        Some("still here\n"),
+        "the canary directory was touched"
+    );
+    assert!(
+        run.count("refused_by_runtime") > 0,
+        "no refused attempts counted:\n{}",
+        run.describe()
+    );
+    let touched: Vec<String> = run.report()["environment_touched"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect();
+    for part in [
+        "files",
+        "variables",
+        "stdin",
+        "clock",
+        "network",
+        "processes",
+    ] {
+        assert!(
+            touched.iter().any(|t| t == part),
+            "`{part}` not among the touched parts {touched:?}"
+        );
+    }
+
+    // Tests set up the environment through the runtime, which became a dev-dependency.
+    assert!(
+        fixture.read("Cargo.toml").contains("hermetic = { path = "),
+        "{}",
+        fixture.read("Cargo.toml")
+    );
+    let files = fixture.generated_files();
+    let all: String = files.values().cloned().collect();
+    assert!(
+        all.contains("hermetic::Env::new()"),
+        "no test sets up an environment:\n{}",
+        fixture.dump_generated()
+    );
+    assert!(
+        all.contains(".stdin("),
+        "no test scripts stdin:\n{}",
+        fixture.dump_generated()
+    );
+    assert!(
+        all.contains(".file("),
+        "no test creates a file:\n{}",
+        fixture.dump_generated()
+    );
+    assert!(
+        all.contains(".var(\"APP_HOME\""),
+        "no test sets APP_HOME:\n{}",
+        fixture.dump_generated()
+    );
+    assert!(
+        all.contains("std::io::ErrorKind::ConnectionRefused"),
+        "phone_home's refusal is not shown:\n{}",
+        fixture.dump_generated()
+    );
+
+    // The tests pass, and keep passing when the real environment changes.
+    fixture.cargo_test_passes();
+    let app_home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        app_home.path().join("app.conf"),
+        "port = 9999\nname = real\n",
+    )
+    .unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    for (i, tz) in [
+        "UTC",
+        "America/New_York",
+        "Asia/Kolkata",
+        "Europe/Berlin",
+        "Pacific/Auckland",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+        cmd.arg("test")
+            .arg("--manifest-path")
+            .arg(fixture.manifest())
+            .env("CARGO_TARGET_DIR", cargo_test_target_dir())
+            .env("TZ", tz)
+            .env("HOME", elsewhere.path())
+            .env("USER", format!("someone{i}"))
+            .env("APP_HOME", app_home.path())
+            .current_dir(elsewhere.path());
+        let out = run_with_timeout(cmd, CARGO_TEST_TIMEOUT);
+        assert!(
+            out.status.success(),
+            "run {i} under a changed environment failed:\n{}\n{}",
+            out.stdout,
+            out.stderr
+        );
+    }
+    assert_eq!(
+        std::fs::read_to_string(format!("{CANARY}/keep.txt"))
+            .ok()
+            .as_deref(),
+        Some("still here\n"),
+        "running the generated tests touched the canary directory"
+    );
+}
