@@ -344,7 +344,7 @@ pub fn inject_modules(
     for (file, mut inserts) in per_file {
         let mut text =
             std::fs::read_to_string(&file).with_context(|| format!("read {}", file.display()))?;
-        inserts.sort_by(|a, b| b.0.cmp(&a.0));
+        inserts.sort_by_key(|insert| std::cmp::Reverse(insert.0));
         for (at, line) in inserts {
             let at = at.min(text.len());
             if !text.is_char_boundary(at) {

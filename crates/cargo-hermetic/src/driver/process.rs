@@ -2,7 +2,7 @@
 //! pipes to talk to it.
 
 use anyhow::{bail, Context, Result};
-use hermetic_driver::protocol::{Call, EnvSpec, ExecReport, Hello, Request};
+use hermetic_driver::protocol::{Call, EnvSpec, ExecReport, Hello, Request as Message};
 use hermetic_driver::server::{DRIVER_ENV, REPLY_FD, REQUEST_FD};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
@@ -11,6 +11,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
 use super::codegen::SERVE_TEST;
+
+/// The calls of one execution, and its environment (`None`: the real one).
+type Request = (Vec<Call>, Option<EnvSpec>);
 
 /// One running driver.
 pub struct Driver {
@@ -92,7 +95,7 @@ impl Driver {
         env: Option<EnvSpec>,
         timeout_ms: u64,
     ) -> Result<ExecReport> {
-        let mut line = serde_json::to_vec(&Request::Exec {
+        let mut line = serde_json::to_vec(&Message::Exec {
             calls,
             env,
             timeout_ms,
@@ -165,7 +168,7 @@ impl DriverPool {
         let timeout = self.timeout_ms;
         let real = self.real_env;
         let launch = &self.launch;
-        let mut shares: Vec<Vec<(usize, (Vec<Call>, Option<EnvSpec>))>> = vec![Vec::new(); n];
+        let mut shares: Vec<Vec<(usize, Request)>> = vec![Vec::new(); n];
         for (i, (calls, env)) in cases.into_iter().enumerate() {
             shares[i % n].push((i, (calls, (!real).then_some(env))));
         }
@@ -203,7 +206,7 @@ impl DriverPool {
 fn exec_restarting(
     slot: &mut Option<Driver>,
     launch: &Launch,
-    calls: (Vec<Call>, Option<EnvSpec>),
+    calls: Request,
     timeout: u64,
 ) -> Result<ExecReport> {
     if let Some(d) = slot.as_mut() {

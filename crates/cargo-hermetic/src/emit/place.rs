@@ -194,7 +194,7 @@ fn prepare(
     let mut writes = test_writes;
     for (module_file, mut inserts) in edits {
         let mut text = sources[&module_file].clone();
-        inserts.sort_by(|a, b| b.0.cmp(&a.0));
+        inserts.sort_by_key(|insert| std::cmp::Reverse(insert.0));
         for (at, insert, _) in &inserts {
             text.insert_str(*at, insert);
         }

@@ -27,10 +27,10 @@ impl Touched {
     pub fn learn(&mut self, accesses: &[AccessReport]) {
         for a in accesses {
             match a {
-                AccessReport::PathOpened { path, .. } | AccessReport::PathChecked { path, .. } => {
-                    if usable_path(path) {
-                        self.paths.insert(path.clone());
-                    }
+                AccessReport::PathOpened { path, .. } | AccessReport::PathChecked { path, .. }
+                    if usable_path(path) =>
+                {
+                    self.paths.insert(path.clone());
                 }
                 AccessReport::PathWritten { path } | AccessReport::PathRemoved { path } => {
                     self.written.insert(path.clone());

@@ -115,8 +115,8 @@ pub fn run(
     let (mut refused_by_runtime, mut refused_by_sandbox) = (0u64, 0u64);
     let started = Instant::now();
     let max = cfg.max_executions.unwrap_or(u64::MAX);
-    while executions < max && !cfg.deadline.is_some_and(|d| Instant::now() >= d) {
-        if archive.covered_below(goals.len()) == goals.len() && goals.len() > 0 {
+    while executions < max && cfg.deadline.is_none_or(|d| Instant::now() < d) {
+        if archive.covered_below(goals.len()) == goals.len() && !goals.goals.is_empty() {
             break;
         }
         let n = (cfg.batch as u64).min(max - executions) as usize;
@@ -224,7 +224,7 @@ pub fn run(
                     reached_by_findings.extend(goals.goals_hit(&finding.report_covered));
                     poison(&mut poisoned, &finding);
                     if !findings.iter().any(|f| same_finding(f, &finding)) {
-                        findings.push(finding);
+                        findings.push(*finding);
                     }
                 }
             }
@@ -285,7 +285,7 @@ fn finish(
     cluster: &Cluster,
     mut case: TestCase,
     report: ExecReport,
-) -> Result<FinishedTest, Finding> {
+) -> Result<FinishedTest, Box<Finding>> {
     match &report.outcome {
         Outcome::Completed => {}
         Outcome::Panicked { stmt, .. } => case.stmts.truncate(stmt + 1),
@@ -294,11 +294,11 @@ fn finish(
         | Outcome::Timeout { stmt }
         | Outcome::Exited { stmt, .. } => {
             case.stmts.truncate(stmt + 1);
-            return Err(Finding {
+            return Err(Box::new(Finding {
                 case,
                 outcome: report.outcome,
                 report_covered: report.covered,
-            });
+            }));
         }
     }
     let uses_private = case.stmts.iter().any(|s| {
