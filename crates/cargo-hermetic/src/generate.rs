@@ -29,6 +29,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     let cluster = analyze::analyze(&target.lib_rs, &target.crate_name)
         .with_context(|| format!("analyse {}", target.lib_rs.display()))?;
     let selection = selection(args, &cluster)?;
+    emit::check_in_the_way(&target.crate_dir, &cluster)?;
     if cluster.callables.is_empty() {
         bail!(nothing_to_test(&cluster));
     }

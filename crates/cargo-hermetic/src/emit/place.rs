@@ -240,6 +240,26 @@ enum Existing {
     Foreign(String),
 }
 
+/// Refuses early (before any search) when a module's test file is in the way: a file there that
+/// cargo-hermetic did not generate. Paths are checked for every module, since any may get tests.
+pub fn check_in_the_way(crate_root: &Path, cluster: &Cluster) -> anyhow::Result<()> {
+    let mut problems = Vec::new();
+    for m in 0..cluster.modules.len() {
+        let rel = test_file_path(cluster, m, Some(crate_root));
+        if let Existing::Foreign(why) = existing_test_file(&crate_root.join(&rel)) {
+            problems.push(format!("  - {} {why}", rel.display()));
+        }
+    }
+    if problems.is_empty() {
+        return Ok(());
+    }
+    bail!(
+        "generated tests go into files that are already taken, so nothing was done:\n{}\n\
+         rename or delete those files (cargo-hermetic only replaces files it generated), then run again",
+        problems.join("\n")
+    )
+}
+
 fn existing_test_file(path: &Path) -> Existing {
     if path.is_dir() {
         return Existing::Foreign("is a directory".to_string());
