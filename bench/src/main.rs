@@ -1,14 +1,18 @@
 //! Generation benchmark: runs `cargo hermetic generate` on copies of the fixture crates with the
 //! archive search and with plain random generation, interleaved run by run under the same seeds
-//! and execution budget, and prints the two side by side in one table.
+//! and execution budget, and prints the two side by side in one table; then the environment
+//! benchmark (`envtable`: seed 001's Table 2 on `tests/fixtures/envdeps`).
 //!
-//! Usage: `hermetic-bench [--quick] [--cli PATH] [--seeds N] [--max-executions N] [--keep]`
+//! Usage: `hermetic-bench [--quick] [--cli PATH] [--seeds N] [--max-executions N]
+//! [--env-max-executions N] [--only generation|environment] [--keep]`
 //! (normally through `bench/run`, which builds the CLI first).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
+
+mod envtable;
 
 /// The fixtures, relative to the workspace root.
 const FIXTURES: &[&str] = &[
@@ -33,6 +37,11 @@ struct Options {
     seeds: u64,
     max_executions: u64,
     keep: bool,
+    /// Run the generation benchmark (archive vs random).
+    generation: bool,
+    /// Run the environment benchmark (seed 001's Table 2) and its execution budget.
+    environment: bool,
+    env_max_executions: u64,
 }
 
 /// The figures of one run, read from its JSON report (`None` when the run failed).
@@ -60,6 +69,35 @@ fn main() {
         work: work.clone(),
         max_executions: opts.max_executions,
     };
+    let mut failures = 0;
+    if opts.generation {
+        failures += generation(&root, &ctx, &opts);
+    }
+    if opts.environment {
+        if opts.generation {
+            println!();
+        }
+        println!("== environment benchmark ==");
+        let env_opts = envtable::EnvOptions {
+            cli: opts.cli.clone(),
+            seeds: opts.seeds,
+            max_executions: opts.env_max_executions,
+        };
+        failures += envtable::run(&root, &work, &env_opts);
+    }
+
+    if !opts.keep {
+        let _ = std::fs::remove_dir_all(&work);
+    }
+    if failures > 0 {
+        eprintln!("{failures} run(s) failed");
+        std::process::exit(1);
+    }
+}
+
+/// The generation benchmark: archive search against random; returns the number of failed runs.
+fn generation(root: &Path, ctx: &Ctx, opts: &Options) -> usize {
+    let work = &ctx.work;
     let seeds: Vec<u64> = (1..=opts.seeds).collect();
 
     println!(
@@ -133,7 +171,7 @@ fn main() {
         }
     }
 
-    print_table(&crates, &results, &opts);
+    print_table(&crates, &results, opts);
     let jobs_eps: Vec<Option<f64>> = jobs
         .iter()
         .map(|runs| median(runs.iter().flatten().map(|r| r.exec_per_s)))
@@ -156,14 +194,7 @@ fn main() {
             fmt(*eps, 0)
         );
     }
-
-    if !opts.keep {
-        let _ = std::fs::remove_dir_all(&work);
-    }
-    if failures > 0 {
-        eprintln!("{failures} run(s) failed");
-        std::process::exit(1);
-    }
+    failures
 }
 
 fn print_table(crates: &[(String, PathBuf)], results: &[[Vec<Option<Run>>; 2]], opts: &Options) {
@@ -355,6 +386,9 @@ fn parse_args() -> Options {
         seeds: 3,
         max_executions: 10_000,
         keep: false,
+        generation: true,
+        environment: true,
+        env_max_executions: 20_000,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -363,7 +397,19 @@ fn parse_args() -> Options {
                 .unwrap_or_else(|| usage(&format!("{a} needs a value")))
         };
         match a.as_str() {
-            "--quick" => (opts.seeds, opts.max_executions) = (1, 2_000),
+            "--quick" => {
+                (opts.seeds, opts.max_executions, opts.env_max_executions) = (1, 2_000, 4_000)
+            }
+            "--only" => match value().as_str() {
+                "generation" => opts.environment = false,
+                "environment" => opts.generation = false,
+                _ => usage("--only generation|environment"),
+            },
+            "--env-max-executions" => {
+                opts.env_max_executions = value()
+                    .parse()
+                    .unwrap_or_else(|_| usage("--env-max-executions N"))
+            }
             "--cli" => opts.cli = PathBuf::from(value()),
             "--seeds" => opts.seeds = value().parse().unwrap_or_else(|_| usage("--seeds N")),
             "--max-executions" => {
@@ -379,6 +425,6 @@ fn parse_args() -> Options {
 }
 
 fn usage(msg: &str) -> ! {
-    eprintln!("{msg}\nusage: hermetic-bench [--quick] [--cli PATH] [--seeds N] [--max-executions N] [--keep]");
+    eprintln!("{msg}\nusage: hermetic-bench [--quick] [--cli PATH] [--seeds N] [--max-executions N] [--env-max-executions N] [--only generation|environment] [--keep]");
     std::process::exit(2)
 }
