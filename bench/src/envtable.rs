@@ -26,7 +26,9 @@ const MODES: &[(&str, &str)] = &[
 const MODULES: &[&str] = &["config", "content", "counter", "dice", "harm", "message"];
 
 const CANARY_DIR: &str = "/tmp/hermetic-canary";
-const CANARY_TEXT: &str = "hermetic canary: must survive the benchmark\n";
+/// The same text as the e2e test `crates/cargo-hermetic/tests/environment.rs` writes, so that a
+/// concurrent `cargo test` does not look like harm.
+const CANARY_TEXT: &str = "still here\n";
 
 /// Reruns of the written tests under a changed real environment.
 const RERUNS: usize = 5;
@@ -351,7 +353,9 @@ fn rerun(work: &Path, dir: &Path) -> Result<(usize, BTreeSet<String>), String> {
             "--manifest-path",
         ])
         .arg(dir.join("Cargo.toml"))
-        .env("CARGO_TARGET_DIR", work.join("rerun-target"))
+        // A target directory per copy: the copies are the same package at different paths, and
+        // a shared one can take another copy's build as fresh (their sources are older).
+        .env("CARGO_TARGET_DIR", dir.join("target"))
         .stderr(Stdio::null())
         .output()
         .map_err(|e| format!("cargo test --no-run: {e}"))?;
@@ -373,9 +377,7 @@ fn rerun(work: &Path, dir: &Path) -> Result<(usize, BTreeSet<String>), String> {
                 .map(PathBuf::from)
         })
         .ok_or("no test executable in cargo's output")?;
-    // Copy it away: the next copy's build reuses the same target directory.
-    let exe_copy = dir.join("bench-tests-exe");
-    std::fs::copy(&exe, &exe_copy).map_err(|e| format!("copy {}: {e}", exe.display()))?;
+    let exe_copy = exe;
 
     let list = Command::new(&exe_copy)
         .args(["--list", "--format=terse"])
