@@ -4,7 +4,7 @@
 //!
 //! Landing pads come from `.eh_frame` (gimli) and each function's LSDA call-site table. From
 //! each pad, control is followed through the blocks that follow it: a block ending in
-//! `jmp rel32`/`jmp rel8` leads to its target, one ending in a direct call to the next block;
+//! `jmp rel32`/`jmp rel8` leads to its target, one ending in a call to the next block;
 //! anything else stops the walk (under-counting cleanup is safer than over-counting it). MIR never jumps
 //! from normal code into cleanup code, so everything reached this way is cleanup.
 
@@ -74,7 +74,7 @@ fn read_lsda(data: &[u8], func: u64, pads: &mut BTreeSet<u64>) -> Option<()> {
         let pad = r.encoded(site_enc)?;
         let _action = r.uleb()?;
         if pad != 0 {
-            pads.insert(lpstart + pad);
+            pads.insert(lpstart.wrapping_add(pad));
         }
     }
     Some(())
@@ -128,6 +128,9 @@ impl Reader<'_> {
 
 /// The counters (by index into `pcs`) whose blocks are cleanup: landing pads and the blocks
 /// control reaches from them. `text`/`text_addr` is the code, `pcs` the counters' addresses.
+/// A landing pad itself often has no address in the counter table (LLVM cannot take the
+/// address of an exception pad), so the walk goes by code addresses: a block runs from its
+/// address to the next counter's.
 pub fn cleanup_counters(
     pads: &BTreeSet<u64>,
     pcs: &[u64],
@@ -136,21 +139,28 @@ pub fn cleanup_counters(
 ) -> BTreeSet<usize> {
     let mut order: Vec<(u64, usize)> = pcs.iter().enumerate().map(|(i, &pc)| (pc, i)).collect();
     order.sort_unstable();
-    let index_of = |pc: u64| order.binary_search_by_key(&pc, |&(p, _)| p).ok();
+    let code = |from: u64, to: u64| -> Option<&[u8]> {
+        text.get(from.checked_sub(text_addr)? as usize..to.checked_sub(text_addr)? as usize)
+    };
     let mut cleanup = BTreeSet::new();
-    let mut queue: VecDeque<usize> = pads.iter().filter_map(|&p| index_of(p)).collect();
-    while let Some(k) = queue.pop_front() {
-        if !cleanup.insert(order[k].1) {
+    let mut seen = BTreeSet::new();
+    let mut queue: VecDeque<u64> = pads.iter().copied().collect();
+    while let Some(start) = queue.pop_front() {
+        if !seen.insert(start) {
             continue;
         }
-        let (start, end) = (
-            order[k].0,
-            order.get(k + 1).map_or(order[k].0 + 64, |n| n.0),
-        );
-        let code = |from: u64, to: u64| -> Option<&[u8]> {
-            text.get(from.checked_sub(text_addr)? as usize..to.checked_sub(text_addr)? as usize)
-        };
-        let Some(block) = code(start, end) else {
+        let k = order.partition_point(|&(p, _)| p < start);
+        if let Some(&(pc, counter)) = order.get(k).filter(|(p, _)| *p == start) {
+            let _ = pc;
+            cleanup.insert(counter);
+        }
+        let end = order
+            .iter()
+            .skip(k)
+            .map(|&(p, _)| p)
+            .find(|&p| p > start)
+            .unwrap_or(start.saturating_add(64));
+        let Some(block) = code(start, end.min(start.saturating_add(256))) else {
             continue;
         };
         let n = block.len();
@@ -159,16 +169,17 @@ pub fn cleanup_counters(
             Some(end.wrapping_add(rel as i64 as u64))
         } else if n >= 2 && block[n - 2] == 0xEB {
             Some(end.wrapping_add(block[n - 1] as i8 as i64 as u64))
-        } else if n >= 5 && block[n - 5] == 0xE8 {
-            // A call that returns falls through into the next block.
+        } else if (n >= 5 && block[n - 5] == 0xE8)
+            || (n >= 6 && block[n - 6..n - 4] == [0xFF, 0x15])
+            || (n >= 2 && block[n - 2] == 0xFF && (0xD0..=0xD7).contains(&block[n - 1]))
+        {
+            // A call (direct, through the GOT, or through a register) falls through.
             Some(end)
         } else {
             // ud2, ret, or a block whose end we cannot read: stop here rather than guess.
             None
         };
-        if let Some(j) = next.and_then(index_of) {
-            queue.push_back(j);
-        }
+        queue.extend(next);
     }
     cleanup
 }
