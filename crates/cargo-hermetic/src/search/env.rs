@@ -200,13 +200,7 @@ pub fn mutate_env(
     match choice {
         // A file at a path the code tried.
         0 => {
-            let path = source
-                .paths
-                .iter()
-                .collect::<Vec<_>>()
-                .choose(rng)
-                .map(|p| p.to_string())
-                .expect("non-empty");
+            let path = pick(rng, &source.paths);
             env.files.retain(|f| f.path != path);
             env.dirs.retain(|d| *d != path);
             let mode = match rng.gen_range(0..10) {
@@ -223,13 +217,7 @@ pub fn mutate_env(
         }
         // A directory there.
         1 => {
-            let path = source
-                .paths
-                .iter()
-                .collect::<Vec<_>>()
-                .choose(rng)
-                .map(|p| p.to_string())
-                .expect("non-empty");
+            let path = pick(rng, &source.paths);
             env.files.retain(|f| f.path != path);
             if !env.dirs.contains(&path) {
                 env.dirs.push(path);
@@ -262,25 +250,13 @@ pub fn mutate_env(
         }
         // Set, change or unset a variable the code read.
         4 => {
-            let name = source
-                .vars
-                .iter()
-                .collect::<Vec<_>>()
-                .choose(rng)
-                .map(|v| v.to_string())
-                .expect("non-empty");
+            let name = pick(rng, &source.vars);
             env.vars.retain(|(k, _)| *k != name);
             if rng.gen_bool(0.85) {
                 let value = match rng.gen_range(0..3) {
                     // Paths the code tried make good values for variables that name directories.
                     0 if !touched.paths.is_empty() => {
-                        let p = touched
-                            .paths
-                            .iter()
-                            .collect::<Vec<_>>()
-                            .choose(rng)
-                            .map(|p| p.to_string())
-                            .expect("non-empty");
+                        let p = pick(rng, &touched.paths);
                         if rng.gen_bool(0.5) {
                             parent(&p)
                         } else {
@@ -329,13 +305,7 @@ pub fn mutate_env(
         }
         // A file, and its name on stdin.
         _ => {
-            let path = touched
-                .paths
-                .iter()
-                .collect::<Vec<_>>()
-                .choose(rng)
-                .map(|p| p.to_string())
-                .expect("non-empty");
+            let path = pick(rng, &touched.paths);
             let name = if rng.gen_bool(0.5) {
                 path.trim_start_matches('/').to_string()
             } else {
@@ -351,6 +321,12 @@ pub fn mutate_env(
             env.files.sort();
         }
     }
+}
+
+/// One member of a non-empty set, at random.
+fn pick(rng: &mut ChaCha8Rng, set: &BTreeSet<String>) -> String {
+    let i = rng.gen_range(0..set.len());
+    set.iter().nth(i).expect("index in range").clone()
 }
 
 fn parent(path: &str) -> String {

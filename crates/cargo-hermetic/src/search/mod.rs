@@ -195,23 +195,6 @@ pub fn run(
                     )
                 })
                 .count() as u64;
-            if std::env::var_os("HERMETIC_DEBUG_FILES").is_some() && !case.env.files.is_empty() {
-                let files: Vec<_> = case
-                    .env
-                    .files
-                    .iter()
-                    .map(|f| (&f.path, String::from_utf8_lossy(&f.contents).into_owned()))
-                    .collect();
-                eprintln!(
-                    "with files: {files:?} stdin {:?} -> {:?} {:?}",
-                    case.env
-                        .stdin
-                        .as_ref()
-                        .map(|s| String::from_utf8_lossy(s).into_owned()),
-                    report.outcome,
-                    report.stmts
-                );
-            }
             match finish(space.cluster, case, report) {
                 Ok(test) => {
                     let mut hit: Vec<usize> = goals.goals_hit(&test.report.covered).collect();
