@@ -56,6 +56,10 @@ struct Shared {
     counters: usize,
 }
 
+// SAFETY: the mapping lives for the whole process; the child's case thread and its main thread
+// never write the same part at the same time (the main thread waits for the case thread).
+unsafe impl Sync for Shared {}
+
 impl Shared {
     fn new(counters: usize) -> Shared {
         let len = std::mem::size_of::<Header>() + counters + REPORT_MAX;
@@ -284,9 +288,49 @@ fn wait_with_timeout(pid: libc::pid_t, timeout_ms: u64, shared: &Shared) -> i32 
     }
 }
 
+/// The stack of the thread that runs a test case: libtest's default for test threads.
+const CASE_STACK: usize = 2 << 20;
+
 fn run_child(entries: &[Entry], calls: &[Call], env: &Option<EnvSpec>, shared: &Shared) -> ! {
     install_child_handlers();
     std::panic::set_hook(Box::new(|_| {}));
+    // A fresh thread, as libtest gives each test: its thread-locals (std's hash keys, the
+    // code's own) start unset, so they are filled inside the environment, not inherited.
+    let report = std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .stack_size(CASE_STACK)
+            .spawn_scoped(scope, || {
+                prepare_case_thread();
+                run_case(entries, calls, env, shared)
+            })
+            .expect("hermetic driver: start the test case's thread")
+            .join()
+    })
+    .unwrap_or_else(|_| {
+        // SAFETY: the case thread died outside its own panic catching; nothing to report.
+        unsafe { libc::_exit(70) }
+    });
+    let bytes = serde_json::to_vec(&report).expect("hermetic driver: encode report");
+    let out = shared.report();
+    if bytes.len() <= out.len() {
+        out[..bytes.len()].copy_from_slice(&bytes);
+        shared
+            .header()
+            .report_len
+            .store(bytes.len(), Ordering::SeqCst);
+    }
+    // SAFETY: leave without running destructors or atexit handlers of the parent's state.
+    unsafe { libc::_exit(0) }
+}
+
+/// Runs the calls in the environment; the report has everything but the covered counters,
+/// which the parent reads from shared memory.
+fn run_case(
+    entries: &[Entry],
+    calls: &[Call],
+    env: &Option<EnvSpec>,
+    shared: &Shared,
+) -> ExecReport {
     let guard = env.as_ref().map(environment::enter);
     coverage::start_recording();
     let mut slots = Slots::default();
@@ -330,7 +374,7 @@ fn run_child(entries: &[Entry], calls: &[Call], env: &Option<EnvSpec>, shared: &
     let env_report = guard.as_ref().map(environment::report).unwrap_or_default();
     drop(guard);
     coverage::copy_counters(shared.counters());
-    let report = ExecReport {
+    ExecReport {
         outcome,
         stmts,
         covered: Vec::new(),
@@ -338,18 +382,7 @@ fn run_child(entries: &[Entry], calls: &[Call], env: &Option<EnvSpec>, shared: &
         cmp_bytes: coverage::cmp_bytes(),
         env: env_report,
         sandbox_blocked: sandbox::BLOCKED.load(Ordering::Relaxed),
-    };
-    let bytes = serde_json::to_vec(&report).expect("hermetic driver: encode report");
-    let out = shared.report();
-    if bytes.len() <= out.len() {
-        out[..bytes.len()].copy_from_slice(&bytes);
-        shared
-            .header()
-            .report_len
-            .store(bytes.len(), Ordering::SeqCst);
     }
-    // SAFETY: leave without running destructors or atexit handlers of the parent's state.
-    unsafe { libc::_exit(0) }
 }
 
 /// The text of a panic payload, as `#[should_panic(expected = ..)]` will match it.
@@ -400,8 +433,10 @@ extern "C" fn on_segv(sig: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc
     unsafe { libc::signal(sig, libc::SIG_DFL) };
 }
 
-fn install_child_handlers() {
-    // SAFETY: handler installation in the single-threaded child.
+/// Records where the case thread's stack ends (to recognise an overflow) and gives it an
+/// alternate stack for the overflow handler to run on.
+fn prepare_case_thread() {
+    // SAFETY: queries and sets this thread's own stack attributes.
     unsafe {
         let mut attr: libc::pthread_attr_t = std::mem::zeroed();
         if libc::pthread_getattr_np(libc::pthread_self(), &mut attr) == 0 {
@@ -429,6 +464,13 @@ fn install_child_handlers() {
             };
             libc::sigaltstack(&ss, std::ptr::null_mut());
         }
+    }
+}
+
+/// The child's signal handlers (process-wide): save coverage on abort, crash and timeout.
+fn install_child_handlers() {
+    // SAFETY: handler installation in the single-threaded child.
+    unsafe {
         let set = |sig: libc::c_int, handler: usize, flags: libc::c_int| {
             let mut sa: libc::sigaction = std::mem::zeroed();
             sa.sa_sigaction = handler;
