@@ -3,7 +3,7 @@
 use crate::cli::GenerateArgs;
 use crate::cluster::{Cluster, Skipped};
 use crate::driver::{build, goals, process};
-use crate::report::{FindingReport, Report, UncoveredReport};
+use crate::report::{DroppedReport, FindingReport, Report, UncoveredReport};
 use crate::search::{self, ops::Space, values::ValuePool, SearchConfig};
 use crate::shadow::Origin;
 use crate::{analyze, cargo, emit, manifest, verify};
@@ -232,6 +232,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         tests_emitted,
         tests_dropped_unstable: verified.dropped_unstable.len(),
         tests_dropped_uncompilable: verified.dropped_uncompilable.len(),
+        dropped: dropped_reports(&verified.dropped_unstable, &verified.dropped_uncompilable),
         tests_using_private: outcome
             .tests
             .iter()
@@ -248,6 +249,21 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         files: files.iter().map(|f| f.path.clone()).collect(),
         dry_run: args.dry_run,
     })
+}
+
+fn dropped_reports(unstable: &[String], uncompilable: &[String]) -> Vec<DroppedReport> {
+    let with = |tests: &[String], reason: &str| -> Vec<DroppedReport> {
+        tests
+            .iter()
+            .map(|t| DroppedReport {
+                test: t.clone(),
+                reason: reason.to_string(),
+            })
+            .collect()
+    };
+    let mut out = with(unstable, "failed or flaky");
+    out.extend(with(uncompilable, "did not compile"));
+    out
 }
 
 /// The `--env` list: which parts of the environment the search sets up (`none`: the real

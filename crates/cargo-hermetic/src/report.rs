@@ -20,6 +20,8 @@ pub struct Report {
     pub tests_dropped_unstable: usize,
     /// Tests dropped because their code did not compile.
     pub tests_dropped_uncompilable: usize,
+    /// The names of the dropped tests, with why.
+    pub dropped: Vec<DroppedReport>,
     /// Emitted tests that call items outside the public API.
     pub tests_using_private: usize,
     pub executions: u64,
@@ -62,6 +64,13 @@ pub struct Containment {
 pub struct UncoveredReport {
     pub function: String,
     pub goals: usize,
+}
+
+#[derive(Debug, Serialize)]
+pub struct DroppedReport {
+    pub test: String,
+    /// `failed or flaky` or `did not compile`.
+    pub reason: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -164,6 +173,9 @@ impl Report {
         }
         for u in self.uncovered.iter().take(8) {
             writeln!(out, "  ~ {} goal(s) uncovered in {}", u.goals, u.function)?;
+        }
+        for d in self.dropped.iter().take(5) {
+            writeln!(out, "  x dropped {} ({})", d.test, d.reason)?;
         }
         for f in &self.findings {
             writeln!(out, "  ! {} {}", f.call, f.outcome)?;
