@@ -1,6 +1,14 @@
 //! The mutable state of one environment, shared by every thread that entered it.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::hash_map::DefaultHasher;
+use std::collections::BTreeMap;
+use std::hash::BuildHasherDefault;
+
+/// Maps with fixed hash keys: `std`'s `RandomState` would draw the thread's hash keys from the
+/// real `getrandom` while the environment is being built, and the code under test's maps on
+/// that thread would then iterate in a different order on every run.
+pub(crate) type HashMap<K, V> = std::collections::HashMap<K, V, BuildHasherDefault<DefaultHasher>>;
+type HashSet<T> = std::collections::HashSet<T, BuildHasherDefault<DefaultHasher>>;
 use std::ffi::CString;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -145,8 +153,8 @@ impl State {
             me: Weak::new(),
             vfs,
             cwd,
-            fds: HashMap::new(),
-            descs: HashMap::new(),
+            fds: HashMap::default(),
+            descs: HashMap::default(),
             next_desc: 1,
             vars,
             graveyard: Vec::new(),
@@ -157,7 +165,7 @@ impl State {
             stdout: Vec::new(),
             stderr: Vec::new(),
             accesses: Vec::new(),
-            seen: HashSet::new(),
+            seen: HashSet::default(),
             host,
         }
     }

@@ -5,7 +5,7 @@
 //! owns every node, so permission bits are enforced for the owner: a read-only file cannot be
 //! written even when the tests run as root, which keeps tests deterministic across machines.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use libc::c_int;
 
@@ -88,7 +88,7 @@ pub(crate) struct Lookup {
 
 #[derive(Debug)]
 pub(crate) struct Vfs {
-    pub nodes: HashMap<u64, Node>,
+    pub nodes: crate::state::HashMap<u64, Node>,
     next_ino: u64,
     /// Time stamped on nodes that change; kept equal to the virtual wall clock by the caller.
     pub now: Ts,
@@ -149,7 +149,7 @@ pub(crate) fn lexical_abs(cwd: &[u8], path: &[u8]) -> Vec<u8> {
 impl Vfs {
     pub fn new(now: Ts) -> Vfs {
         let mut v = Vfs {
-            nodes: HashMap::new(),
+            nodes: Default::default(),
             next_ino: ROOT,
             now,
             umask: 0o022,

@@ -83,3 +83,22 @@ fn real_randomness_outside() {
     rand::rngs::OsRng.try_fill_bytes(&mut b).unwrap();
     assert_ne!(a, b);
 }
+
+/// The runtime builds its own state on the thread that enters an environment; that must not
+/// draw the thread's `RandomState` keys from the real `getrandom` (the code under test's first
+/// `RandomState` on the thread would then differ from run to run).
+#[test]
+fn first_random_state_on_an_entering_thread_follows_the_seed() {
+    use std::hash::{BuildHasher, Hasher};
+    let draw = || {
+        std::thread::spawn(|| {
+            let _env = hermetic::Env::new().seed(11).enter();
+            let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+            h.write_u8(0);
+            h.finish()
+        })
+        .join()
+        .unwrap()
+    };
+    assert_eq!(draw(), draw());
+}
