@@ -147,6 +147,25 @@ pub enum Ty {
     IoError,
 }
 
+impl Ty {
+    /// Whether this type, or any type inside it, satisfies `pred`.
+    pub fn mentions(&self, pred: &impl Fn(&Ty) -> bool) -> bool {
+        pred(self)
+            || match self {
+                Ty::Vec(e)
+                | Ty::Slice(e)
+                | Ty::Array(e, _)
+                | Ty::Option(e)
+                | Ty::Box(e)
+                | Ty::Ref(e)
+                | Ty::RefMut(e) => e.mentions(pred),
+                Ty::Result(a, b) => a.mentions(pred) || b.mentions(pred),
+                Ty::Tuple(items) | Ty::Adt(_, items) => items.iter().any(|t| t.mentions(pred)),
+                _ => false,
+            }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum IntTy {
     I8,

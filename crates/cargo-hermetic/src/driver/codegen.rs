@@ -120,31 +120,11 @@ pub fn generate(
 
 /// Whether a type holds a borrow (such results are observed but never stored).
 pub fn has_borrow(t: &Ty) -> bool {
-    match t {
-        Ty::Str | Ty::Slice(_) | Ty::Ref(_) | Ty::RefMut(_) => true,
-        Ty::Vec(e) | Ty::Array(e, _) | Ty::Option(e) | Ty::Box(e) => has_borrow(e),
-        Ty::Result(a, b) => has_borrow(a) || has_borrow(b),
-        Ty::Tuple(items) => items.iter().any(has_borrow),
-        Ty::Adt(_, args) => args.iter().any(has_borrow),
-        _ => false,
-    }
+    t.mentions(&|t| matches!(t, Ty::Str | Ty::Slice(_) | Ty::Ref(_) | Ty::RefMut(_)))
 }
 
 fn contains_io_error(t: &Ty) -> bool {
-    match t {
-        Ty::IoError => true,
-        Ty::Vec(e)
-        | Ty::Slice(e)
-        | Ty::Array(e, _)
-        | Ty::Option(e)
-        | Ty::Box(e)
-        | Ty::Ref(e)
-        | Ty::RefMut(e) => contains_io_error(e),
-        Ty::Result(a, b) => contains_io_error(a) || contains_io_error(b),
-        Ty::Tuple(items) => items.iter().any(contains_io_error),
-        Ty::Adt(_, args) => args.iter().any(contains_io_error),
-        _ => false,
-    }
+    t.mentions(&|t| *t == Ty::IoError)
 }
 
 /// The type a statement's stored result has: the `Ok`/`Some` inside a `Result`/`Option`, the

@@ -360,19 +360,7 @@ pub fn mutate_value(rng: &mut ChaCha8Rng, pool: &ValuePool, ty: &Ty, value: &Val
 
 /// Whether building a value of this type needs results of earlier statements.
 pub fn contains_adt(ty: &Ty) -> bool {
-    match ty {
-        Ty::Adt(..) => true,
-        Ty::Vec(e)
-        | Ty::Slice(e)
-        | Ty::Array(e, _)
-        | Ty::Option(e)
-        | Ty::Box(e)
-        | Ty::Ref(e)
-        | Ty::RefMut(e) => contains_adt(e),
-        Ty::Result(a, b) => contains_adt(a) || contains_adt(b),
-        Ty::Tuple(items) => items.iter().any(contains_adt),
-        _ => false,
-    }
+    ty.mentions(&|t| matches!(t, Ty::Adt(..)))
 }
 
 #[cfg(test)]
