@@ -348,16 +348,9 @@ pub fn callable_name(cluster: &Cluster, c: usize) -> String {
     use crate::cluster::{CallableKind, Ty};
     let callable = &cluster.callables[c];
     let mut parts = cluster.modules[callable.module].path.clone();
-    let owner = match &callable.kind {
-        CallableKind::Function => None,
-        CallableKind::AssocFn { self_ty }
-        | CallableKind::Method { self_ty, .. }
-        | CallableKind::TraitFn { self_ty, .. }
-        | CallableKind::StructLiteral { self_ty, .. }
-        | CallableKind::Variant { self_ty, .. } => match self_ty {
-            Ty::Adt(id, _) => Some(cluster.types[*id].name.clone()),
-            _ => None,
-        },
+    let owner = match callable.kind.self_ty() {
+        Some(Ty::Adt(id, _)) => Some(cluster.types[*id].name.clone()),
+        _ => None,
     };
     parts.extend(owner);
     if !matches!(callable.kind, CallableKind::StructLiteral { .. }) {

@@ -104,6 +104,11 @@ pub fn ty(cluster: &Cluster, t: &Ty, from: ModuleId) -> TokenStream {
             }
         }
         Ty::IoError => quote!(std::io::Error),
+        // Generated code declares or imports every mock it uses under its own name.
+        Ty::Mock(id) => {
+            let name = ident(&cluster.traits[*id].mock_name);
+            quote!(#name)
+        }
     }
 }
 
@@ -189,6 +194,10 @@ impl Cluster {
             Ty::Ref(e) | Ty::RefMut(e) => self.ty_visible_from(e, from),
             Ty::Result(a, b) => self.ty_visible_from(a, from) && self.ty_visible_from(b, from),
             Ty::Tuple(items) => items.iter().all(|i| self.ty_visible_from(i, from)),
+            Ty::Mock(id) => {
+                let def = &self.traits[*id];
+                self.visible_from(def.module, def.vis, from)
+            }
             _ => true,
         }
     }

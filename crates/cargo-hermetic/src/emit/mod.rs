@@ -13,8 +13,9 @@ pub mod place;
 pub use place::{apply, check_in_the_way, plan};
 
 use crate::cluster::{
-    CallableId, CallableKind, Cluster, Fields, FloatTy, ModuleBody, ModuleId, Ty, TypeKind,
+    CallableId, CallableKind, Cluster, Fields, FloatTy, ModuleBody, ModuleId, TraitId, Ty, TypeKind,
 };
+use crate::mock_syntax;
 use crate::rust_syntax;
 use crate::test_case::FinishedTest;
 use hermetic_driver::protocol::Outcome;
@@ -23,7 +24,7 @@ use names::{Unnamed, VarNames};
 use oracle::Oracle;
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
 /// Marks files cargo-hermetic wrote; only files whose first line has it are ever replaced.
@@ -80,6 +81,8 @@ struct RenderedTest {
     /// `Some(None)`: `#[should_panic]`; `Some(Some(text))`: with `expected = text`.
     should_panic: Option<Option<String>>,
     body: Vec<TokenStream>,
+    /// Traits whose mocks the test builds.
+    mocks: BTreeSet<TraitId>,
 }
 
 /// The text of a module's test file and its test names, in file order.
@@ -108,6 +111,14 @@ fn file_contents(
         ))
         .unwrap_or_default(),
     );
+    let mocks: BTreeSet<TraitId> = tests.iter().flat_map(|t| t.mocks.iter().copied()).collect();
+    for t in mocks {
+        let items = mock_syntax::mock_items(cluster, t, module, mock_syntax::MockFlavour::Test);
+        if let Some(printed) = layout::unparse(items) {
+            text.push('\n');
+            text.push_str(&printed);
+        }
+    }
     let mut test_names = Vec::new();
     for i in order {
         let t = &tests[i];
@@ -283,6 +294,13 @@ fn render_test(cluster: &Cluster, test: &FinishedTest) -> Option<RenderedTest> {
         },
         should_panic: panic.map(expected_panic),
         body,
+        mocks: stmts
+            .iter()
+            .filter_map(|s| match cluster.callables[s.callable].kind {
+                CallableKind::Mock(t) => Some(t),
+                _ => None,
+            })
+            .collect(),
     })
 }
 
@@ -463,6 +481,27 @@ impl Writer<'_> {
                     let f = c.params.iter().map(|p| rust_syntax::ident(&p.name));
                     quote!(#path { #(#f: #a),* })
                 }
+            }
+            CallableKind::Mock(t) => {
+                // `MockLedger::default().balance_returns([Ok(862)])`: set-up for the methods
+                // the code calls, nothing for the others.
+                let mock = rust_syntax::ident(&cluster.traits[*t].mock_name);
+                let mut expr = quote!(#mock::default());
+                for (v, p) in args.iter().zip(&c.params) {
+                    let (Value::Seq(items), Ty::Vec(elem)) = (v, &p.ty) else {
+                        return None;
+                    };
+                    if items.is_empty() {
+                        continue;
+                    }
+                    let items = items
+                        .iter()
+                        .map(|v| self.value(v, elem, vars))
+                        .collect::<Option<Vec<_>>>()?;
+                    let setup = mock_syntax::setup_method(&p.name);
+                    expr = quote!(#expr.#setup([#(#items),*]));
+                }
+                expr
             }
             CallableKind::Variant { self_ty, fields } => {
                 let path = in_expr(self_ty);

@@ -9,11 +9,12 @@
 
 pub mod archive;
 pub mod env;
+pub mod mocks;
 pub mod ops;
 pub mod outputs;
 pub mod values;
 
-use crate::cluster::Cluster;
+use crate::cluster::{CallableKind, Cluster};
 use crate::driver::goals::GoalMap;
 use crate::driver::process::DriverPool;
 use crate::test_case::{FinishedTest, Stmt, TestCase};
@@ -99,6 +100,7 @@ pub fn run(
     let mut last_gain = (0u64, 0f64);
     let mut reached_by_findings = BTreeSet::new();
     let mut touched = env::Touched::default();
+    let mut pending: Vec<TestCase> = Vec::new();
     let eligible = space
         .targets
         .iter()
@@ -106,8 +108,9 @@ pub fn run(
         .filter(|&c| {
             !matches!(
                 space.cluster.callables[c].kind,
-                crate::cluster::CallableKind::StructLiteral { .. }
-                    | crate::cluster::CallableKind::Variant { .. }
+                CallableKind::StructLiteral { .. }
+                    | CallableKind::Variant { .. }
+                    | CallableKind::Mock(_)
             )
         })
         .collect();
@@ -128,6 +131,9 @@ pub fn run(
             0.5 / (1.0 + executions as f64 / 2000.0) + 0.1
         };
         let mut batch = Vec::with_capacity(n);
+        // Tests whose mocks ran short go again first, with more values.
+        let take = pending.len().min(n);
+        batch.extend(pending.drain(..take));
         let mut attempts = 0;
         while batch.len() < n && attempts < n * 20 {
             attempts += 1;
@@ -195,6 +201,10 @@ pub fn run(
                     )
                 })
                 .count() as u64;
+            if mocks::ran_out(&report) {
+                pending.extend(mocks::grow(&mut rng, space, &case, &report));
+                continue;
+            }
             match finish(space.cluster, case, report) {
                 Ok(test) => {
                     let mut hit: Vec<usize> = goals.goals_hit(&test.report.covered).collect();
@@ -284,15 +294,36 @@ fn finish(
             }));
         }
     }
+    let is_mock = |s: &Stmt| matches!(cluster.callables[s.callable].kind, CallableKind::Mock(_));
     let uses_private = case.stmts.iter().any(|s| {
         let c = &cluster.callables[s.callable];
-        !cluster.is_public_api(c.module, c.vis)
+        !is_mock(s) && !cluster.is_public_api(c.module, c.vis)
     });
+    let uses_mocks = case.stmts.iter().any(is_mock);
     Ok(FinishedTest {
         case,
         report,
         uses_private,
+        uses_mocks,
     })
+}
+
+/// A shrunk candidate as a test, when it still covers every goal in `own`.
+fn kept(
+    space: &Space,
+    goals: &GoalMap,
+    outputs: &mut outputs::Outputs,
+    candidate: TestCase,
+    report: ExecReport,
+    own: &BTreeSet<usize>,
+) -> Option<FinishedTest> {
+    if mocks::ran_out(&report) {
+        return None;
+    }
+    let t = finish(space.cluster, candidate, report).ok()?;
+    let mut hit: BTreeSet<usize> = goals.goals_hit(&t.report.covered).collect();
+    hit.extend(outputs.goal(&t));
+    own.is_subset(&hit).then_some(t)
 }
 
 fn fingerprint(stmt: &Stmt) -> String {
@@ -336,6 +367,13 @@ fn minimise(
     for (test, own) in archive.assignments() {
         let own: BTreeSet<usize> = own.into_iter().collect();
         let mut best = test.clone();
+        if let Some(candidate) = mocks::trim(space, &best.case, &best.report) {
+            let report = pool.exec_batch(vec![candidate.request()])?.remove(0);
+            executions += 1;
+            if let Some(t) = kept(space, goals, outputs, candidate, report, &own) {
+                best = t;
+            }
+        }
         let mut i = best.case.stmts.len();
         while i > 0 {
             i -= 1;
@@ -350,10 +388,8 @@ fn minimise(
             }
             let report = pool.exec_batch(vec![candidate.request()])?.remove(0);
             executions += 1;
-            if let Ok(t) = finish(space.cluster, candidate, report) {
-                let mut hit: BTreeSet<usize> = goals.goals_hit(&t.report.covered).collect();
-                hit.extend(outputs.goal(&t));
-                if own.is_subset(&hit) && t.uses_private <= best.uses_private {
+            if let Some(t) = kept(space, goals, outputs, candidate, report, &own) {
+                if t.uses_private <= best.uses_private && t.uses_mocks <= best.uses_mocks {
                     best = t;
                     i = i.min(best.case.stmts.len());
                 }
@@ -366,12 +402,8 @@ fn minimise(
             candidate.env = env::without_gene(&candidate.env, g);
             let report = pool.exec_batch(vec![candidate.request()])?.remove(0);
             executions += 1;
-            if let Ok(t) = finish(space.cluster, candidate, report) {
-                let mut hit: BTreeSet<usize> = goals.goals_hit(&t.report.covered).collect();
-                hit.extend(outputs.goal(&t));
-                if own.is_subset(&hit) {
-                    best = t;
-                }
+            if let Some(t) = kept(space, goals, outputs, candidate, report, &own) {
+                best = t;
             }
         }
         let mut hit: BTreeSet<usize> = goals.goals_hit(&best.report.covered).collect();

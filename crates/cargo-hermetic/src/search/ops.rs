@@ -2,7 +2,7 @@
 //! statements, and the repair that keeps every test a valid Rust statement sequence (a value
 //! moved once, borrowed only while it lives, never used twice by one call).
 
-use super::values::{contains_adt, mutate_value, random_value, ValuePool};
+use super::values::{built_by_statements, contains_adt, mutate_value, random_value, ValuePool};
 use crate::cluster::{CallableId, CallableKind, Cluster, ModuleId, Receiver, Ty};
 use crate::driver::codegen::stored_ty;
 use crate::test_case::{Stmt, TestCase};
@@ -86,14 +86,7 @@ fn ty_key(t: &Ty) -> String {
 /// Whether a test in module `home` can call `c` (and name every type it needs).
 pub fn callable_visible(cluster: &Cluster, c: CallableId, home: ModuleId) -> bool {
     let callable = &cluster.callables[c];
-    let self_ty = match &callable.kind {
-        CallableKind::Function => None,
-        CallableKind::AssocFn { self_ty }
-        | CallableKind::Method { self_ty, .. }
-        | CallableKind::TraitFn { self_ty, .. }
-        | CallableKind::StructLiteral { self_ty, .. }
-        | CallableKind::Variant { self_ty, .. } => Some(self_ty),
-    };
+    let self_ty = callable.kind.self_ty();
     cluster.visible_from(callable.module, callable.vis, home)
         && self_ty.is_none_or(|t| cluster.ty_visible_from(t, home))
         && callable
@@ -197,13 +190,13 @@ fn build_arg(
         return Some(random_value(rng, &space.pool, t, 0));
     }
     match t {
-        Ty::Adt(..) | Ty::Box(_) if matches!(strip_box(t), Ty::Adt(..)) => {
+        Ty::Adt(..) | Ty::Mock(_) | Ty::Box(_) if built_by_statements(strip_box(t)) => {
             slot_for(rng, space, test, strip_box(t), taken, depth).map(Value::Use)
         }
-        Ty::Ref(inner) if matches!(**inner, Ty::Adt(..)) => {
+        Ty::Ref(inner) if built_by_statements(inner) => {
             slot_for(rng, space, test, inner, taken, depth).map(Value::Borrow)
         }
-        Ty::RefMut(inner) if matches!(**inner, Ty::Adt(..)) => {
+        Ty::RefMut(inner) if built_by_statements(inner) => {
             slot_for(rng, space, test, inner, taken, depth).map(Value::BorrowMut)
         }
         Ty::Option(inner) => {
@@ -436,6 +429,45 @@ fn change_stmt(rng: &mut ChaCha8Rng, space: &Space, test: &mut TestCase) {
         let v = mutate_value(rng, &space.pool, t, &test.stmts[i].args[k]);
         test.stmts[i].args[k] = v;
     }
+}
+
+/// Appends `n` new items to the sequence argument `k` of statement `i` (a mock's return
+/// values), adding statements before it for items built from crate values. False when an item
+/// cannot be built.
+pub fn extend_seq_arg(
+    rng: &mut ChaCha8Rng,
+    space: &Space,
+    test: &mut TestCase,
+    i: usize,
+    k: usize,
+    n: usize,
+) -> bool {
+    let types = space.arg_types(test.stmts[i].callable);
+    let Some(Ty::Vec(elem)) = types.get(k) else {
+        return false;
+    };
+    let mut prefix = TestCase {
+        home: test.home,
+        stmts: test.stmts[..i].to_vec(),
+        env: test.env.clone(),
+    };
+    let mut taken: Vec<usize> = test.stmts[i].uses();
+    let before = prefix.stmts.len();
+    let mut items = Vec::with_capacity(n);
+    for _ in 0..n {
+        match build_arg(rng, space, &mut prefix, elem, &mut taken, 1) {
+            Some(v) => items.push(v),
+            None => return false,
+        }
+    }
+    let added = prefix.stmts.len() - before;
+    let mut stmt = test.stmts[i].clone();
+    let Value::Seq(seq) = &mut stmt.args[k] else {
+        return false;
+    };
+    seq.extend(items);
+    splice(test, i, prefix.stmts.split_off(before), added, stmt);
+    true
 }
 
 /// Replaces statement `i` by `new_stmts` followed by `stmt`, shifting later references.

@@ -97,8 +97,10 @@ mod tests {
                 cmp_bytes: vec![],
                 env: Default::default(),
                 sandbox_blocked: 0,
+                mock_calls: Vec::new(),
             },
             uses_private: false,
+            uses_mocks: false,
         }
     }
 

@@ -139,7 +139,7 @@ pub fn random_value(rng: &mut ChaCha8Rng, pool: &ValuePool, ty: &Ty, depth: usiz
         }
         Ty::Box(e) | Ty::Ref(e) | Ty::RefMut(e) => random_value(rng, pool, e, depth),
         // Crate types come from statements; the generator never asks for them here.
-        Ty::Adt(..) | Ty::IoError => Value::Unit,
+        Ty::Adt(..) | Ty::Mock(_) | Ty::IoError => Value::Unit,
     }
 }
 
@@ -360,7 +360,12 @@ pub fn mutate_value(rng: &mut ChaCha8Rng, pool: &ValuePool, ty: &Ty, value: &Val
 
 /// Whether building a value of this type needs results of earlier statements.
 pub fn contains_adt(ty: &Ty) -> bool {
-    ty.mentions(&|t| matches!(t, Ty::Adt(..)))
+    ty.mentions(&built_by_statements)
+}
+
+/// Crate types and mocks: values come from statements, never from data.
+pub fn built_by_statements(ty: &Ty) -> bool {
+    matches!(ty, Ty::Adt(..) | Ty::Mock(_))
 }
 
 #[cfg(test)]
