@@ -233,12 +233,10 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         tests_dropped_unstable: verified.dropped_unstable.len(),
         tests_dropped_uncompilable: verified.dropped_uncompilable.len(),
         dropped: dropped_reports(&verified.dropped_unstable, &verified.dropped_uncompilable),
-        tests_using_private: outcome
-            .tests
-            .iter()
-            .filter(|t| t.uses_private)
-            .count()
-            .min(tests_emitted),
+        tests_using_private: files.iter().map(|f| f.using_private.len()).sum(),
+        tests_using_mocks: files.iter().map(|f| f.using_mocks.len()).sum(),
+        goals_needing_private: outcome.goals_needing_private,
+        goals_needing_mocks: outcome.goals_needing_mocks,
         executions: outcome.executions,
         executions_avoided: outcome.avoided,
         executions_per_second: outcome.executions as f64 / search_time.max(1e-9),

@@ -46,6 +46,10 @@ pub struct GeneratedFile {
     pub contents: String,
     /// Names of the `#[test]` functions in the file, in order.
     pub test_names: Vec<String>,
+    /// The tests among them that call items outside the public API.
+    pub using_private: Vec<String>,
+    /// The tests among them that build mocks.
+    pub using_mocks: Vec<String>,
 }
 
 /// Writes one file per module that has tests. `command` is the command line that regenerates
@@ -62,12 +66,21 @@ pub fn emit(cluster: &Cluster, tests: &[FinishedTest], command: &str) -> Vec<Gen
     by_module
         .into_iter()
         .map(|(module, tests)| {
-            let (contents, test_names) = file_contents(cluster, module, tests, command);
+            let (contents, written) = file_contents(cluster, module, tests, command);
+            let with = |pick: fn(&WrittenTest) -> bool| {
+                written
+                    .iter()
+                    .filter(|w| pick(w))
+                    .map(|w| w.name.clone())
+                    .collect()
+            };
             GeneratedFile {
                 module,
                 path: test_file_path(cluster, module, crate_root.as_deref()),
                 contents,
-                test_names,
+                using_private: with(|w| w.uses_private),
+                using_mocks: with(|w| w.uses_mocks),
+                test_names: written.into_iter().map(|w| w.name).collect(),
             }
         })
         .collect()
@@ -83,6 +96,14 @@ struct RenderedTest {
     body: Vec<TokenStream>,
     /// Traits whose mocks the test builds.
     mocks: BTreeSet<TraitId>,
+    uses_private: bool,
+}
+
+/// A test as written to its file.
+struct WrittenTest {
+    name: String,
+    uses_private: bool,
+    uses_mocks: bool,
 }
 
 /// The text of a module's test file and its test names, in file order.
@@ -91,7 +112,7 @@ fn file_contents(
     module: ModuleId,
     tests: Vec<RenderedTest>,
     command: &str,
-) -> (String, Vec<String>) {
+) -> (String, Vec<WrittenTest>) {
     let unnamed: Vec<Unnamed> = tests
         .iter()
         .map(|t| Unnamed {
@@ -146,7 +167,11 @@ fn file_contents(
         };
         text.push('\n');
         text.push_str(&printed);
-        test_names.push(names[i].clone());
+        test_names.push(WrittenTest {
+            name: names[i].clone(),
+            uses_private: t.uses_private,
+            uses_mocks: !t.mocks.is_empty(),
+        });
     }
     let text = layout::rustfmt(&text).unwrap_or(text);
     (text, test_names)
@@ -301,6 +326,7 @@ fn render_test(cluster: &Cluster, test: &FinishedTest) -> Option<RenderedTest> {
                 _ => None,
             })
             .collect(),
+        uses_private: test.uses_private,
     })
 }
 

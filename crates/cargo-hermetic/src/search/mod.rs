@@ -79,6 +79,10 @@ pub struct SearchOutcome {
     pub refused_by_runtime: u64,
     /// System calls the sandbox refused, over all executions.
     pub refused_by_sandbox: u64,
+    /// Goals (branches and outcomes) whose best test calls private items.
+    pub goals_needing_private: usize,
+    /// Goals (branches and outcomes) whose best test builds mocks.
+    pub goals_needing_mocks: usize,
 }
 
 /// Progress as the search goes: executions so far and goals covered.
@@ -230,6 +234,17 @@ pub fn run(
             eprintln!("archived: {:?} {:?}", t.case.env, t.report.env.accesses);
         }
     }
+    // The archive keeps a test with crutches for a goal only when none without them covered it.
+    let needing = |crutch: fn(&FinishedTest) -> bool| -> usize {
+        archive
+            .assignments()
+            .iter()
+            .filter(|(t, _)| crutch(t))
+            .map(|(_, own)| own.len())
+            .sum()
+    };
+    let goals_needing_private = needing(|t| t.uses_private);
+    let goals_needing_mocks = needing(|t| t.uses_mocks);
     let (tests, extra) = minimise(space, goals, &mut outputs, pool, &archive)?;
     executions += extra;
     let covered: BTreeSet<usize> = archive.goals().filter(|&g| !outputs.is_output(g)).collect();
@@ -246,6 +261,8 @@ pub fn run(
         touched,
         refused_by_runtime,
         refused_by_sandbox,
+        goals_needing_private,
+        goals_needing_mocks,
     })
 }
 
