@@ -50,6 +50,10 @@ impl Archive {
         new
     }
 
+    pub fn covers(&self, goal: usize) -> bool {
+        self.best.contains_key(&goal)
+    }
+
     /// How many goals with an id below `n` are covered.
     pub fn covered_below(&self, n: usize) -> usize {
         self.best.range(..n).count()

@@ -16,8 +16,16 @@ pub fn ran_out(report: &ExecReport) -> bool {
     matches!(&report.outcome, Outcome::Panicked { message, .. } if message.starts_with(NOT_SET_UP))
 }
 
-/// The test with enough values for every call its last run made, or `None` when nothing was
-/// short or a value cannot be built.
+/// Whether some mock method was called more often than it has values (the last one
+/// repeated): a variant with a value per call may take another way.
+pub fn short(space: &Space, case: &TestCase, report: &ExecReport) -> bool {
+    report.mock_calls.iter().any(|c| {
+        method_values(space, case, c.stmt, c.method).is_some_and(|have| have < c.calls as usize)
+    })
+}
+
+/// The test with a value for every call its last run made, or `None` when nothing was short
+/// or a value cannot be built.
 pub fn grow(
     rng: &mut ChaCha8Rng,
     space: &Space,
@@ -31,10 +39,10 @@ pub fn grow(
     let mut calls = report.mock_calls.clone();
     calls.sort_by_key(|c| std::cmp::Reverse((c.stmt, c.method)));
     for c in calls {
-        let Some((repeats, have)) = method_values(space, &fixed, c.stmt, c.method) else {
+        let Some(have) = method_values(space, &fixed, c.stmt, c.method) else {
             continue;
         };
-        let need = if repeats { 1 } else { c.calls as usize };
+        let need = c.calls as usize;
         if have < need {
             if !ops::extend_seq_arg(rng, space, &mut fixed, c.stmt, c.method, need - have) {
                 return None;
@@ -87,21 +95,17 @@ pub fn trim(space: &Space, case: &TestCase, report: &ExecReport) -> Option<TestC
     Some(trimmed)
 }
 
-/// For a mock method: whether its last value repeats, and how many values are set up.
-fn method_values(
-    space: &Space,
-    case: &TestCase,
-    stmt: usize,
-    method: usize,
-) -> Option<(bool, usize)> {
+/// How many values a mock method has: argument `method` of the statement that built it.
+fn method_values(space: &Space, case: &TestCase, stmt: usize, method: usize) -> Option<usize> {
     let s = case.stmts.get(stmt)?;
-    let CallableKind::Mock(t) = space.cluster.callables[s.callable].kind else {
+    if !matches!(
+        space.cluster.callables[s.callable].kind,
+        CallableKind::Mock(_)
+    ) {
         return None;
-    };
-    let methods = space.cluster.mock_methods(t);
-    let (_, m) = methods.get(method)?;
+    }
     match s.args.get(method)? {
-        Value::Seq(items) => Some((m.repeats, items.len())),
+        Value::Seq(items) => Some(items.len()),
         _ => None,
     }
 }

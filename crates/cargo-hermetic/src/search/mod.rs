@@ -118,12 +118,19 @@ pub fn run(
             )
         })
         .collect();
-    let mut outputs = outputs::Outputs::new(goals.len(), eligible);
+    let boolean: Vec<usize> = (0..space.cluster.callables.len())
+        .filter(|&c| space.cluster.callables[c].ret == crate::cluster::Ty::Bool)
+        .collect();
+    let mut outputs = outputs::Outputs::new(goals.len(), eligible, &boolean);
+    let expected: Vec<usize> = outputs.expected().collect();
     let (mut refused_by_runtime, mut refused_by_sandbox) = (0u64, 0u64);
     let started = Instant::now();
     let max = cfg.max_executions.unwrap_or(u64::MAX);
     while executions < max && cfg.deadline.is_none_or(|d| Instant::now() < d) {
-        if archive.covered_below(goals.len()) == goals.len() && !goals.goals.is_empty() {
+        if archive.covered_below(goals.len()) == goals.len()
+            && !goals.goals.is_empty()
+            && expected.iter().all(|&g| archive.covers(g))
+        {
             break;
         }
         let n = (cfg.batch as u64).min(max - executions) as usize;
@@ -208,6 +215,11 @@ pub fn run(
             if mocks::ran_out(&report) {
                 pending.extend(mocks::grow(&mut rng, space, &case, &report));
                 continue;
+            }
+            // A repeated last value stands in for the values of later calls; now and then try
+            // a value per call instead (seed 003: sequences follow the calls).
+            if mocks::short(space, &case, &report) && rng.gen_bool(0.3) {
+                pending.extend(mocks::grow(&mut rng, space, &case, &report));
             }
             match finish(space.cluster, case, report) {
                 Ok(test) => {
@@ -323,6 +335,24 @@ fn finish(
         uses_private,
         uses_mocks,
     })
+}
+
+/// Where a test belongs: with the function it is about (its last call) when every call it
+/// makes can be written there; else where it was built.
+fn home_of(cluster: &Cluster, case: &TestCase) -> crate::cluster::ModuleId {
+    let Some(last) = case.stmts.last() else {
+        return case.home;
+    };
+    let target = cluster.callables[last.callable].module;
+    let fits = case
+        .stmts
+        .iter()
+        .all(|s| ops::callable_visible(cluster, s.callable, target));
+    if fits {
+        target
+    } else {
+        case.home
+    }
 }
 
 /// A shrunk candidate as a test, when it still covers every goal in `own`.
@@ -459,6 +489,9 @@ fn minimise(
             }
         }
         stable.push(test);
+    }
+    for t in &mut stable {
+        t.case.home = home_of(space.cluster, &t.case);
     }
     stable.sort_by_key(|t| {
         (
