@@ -264,6 +264,9 @@ pub struct TraitDef {
     pub supertraits: Vec<TraitId>,
     /// The trait's own methods the mock must implement (those without a default body).
     pub methods: Vec<MockMethod>,
+    /// Crate types without generic parameters that implement the trait: values tests can
+    /// build instead of a mock.
+    pub implementors: Vec<TypeId>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

@@ -91,6 +91,8 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         batch: BATCH,
         strategy: args.strategy,
         env_parts: env_parts(&args.env)?,
+        mock_probability: args.mock_probability,
+        mock_start: args.mock_start,
     };
     let outcome = search::run(
         &mut space,

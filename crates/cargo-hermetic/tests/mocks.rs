@@ -55,6 +55,15 @@ fn mocks_reach_every_branch_and_fail_loudly_when_the_trait_changes() {
     let all: String = files.values().cloned().collect();
     assert!(!all.contains("should_panic"), "{all}");
 
+    // Where the crate has an implementation, tests use it; a mock only for what it cannot do.
+    let tariff = &files["src/tariff/hermetic_tests.rs"];
+    assert!(tariff.contains("= Flat;"), "no test uses Flat:\n{tariff}");
+    assert_eq!(
+        tariff.matches("MockTariff::default()").count(),
+        1,
+        "{tariff}"
+    );
+
     // Mocks and private access only where a goal needed them.
     let with_mocks = run.count("tests_using_mocks");
     assert!(with_mocks > 0, "{}", run.describe());
@@ -142,4 +151,41 @@ fn cargo_test(fixture: &Fixture) -> (bool, String) {
         out.status.success(),
         format!("{}\n{}", out.stdout, out.stderr),
     )
+}
+
+#[test]
+fn mocks_stay_out_where_an_implementation_exists_unless_allowed() {
+    let fixture = Fixture::copy("mocks");
+    let run = fixture
+        .generate()
+        .seed(2)
+        .max_executions(1500)
+        .arg("--module")
+        .arg("tariff")
+        .arg("--mock-probability")
+        .arg("0")
+        .arg("--no-verify")
+        .run();
+    run.assert_success();
+    let files = fixture.generated_files();
+    let tariff = &files["src/tariff/hermetic_tests.rs"];
+    assert!(!tariff.contains("MockTariff"), "{tariff}");
+    assert_eq!(run.count("tests_using_mocks"), 0, "{}", run.describe());
+    assert!(
+        run.count("goals_covered") < run.count("goals_total"),
+        "the rate above 50 needs a mock:\n{}",
+        run.describe()
+    );
+
+    let bad = fixture
+        .generate()
+        .arg("--mock-probability")
+        .arg("1.5")
+        .run();
+    bad.assert_failure();
+    assert!(
+        bad.describe().contains("is not a number from 0 to 1"),
+        "{}",
+        bad.describe()
+    );
 }

@@ -49,8 +49,49 @@ pub fn analyze(lib_rs: &Path, crate_name: &str) -> anyhow::Result<Cluster> {
         skipped,
         literals,
     };
+    add_implementor_variants(&mut cluster);
     add_mock_constructors(&mut cluster, &trait_infos);
     Ok(cluster)
+}
+
+/// For a callable with trait-typed parameters, a twin taking a crate type that implements
+/// each trait instead of its mock (the first implementor): tests use mocks only where such
+/// values cannot reach a goal (seed 003). Only parameters that coerce to the trait (`T`, `&T`,
+/// `&mut T`, `Box<T>`) are replaced.
+fn add_implementor_variants(cluster: &mut Cluster) {
+    let implementor = |t: usize| cluster.traits[t].implementors.first().copied();
+    let replace = |ty: &Ty| -> Option<Ty> {
+        let swap = |inner: &Ty| match inner {
+            Ty::Mock(t) => implementor(*t).map(|id| Ty::Adt(id, Vec::new())),
+            _ => None,
+        };
+        match ty {
+            Ty::Ref(inner) => swap(inner).map(|t| Ty::Ref(Box::new(t))),
+            Ty::RefMut(inner) => swap(inner).map(|t| Ty::RefMut(Box::new(t))),
+            Ty::Box(inner) => swap(inner).map(|t| Ty::Box(Box::new(t))),
+            other => swap(other),
+        }
+    };
+    let mut twins = Vec::new();
+    for c in &cluster.callables {
+        let mut twin = c.clone();
+        let mut changed = false;
+        for ty in twin
+            .params
+            .iter_mut()
+            .map(|p| &mut p.ty)
+            .chain(twin.generic_args.iter_mut())
+        {
+            if let Some(new) = replace(ty) {
+                *ty = new;
+                changed = true;
+            }
+        }
+        if changed {
+            twins.push(twin);
+        }
+    }
+    cluster.callables.extend(twins);
 }
 
 /// One callable per mockable trait: building its mock from the values its methods return.

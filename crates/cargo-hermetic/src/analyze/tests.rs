@@ -565,6 +565,20 @@ fn trait_typed_parameters_get_the_traits_mock() {
         Ty::Vec(b(Ty::Box(b(Ty::Mock(trait_id(&c, "Rows"))))))
     );
     assert!(c.skipped.is_empty(), "{:?}", c.skipped);
+    // `fee(&dyn Tariff, ..)` has a twin taking the crate's `Flat`.
+    let tariff = trait_id(&c, "Tariff");
+    let flat = ty_id(&c, "Flat");
+    assert_eq!(c.traits[tariff].implementors, vec![flat]);
+    let fees: Vec<&Ty> = c
+        .callables
+        .iter()
+        .filter(|k| k.name == "fee")
+        .map(|k| &k.params[0].ty)
+        .collect();
+    assert_eq!(
+        fees,
+        vec![&Ty::Ref(b(Ty::Mock(tariff))), &Ty::Ref(b(adt(&c, "Flat")))]
+    );
 }
 
 #[test]

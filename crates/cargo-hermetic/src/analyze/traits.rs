@@ -2,6 +2,7 @@
 //! mocks): a mock implements every method that has no default body, returning values the test
 //! sets up; default methods keep their body.
 
+use super::items::self_type_id;
 use super::modules::{qualified, ModuleSrc};
 use super::names::{Names, Target};
 use super::syntax::{self, text};
@@ -51,6 +52,7 @@ pub fn collect(
                 mock_name: String::new(),
                 supertraits: Vec::new(),
                 methods: Vec::new(),
+                implementors: Vec::new(),
             };
             let mut supers = Vec::new();
             let result = {
@@ -91,7 +93,32 @@ pub fn collect(
         out[id].supertraits = all.into_iter().collect();
     }
     name_mocks(&mut out);
+    find_implementors(mods, names, defs, &mut out);
     out
+}
+
+/// `impl Trait for Type` items of the crate, for types tests can name without parameters.
+fn find_implementors(mods: &[ModuleSrc], names: &Names, defs: &[TypeDef], traits: &mut [TraitDef]) {
+    for (m, src) in mods.iter().enumerate() {
+        for item in &src.items {
+            let Item::Impl(imp) = item else {
+                continue;
+            };
+            let Some((None, path, _)) = &imp.trait_ else {
+                continue;
+            };
+            let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+            let Target::Trait(t) = names.resolve(m, &segs) else {
+                continue;
+            };
+            let Some(ty) = self_type_id(names, m, &imp.self_ty) else {
+                continue;
+            };
+            if defs[ty].generics.is_empty() && !traits[t].implementors.contains(&ty) {
+                traits[t].implementors.push(ty);
+            }
+        }
+    }
 }
 
 /// Reports the traits no mock can implement (only those a callable needed are interesting,

@@ -109,3 +109,149 @@ fn method_values(space: &Space, case: &TestCase, stmt: usize, method: usize) -> 
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cluster::Cluster;
+    use crate::search::values::ValuePool;
+    use crate::test_case::Stmt;
+    use hermetic_driver::protocol::MockCalls;
+    use rand::SeedableRng;
+    use std::path::Path;
+
+    fn cluster() -> Cluster {
+        let lib =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/mocks/src/lib.rs");
+        crate::analyze::analyze(&lib, "mocks").unwrap()
+    }
+
+    fn space(c: &Cluster) -> Space<'_> {
+        Space::new(
+            c,
+            &vec![true; c.callables.len()],
+            Vec::new(),
+            ValuePool::default(),
+        )
+    }
+
+    fn mock_of(c: &Cluster, name: &str) -> usize {
+        c.callables
+            .iter()
+            .position(|k| matches!(k.kind, CallableKind::Mock(t) if c.traits[t].name == name))
+            .unwrap()
+    }
+
+    fn named(c: &Cluster, name: &str) -> usize {
+        c.callables.iter().position(|k| k.name == name).unwrap()
+    }
+
+    fn case(stmts: Vec<Stmt>) -> TestCase {
+        TestCase {
+            home: 0,
+            stmts,
+            env: Default::default(),
+        }
+    }
+
+    fn report(outcome: Outcome, calls: &[(usize, usize, u32)]) -> ExecReport {
+        ExecReport {
+            outcome,
+            stmts: Vec::new(),
+            covered: Vec::new(),
+            cmp_ints: Vec::new(),
+            cmp_bytes: Vec::new(),
+            env: Default::default(),
+            sandbox_blocked: 0,
+            mock_calls: calls
+                .iter()
+                .map(|&(stmt, method, calls)| MockCalls {
+                    stmt,
+                    method,
+                    calls,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_method_called_more_often_than_it_has_values_gets_one_per_call() {
+        let c = cluster();
+        let s = space(&c);
+        let t = case(vec![
+            Stmt {
+                callable: mock_of(&c, "Source"),
+                args: vec![Value::Seq(vec![Value::Int(5)])],
+            },
+            Stmt {
+                callable: named(&c, "double_call"),
+                args: vec![Value::BorrowMut(0)],
+            },
+        ]);
+        let r = report(Outcome::Completed, &[(0, 0, 2)]);
+        assert!(short(&s, &t, &r));
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let grown = grow(&mut rng, &s, &t, &r).unwrap();
+        let Value::Seq(items) = &grown.stmts[0].args[0] else {
+            panic!()
+        };
+        assert_eq!(items.len(), 2);
+        assert_eq!(items[0], Value::Int(5));
+        assert_eq!(grown.stmts[1], t.stmts[1]);
+        // Nothing short, nothing to grow.
+        assert!(grow(&mut rng, &s, &t, &report(Outcome::Completed, &[(0, 0, 1)])).is_none());
+    }
+
+    #[test]
+    fn values_no_call_asked_for_are_dropped_with_what_built_them() {
+        let c = cluster();
+        let s = space(&c);
+        let error = c
+            .callables
+            .iter()
+            .position(|k| k.name == "Unavailable")
+            .unwrap();
+        let t = case(vec![
+            Stmt {
+                callable: error,
+                args: vec![],
+            },
+            Stmt {
+                callable: mock_of(&c, "Ledger"),
+                args: vec![Value::Seq(vec![Value::Err(Box::new(Value::Use(0)))])],
+            },
+            Stmt {
+                callable: mock_of(&c, "Rows"),
+                args: vec![
+                    Value::Seq(vec![Value::Bool(true), Value::Bool(false)]),
+                    Value::Seq(vec![Value::Str("a".into())]),
+                ],
+            },
+        ]);
+        let trimmed = trim(&s, &t, &report(Outcome::Completed, &[(2, 0, 1)])).unwrap();
+        assert_eq!(trimmed.stmts.len(), 2, "{trimmed:?}");
+        assert_eq!(trimmed.stmts[0].args, vec![Value::Seq(vec![])]);
+        assert_eq!(
+            trimmed.stmts[1].args,
+            vec![Value::Seq(vec![Value::Bool(true)]), Value::Seq(vec![])]
+        );
+    }
+
+    #[test]
+    fn only_a_mock_running_out_counts_as_running_out() {
+        let out = |message: &str| {
+            report(
+                Outcome::Panicked {
+                    stmt: 1,
+                    message: message.into(),
+                },
+                &[],
+            )
+        };
+        assert!(ran_out(&out(&format!(
+            "{NOT_SET_UP} `Rows::next` was called"
+        ))));
+        assert!(!ran_out(&out("index out of bounds")));
+        assert!(!ran_out(&report(Outcome::Completed, &[])));
+    }
+}

@@ -8,6 +8,7 @@
 //! execution budget reproduce a run exactly.
 
 pub mod archive;
+mod cmp;
 pub mod env;
 pub mod mocks;
 pub mod ops;
@@ -39,6 +40,10 @@ pub struct SearchConfig {
     pub strategy: Strategy,
     /// The parts of the environment the search may set up.
     pub env_parts: env::EnvParts,
+    /// Mocks where a crate value could be used instead: allowed with this probability (P_FM)...
+    pub mock_probability: f64,
+    /// ...once this fraction of the budget (time or executions) is spent (S_FM).
+    pub mock_start: f64,
 }
 
 /// How candidates are made.
@@ -133,6 +138,12 @@ pub fn run(
         {
             break;
         }
+        let spent = progress_fraction(cfg, executions, started);
+        space.mock_gate = if spent >= cfg.mock_start {
+            cfg.mock_probability
+        } else {
+            0.0
+        };
         let n = (cfg.batch as u64).min(max - executions) as usize;
         let parents: Vec<&FinishedTest> = archive.tests().collect();
         // Random tests are most useful early; mutants of archived tests later.
@@ -164,7 +175,20 @@ pub fn run(
                 })
             } else {
                 let parent = parents.choose(&mut rng).expect("non-empty");
-                Some(mutate(&mut rng, space, &touched, cfg.env_parts, parent))
+                let substituted = (cfg.strategy == Strategy::Archive && rng.gen_bool(0.2))
+                    .then(|| {
+                        let compared: Vec<(u64, u64)> = parent
+                            .report
+                            .cmp_ints
+                            .iter()
+                            .copied()
+                            .filter(|(pc, _)| goals.in_selected_code(*pc))
+                            .collect();
+                        cmp::substitute(&mut rng, &parent.case, &compared)
+                    })
+                    .flatten();
+                substituted
+                    .or_else(|| Some(mutate(&mut rng, space, &touched, cfg.env_parts, parent)))
             };
             let Some(candidate) = candidate.filter(|c| !c.stmts.is_empty()) else {
                 continue;
@@ -241,6 +265,9 @@ pub fn run(
         progress(executions, archive.covered_below(goals.len()));
     }
     if std::env::var_os("HERMETIC_DEBUG").is_some() {
+        for g in expected.iter().filter(|&&g| !archive.covers(g)) {
+            eprintln!("outcome never seen: {}", outputs.describe(*g));
+        }
         eprintln!("touched: {touched:?}");
         for t in archive.tests() {
             eprintln!("archived: {:?} {:?}", t.case.env, t.report.env.accesses);
@@ -276,6 +303,23 @@ pub fn run(
         goals_needing_private,
         goals_needing_mocks,
     })
+}
+
+/// How much of the budget is spent: the larger of the executions' and the time's share.
+fn progress_fraction(cfg: &SearchConfig, executions: u64, started: Instant) -> f64 {
+    let by_executions = cfg
+        .max_executions
+        .map_or(0.0, |m| executions as f64 / m.max(1) as f64);
+    let by_time = cfg.deadline.map_or(0.0, |d| {
+        let total = d.saturating_duration_since(started).as_secs_f64();
+        let left = d.saturating_duration_since(Instant::now()).as_secs_f64();
+        if total > 0.0 {
+            1.0 - left / total
+        } else {
+            1.0
+        }
+    });
+    by_executions.max(by_time)
 }
 
 /// A mutant of an archived test: its statements, its environment, or both. Environment genes

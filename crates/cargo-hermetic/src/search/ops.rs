@@ -27,6 +27,12 @@ pub struct Space<'a> {
     pub visible: Vec<Vec<CallableId>>,
     /// Callables by the type of the value they store for later statements.
     producers: BTreeMap<String, Vec<CallableId>>,
+    /// Callables taking mocks that have a twin taking crate values instead (seed 003: such
+    /// mocks are a last resort, allowed only with probability `mock_gate`).
+    gated: Vec<bool>,
+    /// The probability that a gated callable may be chosen; the search raises it once part of
+    /// the budget is spent.
+    pub mock_gate: f64,
 }
 
 impl<'a> Space<'a> {
@@ -55,7 +61,28 @@ impl<'a> Space<'a> {
             targets,
             visible,
             producers,
+            gated: gated_callables(cluster),
+            mock_gate: 0.0,
         }
+    }
+
+    /// Whether callable `c` may be chosen now.
+    fn allowed(&self, rng: &mut ChaCha8Rng, c: CallableId) -> bool {
+        !self.gated[c] || (self.mock_gate > 0.0 && rng.gen_bool(self.mock_gate.min(1.0)))
+    }
+
+    /// Picks one of `candidates` that may be chosen now.
+    fn pick(&self, rng: &mut ChaCha8Rng, candidates: &[CallableId]) -> Option<CallableId> {
+        let &c = candidates.choose(rng)?;
+        if self.allowed(rng, c) {
+            return Some(c);
+        }
+        let open: Vec<CallableId> = candidates
+            .iter()
+            .copied()
+            .filter(|&c| !self.gated[c])
+            .collect();
+        open.choose(rng).copied()
     }
 
     /// The type stored by statement `stmt` of a test, if any.
@@ -79,6 +106,30 @@ impl<'a> Space<'a> {
     }
 }
 
+/// Whether a callable's parameters or type arguments mention a mock.
+pub fn takes_mocks(c: &crate::cluster::Callable) -> bool {
+    let mock = |t: &Ty| t.mentions(&|t| matches!(t, Ty::Mock(_)));
+    c.params.iter().any(|p| mock(&p.ty)) || c.generic_args.iter().any(mock)
+}
+
+/// The callables taking mocks whose twin (same item) takes none.
+fn gated_callables(cluster: &Cluster) -> Vec<bool> {
+    let same_item = |a: &crate::cluster::Callable, b: &crate::cluster::Callable| {
+        a.module == b.module && a.name == b.name && a.kind.self_ty() == b.kind.self_ty()
+    };
+    cluster
+        .callables
+        .iter()
+        .map(|c| {
+            takes_mocks(c)
+                && cluster
+                    .callables
+                    .iter()
+                    .any(|d| same_item(c, d) && !takes_mocks(d))
+        })
+        .collect()
+}
+
 fn ty_key(t: &Ty) -> String {
     format!("{t:?}")
 }
@@ -98,7 +149,7 @@ pub fn callable_visible(cluster: &Cluster, c: CallableId, home: ModuleId) -> boo
 
 /// A new test about a random target.
 pub fn random_test(rng: &mut ChaCha8Rng, space: &Space) -> Option<TestCase> {
-    let &target = space.targets.choose(rng)?;
+    let target = space.pick(rng, &space.targets)?;
     let home = space.cluster.callables[target].module;
     let mut test = TestCase {
         home,
@@ -164,7 +215,10 @@ pub fn append_random_call(rng: &mut ChaCha8Rng, space: &Space, test: &mut TestCa
     } else {
         visible.clone()
     };
-    let Some(&c) = candidates.choose(rng).or_else(|| visible.choose(rng)) else {
+    let Some(c) = space
+        .pick(rng, &candidates)
+        .or_else(|| space.pick(rng, visible))
+    else {
         return false;
     };
     let before = test.clone();
@@ -282,7 +336,7 @@ fn slot_for(
                 .collect()
         })
         .unwrap_or_default();
-    let &producer = producers.choose(rng)?;
+    let producer = space.pick(rng, &producers)?;
     let before = test.stmts.len();
     if !append_call(rng, space, test, producer, depth + 1) {
         test.stmts.truncate(before);

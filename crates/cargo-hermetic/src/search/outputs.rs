@@ -53,6 +53,14 @@ impl Outputs {
         Some(*self.ids.entry(key).or_insert(next))
     }
 
+    /// The goal's key (`<callable>:<shape>`), for debug output.
+    pub fn describe(&self, goal: usize) -> String {
+        self.ids
+            .iter()
+            .find(|(_, &id)| id == goal)
+            .map_or_else(|| goal.to_string(), |(k, _)| k.clone())
+    }
+
     /// Whether a goal id is an output goal.
     pub fn is_output(&self, goal: usize) -> bool {
         goal >= self.first_id
