@@ -189,3 +189,17 @@ fn mocks_stay_out_where_an_implementation_exists_unless_allowed() {
         bad.describe()
     );
 }
+
+#[test]
+fn std_types_stand_in_for_std_traits() {
+    let fixture = Fixture::copy("stdtraits");
+    let run = fixture.generate().seed(1).max_executions(1500).run();
+    run.assert_success();
+    check_generated_files(&fixture, &run);
+    let tests = &fixture.generated_files()["src/hermetic_tests.rs"];
+    assert!(tests.contains("summary::<Vec<u8>>(&mut vec!["), "{tests}");
+    assert_eq!(run.count("tests_using_mocks"), 0, "{}", run.describe());
+    // Both sides of `total > 100`; the writer's error paths need a writer that fails.
+    assert!(run.count("goals_covered") >= 3, "{}", run.describe());
+    fixture.cargo_test_passes();
+}

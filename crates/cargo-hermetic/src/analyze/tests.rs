@@ -619,3 +619,29 @@ fn traits_no_mock_can_implement_are_skipped_with_the_reason() {
         Ty::Ref(b(Ty::Mock(trait_id(&c, "Fine"))))
     );
 }
+
+#[test]
+fn std_writers_and_iterables_get_std_values() {
+    let c = inline(&[(
+        "lib.rs",
+        r#"
+        use std::io::Write;
+        pub fn report<W: Write>(out: &mut W, n: u8) -> std::io::Result<()> { writeln!(out, "{n}") }
+        pub fn log(out: &mut dyn std::io::Write) {}
+        pub fn total(items: impl IntoIterator<Item = u32>) -> u32 { items.into_iter().sum() }
+        pub fn fmt_only<F: std::fmt::Write>(f: &mut F) {}
+        "#,
+    )]);
+    let bytes = Ty::Vec(b(Ty::Int(IntTy::U8)));
+    assert_eq!(callable(&c, "report").generic_args, vec![bytes.clone()]);
+    assert_eq!(
+        callable(&c, "report").params[0].ty,
+        Ty::RefMut(b(bytes.clone()))
+    );
+    assert_eq!(callable(&c, "log").params[0].ty, Ty::RefMut(b(bytes)));
+    assert_eq!(
+        callable(&c, "total").params[0].ty,
+        Ty::Vec(b(Ty::Int(IntTy::U32)))
+    );
+    assert!(skip_reason(&c, "fmt_only").contains("std::fmt::Write"));
+}

@@ -213,6 +213,12 @@ fn method(cx: &TyCx, sig: &syn::Signature, defs: &[TypeDef]) -> Result<MockMetho
             }
             FnArg::Typed(p) => {
                 let ty = cx.map(&p.ty, Mode::Arg)?;
+                // A std stand-in (`&mut dyn Write` as `&mut Vec<u8>`) would change the signature.
+                let written = text(&p.ty);
+                let names_trait = written.contains("dyn ") || written.contains("impl ");
+                if names_trait && !ty.mentions(&|t| matches!(t, Ty::Mock(_))) {
+                    return Err(format!("parameter type `{written}`"));
+                }
                 // The mock repeats the trait's signature, where a trait object is written
                 // `dyn Trait` (see `mock_syntax`); `impl Trait` cannot be repeated that way.
                 if !trait_objects_behind_pointers(&ty) {

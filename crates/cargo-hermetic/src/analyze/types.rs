@@ -214,13 +214,15 @@ impl TyCx<'_> {
         }
     }
 
-    /// The mock standing for bounds such as `Ledger + Send + 'static`: `None` when no crate
-    /// trait is among them, an error when the others are more than a mock provides.
+    /// What stands in for bounds such as `Ledger + Send + 'static`: the crate trait's mock, or
+    /// for std's `Write` a `Vec<u8>` and for `IntoIterator<Item = T>` a `Vec<T>`. `None` when
+    /// neither is among them, an error when the other bounds ask for more.
     pub fn mock_for_bounds<'b>(
         &self,
         bounds: impl Iterator<Item = &'b TypeParamBound>,
     ) -> Option<Result<Ty, String>> {
         let mut found = None;
+        let mut std_value: Option<(Ty, String)> = None;
         let mut extra = Vec::new();
         for b in bounds {
             let TypeParamBound::Trait(tb) = b else {
@@ -235,7 +237,14 @@ impl TyCx<'_> {
                 .iter()
                 .map(|s| s.ident.to_string())
                 .collect();
-            match self.names.resolve(self.module, &segs) {
+            let target = self.names.resolve(self.module, &segs);
+            if !matches!(target, Target::Trait(_)) && std_value.is_none() {
+                if let Some(t) = self.std_stand_in(&tb.path, &target) {
+                    std_value = Some((t, text(&tb.path)));
+                    continue;
+                }
+            }
+            match target {
                 Target::Trait(id) if found.is_none() && !has_args(&tb.path) => found = Some(id),
                 // A mock is `Debug`, `Send`, `Sync` and `'static`.
                 _ if matches!(
@@ -245,7 +254,20 @@ impl TyCx<'_> {
                 _ => extra.push(text(&tb.path)),
             }
         }
-        let id = found?;
+        let Some(id) = found else {
+            let (t, name) = std_value?;
+            return Some(if extra.is_empty() {
+                Ok(t)
+            } else {
+                Err(format!(
+                    "a stand-in for `{name}` is not also `{}`",
+                    extra.join(" + ")
+                ))
+            });
+        };
+        if let Some((_, name)) = std_value {
+            extra.push(name);
+        }
         Some(if extra.is_empty() {
             self.mock(id)
         } else {
@@ -255,6 +277,25 @@ impl TyCx<'_> {
                 extra.join(" + ")
             ))
         })
+    }
+
+    /// A std type that implements the std trait `path`, when there is a simple one: `Vec<u8>`
+    /// for `io::Write`, `Vec<T>` for `IntoIterator<Item = T>`.
+    fn std_stand_in(&self, path: &syn::Path, resolved: &Target) -> Option<Ty> {
+        let last = path.segments.last()?;
+        let fmt = path.segments.iter().any(|s| s.ident == "fmt")
+            || matches!(resolved, Target::External(p) if p.iter().any(|s| s == "fmt"));
+        match (last.ident.to_string().as_str(), &last.arguments) {
+            ("Write", PathArguments::None) if !fmt => Some(Ty::Vec(Box::new(Ty::Int(IntTy::U8)))),
+            ("IntoIterator", PathArguments::AngleBracketed(a)) => match a.args.first()? {
+                GenericArgument::AssocType(item) if item.ident == "Item" && a.args.len() == 1 => {
+                    let elem = self.map(&item.ty, Mode::Owned).ok()?;
+                    Some(Ty::Vec(Box::new(elem)))
+                }
+                _ => None,
+            },
+            _ => None,
+        }
     }
 
     fn mock(&self, id: usize) -> Result<Ty, String> {
