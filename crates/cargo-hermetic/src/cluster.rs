@@ -149,6 +149,10 @@ pub enum Ty {
     Adt(TypeId, Vec<Ty>),
     /// `std::io::Error`: observed by its kind; never built by tests.
     IoError,
+    /// `std::io::Cursor<String>`: text to read, standing in for `io::Read` and `io::BufRead`.
+    Reader,
+    /// `std::vec::IntoIter<T>`: standing in for `Iterator<Item = T>`.
+    IntoIter(Box<Ty>),
     /// The generated mock of a crate trait (`MockLedger` for `Ledger`), standing for a
     /// parameter typed by the trait: `impl Ledger`, `T: Ledger`, `dyn Ledger` behind a pointer.
     Mock(TraitId),
@@ -165,7 +169,8 @@ impl Ty {
                 | Ty::Option(e)
                 | Ty::Box(e)
                 | Ty::Ref(e)
-                | Ty::RefMut(e) => e.mentions(pred),
+                | Ty::RefMut(e)
+                | Ty::IntoIter(e) => e.mentions(pred),
                 Ty::Result(a, b) => a.mentions(pred) || b.mentions(pred),
                 Ty::Tuple(items) | Ty::Adt(_, items) => items.iter().any(|t| t.mentions(pred)),
                 _ => false,

@@ -104,6 +104,11 @@ pub fn ty(cluster: &Cluster, t: &Ty, from: ModuleId) -> TokenStream {
             }
         }
         Ty::IoError => quote!(std::io::Error),
+        Ty::Reader => quote!(std::io::Cursor<String>),
+        Ty::IntoIter(e) => {
+            let e = rec(e);
+            quote!(std::vec::IntoIter<#e>)
+        }
         // Generated code declares or imports every mock it uses under its own name.
         Ty::Mock(id) => {
             let name = ident(&cluster.traits[*id].mock_name);
@@ -188,9 +193,12 @@ impl Cluster {
                 self.visible_from(def.module, def.vis, from)
                     && args.iter().all(|a| self.ty_visible_from(a, from))
             }
-            Ty::Vec(e) | Ty::Slice(e) | Ty::Array(e, _) | Ty::Option(e) | Ty::Box(e) => {
-                self.ty_visible_from(e, from)
-            }
+            Ty::Vec(e)
+            | Ty::Slice(e)
+            | Ty::Array(e, _)
+            | Ty::Option(e)
+            | Ty::Box(e)
+            | Ty::IntoIter(e) => self.ty_visible_from(e, from),
             Ty::Ref(e) | Ty::RefMut(e) => self.ty_visible_from(e, from),
             Ty::Result(a, b) => self.ty_visible_from(a, from) && self.ty_visible_from(b, from),
             Ty::Tuple(items) => items.iter().all(|i| self.ty_visible_from(i, from)),

@@ -630,6 +630,8 @@ fn std_writers_and_iterables_get_std_values() {
         pub fn log(out: &mut dyn std::io::Write) {}
         pub fn total(items: impl IntoIterator<Item = u32>) -> u32 { items.into_iter().sum() }
         pub fn fmt_only<F: std::fmt::Write>(f: &mut F) {}
+        pub fn lines(r: &mut dyn std::io::BufRead) {}
+        pub fn first<I: Iterator<Item = char>>(i: I) {}
         "#,
     )]);
     let bytes = Ty::Vec(b(Ty::Int(IntTy::U8)));
@@ -644,4 +646,12 @@ fn std_writers_and_iterables_get_std_values() {
         Ty::Vec(b(Ty::Int(IntTy::U32)))
     );
     assert!(skip_reason(&c, "fmt_only").contains("std::fmt::Write"));
+    assert_eq!(
+        callable(&c, "lines").params[0].ty,
+        Ty::RefMut(b(Ty::Reader))
+    );
+    assert_eq!(
+        callable(&c, "first").generic_args,
+        vec![Ty::IntoIter(b(Ty::Char))]
+    );
 }

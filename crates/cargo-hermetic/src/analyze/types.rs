@@ -280,20 +280,30 @@ impl TyCx<'_> {
     }
 
     /// A std type that implements the std trait `path`, when there is a simple one: `Vec<u8>`
-    /// for `io::Write`, `Vec<T>` for `IntoIterator<Item = T>`.
+    /// for `io::Write`, `Vec<T>` for `IntoIterator<Item = T>`, a cursor over text for
+    /// `io::Read` and `io::BufRead`, `vec::IntoIter<T>` for `Iterator<Item = T>`.
     fn std_stand_in(&self, path: &syn::Path, resolved: &Target) -> Option<Ty> {
         let last = path.segments.last()?;
         let fmt = path.segments.iter().any(|s| s.ident == "fmt")
             || matches!(resolved, Target::External(p) if p.iter().any(|s| s == "fmt"));
         match (last.ident.to_string().as_str(), &last.arguments) {
             ("Write", PathArguments::None) if !fmt => Some(Ty::Vec(Box::new(Ty::Int(IntTy::U8)))),
-            ("IntoIterator", PathArguments::AngleBracketed(a)) => match a.args.first()? {
-                GenericArgument::AssocType(item) if item.ident == "Item" && a.args.len() == 1 => {
-                    let elem = self.map(&item.ty, Mode::Owned).ok()?;
-                    Some(Ty::Vec(Box::new(elem)))
+            ("Read" | "BufRead", PathArguments::None) => Some(Ty::Reader),
+            (name @ ("IntoIterator" | "Iterator"), PathArguments::AngleBracketed(a)) => {
+                match a.args.first()? {
+                    GenericArgument::AssocType(item)
+                        if item.ident == "Item" && a.args.len() == 1 =>
+                    {
+                        let elem = Box::new(self.map(&item.ty, Mode::Owned).ok()?);
+                        Some(if name == "Iterator" {
+                            Ty::IntoIter(elem)
+                        } else {
+                            Ty::Vec(elem)
+                        })
+                    }
+                    _ => None,
                 }
-                _ => None,
-            },
+            }
             _ => None,
         }
     }

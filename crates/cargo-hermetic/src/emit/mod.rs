@@ -608,6 +608,15 @@ impl Writer<'_> {
                 let s = Literal::string(s);
                 quote!(#s.to_string())
             }
+            (Value::Str(s), Ty::Reader) => {
+                let s = Literal::string(s);
+                quote!(std::io::Cursor::new(#s.to_string()))
+            }
+            (Value::Seq(items), Ty::IntoIter(t)) => {
+                let items = list(items, t)?;
+                let vec = layout::vec();
+                quote!(#vec(#(#items),*).into_iter())
+            }
             (Value::Str(s), _) => {
                 let s = Literal::string(s);
                 quote!(#s)

@@ -214,6 +214,8 @@ impl Oracle<'_> {
             Ty::IoError => false,
             // Generated mocks implement `Debug` (as their name) and nothing else.
             Ty::Mock(_) => name == "Debug",
+            Ty::Reader => name == "Debug",
+            Ty::IntoIter(t) => name == "Debug" && rec(t),
         }
     }
 
