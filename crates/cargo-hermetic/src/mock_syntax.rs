@@ -6,7 +6,7 @@
 //! to fit the number of values set up to the number of calls (seed 003 §III-C).
 
 use crate::cluster::{Cluster, ModuleId, Receiver, TraitId, Ty};
-use crate::rust_syntax::{ident, item_path, ty};
+use crate::rust_syntax::{ident, item_path, ty, ty_with};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
@@ -133,44 +133,9 @@ pub fn mock_items(
 /// A type as the trait's signature has it: mocks are the trait objects they stand for
 /// (`Box<MockStatement>` is written `Box<dyn Statement>`; the value coerces on return).
 fn as_trait_wrote(cluster: &Cluster, t: &Ty, from: ModuleId) -> TokenStream {
-    if !t.mentions(&|t| matches!(t, Ty::Mock(_))) {
-        return ty(cluster, t, from);
-    }
-    let rec = |t: &Ty| as_trait_wrote(cluster, t, from);
-    match t {
-        Ty::Mock(id) => {
-            let tr = &cluster.traits[*id];
-            let path = item_path(cluster, tr.module, &tr.name, from);
-            quote!(dyn #path)
-        }
-        Ty::Box(e) => {
-            let e = rec(e);
-            quote!(Box<#e>)
-        }
-        Ty::Ref(e) => {
-            let e = rec(e);
-            quote!(&#e)
-        }
-        Ty::RefMut(e) => {
-            let e = rec(e);
-            quote!(&mut #e)
-        }
-        Ty::Vec(e) => {
-            let e = rec(e);
-            quote!(Vec<#e>)
-        }
-        Ty::Slice(e) => {
-            let e = rec(e);
-            quote!(&[#e])
-        }
-        Ty::Option(e) => {
-            let e = rec(e);
-            quote!(Option<#e>)
-        }
-        Ty::Result(a, b) => {
-            let (a, b) = (rec(a), rec(b));
-            quote!(Result<#a, #b>)
-        }
-        other => ty(cluster, other, from),
-    }
+    ty_with(cluster, t, from, &|id| {
+        let tr = &cluster.traits[id];
+        let path = item_path(cluster, tr.module, &tr.name, from);
+        quote!(dyn #path)
+    })
 }

@@ -47,7 +47,21 @@ pub fn int_ty(t: IntTy) -> TokenStream {
 
 /// The type as written in module `from`.
 pub fn ty(cluster: &Cluster, t: &Ty, from: ModuleId) -> TokenStream {
-    let rec = |t: &Ty| ty(cluster, t, from);
+    // Generated code declares or imports every mock it uses under its own name.
+    ty_with(cluster, t, from, &|id| {
+        let name = ident(&cluster.traits[id].mock_name);
+        quote!(#name)
+    })
+}
+
+/// The type as written in module `from`, mocks spelled by `mock`.
+pub fn ty_with(
+    cluster: &Cluster,
+    t: &Ty,
+    from: ModuleId,
+    mock: &dyn Fn(crate::cluster::TraitId) -> TokenStream,
+) -> TokenStream {
+    let rec = |t: &Ty| ty_with(cluster, t, from, mock);
     match t {
         Ty::Unit => quote!(()),
         Ty::Bool => quote!(bool),
@@ -109,11 +123,7 @@ pub fn ty(cluster: &Cluster, t: &Ty, from: ModuleId) -> TokenStream {
             let e = rec(e);
             quote!(std::vec::IntoIter<#e>)
         }
-        // Generated code declares or imports every mock it uses under its own name.
-        Ty::Mock(id) => {
-            let name = ident(&cluster.traits[*id].mock_name);
-            quote!(#name)
-        }
+        Ty::Mock(id) => mock(*id),
     }
 }
 

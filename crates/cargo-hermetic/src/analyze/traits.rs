@@ -6,7 +6,7 @@ use super::items::self_type_id;
 use super::modules::{qualified, ModuleSrc};
 use super::names::{Names, Target};
 use super::syntax::{self, text};
-use super::types::{Mode, TraitInfo, TyCx, TypeInfo};
+use super::types::{mock_has, Mode, TraitInfo, TyCx, TypeInfo};
 use crate::cluster::{MockMethod, Receiver, Skipped, TraitDef, Ty, TypeDef};
 use std::collections::{BTreeMap, BTreeSet};
 use syn::{FnArg, Item, TraitItem, TypeParamBound};
@@ -162,10 +162,7 @@ fn supertraits(cx: &TyCx, t: &syn::ItemTrait, out: &mut Vec<usize>) -> Result<()
             .collect();
         match cx.names.resolve(cx.module, &segs) {
             Target::Trait(id) => out.push(id),
-            _ if matches!(
-                segs.last().map(String::as_str),
-                Some("Send" | "Sync" | "Sized" | "Unpin" | "Debug")
-            ) => {}
+            _ if mock_has(&segs) => {}
             _ => return Err(format!("supertrait `{}`", text(&tb.path))),
         }
     }

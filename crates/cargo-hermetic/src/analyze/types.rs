@@ -246,11 +246,7 @@ impl TyCx<'_> {
             }
             match target {
                 Target::Trait(id) if found.is_none() && !has_args(&tb.path) => found = Some(id),
-                // A mock is `Debug`, `Send`, `Sync` and `'static`.
-                _ if matches!(
-                    segs.last().map(String::as_str),
-                    Some("Send" | "Sync" | "Sized" | "Unpin" | "Debug")
-                ) => {}
+                _ if mock_has(&segs) => {}
                 _ => extra.push(text(&tb.path)),
             }
         }
@@ -391,6 +387,15 @@ impl TyCx<'_> {
             }
         }
     }
+}
+
+/// Whether every mock has the trait `path` names: mocks are `Debug`, `Send`, `Sync`, `Sized`,
+/// `Unpin` (and `'static`).
+pub fn mock_has(path: &[String]) -> bool {
+    matches!(
+        path.last().map(String::as_str),
+        Some("Send" | "Sync" | "Sized" | "Unpin" | "Debug")
+    )
 }
 
 fn has_args(path: &syn::Path) -> bool {

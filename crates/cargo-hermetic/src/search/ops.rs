@@ -466,19 +466,9 @@ fn change_stmt(rng: &mut ChaCha8Rng, space: &Space, test: &mut TestCase) {
     let t = &types[k];
     if contains_adt(t) {
         // Rebuild it from the statements before this one.
-        let mut prefix = TestCase {
-            home: test.home,
-            stmts: test.stmts[..i].to_vec(),
-            env: test.env.clone(),
-        };
-        let mut taken: Vec<usize> = test.stmts[i].uses();
-        let before = prefix.stmts.len();
-        if let Some(v) = build_arg(rng, space, &mut prefix, t, &mut taken, 1) {
-            let added = prefix.stmts.len() - before;
-            let mut stmt = test.stmts[i].clone();
-            stmt.args[k] = v;
-            splice(test, i, prefix.stmts.split_off(before), added, stmt);
-        }
+        replace_arg(test, i, k, |prefix, taken| {
+            build_arg(rng, space, prefix, t, taken, 1)
+        });
     } else {
         let v = mutate_value(rng, &space.pool, t, &test.stmts[i].args[k]);
         test.stmts[i].args[k] = v;
@@ -500,6 +490,28 @@ pub fn extend_seq_arg(
     let Some(Ty::Vec(elem)) = types.get(k) else {
         return false;
     };
+    let Value::Seq(old) = &test.stmts[i].args[k] else {
+        return false;
+    };
+    let old = old.clone();
+    replace_arg(test, i, k, |prefix, taken| {
+        let mut items = old;
+        for _ in 0..n {
+            items.push(build_arg(rng, space, prefix, elem, taken, 1)?);
+        }
+        Some(Value::Seq(items))
+    })
+}
+
+/// Replaces argument `k` of statement `i` by what `build` makes; `build` may append statements
+/// to the prefix of the test before statement `i` (they are spliced in). False when it makes
+/// nothing (the test is unchanged).
+fn replace_arg(
+    test: &mut TestCase,
+    i: usize,
+    k: usize,
+    build: impl FnOnce(&mut TestCase, &mut Vec<usize>) -> Option<Value>,
+) -> bool {
     let mut prefix = TestCase {
         home: test.home,
         stmts: test.stmts[..i].to_vec(),
@@ -507,19 +519,12 @@ pub fn extend_seq_arg(
     };
     let mut taken: Vec<usize> = test.stmts[i].uses();
     let before = prefix.stmts.len();
-    let mut items = Vec::with_capacity(n);
-    for _ in 0..n {
-        match build_arg(rng, space, &mut prefix, elem, &mut taken, 1) {
-            Some(v) => items.push(v),
-            None => return false,
-        }
-    }
-    let added = prefix.stmts.len() - before;
-    let mut stmt = test.stmts[i].clone();
-    let Value::Seq(seq) = &mut stmt.args[k] else {
+    let Some(v) = build(&mut prefix, &mut taken) else {
         return false;
     };
-    seq.extend(items);
+    let added = prefix.stmts.len() - before;
+    let mut stmt = test.stmts[i].clone();
+    stmt.args[k] = v;
     splice(test, i, prefix.stmts.split_off(before), added, stmt);
     true
 }
