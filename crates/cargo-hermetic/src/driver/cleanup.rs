@@ -3,11 +3,12 @@
 //! counted with the compiler's checks, not with the source's branches.
 //!
 //! Landing pads come from `.eh_frame` (gimli) and each function's LSDA call-site table. From
-//! each pad, control is followed through the blocks that follow it: a block ending in
-//! `jmp rel32`/`jmp rel8` leads to its target, one ending in a call to the next block;
-//! anything else stops the walk (under-counting cleanup is safer than over-counting it). MIR never jumps
-//! from normal code into cleanup code, so everything reached this way is cleanup.
+//! each pad, control is followed instruction by instruction (`x86.rs`): jumps, both ways of
+//! conditional jumps, returns from calls; what cannot be decoded or followed (`ret`, `ud2`, an
+//! indirect jump) stops the walk (under-counting cleanup is safer than over-counting it). MIR
+//! never jumps from normal code into cleanup code, so everything reached this way is cleanup.
 
+use super::x86::Flow;
 use gimli::{BaseAddresses, CieOrFde, EhFrame, LittleEndian, Pointer, UnwindSection};
 use object::{Object, ObjectSection};
 use std::collections::{BTreeSet, VecDeque};
@@ -129,57 +130,49 @@ impl Reader<'_> {
 /// The counters (by index into `pcs`) whose blocks are cleanup: landing pads and the blocks
 /// control reaches from them. `text`/`text_addr` is the code, `pcs` the counters' addresses.
 /// A landing pad itself often has no address in the counter table (LLVM cannot take the
-/// address of an exception pad), so the walk goes by code addresses: a block runs from its
-/// address to the next counter's.
+/// address of an exception pad), so the walk goes by instructions: from each pad it decodes
+/// forward, follows jumps, both ways of conditional jumps and returns from calls, and stops at
+/// whatever it cannot follow; every counter whose block starts at an instruction it passed is
+/// cleanup. (Debug builds lay a block's code out far from its counter's neighbours, so the
+/// bytes up to the next counter's address say nothing about where a block ends.)
 pub fn cleanup_counters(
     pads: &BTreeSet<u64>,
     pcs: &[u64],
     text: &[u8],
     text_addr: u64,
 ) -> BTreeSet<usize> {
-    let mut order: Vec<(u64, usize)> = pcs.iter().enumerate().map(|(i, &pc)| (pc, i)).collect();
-    order.sort_unstable();
-    let code = |from: u64, to: u64| -> Option<&[u8]> {
-        text.get(from.checked_sub(text_addr)? as usize..to.checked_sub(text_addr)? as usize)
-    };
+    let mut by_pc: std::collections::BTreeMap<u64, Vec<usize>> = Default::default();
+    for (i, &pc) in pcs.iter().enumerate() {
+        by_pc.entry(pc).or_default().push(i);
+    }
     let mut cleanup = BTreeSet::new();
     let mut seen = BTreeSet::new();
     let mut queue: VecDeque<u64> = pads.iter().copied().collect();
-    while let Some(start) = queue.pop_front() {
-        if !seen.insert(start) {
-            continue;
+    while let Some(mut at) = queue.pop_front() {
+        while seen.insert(at) {
+            if let Some(counters) = by_pc.get(&at) {
+                cleanup.extend(counters.iter().copied());
+            }
+            let Some(code) = at
+                .checked_sub(text_addr)
+                .and_then(|off| text.get(off as usize..))
+            else {
+                break;
+            };
+            let Some(insn) = super::x86::decode(code, at) else {
+                break;
+            };
+            let next = at.wrapping_add(insn.len as u64);
+            match insn.flow {
+                Flow::Next => at = next,
+                Flow::Jump(target) => at = target,
+                Flow::Branch(target) => {
+                    queue.push_back(target);
+                    at = next;
+                }
+                Flow::Stop => break,
+            }
         }
-        let k = order.partition_point(|&(p, _)| p < start);
-        if let Some(&(pc, counter)) = order.get(k).filter(|(p, _)| *p == start) {
-            let _ = pc;
-            cleanup.insert(counter);
-        }
-        let end = order
-            .iter()
-            .skip(k)
-            .map(|&(p, _)| p)
-            .find(|&p| p > start)
-            .unwrap_or(start.saturating_add(64));
-        let Some(block) = code(start, end.min(start.saturating_add(256))) else {
-            continue;
-        };
-        let n = block.len();
-        let next = if n >= 5 && block[n - 5] == 0xE9 {
-            let rel = i32::from_le_bytes(block[n - 4..].try_into().expect("4 bytes"));
-            Some(end.wrapping_add(rel as i64 as u64))
-        } else if n >= 2 && block[n - 2] == 0xEB {
-            Some(end.wrapping_add(block[n - 1] as i8 as i64 as u64))
-        } else if (n >= 5 && block[n - 5] == 0xE8)
-            || (n >= 6 && block[n - 6..n - 4] == [0xFF, 0x15])
-            || (n >= 2 && block[n - 2] == 0xFF && (0xD0..=0xD7).contains(&block[n - 1]))
-        {
-            // A call (direct, through the GOT, or through a register) falls through.
-            Some(end)
-        } else {
-            // ud2, ret, or a block whose end we cannot read: stop here rather than guess.
-            None
-        };
-        queue.extend(next);
     }
     cleanup
 }
@@ -213,5 +206,21 @@ mod tests {
         let pads = BTreeSet::from([0x10]);
         let got = cleanup_counters(&pads, &pcs, &text, 0);
         assert_eq!(got.into_iter().collect::<Vec<_>>(), vec![0, 2, 3]);
+    }
+
+    #[test]
+    fn a_pad_without_counter_leads_where_its_jump_goes_not_past_the_next_counter() {
+        // 0x10 (counter 0): cleanup, jumps to 0x40. 0x20: the pad, no counter: mov %rax,%rcx;
+        // jmp 0x10. 0x25..0x30: a normal block without counter that ends in `jmp 0x30`.
+        // 0x30 (counter 1): normal code. 0x40 (counter 2): cleanup, calls and resumes.
+        let mut text = vec![0x90u8; 0x50];
+        text[0x1e..0x20].copy_from_slice(&[0xEB, 0x20]); // 0x20 + 0x20 = 0x40
+        text[0x20..0x25].copy_from_slice(&[0x48, 0x89, 0xC1, 0xEB, 0xEB]); // 0x25 - 0x15 = 0x10
+        text[0x2e..0x30].copy_from_slice(&[0xEB, 0x00]);
+        text[0x30..0x32].copy_from_slice(&[0x0F, 0x0B]);
+        text[0x40..0x46].copy_from_slice(&[0xE8, 0, 0, 0, 0, 0xCC]);
+        let pcs = [0x10, 0x30, 0x40];
+        let got = cleanup_counters(&BTreeSet::from([0x20]), &pcs, &text, 0);
+        assert_eq!(got.into_iter().collect::<Vec<_>>(), vec![0, 2]);
     }
 }

@@ -6,3 +6,4 @@ pub mod cleanup;
 pub mod codegen;
 pub mod goals;
 pub mod process;
+pub mod x86;
