@@ -72,6 +72,11 @@ pub struct GenerateArgs {
     /// in a virtual environment; `real` runs against the real environment (benchmarks only).
     #[arg(long, default_value = "all", hide = true)]
     pub env: String,
+    /// Run all executions of a driver in one child process, so the crate's statics carry over
+    /// from one to the next (benchmarks only: measures what a fresh child per execution is
+    /// worth).
+    #[arg(long, hide = true)]
+    pub no_static_isolation: bool,
     /// No progress bar.
     #[arg(short, long)]
     pub quiet: bool,
