@@ -133,3 +133,42 @@ fn environment_is_set_up_by_tests_and_the_machine_is_left_alone() {
         "running the generated tests touched the canary directory"
     );
 }
+
+/// Seed 001 §3.2: `counter::made` reads a static that `Counter::new` changes. Each execution of
+/// the search runs in a fresh child, so the search sees `made() == 0`; beside a test that makes a
+/// counter first, in one test process, that test fails. Verification tells it apart from a
+/// flaky test: it passes alone.
+#[test]
+fn tests_that_depend_on_static_state_are_dropped_and_counted_apart() {
+    let fixture = Fixture::copy("envdeps");
+    let run = fixture
+        .generate()
+        .arg("--module")
+        .arg("counter")
+        .seed(1)
+        .max_executions(2_000)
+        .arg("--dry-run")
+        .run();
+    run.assert_success();
+    let dropped = run.report()["dropped"].as_array().unwrap();
+    let static_drops: Vec<&str> = dropped
+        .iter()
+        .filter(|d| d["reason"].as_str().unwrap().starts_with("static state"))
+        .map(|d| d["test"].as_str().unwrap())
+        .collect();
+    assert!(
+        static_drops.iter().any(|t| t.starts_with("made_")),
+        "the test of `made` was not dropped for static state:\n{}",
+        run.describe()
+    );
+    assert_eq!(
+        run.count("tests_dropped_static_state"),
+        static_drops.len() as u64
+    );
+    assert!(
+        run.stdout.contains("tests dropped (static state)")
+            || run.stderr.contains("tests dropped (static state)"),
+        "{}",
+        run.describe()
+    );
+}
