@@ -172,3 +172,41 @@ fn tests_that_depend_on_static_state_are_dropped_and_counted_apart() {
         run.describe()
     );
 }
+
+/// The benchmarks' hidden mode without static isolation (one long-lived child per driver runs
+/// every execution): a child that aborts, overflows its stack or hangs is reported as in the
+/// default mode, and the next execution gets a new child.
+#[test]
+fn without_static_isolation_a_dead_child_is_a_finding_and_is_replaced() {
+    let fixture = Fixture::copy("misbehave");
+    let run = fixture
+        .generate()
+        .seed(1)
+        .max_executions(3_000)
+        .arg("--timeout-ms")
+        .arg("300")
+        .arg("--no-static-isolation")
+        .arg("--no-verify")
+        .arg("--dry-run")
+        .run();
+    run.assert_success();
+    let findings = run.findings();
+    for (call, words) in [
+        ("abort_if", &["abort"][..]),
+        ("recurse", &["stack"][..]),
+        ("spin", &["not return", "timed out"][..]),
+    ] {
+        assert!(
+            findings
+                .iter()
+                .any(|(c, o)| c.ends_with(call) && words.iter().any(|w| o.contains(w))),
+            "no finding for `{call}` saying {words:?}:\n{}",
+            run.describe()
+        );
+    }
+    assert!(
+        run.count("goals_covered") >= run.count("goals_total") - 2,
+        "the search stalled after a child died:\n{}",
+        run.describe()
+    );
+}
