@@ -323,8 +323,11 @@ fn run_on_fresh_thread(entries: &[Entry], calls: &[Call], env: &Option<EnvSpec>,
         std::thread::Builder::new()
             .stack_size(CASE_STACK)
             .spawn_scoped(scope, || {
-                prepare_case_thread();
-                run_case(entries, calls, env, shared)
+                let alt_stack = prepare_case_thread();
+                let report = run_case(entries, calls, env, shared);
+                // A shared child runs many cases: give the alternate stack back each time.
+                release_alt_stack(alt_stack);
+                report
             })
             .expect("hermetic driver: start the test case's thread")
             .join()
@@ -582,9 +585,12 @@ extern "C" fn on_segv(sig: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc
     unsafe { libc::signal(sig, libc::SIG_DFL) };
 }
 
+/// The size of a case thread's alternate signal stack.
+const ALT_STACK: usize = 256 << 10;
+
 /// Records where the case thread's stack ends (to recognise an overflow) and gives it an
-/// alternate stack for the overflow handler to run on.
-fn prepare_case_thread() {
+/// alternate stack for the overflow handler to run on; returns that stack.
+fn prepare_case_thread() -> Option<*mut libc::c_void> {
     // SAFETY: queries and sets this thread's own stack attributes.
     unsafe {
         let mut attr: libc::pthread_attr_t = std::mem::zeroed();
@@ -596,23 +602,40 @@ fn prepare_case_thread() {
             libc::pthread_attr_destroy(&mut attr);
         }
         // An alternate stack, so the overflow handler has room to run.
-        const ALT: usize = 256 << 10;
         let stack = libc::mmap(
             std::ptr::null_mut(),
-            ALT,
+            ALT_STACK,
             libc::PROT_READ | libc::PROT_WRITE,
             libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
             -1,
             0,
         );
-        if stack != libc::MAP_FAILED {
-            let ss = libc::stack_t {
-                ss_sp: stack,
-                ss_flags: 0,
-                ss_size: ALT,
-            };
-            libc::sigaltstack(&ss, std::ptr::null_mut());
+        if stack == libc::MAP_FAILED {
+            return None;
         }
+        let ss = libc::stack_t {
+            ss_sp: stack,
+            ss_flags: 0,
+            ss_size: ALT_STACK,
+        };
+        libc::sigaltstack(&ss, std::ptr::null_mut());
+        Some(stack)
+    }
+}
+
+/// Switches the case thread's alternate stack off and unmaps it.
+fn release_alt_stack(stack: Option<*mut libc::c_void>) {
+    let Some(stack) = stack else { return };
+    // SAFETY: the stack was mapped by `prepare_case_thread` on this thread and is not in use
+    // (no signal handler runs here).
+    unsafe {
+        let off = libc::stack_t {
+            ss_sp: std::ptr::null_mut(),
+            ss_flags: libc::SS_DISABLE,
+            ss_size: 0,
+        };
+        libc::sigaltstack(&off, std::ptr::null_mut());
+        libc::munmap(stack, ALT_STACK);
     }
 }
 
