@@ -176,6 +176,7 @@ pub fn run(
             }
             let clock_before = touched.clock;
             touched.learn(&report.env.accesses);
+            touched.learn_written(&report.env.files);
             if touched.clock && !clock_before {
                 // Code that reads the clock often compares text with today's date.
                 for d in env::date_strings(env::DEFAULT_NOW) {
