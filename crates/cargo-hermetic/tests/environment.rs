@@ -210,3 +210,30 @@ fn without_static_isolation_a_dead_child_is_a_finding_and_is_replaced() {
         run.describe()
     );
 }
+
+/// An execution the sandbox had to stop (a trapped system call: here a TCP socket, with the
+/// benchmarks' `--env real`, where nothing goes through the virtual environment) never becomes a
+/// test: run by `cargo test`, outside the sandbox, it would really connect. (Landlock's refusals
+/// and refused program starts are not counted by the driver yet, so `wipe` and `spawn_rm` are
+/// not covered by this rule; see bench/README.md.)
+#[test]
+fn executions_the_sandbox_stopped_are_not_tests() {
+    let fixture = Fixture::copy("envdeps");
+    let run = fixture
+        .generate()
+        .arg("--function")
+        .arg("phone_home")
+        .arg("--env")
+        .arg("real")
+        .seed(1)
+        .max_executions(500)
+        .arg("--dry-run")
+        .run();
+    run.assert_success();
+    assert!(run.count("refused_by_sandbox") > 0, "{}", run.describe());
+    assert!(
+        !run.stdout.contains("phone_home(") && run.count("tests_dropped_unstable") == 0,
+        "a test of `phone_home` was emitted or verified:\n{}",
+        run.describe()
+    );
+}

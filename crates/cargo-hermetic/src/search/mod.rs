@@ -197,6 +197,10 @@ pub fn run(
                 })
                 .count() as u64;
             match finish(space.cluster, case, report) {
+                // The sandbox stopped something the code did behind the runtime's back (or, with
+                // `--env real`, anything harmful): run as a test, outside the sandbox, it would
+                // really do it. Such an execution never becomes a test.
+                Ok(test) if test.report.sandbox_blocked > 0 => {}
                 Ok(test) => {
                     let mut hit: Vec<usize> = goals.goals_hit(&test.report.covered).collect();
                     hit.extend(outputs.goal(&test));
@@ -351,7 +355,10 @@ fn minimise(
             }
             let report = pool.exec_batch(vec![candidate.request()])?.remove(0);
             executions += 1;
-            if let Ok(t) = finish(space.cluster, candidate, report) {
+            if let Some(t) = finish(space.cluster, candidate, report)
+                .ok()
+                .filter(|t| t.report.sandbox_blocked == 0)
+            {
                 let mut hit: BTreeSet<usize> = goals.goals_hit(&t.report.covered).collect();
                 hit.extend(outputs.goal(&t));
                 if own.is_subset(&hit) && t.uses_private <= best.uses_private {
@@ -367,7 +374,10 @@ fn minimise(
             candidate.env = env::without_gene(&candidate.env, g);
             let report = pool.exec_batch(vec![candidate.request()])?.remove(0);
             executions += 1;
-            if let Ok(t) = finish(space.cluster, candidate, report) {
+            if let Some(t) = finish(space.cluster, candidate, report)
+                .ok()
+                .filter(|t| t.report.sandbox_blocked == 0)
+            {
                 let mut hit: BTreeSet<usize> = goals.goals_hit(&t.report.covered).collect();
                 hit.extend(outputs.goal(&t));
                 if own.is_subset(&hit) {
