@@ -1,8 +1,11 @@
 //! Environment benchmark (seed 001's Table 2, EvoSuite ASE'14): coverage of the `envdeps` fixture
-//! with the environment off (`--env real`), virtual without genes (`--env virtual`), each part's
-//! genes alone (`stdin`, `files`, `other`) and all of them (`--env all`); tests emitted and dropped
-//! as unstable by the tool's own verification; and unstable tests when the tests written with the
-//! environment off and on are rerun 5 times under a changed real environment.
+//! with everything off (`--env real --no-static-isolation`: the real environment, and one child
+//! runs every execution of a driver, so statics carry over), each part on alone (stdin, files,
+//! other = variables/clock/randomness, each with static isolation still off; static isolation =
+//! a fresh child per execution, with the real environment), and all on (`--env all`, the
+//! default); tests emitted and dropped by the tool's own verification (flaky, static state);
+//! and unstable tests when the tests written with everything off and all on are rerun 5 times
+//! under a changed real environment.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -12,15 +15,60 @@ use serde_json::Value;
 
 use crate::{copy_dir, fmt, median};
 
-/// The rows, in the order printed: (label, `--env` value).
-const MODES: &[(&str, &str)] = &[
-    ("off (real)", "real"),
-    ("virtual", "virtual"),
-    ("stdin", "stdin"),
-    ("files", "files"),
-    ("other", "other"),
-    ("all", "all"),
+/// One row of the table.
+struct Mode {
+    label: &'static str,
+    /// The `--env` value.
+    env: &'static str,
+    /// Whether each execution runs in a fresh child (false: `--no-static-isolation`).
+    static_isolation: bool,
+}
+
+/// The rows, in the order printed (seed 001's Base, Console, VFS, JVM, Static, All).
+const MODES: &[Mode] = &[
+    Mode {
+        label: "off",
+        env: "real",
+        static_isolation: false,
+    },
+    Mode {
+        label: "stdin",
+        env: "stdin",
+        static_isolation: false,
+    },
+    Mode {
+        label: "files",
+        env: "files",
+        static_isolation: false,
+    },
+    Mode {
+        label: "other",
+        env: "other",
+        static_isolation: false,
+    },
+    Mode {
+        label: "static",
+        env: "real",
+        static_isolation: true,
+    },
+    Mode {
+        label: "all",
+        env: "all",
+        static_isolation: true,
+    },
 ];
+
+impl Mode {
+    /// The name of the mode's copies and reports.
+    fn key(&self) -> &'static str {
+        self.label
+    }
+
+    /// The two modes whose tests are written and rerun: everything off, all on.
+    fn writes(&self) -> bool {
+        self.label == "off" || self.label == "all"
+    }
+}
 
 /// The fixture's modules, for the per-module uncovered counts.
 const MODULES: &[&str] = &["config", "content", "counter", "dice", "harm", "message"];
@@ -38,6 +86,7 @@ struct EnvRun {
     total: f64,
     emitted: f64,
     dropped_unstable: f64,
+    dropped_static: f64,
     exec_per_s: f64,
     refused_runtime: f64,
     refused_sandbox: f64,
@@ -78,13 +127,14 @@ pub fn run(root: &Path, work: &Path, opts: &EnvOptions) -> usize {
         // Rotate the order of the modes from seed to seed.
         for k in 0..MODES.len() {
             let mi = (k + si) % MODES.len();
-            let (label, env) = MODES[mi];
-            let dir = work.join("env").join(format!("{env}-{seed}"));
+            let mode = &MODES[mi];
+            let label = mode.label;
+            let dir = work.join("env").join(format!("{}-{seed}", mode.key()));
             let _ = std::fs::remove_dir_all(&dir);
             copy_dir(&fixture, &dir).expect("copy envdeps");
-            // real and all write their tests (verified first) for the reruns; the rest dry-run.
-            let write = env == "real" || env == "all";
-            let run = generate(opts, work, &dir, env, seed, write);
+            // off and all write their tests (verified first) for the reruns; the rest dry-run.
+            let write = mode.writes();
+            let run = generate(opts, work, &dir, mode, seed, write);
             eprintln!("  envdeps {label:<10} seed {seed}: {}", describe(&run));
             failures += run.is_none() as usize;
             if write && run.is_some() {
@@ -99,14 +149,15 @@ pub fn run(root: &Path, work: &Path, opts: &EnvOptions) -> usize {
     // Unstable tests: rerun the written tests under changed real environments.
     println!();
     println!(
-        "unstable tests: the tests written with the environment off (--env real) and on (--env all), rerun {RERUNS} times"
+        "unstable tests: the tests written with everything off (off) and all on (all), rerun {RERUNS} times"
     );
     println!(
         "  from another working directory with other TZ, HOME, USER, APP_HOME (a real app.conf) and stdin;"
     );
     println!("  distinct tests that fail at least once, per seed:");
     let mut unstable: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-    for (mi, (label, env)) in MODES.iter().enumerate() {
+    for (mi, mode) in MODES.iter().enumerate() {
+        let (label, env) = (mode.label, mode.key());
         if written[mi].is_empty() {
             continue;
         }
@@ -136,9 +187,9 @@ pub fn run(root: &Path, work: &Path, opts: &EnvOptions) -> usize {
         }
     }
     let med = |env: &str| median(unstable.get(env).into_iter().flatten().map(|&n| n as f64));
-    let (off, on) = (med("real"), med("all"));
+    let (off, on) = (med("off"), med("all"));
     println!(
-        "unstable tests (median over seeds): environment off {}, on {}  ({})",
+        "unstable tests (median over seeds): everything off {}, all on {}  ({})",
         fmt(off, 0),
         fmt(on, 0),
         match on {
@@ -150,8 +201,9 @@ pub fn run(root: &Path, work: &Path, opts: &EnvOptions) -> usize {
 
     // The canary and what was refused.
     println!();
-    for (mi, (label, env)) in MODES.iter().enumerate() {
-        if *env != "real" && *env != "all" {
+    for (mi, mode) in MODES.iter().enumerate() {
+        let label = mode.label;
+        if !mode.writes() {
             continue;
         }
         let per_seed = |f: fn(&EnvRun) -> f64| {
@@ -196,13 +248,14 @@ fn generate(
     opts: &EnvOptions,
     work: &Path,
     dir: &Path,
-    env: &str,
+    mode: &Mode,
     seed: u64,
     write: bool,
 ) -> Option<EnvRun> {
+    let env = mode.env;
     let report = work
         .join("reports")
-        .join(format!("envdeps-{env}-{seed}.json"));
+        .join(format!("envdeps-{}-{seed}.json", mode.key()));
     std::fs::create_dir_all(report.parent().unwrap()).ok()?;
     let mut cmd = Command::new(&opts.cli);
     cmd.args(["hermetic", "generate", "--manifest-path"])
@@ -214,6 +267,9 @@ fn generate(
         .env("CARGO_HERMETIC_TARGET_DIR", work.join("target"));
     if !write {
         cmd.arg("--dry-run");
+    }
+    if !mode.static_isolation {
+        cmd.arg("--no-static-isolation");
     }
     let out = cmd.output().ok()?;
     if !out.status.success() {
@@ -263,6 +319,7 @@ fn generate(
         total: f("goals_total")?,
         emitted: f("tests_emitted")?,
         dropped_unstable: f("tests_dropped_unstable")?,
+        dropped_static: f("tests_dropped_static_state").unwrap_or(f64::NAN),
         exec_per_s: f("executions_per_second")?,
         refused_runtime: f("refused_by_runtime").unwrap_or(f64::NAN),
         refused_sandbox: f("refused_by_sandbox").unwrap_or(f64::NAN),
@@ -276,11 +333,12 @@ fn generate(
 fn describe(run: &Option<EnvRun>) -> String {
     match run {
         Some(r) => format!(
-            "{}/{} branches, {} tests emitted, {} dropped unstable, {:.0} exec/s, touched [{}], varied [{}]",
+            "{}/{} branches, {} tests emitted, {} dropped flaky, {} dropped static, {:.0} exec/s, touched [{}], varied [{}]",
             r.covered,
             r.total,
             r.emitted,
             r.dropped_unstable,
+            r.dropped_static,
             r.exec_per_s,
             r.touched.join(","),
             r.varied.join(",")
@@ -297,22 +355,24 @@ fn print_table(results: &[Vec<Option<EnvRun>>], opts: &EnvOptions) {
     );
     let mods: String = MODULES.iter().map(|m| format!(" {:>7}", m)).collect();
     println!(
-        "{:<10} | {:>8} {:>6} | {} | {:>7} {:>8} | {:>6}",
+        "{:<7} {:<6} | {:>8} {:>6} | {} | {:>7} {:>7} {:>7} | {:>6}",
         "",
+        "static",
         "branches",
         "",
         format!("{:^48}", "uncovered"),
         "tests",
         "dropped",
+        "dropped",
         ""
     );
     println!(
-        "{:<10} | {:>8} {:>6} |{mods} | {:>7} {:>8} | {:>6}",
-        "env", "covered", "%", "emitted", "unstable", "exec/s"
+        "{:<7} {:<6} | {:>8} {:>6} |{mods} | {:>7} {:>7} {:>7} | {:>6}",
+        "mode", "isol.", "covered", "%", "emitted", "flaky", "static", "exec/s"
     );
-    let width = 10 + 3 + 15 + 3 + 48 + 3 + 16 + 3 + 6;
+    let width = 14 + 3 + 15 + 3 + 48 + 3 + 23 + 3 + 6;
     println!("{}", "-".repeat(width));
-    for ((label, _), runs) in MODES.iter().zip(results) {
+    for (mode, runs) in MODES.iter().zip(results) {
         let m = |f: &dyn Fn(&EnvRun) -> f64| median(runs.iter().flatten().map(f));
         let covered = m(&|r| r.covered);
         let total = m(&|r| r.total);
@@ -325,20 +385,22 @@ fn print_table(results: &[Vec<Option<EnvRun>>], opts: &EnvOptions) {
             })
             .collect();
         println!(
-            "{:<10} | {:>8} {:>6} |{per_mod} | {:>7} {:>8} | {:>6}",
-            label,
+            "{:<7} {:<6} | {:>8} {:>6} |{per_mod} | {:>7} {:>7} {:>7} | {:>6}",
+            mode.label,
+            if mode.static_isolation { "on" } else { "off" },
             format!("{}/{}", fmt(covered, 0), fmt(total, 0)),
             fmt(pct, 1),
             fmt(m(&|r| r.emitted), 0),
             fmt(m(&|r| r.dropped_unstable), 0),
+            fmt(m(&|r| r.dropped_static), 0),
             fmt(m(&|r| r.exec_per_s), 0),
         );
     }
     println!("{}", "-".repeat(width));
-    println!(
-        "off = --env real (real environment, sandboxed); virtual = virtual environment, no genes;"
-    );
-    println!("stdin / files / other (variables, clock, randomness) = that part's genes alone; all = every part");
+    println!("off = --env real --no-static-isolation (real environment, sandboxed; one child runs every execution);");
+    println!("stdin / files / other (variables, clock, randomness) = that part's genes alone, static isolation off;");
+    println!("static = --env real with a fresh child per execution; all = every part and static isolation (the default)");
+    println!("dropped flaky / static = dropped by the tool's verification as failing or flaky / as depending on static state");
 }
 
 /// Builds the written tests of `dir` and runs them `RERUNS` times under changed real

@@ -80,6 +80,11 @@ pub struct GenerateArgs {
     /// the trait, mocks are used from the start.
     #[arg(long, value_name = "FRACTION", default_value_t = 0.5, value_parser = fraction)]
     pub mock_start: f64,
+    /// Run all executions of a driver in one child process, so the crate's statics carry over
+    /// from one to the next (benchmarks only: measures what a fresh child per execution is
+    /// worth).
+    #[arg(long, hide = true)]
+    pub no_static_isolation: bool,
     /// No progress bar.
     #[arg(short, long)]
     pub quiet: bool,

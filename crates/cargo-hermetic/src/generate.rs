@@ -3,7 +3,7 @@
 use crate::cli::GenerateArgs;
 use crate::cluster::{Cluster, Skipped};
 use crate::driver::{build, goals, process};
-use crate::report::{DroppedReport, FindingReport, Report, UncoveredReport};
+use crate::report::{self, DroppedReport, FindingReport, Report, UncoveredReport};
 use crate::search::{self, ops::Space, values::ValuePool, SearchConfig};
 use crate::shadow::Origin;
 use crate::{analyze, cargo, emit, manifest, verify};
@@ -56,6 +56,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         executable: built.executable.clone(),
         cwd: built.shadow.root.clone(),
         scratch,
+        shared_child: args.no_static_isolation,
     };
     let mut pool = process::DriverPool::start(launch, jobs, args.timeout_ms)?;
     pool.real_env = args
@@ -118,17 +119,17 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         workspace_root: &target.workspace_root,
         work_dir: &work_dir,
     };
-    let verified = if args.no_verify {
+    let mut verified = if args.no_verify {
         verify::Verified {
             files,
             dropped_unstable: vec![],
+            dropped_static: vec![],
             dropped_uncompilable: vec![],
         }
     } else {
         verify::verify(&origin, &cluster, files)?
     };
-    let files: Vec<_> = verified
-        .files
+    let files: Vec<_> = std::mem::take(&mut verified.files)
         .into_iter()
         .filter(|f| !f.test_names.is_empty())
         .collect();
@@ -233,8 +234,9 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         checks_covered: count_covered(goals::GoalKind::Check),
         tests_emitted,
         tests_dropped_unstable: verified.dropped_unstable.len(),
+        tests_dropped_static_state: verified.dropped_static.len(),
         tests_dropped_uncompilable: verified.dropped_uncompilable.len(),
-        dropped: dropped_reports(&verified.dropped_unstable, &verified.dropped_uncompilable),
+        dropped: dropped_reports(&verified),
         tests_using_private: files.iter().map(|f| f.using_private.len()).sum(),
         tests_using_mocks: files.iter().map(|f| f.using_mocks.len()).sum(),
         goals_needing_private: outcome.goals_needing_private,
@@ -251,7 +253,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     })
 }
 
-fn dropped_reports(unstable: &[String], uncompilable: &[String]) -> Vec<DroppedReport> {
+fn dropped_reports(verified: &verify::Verified) -> Vec<DroppedReport> {
     let with = |tests: &[String], reason: &str| -> Vec<DroppedReport> {
         tests
             .iter()
@@ -261,8 +263,12 @@ fn dropped_reports(unstable: &[String], uncompilable: &[String]) -> Vec<DroppedR
             })
             .collect()
     };
-    let mut out = with(unstable, "failed or flaky");
-    out.extend(with(uncompilable, "did not compile"));
+    let mut out = with(&verified.dropped_unstable, report::DROPPED_UNSTABLE);
+    out.extend(with(&verified.dropped_static, report::DROPPED_STATIC));
+    out.extend(with(
+        &verified.dropped_uncompilable,
+        report::DROPPED_UNCOMPILABLE,
+    ));
     out
 }
 

@@ -16,8 +16,11 @@ pub struct Report {
     pub checks_total: usize,
     pub checks_covered: usize,
     pub tests_emitted: usize,
-    /// Tests dropped because they failed or flaked in verification.
+    /// Tests dropped because they failed or flaked in verification (not only beside others).
     pub tests_dropped_unstable: usize,
+    /// Tests dropped because they failed beside other tests in one process but pass alone:
+    /// they depend on static state that other tests change.
+    pub tests_dropped_static_state: usize,
     /// Tests dropped because their code did not compile.
     pub tests_dropped_uncompilable: usize,
     /// The names of the dropped tests, with why.
@@ -75,9 +78,14 @@ pub struct UncoveredReport {
 #[derive(Debug, Serialize)]
 pub struct DroppedReport {
     pub test: String,
-    /// `failed or flaky` or `did not compile`.
+    /// One of `DROPPED_UNSTABLE`, `DROPPED_STATIC`, `DROPPED_UNCOMPILABLE`.
     pub reason: String,
 }
+
+/// Why a test was dropped, as the report says it.
+pub const DROPPED_UNSTABLE: &str = "failed or flaky";
+pub const DROPPED_STATIC: &str = "static state: passes alone, fails beside other tests";
+pub const DROPPED_UNCOMPILABLE: &str = "did not compile";
 
 #[derive(Debug, Serialize)]
 pub struct FindingReport {
@@ -136,6 +144,10 @@ impl Report {
             (
                 "tests dropped (failed or flaky)",
                 self.tests_dropped_unstable.to_string(),
+            ),
+            (
+                "tests dropped (static state)",
+                self.tests_dropped_static_state.to_string(),
             ),
             (
                 "tests dropped (did not compile)",

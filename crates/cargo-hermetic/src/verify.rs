@@ -1,5 +1,7 @@
 //! Verification: the emitted tests are compiled and run in a copy of the crate, three times
-//! (once one at a time, once in a shuffled order); tests that fail or flake are dropped.
+//! (once one at a time, once in a shuffled order); tests that fail or flake are dropped. A
+//! dropped test that passes when run alone, each time in a fresh process, failed only beside
+//! other tests in one process: through state they share (statics). Those are counted apart.
 
 use crate::cargo::{self, BuildOutcome};
 use crate::cluster::Cluster;
@@ -13,8 +15,11 @@ use std::process::Command;
 
 pub struct Verified {
     pub files: Vec<GeneratedFile>,
-    /// Tests that failed at least once.
+    /// Tests that failed at least once, and not only beside other tests.
     pub dropped_unstable: Vec<String>,
+    /// Tests that failed beside other tests in one process but pass alone: they depend on
+    /// static state other tests change.
+    pub dropped_static: Vec<String>,
     /// Tests whose code did not compile.
     pub dropped_uncompilable: Vec<String>,
 }
@@ -22,6 +27,8 @@ pub struct Verified {
 /// How many times the emitted tests run; the runs differ in order and parallelism.
 const RUNS: usize = 3;
 const MAX_ROUNDS: usize = 4;
+/// Runs of a failing test alone, each in a fresh process, to tell static state from flakiness.
+const ALONE_RUNS: usize = 2;
 
 pub fn verify(
     origin: &Origin,
@@ -29,12 +36,14 @@ pub fn verify(
     mut files: Vec<GeneratedFile>,
 ) -> Result<Verified> {
     let mut dropped_unstable = Vec::new();
+    let mut dropped_static = Vec::new();
     let mut dropped_uncompilable = Vec::new();
     for _ in 0..MAX_ROUNDS {
         if files.iter().all(|f| f.test_names.is_empty()) {
             return Ok(Verified {
                 files,
                 dropped_unstable,
+                dropped_static,
                 dropped_uncompilable,
             });
         }
@@ -84,18 +93,30 @@ pub fn verify(
         for run in 0..RUNS {
             failed.extend(run_tests(&exe, &copy.root, run)?);
         }
+        let alone = passing_alone(&exe, &copy.root, &failed)?;
         if std::env::var_os("HERMETIC_DEBUG").is_some() {
-            eprintln!("verify: failed {failed:?} in {}", copy.root.display());
+            eprintln!(
+                "verify: failed {failed:?} (passing alone: {alone:?}) in {}",
+                copy.root.display()
+            );
         }
         if failed.is_empty() {
             return Ok(Verified {
                 files,
                 dropped_unstable,
+                dropped_static,
                 dropped_uncompilable,
             });
         }
-        files = drop_tests(files, &failed)?;
-        dropped_unstable.extend(failed);
+        let short: BTreeSet<String> = failed.iter().map(|t| short_name(t)).collect();
+        files = drop_tests(files, &short)?;
+        for test in &failed {
+            if alone.contains(test) {
+                dropped_static.push(short_name(test));
+            } else {
+                dropped_unstable.push(short_name(test));
+            }
+        }
     }
     bail!("the generated tests kept failing after dropping the failing ones")
 }
@@ -111,7 +132,57 @@ fn rebase(cluster: &Cluster, from: &Path, to: &Path) -> Cluster {
     c
 }
 
-/// Runs the generated tests once; returns the names (without module path) that failed.
+/// A test's name without its module path (how the generated files name it).
+fn short_name(path: &str) -> String {
+    path.rsplit("::").next().unwrap_or(path).to_string()
+}
+
+/// Of the failed tests (full paths), those that pass every time they run alone in a fresh
+/// process.
+fn passing_alone(exe: &Path, cwd: &Path, failed: &BTreeSet<String>) -> Result<BTreeSet<String>> {
+    let mut alone = BTreeSet::new();
+    'tests: for test in failed {
+        for _ in 0..ALONE_RUNS {
+            let out = Command::new(exe)
+                .args([test.as_str(), "--exact"])
+                .current_dir(cwd)
+                .env_remove("HERMETIC_DRIVER")
+                .output()
+                .with_context(|| format!("run {test} alone"))?;
+            let (passed, _) = outcomes(&String::from_utf8_lossy(&out.stdout));
+            if !out.status.success() || !passed.contains(test) {
+                continue 'tests;
+            }
+        }
+        alone.insert(test.clone());
+    }
+    Ok(alone)
+}
+
+/// The tests libtest's output says passed and failed, by full path.
+fn outcomes(stdout: &str) -> (BTreeSet<String>, BTreeSet<String>) {
+    let (mut passed, mut failed) = (BTreeSet::new(), BTreeSet::new());
+    for line in stdout.lines() {
+        let Some(rest) = line.strip_prefix("test ") else {
+            continue;
+        };
+        let Some((path, result)) = rest.rsplit_once(" ... ") else {
+            continue;
+        };
+        match result.trim() {
+            "ok" => {
+                passed.insert(path.to_string());
+            }
+            r if r.starts_with("FAILED") => {
+                failed.insert(path.to_string());
+            }
+            _ => {}
+        }
+    }
+    (passed, failed)
+}
+
+/// Runs the generated tests once; returns the full paths of those that failed.
 fn run_tests(exe: &Path, cwd: &Path, run: usize) -> Result<BTreeSet<String>> {
     let mut cmd = Command::new(exe);
     cmd.arg(emit::TEST_MODULE)
@@ -136,26 +207,8 @@ fn run_tests(exe: &Path, cwd: &Path, run: usize) -> Result<BTreeSet<String>> {
     let out = cmd
         .output()
         .with_context(|| format!("run {}", exe.display()))?;
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let mut failed = BTreeSet::new();
-    let mut passed = 0;
-    for line in stdout.lines() {
-        let Some(rest) = line.strip_prefix("test ") else {
-            continue;
-        };
-        let Some((path, result)) = rest.rsplit_once(" ... ") else {
-            continue;
-        };
-        let name = path.rsplit("::").next().unwrap_or(path).to_string();
-        match result.trim() {
-            "ok" => passed += 1,
-            r if r.starts_with("FAILED") => {
-                failed.insert(name);
-            }
-            _ => {}
-        }
-    }
-    if passed == 0 && failed.is_empty() && !out.status.success() {
+    let (passed, failed) = outcomes(&String::from_utf8_lossy(&out.stdout));
+    if passed.is_empty() && failed.is_empty() && !out.status.success() {
         bail!(
             "the test binary failed without running tests:\n{}",
             String::from_utf8_lossy(&out.stderr)
@@ -224,6 +277,21 @@ mod tests {
         assert!(out[0].contents.starts_with("// @generated"));
         assert!(!out[0].contents.contains("fn a()"));
         assert!(out[0].contents.contains("fn b()"));
+    }
+
+    #[test]
+    fn reads_passed_and_failed_tests_by_full_path() {
+        let stdout = "running 3 tests\ntest a::hermetic_tests::one ... ok\ntest b::hermetic_tests::two ... FAILED\ntest three ... ignored\n\nfailures:\n";
+        let (passed, failed) = outcomes(stdout);
+        assert_eq!(
+            passed,
+            BTreeSet::from(["a::hermetic_tests::one".to_string()])
+        );
+        assert_eq!(
+            failed,
+            BTreeSet::from(["b::hermetic_tests::two".to_string()])
+        );
+        assert_eq!(short_name("b::hermetic_tests::two"), "two");
     }
 
     #[test]

@@ -133,3 +133,107 @@ fn environment_is_set_up_by_tests_and_the_machine_is_left_alone() {
         "running the generated tests touched the canary directory"
     );
 }
+
+/// Seed 001 §3.2: `counter::made` reads a static that `Counter::new` changes. Each execution of
+/// the search runs in a fresh child, so the search sees `made() == 0`; beside a test that makes a
+/// counter first, in one test process, that test fails. Verification tells it apart from a
+/// flaky test: it passes alone.
+#[test]
+fn tests_that_depend_on_static_state_are_dropped_and_counted_apart() {
+    let fixture = Fixture::copy("envdeps");
+    let run = fixture
+        .generate()
+        .arg("--module")
+        .arg("counter")
+        .seed(1)
+        .max_executions(2_000)
+        .arg("--dry-run")
+        .run();
+    run.assert_success();
+    let dropped = run.report()["dropped"].as_array().unwrap();
+    let static_drops: Vec<&str> = dropped
+        .iter()
+        .filter(|d| d["reason"].as_str().unwrap().starts_with("static state"))
+        .map(|d| d["test"].as_str().unwrap())
+        .collect();
+    assert!(
+        static_drops.iter().any(|t| t.starts_with("made_")),
+        "the test of `made` was not dropped for static state:\n{}",
+        run.describe()
+    );
+    assert_eq!(
+        run.count("tests_dropped_static_state"),
+        static_drops.len() as u64
+    );
+    assert!(
+        run.stdout.contains("tests dropped (static state)")
+            || run.stderr.contains("tests dropped (static state)"),
+        "{}",
+        run.describe()
+    );
+}
+
+/// The benchmarks' hidden mode without static isolation (one long-lived child per driver runs
+/// every execution): a child that aborts, overflows its stack or hangs is reported as in the
+/// default mode, and the next execution gets a new child.
+#[test]
+fn without_static_isolation_a_dead_child_is_a_finding_and_is_replaced() {
+    let fixture = Fixture::copy("misbehave");
+    let run = fixture
+        .generate()
+        .seed(1)
+        .max_executions(3_000)
+        .arg("--timeout-ms")
+        .arg("300")
+        .arg("--no-static-isolation")
+        .arg("--no-verify")
+        .arg("--dry-run")
+        .run();
+    run.assert_success();
+    let findings = run.findings();
+    for (call, words) in [
+        ("abort_if", &["abort"][..]),
+        ("recurse", &["stack"][..]),
+        ("spin", &["not return", "timed out"][..]),
+    ] {
+        assert!(
+            findings
+                .iter()
+                .any(|(c, o)| c.ends_with(call) && words.iter().any(|w| o.contains(w))),
+            "no finding for `{call}` saying {words:?}:\n{}",
+            run.describe()
+        );
+    }
+    assert!(
+        run.count("goals_covered") >= run.count("goals_total") - 2,
+        "the search stalled after a child died:\n{}",
+        run.describe()
+    );
+}
+
+/// An execution the sandbox had to stop (a trapped system call: here a TCP socket, with the
+/// benchmarks' `--env real`, where nothing goes through the virtual environment) never becomes a
+/// test: run by `cargo test`, outside the sandbox, it would really connect. (Landlock's refusals
+/// and refused program starts are not counted by the driver yet, so `wipe` and `spawn_rm` are
+/// not covered by this rule; see bench/README.md.)
+#[test]
+fn executions_the_sandbox_stopped_are_not_tests() {
+    let fixture = Fixture::copy("envdeps");
+    let run = fixture
+        .generate()
+        .arg("--function")
+        .arg("phone_home")
+        .arg("--env")
+        .arg("real")
+        .seed(1)
+        .max_executions(500)
+        .arg("--dry-run")
+        .run();
+    run.assert_success();
+    assert!(run.count("refused_by_sandbox") > 0, "{}", run.describe());
+    assert!(
+        !run.stdout.contains("phone_home(") && run.count("tests_dropped_unstable") == 0,
+        "a test of `phone_home` was emitted or verified:\n{}",
+        run.describe()
+    );
+}

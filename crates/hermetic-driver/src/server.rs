@@ -31,6 +31,10 @@ pub type Entry = fn(&[Value], &mut Slots) -> Result<Returned, DecodeError>;
 
 /// The environment variable the engine sets when it starts the driver.
 pub const DRIVER_ENV: &str = "HERMETIC_DRIVER";
+/// Set (to anything) by the engine to run every execution of a driver in one long-lived child,
+/// so that the crate's statics carry over from one execution to the next, as between tests in
+/// one `cargo test` process. Only for the benchmark that measures what fresh children are worth.
+pub const SHARED_CHILD_ENV: &str = "HERMETIC_SHARED_CHILD";
 /// The file descriptor the driver answers on.
 pub const REPLY_FD: i32 = 3;
 /// The file descriptor requests come on. Not standard input: std's stdin buffer is shared with
@@ -153,6 +157,8 @@ pub fn serve(entries: &[Entry]) {
     // SAFETY: the engine opens fd 4 for us; we own it from here on.
     let mut requests = std::io::BufReader::new(unsafe { std::fs::File::from_raw_fd(REQUEST_FD) });
     let mut line = String::new();
+    let shared_child = std::env::var_os(SHARED_CHILD_ENV).is_some();
+    let mut worker: Option<Worker> = None;
     loop {
         line.clear();
         if requests.read_line(&mut line).unwrap_or(0) == 0 {
@@ -164,7 +170,11 @@ pub fn serve(entries: &[Entry]) {
                 env,
                 timeout_ms,
             }) => {
-                let report = run_forked(entries, &calls, &env, timeout_ms, &shared);
+                let report = if shared_child {
+                    run_in_worker(&mut worker, entries, &line, timeout_ms, &shared)
+                } else {
+                    run_forked(entries, &calls, &env, timeout_ms, &shared)
+                };
                 send(&mut reply, &report);
             }
             Ok(Request::Quit) => return,
@@ -207,6 +217,12 @@ fn run_forked(
         run_child(entries, calls, env, shared);
     }
     let status = wait_with_timeout(pid, timeout_ms, shared);
+    report_after(Some(status), shared)
+}
+
+/// What an execution left in the shared area. `status` is the child's wait status when it
+/// ended, `None` when it finished the case and lives on (a shared child).
+fn report_after(status: Option<i32>, shared: &Shared) -> ExecReport {
     let header = shared.header();
     let stmt = header.stmt.load(Ordering::SeqCst) as usize;
     let covered: Vec<u32> = shared
@@ -226,14 +242,14 @@ fn run_forked(
         sandbox_blocked: 0,
         mock_calls: Vec::new(),
     };
-    if libc::WIFSIGNALED(status) {
+    if let Some(status) = status.filter(|&s| libc::WIFSIGNALED(s)) {
         return crashed(Outcome::Crashed {
             stmt,
             signal: libc::WTERMSIG(status),
             stack_overflow: header.stack_overflow.load(Ordering::SeqCst),
         });
     }
-    let code = libc::WEXITSTATUS(status);
+    let code = status.map_or(0, |s| libc::WEXITSTATUS(s));
     if header.timed_out.load(Ordering::SeqCst) {
         return crashed(Outcome::Timeout { stmt });
     }
@@ -295,14 +311,24 @@ const CASE_STACK: usize = 2 << 20;
 fn run_child(entries: &[Entry], calls: &[Call], env: &Option<EnvSpec>, shared: &Shared) -> ! {
     install_child_handlers();
     std::panic::set_hook(Box::new(|_| {}));
+    run_on_fresh_thread(entries, calls, env, shared);
+    // SAFETY: leave without running destructors or atexit handlers of the parent's state.
+    unsafe { libc::_exit(0) }
+}
+
+/// Runs the case and leaves its report in the shared area.
+fn run_on_fresh_thread(entries: &[Entry], calls: &[Call], env: &Option<EnvSpec>, shared: &Shared) {
     // A fresh thread, as libtest gives each test: its thread-locals (std's hash keys, the
     // code's own) start unset, so they are filled inside the environment, not inherited.
     let report = std::thread::scope(|scope| {
         std::thread::Builder::new()
             .stack_size(CASE_STACK)
             .spawn_scoped(scope, || {
-                prepare_case_thread();
-                run_case(entries, calls, env, shared)
+                let alt_stack = prepare_case_thread();
+                let report = run_case(entries, calls, env, shared);
+                // A shared child runs many cases: give the alternate stack back each time.
+                release_alt_stack(alt_stack);
+                report
             })
             .expect("hermetic driver: start the test case's thread")
             .join()
@@ -320,8 +346,134 @@ fn run_child(entries: &[Entry], calls: &[Call], env: &Option<EnvSpec>, shared: &
             .report_len
             .store(bytes.len(), Ordering::SeqCst);
     }
-    // SAFETY: leave without running destructors or atexit handlers of the parent's state.
-    unsafe { libc::_exit(0) }
+}
+
+/// A long-lived child that runs one execution after another (`SHARED_CHILD_ENV`). It leaves
+/// when its request pipe closes, i.e. when the server does.
+struct Worker {
+    pid: libc::pid_t,
+    /// Request lines go to the child here.
+    requests: std::fs::File,
+    /// The child writes a byte here after each execution.
+    done: std::fs::File,
+}
+
+fn pipe_pair() -> (std::fs::File, std::fs::File) {
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 fills the array on success; each end is owned by one File from here on.
+    unsafe {
+        assert!(
+            libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) == 0,
+            "hermetic driver: cannot create a pipe"
+        );
+        (
+            std::fs::File::from_raw_fd(fds[0]),
+            std::fs::File::from_raw_fd(fds[1]),
+        )
+    }
+}
+
+fn spawn_worker(entries: &[Entry], shared: &Shared) -> Worker {
+    let (request_read, request_write) = pipe_pair();
+    let (done_read, done_write) = pipe_pair();
+    // SAFETY: the child only serves executions and leaves with `_exit`.
+    let pid = unsafe { libc::fork() };
+    assert!(pid >= 0, "hermetic driver: fork failed");
+    if pid == 0 {
+        drop((request_write, done_read));
+        install_child_handlers();
+        std::panic::set_hook(Box::new(|_| {}));
+        let mut requests = std::io::BufReader::new(request_read);
+        let mut done = done_write;
+        let mut line = String::new();
+        loop {
+            line.clear();
+            if requests.read_line(&mut line).unwrap_or(0) == 0 {
+                // SAFETY: as in `run_child`.
+                unsafe { libc::_exit(0) }
+            }
+            if let Ok(Request::Exec { calls, env, .. }) = serde_json::from_str::<Request>(&line) {
+                sandbox::BLOCKED.store(0, Ordering::Relaxed);
+                run_on_fresh_thread(entries, &calls, &env, shared);
+            }
+            if done.write_all(&[1]).is_err() {
+                // SAFETY: as in `run_child`.
+                unsafe { libc::_exit(0) }
+            }
+        }
+    }
+    Worker {
+        pid,
+        requests: request_write,
+        done: done_read,
+    }
+}
+
+/// Runs one execution in the shared child, starting one when there is none (the first time,
+/// or after the last one crashed or hung).
+fn run_in_worker(
+    worker: &mut Option<Worker>,
+    entries: &[Entry],
+    request_line: &str,
+    timeout_ms: u64,
+    shared: &Shared,
+) -> ExecReport {
+    shared.reset();
+    let w = worker.get_or_insert_with(|| spawn_worker(entries, shared));
+    let sent = w
+        .requests
+        .write_all(request_line.trim_end().as_bytes())
+        .and_then(|_| w.requests.write_all(b"\n"));
+    let status = match sent {
+        Ok(()) => wait_for_worker(w, timeout_ms, shared),
+        Err(_) => Some(reap(w.pid)),
+    };
+    if status.is_some() {
+        // It died and was reaped; the next execution starts a new one.
+        *worker = None;
+    }
+    report_after(status, shared)
+}
+
+/// Waits until the shared child finishes the execution (`None`) or dies (its wait status);
+/// past the time limit it is asked to save its coverage and leave, then killed.
+fn wait_for_worker(w: &mut Worker, timeout_ms: u64, shared: &Shared) -> Option<i32> {
+    use std::io::Read;
+    use std::os::fd::AsRawFd;
+    let mut pfd = libc::pollfd {
+        fd: w.done.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    let ready = loop {
+        // SAFETY: one valid pollfd.
+        let r = unsafe { libc::poll(&mut pfd, 1, timeout_ms.min(i32::MAX as u64) as i32) };
+        if r < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+            continue;
+        }
+        break r > 0;
+    };
+    let mut byte = [0u8; 1];
+    if ready && w.done.read(&mut byte).unwrap_or(0) == 1 {
+        return None;
+    }
+    if !ready {
+        // The same escalation as `wait_with_timeout`.
+        return Some(wait_with_timeout(w.pid, 0, shared));
+    }
+    // The pipe closed: the child died during the case.
+    Some(reap(w.pid))
+}
+
+fn reap(pid: libc::pid_t) -> i32 {
+    let mut status = 0;
+    // SAFETY: waiting for our own child.
+    while unsafe { libc::waitpid(pid, &mut status, 0) } < 0 {
+        if std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+            break;
+        }
+    }
+    status
 }
 
 /// Runs the calls in the environment; the report has everything but the covered counters,
@@ -435,9 +587,12 @@ extern "C" fn on_segv(sig: libc::c_int, info: *mut libc::siginfo_t, _: *mut libc
     unsafe { libc::signal(sig, libc::SIG_DFL) };
 }
 
+/// The size of a case thread's alternate signal stack.
+const ALT_STACK: usize = 256 << 10;
+
 /// Records where the case thread's stack ends (to recognise an overflow) and gives it an
-/// alternate stack for the overflow handler to run on.
-fn prepare_case_thread() {
+/// alternate stack for the overflow handler to run on; returns that stack.
+fn prepare_case_thread() -> Option<*mut libc::c_void> {
     // SAFETY: queries and sets this thread's own stack attributes.
     unsafe {
         let mut attr: libc::pthread_attr_t = std::mem::zeroed();
@@ -449,23 +604,40 @@ fn prepare_case_thread() {
             libc::pthread_attr_destroy(&mut attr);
         }
         // An alternate stack, so the overflow handler has room to run.
-        const ALT: usize = 256 << 10;
         let stack = libc::mmap(
             std::ptr::null_mut(),
-            ALT,
+            ALT_STACK,
             libc::PROT_READ | libc::PROT_WRITE,
             libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
             -1,
             0,
         );
-        if stack != libc::MAP_FAILED {
-            let ss = libc::stack_t {
-                ss_sp: stack,
-                ss_flags: 0,
-                ss_size: ALT,
-            };
-            libc::sigaltstack(&ss, std::ptr::null_mut());
+        if stack == libc::MAP_FAILED {
+            return None;
         }
+        let ss = libc::stack_t {
+            ss_sp: stack,
+            ss_flags: 0,
+            ss_size: ALT_STACK,
+        };
+        libc::sigaltstack(&ss, std::ptr::null_mut());
+        Some(stack)
+    }
+}
+
+/// Switches the case thread's alternate stack off and unmaps it.
+fn release_alt_stack(stack: Option<*mut libc::c_void>) {
+    let Some(stack) = stack else { return };
+    // SAFETY: the stack was mapped by `prepare_case_thread` on this thread and is not in use
+    // (no signal handler runs here).
+    unsafe {
+        let off = libc::stack_t {
+            ss_sp: std::ptr::null_mut(),
+            ss_flags: libc::SS_DISABLE,
+            ss_size: 0,
+        };
+        libc::sigaltstack(&off, std::ptr::null_mut());
+        libc::munmap(stack, ALT_STACK);
     }
 }
 

@@ -141,7 +141,11 @@ pub fn cleanup_counters(
 ) -> BTreeSet<usize> {
     /// Bounds one path, so a mis-read cannot run through the whole executable.
     const MAX_PATH: usize = 512;
-    let counter_at: BTreeMap<u64, usize> = pcs.iter().enumerate().map(|(i, &pc)| (pc, i)).collect();
+    // Several counters can share an address (blocks LLVM could not give one of their own).
+    let mut by_pc: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
+    for (i, &pc) in pcs.iter().enumerate() {
+        by_pc.entry(pc).or_default().push(i);
+    }
     let mut cleanup = BTreeSet::new();
     let mut seen = BTreeSet::new();
     let mut queue: VecDeque<u64> = pads.iter().copied().collect();
@@ -164,8 +168,8 @@ pub fn cleanup_counters(
             if ins.is_invalid() {
                 break;
             }
-            if let Some(&c) = counter_at.get(&ins.ip()) {
-                cleanup.insert(c);
+            if let Some(counters) = by_pc.get(&ins.ip()) {
+                cleanup.extend(counters.iter().copied());
             }
             match ins.flow_control() {
                 FlowControl::Next | FlowControl::Call | FlowControl::IndirectCall => {}

@@ -222,7 +222,8 @@ impl<'a> CheckCalls<'a> {
     }
 
     /// Whether the code from `start` to `end` (a short window at most) calls a check panic:
-    /// `call rel32` to one, or `call [rip + disp32]` through a GOT slot holding one.
+    /// `call rel32` to one, or `call [rip + disp32]` through a GOT slot holding one, or a load of
+    /// such a slot into a register (debug builds then `call reg`).
     fn block_calls_check(&self, start: u64, end: u64) -> bool {
         let end = end.min(start + 48);
         let (Some(from), Some(to)) = (
@@ -246,6 +247,12 @@ impl<'a> CheckCalls<'a> {
                     .slots
                     .binary_search(&(at + 6).wrapping_add(rel32(i + 2)))
                     .is_ok(),
+                // `mov [rip + disp32], reg` loading a check panic's GOT slot, for `call reg`.
+                (0x48 | 0x4C, 0x8B) if i + 7 <= self.text.len() && self.text[i + 2] & 0xC7 == 5 => {
+                    self.slots
+                        .binary_search(&(at + 7).wrapping_add(rel32(i + 3)))
+                        .is_ok()
+                }
                 _ => false,
             }
         })
@@ -508,5 +515,25 @@ mod tests {
         };
         assert!(classify("demo::shapes::Point::new", &c, &new).is_some());
         assert!(classify("demo::shapes::Point::area", &c, &new).is_none());
+    }
+
+    #[test]
+    fn a_check_panic_called_through_a_register_loaded_from_its_got_slot() {
+        // 0x1000: mov 0x100(%rip),%rax (slot 0x1107); call *%rax; ud2.
+        let text = [
+            0x48, 0x8B, 0x05, 0x00, 0x01, 0x00, 0x00, 0xFF, 0xD0, 0x0F, 0x0B, 0x90,
+        ];
+        let checks = CheckCalls {
+            text: &text,
+            text_addr: 0x1000,
+            targets: vec![],
+            slots: vec![0x1107],
+        };
+        assert!(checks.block_calls_check(0x1000, 0x100c));
+        let other = CheckCalls {
+            slots: vec![0x2000],
+            ..checks
+        };
+        assert!(!other.block_calls_check(0x1000, 0x100c));
     }
 }

@@ -30,6 +30,8 @@ pub struct Launch {
     pub cwd: PathBuf,
     /// The only directory the code under test may write to, outside its virtual environment.
     pub scratch: PathBuf,
+    /// All executions of a driver in one child, statics carried over (benchmarks only).
+    pub shared_child: bool,
 }
 
 /// A pipe whose ends are closed on exec (the child gets its copies through `dup2`).
@@ -66,6 +68,9 @@ impl Driver {
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null());
+        if launch.shared_child {
+            cmd.env(hermetic_driver::server::SHARED_CHILD_ENV, "1");
+        }
         // SAFETY: only async-signal-safe calls between fork and exec.
         unsafe {
             cmd.pre_exec(move || {

@@ -21,7 +21,13 @@ pub struct Touched {
     pub process: bool,
     /// Files written and removed (for the report).
     pub written: BTreeSet<String>,
+    /// Lines of the files the code wrote (the first `MAX_WRITTEN_LINES`): code often reads back
+    /// what it writes, so they make good file contents, and changed a little, good bad ones.
+    pub written_lines: BTreeSet<String>,
 }
+
+/// How many lines of written files `Touched` keeps.
+const MAX_WRITTEN_LINES: usize = 64;
 
 impl Touched {
     pub fn learn(&mut self, accesses: &[AccessReport]) {
@@ -44,6 +50,24 @@ impl Touched {
                 AccessReport::NetworkAttempt { .. } => self.network = true,
                 AccessReport::ProcessAttempt { .. } => self.process = true,
                 _ => {}
+            }
+        }
+    }
+
+    /// Learns the lines of the files an execution wrote.
+    pub fn learn_written(&mut self, files: &[(String, Option<Vec<u8>>)]) {
+        for (_, contents) in files {
+            let Some(text) = contents
+                .as_deref()
+                .and_then(|c| std::str::from_utf8(c).ok())
+            else {
+                continue;
+            };
+            for line in text.lines().filter(|l| !l.trim().is_empty()) {
+                if self.written_lines.len() >= MAX_WRITTEN_LINES {
+                    return;
+                }
+                self.written_lines.insert(line.to_string());
             }
         }
     }
@@ -169,6 +193,7 @@ pub fn mutate_env(
         } else {
             Vec::new()
         },
+        written: touched.written_lines.iter().cloned().collect(),
     };
     let mut choices: Vec<u8> = Vec::new();
     if parts.files && !source.paths.is_empty() {
@@ -336,20 +361,39 @@ fn parent(path: &str) -> String {
     }
 }
 
-/// Where lines of text come from: the value pool, and (for code that read the clock) today's
-/// date in the usual formats.
+/// Where lines of text come from: the value pool, (for code that read the clock) today's date
+/// in the usual formats, and lines of the files the code wrote.
 struct Words<'a> {
     pool: &'a ValuePool,
     dates: Vec<String>,
+    written: Vec<String>,
 }
+
+/// How configuration files usually join a key and its value.
+const KEY_VALUE_SEPARATORS: &[&str] = &[" = ", "=", ": "];
 
 impl Words<'_> {
     fn line(&self, rng: &mut ChaCha8Rng) -> String {
         match self.dates.choose(rng) {
             Some(d) if rng.gen_bool(0.3) => d.clone(),
+            _ if !self.written.is_empty() && rng.gen_bool(0.2) => {
+                self.written.choose(rng).expect("non-empty").clone()
+            }
+            // Files are often `key = value` lines, keys and values among the known strings.
+            _ if rng.gen_bool(0.2) => key_value_line(
+                &self.pool.random_string(rng),
+                KEY_VALUE_SEPARATORS.choose(rng).expect("non-empty"),
+                &self.pool.random_string(rng),
+            ),
             _ => self.pool.random_string(rng),
         }
     }
+}
+
+/// `key`, `separator`, `value` on one line (line breaks inside them become spaces).
+fn key_value_line(key: &str, separator: &str, value: &str) -> String {
+    let flat = |s: &str| s.replace(['\n', '\r'], " ");
+    format!("{}{separator}{}", flat(key), flat(value))
 }
 
 /// File contents: a known string, a few lines of them, or something new.
@@ -490,6 +534,31 @@ mod tests {
         assert!(env.stdin.is_none() && env.now_secs.is_none() && env.seed.is_none());
         assert!(env.files.iter().all(|f| f.path == "/etc/app.conf"));
         assert!(env.vars.iter().all(|(k, _)| k == "HOME"));
+    }
+
+    #[test]
+    fn lines_of_written_files_are_learnt_up_to_a_limit() {
+        let mut touched = Touched::default();
+        touched.learn_written(&[
+            ("/a".into(), Some(b"port = 80\n\nname = x\n".to_vec())),
+            ("/gone".into(), None),
+            ("/bin".into(), Some(vec![0xff, 0xfe])),
+        ]);
+        assert_eq!(
+            touched.written_lines.iter().collect::<Vec<_>>(),
+            ["name = x", "port = 80"]
+        );
+        let many: Vec<u8> = (0..100)
+            .flat_map(|i| format!("{i}\n").into_bytes())
+            .collect();
+        touched.learn_written(&[("/b".into(), Some(many))]);
+        assert_eq!(touched.written_lines.len(), MAX_WRITTEN_LINES);
+    }
+
+    #[test]
+    fn key_value_lines_stay_on_one_line() {
+        assert_eq!(key_value_line("port", " = ", "80"), "port = 80");
+        assert_eq!(key_value_line("a\nb", ": ", "c\r"), "a b: c ");
     }
 
     #[test]

@@ -217,6 +217,7 @@ pub fn run(
             }
             let clock_before = touched.clock;
             touched.learn(&report.env.accesses);
+            touched.learn_written(&report.env.files);
             if touched.clock && !clock_before {
                 // Code that reads the clock often compares text with today's date.
                 for d in env::date_strings(env::DEFAULT_NOW) {
@@ -246,6 +247,10 @@ pub fn run(
                 pending.extend(mocks::grow(&mut rng, space, &case, &report));
             }
             match finish(space.cluster, case, report) {
+                // The sandbox stopped something the code did behind the runtime's back (or, with
+                // `--env real`, anything harmful): run as a test, outside the sandbox, it would
+                // really do it. Such an execution never becomes a test.
+                Ok(test) if test.report.sandbox_blocked > 0 => {}
                 Ok(test) => {
                     let mut hit: Vec<usize> = goals.goals_hit(&test.report.covered).collect();
                     hit.extend(outputs.goal(&test));
@@ -410,7 +415,8 @@ fn kept(
     report: ExecReport,
     own: &BTreeSet<usize>,
 ) -> Option<FinishedTest> {
-    if mocks::ran_out(&report) {
+    // Not a test: a mock ran out, or the sandbox stopped something the code did.
+    if mocks::ran_out(&report) || report.sandbox_blocked > 0 {
         return None;
     }
     let t = finish(space.cluster, candidate, report).ok()?;
