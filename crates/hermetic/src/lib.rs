@@ -152,6 +152,8 @@ mod libc;
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 mod real;
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
+pub mod record;
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
 mod rng;
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 mod state;
