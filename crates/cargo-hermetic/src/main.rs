@@ -11,6 +11,7 @@ mod driver;
 mod emit;
 mod generate;
 mod manifest;
+mod record;
 mod report;
 mod rust_syntax;
 mod search;
@@ -25,6 +26,13 @@ fn main() {
     let CargoCli::Hermetic(HermeticArgs { command }) = CargoCli::parse();
     let result = match command {
         Command::Generate(args) => generate::generate(&args).and_then(|report| {
+            if let Some(path) = &args.report_json {
+                report.write_json(path)?;
+            }
+            report.print_summary(&mut std::io::stderr())?;
+            Ok(())
+        }),
+        Command::Record(args) => record::record(&args).and_then(|report| {
             if let Some(path) = &args.report_json {
                 report.write_json(path)?;
             }

@@ -1,0 +1,197 @@
+//! The recorded program: finding the package's binary, building the probed copy, and running
+//! it (or its test suite) in the user's working directory and environment.
+
+use crate::cargo::Target;
+use anyhow::{bail, Context, Result};
+use cargo_metadata::{Message, MetadataCommand, TargetKind};
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+use toml_edit::{DocumentMut, Item, Table};
+
+/// The binary target to run: the one named, or the package's only one.
+pub fn pick_binary(target: &Target, wanted: Option<&str>) -> Result<String> {
+    let meta = MetadataCommand::new()
+        .no_deps()
+        .manifest_path(target.crate_dir.join("Cargo.toml"))
+        .exec()
+        .context("run `cargo metadata`")?;
+    let pkg = meta
+        .packages
+        .iter()
+        .find(|p| p.name.as_str() == target.package)
+        .context("the package vanished from `cargo metadata`")?;
+    let bins: Vec<&str> = pkg
+        .targets
+        .iter()
+        .filter(|t| t.kind.contains(&TargetKind::Bin))
+        .map(|t| t.name.as_str())
+        .collect();
+    match (wanted, bins.as_slice()) {
+        (_, []) => bail!(
+            "package `{}` has no binary target (src/main.rs or a [[bin]] section); \
+             record its tests instead with `cargo hermetic record --test`",
+            target.package
+        ),
+        (Some(w), _) if bins.contains(&w) => Ok(w.to_string()),
+        (Some(w), _) => bail!(
+            "package `{}` has no binary `{w}` (binaries: {})",
+            target.package,
+            bins.join(", ")
+        ),
+        (None, [one]) => Ok(one.to_string()),
+        (None, many) => bail!(
+            "package `{}` has several binaries ({}); pick one with --bin",
+            target.package,
+            many.join(", ")
+        ),
+    }
+}
+
+/// Makes the copy depend on the runtime (the probes call `hermetic::record`).
+pub fn add_runtime_dependency(manifest: &Path, runtime: &Path) -> Result<()> {
+    let text = std::fs::read_to_string(manifest)
+        .with_context(|| format!("read {}", manifest.display()))?;
+    let mut doc: DocumentMut = text.parse().context("parse the copy's Cargo.toml")?;
+    let deps = doc
+        .entry("dependencies")
+        .or_insert(Item::Table(Table::new()))
+        .as_table_like_mut()
+        .context("[dependencies] is not a table")?;
+    let mut dep = toml_edit::InlineTable::new();
+    dep.insert("path", runtime.display().to_string().into());
+    deps.insert(
+        crate::manifest::RUNTIME,
+        Item::Value(toml_edit::Value::InlineTable(dep)),
+    );
+    std::fs::write(manifest, doc.to_string())
+        .with_context(|| format!("write {}", manifest.display()))
+}
+
+/// What to build and run.
+pub enum Build<'a> {
+    Binary(&'a str),
+    /// The package's test suite, run through `cargo test`.
+    Tests,
+}
+
+/// Builds the copy; returns the binary to run (for `Build::Binary`).
+pub fn build(
+    manifest: &Path,
+    target_dir: &Path,
+    what: &Build,
+    release: bool,
+) -> Result<Option<PathBuf>> {
+    let mut cmd = Command::new(cargo());
+    match what {
+        Build::Binary(name) => {
+            cmd.args(["build", "--bin", name]);
+        }
+        Build::Tests => {
+            cmd.args(["test", "--no-run"]);
+        }
+    }
+    if release {
+        cmd.arg("--release");
+    }
+    cmd.arg("--message-format=json-render-diagnostics")
+        .arg("--manifest-path")
+        .arg(manifest)
+        .arg("--target-dir")
+        .arg(target_dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().context("start cargo")?;
+    let stdout = child.stdout.take().expect("piped");
+    let stderr = child.stderr.take().expect("piped");
+    let err_thread =
+        std::thread::spawn(move || std::io::read_to_string(stderr).unwrap_or_default());
+    let mut exe = None;
+    for msg in Message::parse_stream(BufReader::new(stdout)) {
+        if let Message::CompilerArtifact(a) = msg.context("read cargo's output")? {
+            if let (Build::Binary(name), Some(e)) = (what, a.executable) {
+                if a.target.name == *name && a.target.kind.contains(&TargetKind::Bin) {
+                    exe = Some(e.into_std_path_buf());
+                }
+            }
+        }
+    }
+    let status = child.wait().context("wait for cargo")?;
+    let stderr = err_thread.join().unwrap_or_default();
+    if !status.success() {
+        bail!(
+            "the probed copy of the crate did not build (in {}):\n{}",
+            manifest.parent().unwrap_or(manifest).display(),
+            stderr.trim()
+        );
+    }
+    match what {
+        Build::Binary(name) => exe
+            .map(Some)
+            .with_context(|| format!("cargo built no executable for `{name}`")),
+        Build::Tests => Ok(None),
+    }
+}
+
+/// How a run went.
+pub struct Ran {
+    pub status: ExitStatus,
+    pub elapsed: Duration,
+    /// The command line, for the report.
+    pub command: Vec<String>,
+}
+
+/// Runs the program (or the test suite) with `env` added to the user's environment, in the
+/// user's working directory, with the user's stdin, stdout and stderr.
+pub fn run(
+    what: &Build,
+    exe: Option<&Path>,
+    manifest: &Path,
+    target_dir: &Path,
+    release: bool,
+    args: &[String],
+    env: &[(&str, &Path)],
+) -> Result<Ran> {
+    let (mut cmd, mut command) = match (what, exe) {
+        (Build::Binary(_), Some(exe)) => (Command::new(exe), vec![exe.display().to_string()]),
+        _ => {
+            let mut cmd = Command::new(cargo());
+            cmd.arg("test").arg("--manifest-path").arg(manifest);
+            cmd.arg("--target-dir").arg(target_dir);
+            if release {
+                cmd.arg("--release");
+            }
+            cmd.arg("--");
+            (cmd, vec!["cargo".into(), "test".into(), "--".into()])
+        }
+    };
+    cmd.args(args);
+    command.extend(args.iter().cloned());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let started = Instant::now();
+    let status = cmd
+        .status()
+        .with_context(|| format!("run {}", command.join(" ")))?;
+    Ok(Ran {
+        status,
+        elapsed: started.elapsed(),
+        command,
+    })
+}
+
+/// `exit code 0`, `killed by signal 11`.
+pub fn describe(status: &ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(c), _) => format!("exit code {c}"),
+        (None, Some(s)) => format!("killed by signal {s}"),
+        _ => "ended".into(),
+    }
+}
+
+fn cargo() -> std::ffi::OsString {
+    std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
+}
