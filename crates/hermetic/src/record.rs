@@ -330,7 +330,8 @@ fn init() -> bool {
                         String::new()
                     };
                     LAST_PANIC.with_borrow_mut(|m| *m = msg);
-                    previous(info);
+                    // What the hook reads (RUST_BACKTRACE, debug info) is not the call's doing.
+                    busy(|| previous(info));
                 }));
                 HOOKS.store(true, Relaxed);
                 MODE.store(ON, Relaxed);
