@@ -60,6 +60,10 @@ pub struct RecordArgs {
     /// runs twice: only for programs that can be run twice).
     #[arg(long)]
     pub measure_slowdown: bool,
+    /// With --measure-slowdown: how many times each of the two runs is repeated, alternating
+    /// (the medians are compared; for benchmarks).
+    #[arg(long, value_name = "N", default_value_t = 1, hide = true)]
+    pub repeat: usize,
     /// Also write the report as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub report_json: Option<PathBuf>,
@@ -137,43 +141,63 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
         None => Build::Tests,
     };
     let exe = program::build(&copy_manifest, &copy.target_dir, &what, args.release)?;
+    // Both builds share cargo's target directory: keep each executable apart.
+    let exe = exe
+        .map(|e| program::keep_executable(&e, &work_dir.join("record-bin/probed")))
+        .transpose()?;
 
     let cwd = std::env::current_dir().context("find the working directory")?;
-    let unprobed = if args.measure_slowdown {
-        say("running the program without probes (to measure the slowdown)");
+    let plain = if args.measure_slowdown {
         let plain = shadow::copy_crate(&origin, "record-plain", &[])?;
         let plain_manifest = plain.root.join("Cargo.toml");
-        let plain_exe = program::build(&plain_manifest, &plain.target_dir, &what, args.release)?;
-        Some(program::run(
-            &what,
-            plain_exe.as_deref(),
-            &plain_manifest,
-            &plain.target_dir,
-            args.release,
-            &args.args,
-            &[],
-        )?)
+        let plain_exe = program::build(&plain_manifest, &plain.target_dir, &what, args.release)?
+            .map(|e| program::keep_executable(&e, &work_dir.join("record-bin/plain")))
+            .transpose()?;
+        Some((plain, plain_manifest, plain_exe))
     } else {
         None
     };
     let log_path = work_dir.join("record.jsonl");
-    if log_path.exists() {
-        std::fs::remove_file(&log_path)
-            .with_context(|| format!("remove the old log {}", log_path.display()))?;
+    let mut probed_times = Vec::new();
+    let mut plain_times = Vec::new();
+    let mut last = None;
+    for round in 0..args.repeat.max(1) {
+        if let Some((plain, plain_manifest, plain_exe)) = &plain {
+            say("running the program without probes (to measure the slowdown)");
+            let r = program::run(
+                &what,
+                plain_exe.as_deref(),
+                plain_manifest,
+                &plain.target_dir,
+                args.release,
+                &args.args,
+                &[],
+            )?;
+            plain_times.push(r.elapsed.as_secs_f64());
+        }
+        if log_path.exists() {
+            std::fs::remove_file(&log_path)
+                .with_context(|| format!("remove the old log {}", log_path.display()))?;
+        }
+        if round == 0 {
+            say(&format!(
+                "running the probed program in {} (its output follows)",
+                cwd.display()
+            ));
+        }
+        let r = program::run(
+            &what,
+            exe.as_deref(),
+            &copy_manifest,
+            &copy.target_dir,
+            args.release,
+            &args.args,
+            &[(hermetic_log_var(), &log_path)],
+        )?;
+        probed_times.push(r.elapsed.as_secs_f64());
+        last = Some(r);
     }
-    say(&format!(
-        "running the probed program in {} (its output follows)",
-        cwd.display()
-    ));
-    let ran = program::run(
-        &what,
-        exe.as_deref(),
-        &copy_manifest,
-        &copy.target_dir,
-        args.release,
-        &args.args,
-        &[(hermetic_log_var(), &log_path)],
-    )?;
+    let ran = last.expect("at least one run");
     let program_status = program::describe(&ran.status);
     if !ran.status.success() {
         say(&format!(
@@ -287,8 +311,8 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
     };
     let mut skipped = not_probed(&cluster, &probed);
     skipped.sort_by(|a, b| a.item.cmp(&b.item));
-    let probed_run_s = ran.elapsed.as_secs_f64();
-    let unprobed_run_s = unprobed.as_ref().map(|u| u.elapsed.as_secs_f64());
+    let probed_run_s = median(&mut probed_times).unwrap_or_default();
+    let unprobed_run_s = median(&mut plain_times);
     let mut dropped: Vec<DroppedReport> = verified
         .dropped_unstable
         .iter()
@@ -336,6 +360,11 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
         files: files.iter().map(|f| f.path.clone()).collect(),
         dry_run: args.dry_run,
     })
+}
+
+fn median(xs: &mut [f64]) -> Option<f64> {
+    xs.sort_by(f64::total_cmp);
+    xs.get(xs.len() / 2).copied()
 }
 
 /// The runtime's variable that switches record mode on (`hermetic::record::LOG_VAR`; the engine

@@ -134,6 +134,16 @@ pub fn build(
     }
 }
 
+/// Copies a built executable to `dir`, so that another build into the same target directory
+/// does not replace it.
+pub fn keep_executable(exe: &Path, dir: &Path) -> Result<PathBuf> {
+    std::fs::create_dir_all(dir).with_context(|| format!("create {}", dir.display()))?;
+    let to = dir.join(exe.file_name().context("an executable without a name")?);
+    std::fs::copy(exe, &to)
+        .with_context(|| format!("copy {} to {}", exe.display(), to.display()))?;
+    Ok(to)
+}
+
 /// How a run went.
 pub struct Ran {
     pub status: ExitStatus,
