@@ -21,7 +21,12 @@ fn main() {
         match a.as_str() {
             "--cli" => cli = args.next().map(PathBuf::from),
             "--calls" => calls = args.next().and_then(|v| v.parse().ok()).expect("--calls N"),
-            "--repeat" => repeat = args.next().and_then(|v| v.parse().ok()).expect("--repeat R"),
+            "--repeat" => {
+                repeat = args
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .expect("--repeat R")
+            }
             "--keep" => keep = true,
             "--quick" => repeat = 3,
             other => {
@@ -48,7 +53,13 @@ fn main() {
     for mode in ["parse", "mix"] {
         let report = work.join(format!("report-{mode}.json"));
         let status = Command::new(&cli)
-            .args(["hermetic", "record", "--release", "--measure-slowdown", "--no-verify"])
+            .args([
+                "hermetic",
+                "record",
+                "--release",
+                "--measure-slowdown",
+                "--no-verify",
+            ])
             .args(["--dry-run", "--quiet", "--repeat", &repeat.to_string()])
             .arg("--manifest-path")
             .arg(krate.join("Cargo.toml"))

@@ -17,6 +17,16 @@ use std::time::Instant;
 /// Runs `cargo-hermetic hermetic record --manifest-path <copy> --quiet --report-json <tmp>
 /// <options> -- <program args>` in `cwd` with `envs` added.
 fn record(fixture: &Fixture, cwd: &Path, envs: &[(&str, &str)], program_args: &[&str]) -> Run {
+    record_with(fixture, cwd, envs, &[], program_args)
+}
+
+fn record_with(
+    fixture: &Fixture,
+    cwd: &Path,
+    envs: &[(&str, &str)],
+    options: &[&str],
+    program_args: &[&str],
+) -> Run {
     let report = fixture.tmp.path().join("record-report.json");
     let _ = std::fs::remove_file(&report);
     let mut cmd = Command::new(common::BIN);
@@ -25,6 +35,7 @@ fn record(fixture: &Fixture, cwd: &Path, envs: &[(&str, &str)], program_args: &[
         .arg("--quiet")
         .arg("--report-json")
         .arg(&report)
+        .args(options)
         .arg("--")
         .args(program_args)
         .env("CARGO_HERMETIC_TARGET_DIR", hermetic_target_dir())
@@ -142,12 +153,29 @@ fn a_recorded_run_of_the_inventory_becomes_tests_that_replay_it() {
     std::fs::remove_file(&csv).unwrap();
     std::fs::remove_file(data.join("report.txt")).unwrap();
     std::thread::sleep(std::time::Duration::from_millis(1100));
-    let passed = cargo_test_in(&fixture, &data, &[("INVENTORY_THRESHOLD", "99")]);
-    assert_eq!(passed, emitted, "{}", fixture.dump_generated());
+    let passed = cargo_test_in(&fixture, &data, &[("INVENTORY_THRESHOLD", "2")]);
+    // The recorded tests, plus the fixture's own integration test (tests/report.rs).
+    assert_eq!(passed, emitted + 1, "{}", fixture.dump_generated());
     assert!(
         !data.join("report.txt").exists(),
         "a test wrote to the real disk"
     );
+}
+
+#[test]
+fn the_crates_own_test_suite_becomes_unit_tests_with_dash_dash_test() {
+    let fixture = Fixture::copy("inventory");
+    let cwd = fixture.tmp.path().to_path_buf();
+    // The integration test (tests/report.rs) writes a file under the real temp dir and reads it.
+    let run = record_with(&fixture, &cwd, &[], &["--test"], &[]);
+    run.assert_success();
+    assert_eq!(run.count("calls_traced"), 7, "{}", run.describe());
+    assert!(percent(&run) >= 95.0, "{}", run.describe());
+    let all: String = fixture.generated_files().values().cloned().collect();
+    assert!(all.contains("/stock.csv\""), "{all}");
+    let emitted = run.count("tests_emitted") as usize;
+    // The recorded unit tests plus the integration test.
+    assert_eq!(cargo_test_in(&fixture, &cwd, &[]), emitted + 1);
 }
 
 #[test]
