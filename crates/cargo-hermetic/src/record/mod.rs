@@ -132,7 +132,14 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
     let copy = shadow::copy_crate(&origin, "record", &[])?;
     let copy_manifest = copy.root.join("Cargo.toml");
     program::add_runtime_dependency(&copy_manifest, &shadow::runtime_dir()?)?;
-    let probed = probes::insert(&cluster, &chosen, &target.crate_dir, &copy.root)?;
+    let skipped_fns = skipped_functions(&cluster, args.module.as_deref(), args.function.as_deref());
+    let probed = probes::insert(
+        &cluster,
+        &chosen,
+        &skipped_fns,
+        &target.crate_dir,
+        &copy.root,
+    )?;
     if probed.probed.is_empty() {
         bail!("no function of the selection can be probed (check --module and --function)");
     }
@@ -211,6 +218,16 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
     let mut skipped_calls: BTreeMap<(String, String), usize> = BTreeMap::new();
     let mut usable: Vec<(usize, Candidate)> = Vec::new();
     for (i, rec) in log.calls.iter().enumerate() {
+        if let Some((item, reason)) = rec
+            .site
+            .checked_sub(cluster.callables.len())
+            .and_then(|e| probed.extras.get(e))
+        {
+            *skipped_calls
+                .entry((item.clone(), not_testable(reason)))
+                .or_default() += 1;
+            continue;
+        }
         match cases::candidate(&cluster, rec) {
             Ok(c) => usable.push((i, c)),
             Err(why) => {
@@ -373,18 +390,45 @@ fn hermetic_log_var() -> &'static str {
     "HERMETIC_RECORD"
 }
 
-/// Functions without a probe: skipped by analysis (trait-typed ones need a mock) or by probing.
+/// Why calls of a function analysis skipped become no test (trait-typed ones need a mock).
+fn not_testable(reason: &str) -> String {
+    if reason.contains("trait") || reason.contains("impl ") {
+        format!("needs a mock (issue 5): {reason}")
+    } else {
+        format!("not supported: {reason}")
+    }
+}
+
+/// Functions analysis skipped, within the selection (item → reason): they get probes too, so
+/// their calls are counted and reported as skipped.
+fn skipped_functions(
+    cluster: &Cluster,
+    module: Option<&str>,
+    function: Option<&str>,
+) -> std::collections::HashMap<String, String> {
+    let module = module.map(|m| m.trim_start_matches("crate::").to_string());
+    cluster
+        .skipped
+        .iter()
+        .filter(|s| !s.reason.starts_with("struct literal") && !s.item.ends_with("::default"))
+        .filter(|s| {
+            module
+                .as_ref()
+                .is_none_or(|m| s.item == *m || s.item.starts_with(&format!("{m}::")))
+        })
+        .filter(|s| function.is_none_or(|f| s.item == f || s.item.ends_with(&format!("::{f}"))))
+        .map(|s| (s.item.clone(), s.reason.clone()))
+        .collect()
+}
+
+/// Functions analysis skipped and selected functions left without a probe.
 fn not_probed(cluster: &Cluster, probed: &probes::Probed) -> Vec<Skipped> {
     let mut out: Vec<Skipped> = cluster
         .skipped
         .iter()
         .map(|s| Skipped {
             item: s.item.clone(),
-            reason: if s.reason.contains("trait") || s.reason.contains("impl ") {
-                format!("needs a mock (issue 5): {}", s.reason)
-            } else {
-                s.reason.clone()
-            },
+            reason: not_testable(&s.reason),
         })
         .collect();
     out.extend(probed.unprobed.iter().map(|(c, why)| Skipped {

@@ -20,13 +20,19 @@ pub struct Probed {
     pub probed: Vec<CallableId>,
     /// Selected callables left without a probe, with the reason.
     pub unprobed: Vec<(CallableId, String)>,
+    /// Functions analysis skipped that still got a probe, so their calls are counted (and
+    /// reported as skipped with analysis's reason): site `callables.len() + i` is `extras[i]`,
+    /// as (item, reason).
+    pub extras: Vec<(String, String)>,
 }
 
-/// Inserts probes into the copy at `shadow_root` for the `selected` callables. Module files are
-/// found by their path relative to `crate_dir` (the original the cluster was made from).
+/// Inserts probes into the copy at `shadow_root` for the `selected` callables, and for the
+/// functions analysis skipped that are in `skipped` (item → reason). Module files are found by
+/// their path relative to `crate_dir` (the original the cluster was made from).
 pub fn insert(
     cluster: &Cluster,
     selected: &[CallableId],
+    skipped: &HashMap<String, String>,
     crate_dir: &Path,
     shadow_root: &Path,
 ) -> Result<Probed> {
@@ -67,6 +73,8 @@ pub fn insert(
             syn::parse_file(&text).with_context(|| format!("parse {}", path.display()))?;
         let mut cx = Walk {
             wanted: &wanted,
+            skipped,
+            first_extra: cluster.callables.len(),
             modules: &modules,
             out: &mut probed,
             changed: false,
@@ -95,12 +103,34 @@ pub fn insert(
 
 struct Walk<'a> {
     wanted: &'a HashMap<(usize, Option<String>, String), CallableId>,
+    skipped: &'a HashMap<String, String>,
+    first_extra: usize,
     modules: &'a HashMap<&'a [String], usize>,
     out: &'a mut Probed,
     changed: bool,
 }
 
 impl Walk<'_> {
+    /// The probe's site id for a function: its callable, or a new extra for a skipped one.
+    fn site(&mut self, path: &[String], key: &(usize, Option<String>, String)) -> Option<usize> {
+        if let Some(&c) = self.wanted.get(key) {
+            return Some(c);
+        }
+        let mut item: Vec<&str> = path.iter().map(String::as_str).collect();
+        item.extend(key.1.as_deref());
+        item.push(&key.2);
+        let item = item.join("::");
+        let reason = self.skipped.get(&item)?;
+        self.out.extras.push((item, reason.clone()));
+        Some(self.first_extra + self.out.extras.len() - 1)
+    }
+
+    fn unprobed(&mut self, c: usize, why: String) {
+        if c < self.first_extra {
+            self.out.unprobed.push((c, why));
+        }
+    }
+
     fn items(&mut self, path: &[String], items: &mut Vec<Item>) {
         let Some(&module) = self.modules.get(path) else {
             return;
@@ -110,7 +140,7 @@ impl Walk<'_> {
             match item {
                 Item::Fn(f) => {
                     let key = (module, None, f.sig.ident.to_string());
-                    let Some(&c) = self.wanted.get(&key) else {
+                    let Some(c) = self.site(path, &key) else {
                         continue;
                     };
                     match probe(c, &f.sig, &f.attrs, None) {
@@ -121,10 +151,12 @@ impl Walk<'_> {
                             inner.attrs = inner_attrs(&f.attrs);
                             f.block = Box::new(wrapper);
                             added.push((at + 1, Item::Fn(inner)));
-                            self.out.probed.push(c);
+                            if c < self.first_extra {
+                                self.out.probed.push(c);
+                            }
                             self.changed = true;
                         }
-                        Err(why) => self.out.unprobed.push((c, why)),
+                        Err(why) => self.unprobed(c, why),
                     }
                 }
                 Item::Impl(imp) if imp.trait_.is_none() => {
@@ -138,7 +170,7 @@ impl Walk<'_> {
                     for ii in imp.items.iter_mut() {
                         let ImplItem::Fn(f) = ii else { continue };
                         let key = (module, Some(owner.clone()), f.sig.ident.to_string());
-                        let Some(&c) = self.wanted.get(&key) else {
+                        let Some(c) = self.site(path, &key) else {
                             continue;
                         };
                         match probe(c, &f.sig, &f.attrs, Some(())) {
@@ -149,10 +181,12 @@ impl Walk<'_> {
                                 inner.attrs = inner_attrs(&f.attrs);
                                 f.block = wrapper;
                                 inner_fns.push(ImplItem::Fn(inner));
-                                self.out.probed.push(c);
+                                if c < self.first_extra {
+                                    self.out.probed.push(c);
+                                }
                                 self.changed = true;
                             }
-                            Err(why) => self.out.unprobed.push((c, why)),
+                            Err(why) => self.unprobed(c, why),
                         }
                     }
                     imp.items.extend(inner_fns);
