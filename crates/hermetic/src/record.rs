@@ -110,10 +110,18 @@ struct Frame {
     start: usize,
 }
 
+/// What was at a path.
+enum There {
+    Missing,
+    Dir,
+    File(Vec<u8>),
+    /// A device, a pipe, a file too big to log, or one that could not be read.
+    Other,
+}
+
 enum Event {
-    /// A path read or checked, and what was there: `None` missing, `Some(None)` a directory
-    /// (or unreadable), `Some(Some(bytes))` a file's contents.
-    Path(String, Option<Option<Vec<u8>>>),
+    /// A path read or checked, and what was there.
+    Path(String, There),
     Wrote(String),
     Var(String, Option<String>),
     Stdin(Vec<u8>),
@@ -257,27 +265,13 @@ fn write_event(line: &mut String, e: &Event) {
         Event::Path(p, state) => {
             line.push_str("{\"k\":\"path\",\"path\":");
             json_str(line, p);
-            match state {
-                None => line.push_str(",\"state\":\"missing\""),
-                Some(None) => line.push_str(",\"state\":\"dir\""),
-                Some(Some(data)) => {
-                    line.push_str(",\"state\":\"file\",\"data\":");
-                    json_bytes(line, data);
-                }
-            }
+            write_there(line, state);
             line.push('}');
         }
         Event::Wrote(p) => {
             line.push_str("{\"k\":\"wrote\",\"path\":");
             json_str(line, p);
-            match read_path(p) {
-                Some(Some(data)) => {
-                    line.push_str(",\"state\":\"file\",\"data\":");
-                    json_bytes(line, &data);
-                }
-                Some(None) => line.push_str(",\"state\":\"dir\""),
-                None => line.push_str(",\"state\":\"missing\""),
-            }
+            write_there(line, &read_path(p));
             line.push('}');
         }
         Event::Var(name, value) => {
@@ -296,6 +290,18 @@ fn write_event(line: &mut String, e: &Event) {
             let _ = write!(line, "{{\"k\":\"now\",\"secs\":{secs}}}");
         }
         Event::Random => line.push_str("{\"k\":\"random\"}"),
+    }
+}
+
+fn write_there(line: &mut String, there: &There) {
+    match there {
+        There::Missing => line.push_str(",\"state\":\"missing\""),
+        There::Dir => line.push_str(",\"state\":\"dir\""),
+        There::Other => line.push_str(",\"state\":\"other\""),
+        There::File(data) => {
+            line.push_str(",\"state\":\"file\",\"data\":");
+            json_bytes(line, data);
+        }
     }
 }
 
@@ -395,14 +401,18 @@ fn log(event: impl FnOnce() -> Option<Event>) {
     crate::active::set_errno(errno);
 }
 
-/// What is at `path` now: `None` missing, `Some(None)` a directory or unreadable,
-/// `Some(Some(contents))` a regular file.
-fn read_path(path: &str) -> Option<Option<Vec<u8>>> {
-    let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() || meta.len() > MAX_FILE {
-        return Some(None);
+/// What is at `path` now.
+fn read_path(path: &str) -> There {
+    let Ok(meta) = std::fs::metadata(path) else {
+        return There::Missing;
+    };
+    if meta.is_dir() {
+        return There::Dir;
     }
-    Some(std::fs::read(path).ok())
+    if !meta.is_file() || meta.len() > MAX_FILE {
+        return There::Other;
+    }
+    std::fs::read(path).map_or(There::Other, There::File)
 }
 
 fn path_string(path: *const libc::c_char) -> Option<String> {

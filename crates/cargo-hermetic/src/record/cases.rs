@@ -275,6 +275,7 @@ pub fn environment(events: &[Event]) -> (EnvSpec, EnvReport) {
                     found: *state != PathState::Missing,
                 });
                 if written.contains_key(path) || !seen.insert(path.clone()) {
+                    // Read after the call wrote it, or seen before: the first state counts.
                     continue;
                 }
                 match state {
@@ -297,11 +298,20 @@ pub fn environment(events: &[Event]) -> (EnvSpec, EnvReport) {
                         dirs.insert(p);
                     }
                 }
-                let contents = match state {
-                    PathState::File => data.as_ref().map(|d| d.to_vec()),
-                    _ => None,
-                };
-                written.insert(path.clone(), contents);
+                // Checked afterwards: a file's contents, or that it is gone; nothing is said
+                // of a directory or of a file too big to log.
+                match state {
+                    PathState::File => {
+                        written.insert(path.clone(), data.as_ref().map(|d| d.to_vec()));
+                    }
+                    PathState::Missing => {
+                        written.insert(path.clone(), None);
+                    }
+                    PathState::Dir | PathState::Other => {
+                        written.remove(path);
+                        seen.insert(path.clone());
+                    }
+                }
             }
             Event::Var { name, value } => {
                 accesses.insert(AccessReport::VarRead {

@@ -59,6 +59,8 @@ pub enum PathState {
     Missing,
     Dir,
     File,
+    /// A device, a pipe, a file too big to log or unreadable: not replayed.
+    Other,
 }
 
 /// Text, or bytes that are not UTF-8.
