@@ -76,7 +76,7 @@ pub struct RecordArgs {
     /// No progress lines.
     #[arg(short, long)]
     pub quiet: bool,
-    /// The program's arguments (after `--`).
+    /// The program's arguments, after `--` (`cargo hermetic record -- stock.csv --verbose`).
     #[arg(last = true, value_name = "ARGS")]
     pub args: Vec<String>,
 }
@@ -129,25 +129,72 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
         work_dir: &work_dir,
     };
     say("building the probed program");
-    let copy = shadow::copy_crate(&origin, "record", &[])?;
-    let copy_manifest = copy.root.join("Cargo.toml");
-    program::add_runtime_dependency(&copy_manifest, &shadow::runtime_dir()?)?;
     let skipped_fns = skipped_functions(&cluster, args.module.as_deref(), args.function.as_deref());
-    let probed = probes::insert(
-        &cluster,
-        &chosen,
-        &skipped_fns,
-        &target.crate_dir,
-        &copy.root,
-    )?;
-    if probed.probed.is_empty() {
-        bail!("no function of the selection can be probed (check --module and --function)");
-    }
     let what = match &bin {
         Some(b) => Build::Binary(b),
         None => Build::Tests,
     };
-    let exe = program::build(&copy_manifest, &copy.target_dir, &what, args.release)?;
+    // Probes the compiler rejects are taken out, and the copy built again.
+    let mut rejected: BTreeMap<usize, String> = BTreeMap::new();
+    let mut skipped_fns = skipped_fns;
+    let (copy, probed, exe) = loop {
+        let copy = shadow::copy_crate(&origin, "record", &[])?;
+        let copy_manifest = copy.root.join("Cargo.toml");
+        program::add_runtime_dependency(&copy_manifest, &shadow::runtime_dir()?)?;
+        let keep: Vec<CallableId> = chosen
+            .iter()
+            .copied()
+            .filter(|c| !rejected.contains_key(c))
+            .collect();
+        let mut probed =
+            probes::insert(&cluster, &keep, &skipped_fns, &target.crate_dir, &copy.root)?;
+        if probed.probed.is_empty() {
+            bail!("no function of the selection can be probed (check --module and --function)");
+        }
+        match program::build(&copy_manifest, &copy.target_dir, &what, args.release)? {
+            program::Built::Ok(exe) => {
+                probed
+                    .unprobed
+                    .extend(rejected.iter().map(|(c, why)| (*c, why.clone())));
+                break (copy, probed, exe);
+            }
+            program::Built::Failed(errors) => {
+                let sites = program::failing_sites(&copy.root, &errors);
+                let first = errors
+                    .first()
+                    .map(|e| e.rendered.lines().next().unwrap_or_default().to_string())
+                    .unwrap_or_default();
+                let mut extras = 0;
+                for s in &sites {
+                    if let Some((item, _)) = s
+                        .checked_sub(cluster.callables.len())
+                        .and_then(|e| probed.extras.get(e))
+                    {
+                        extras += usize::from(skipped_fns.remove(item).is_some());
+                    }
+                }
+                let new: Vec<usize> = sites
+                    .into_iter()
+                    .filter(|s| *s < cluster.callables.len() && !rejected.contains_key(s))
+                    .collect();
+                if new.is_empty() && extras == 0 {
+                    bail!(
+                        "the probed copy of the crate did not build (in {}):\n{}",
+                        copy.root.display(),
+                        errors
+                            .iter()
+                            .map(|e| e.rendered.as_str())
+                            .collect::<Vec<_>>()
+                            .join("\n")
+                    );
+                }
+                for s in new {
+                    rejected.insert(s, format!("its probe did not compile: {first}"));
+                }
+            }
+        }
+    };
+    let copy_manifest = copy.root.join("Cargo.toml");
     // Both builds share cargo's target directory: keep each executable apart.
     let exe = exe
         .map(|e| program::keep_executable(&e, &work_dir.join("record-bin/probed")))
@@ -157,7 +204,18 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
     let plain = if args.measure_slowdown {
         let plain = shadow::copy_crate(&origin, "record-plain", &[])?;
         let plain_manifest = plain.root.join("Cargo.toml");
-        let plain_exe = program::build(&plain_manifest, &plain.target_dir, &what, args.release)?
+        let plain_exe =
+            match program::build(&plain_manifest, &plain.target_dir, &what, args.release)? {
+                program::Built::Ok(exe) => exe,
+                program::Built::Failed(errors) => bail!(
+                    "the crate did not build:\n{}",
+                    errors
+                        .iter()
+                        .map(|e| e.rendered.as_str())
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                ),
+            }
             .map(|e| program::keep_executable(&e, &work_dir.join("record-bin/plain")))
             .transpose()?;
         Some((plain, plain_manifest, plain_exe))

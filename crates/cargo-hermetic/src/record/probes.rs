@@ -285,8 +285,18 @@ fn probe(
         Some(()) => quote!(Self::#inner),
         None => quote!(#inner),
     };
-    let call = quote!(#callee(#(#pass),*));
+    // The wrapper of an `unsafe fn` is itself `unsafe`: its callers uphold the contract.
+    let call = match sig.unsafety {
+        Some(_) => quote!(unsafe { #callee(#(#pass),*) }),
+        None => quote!(#callee(#(#pass),*)),
+    };
     let w = syn::Ident::new("__hermetic_w", Span::call_site());
+    // The result's type is written out: the capture below needs it known, and a generic
+    // parameter that only the return type mentions would otherwise be inferred too late.
+    let ret = match &sig.output {
+        ReturnType::Default => quote!(()),
+        ReturnType::Type(_, t) => quote!(#t),
+    };
     let body: TokenStream = quote!({
         static __HERMETIC_SITE: ::hermetic::record::Site = ::hermetic::record::Site::new(#id);
         #[allow(unused_imports)]
@@ -294,7 +304,7 @@ fn probe(
         let __hermetic_call = ::hermetic::record::enter(&__HERMETIC_SITE, |#w: &mut ::hermetic::record::Writer| {
             #(#captures)*
         });
-        let __hermetic_ret = #call;
+        let __hermetic_ret: #ret = #call;
         __hermetic_call.exit(|#w: &mut ::hermetic::record::Writer| {
             (&&::hermetic::record::Wrap(&__hermetic_ret)).capture(#w);
         });
@@ -325,7 +335,9 @@ mod tests {
         let text = quote!(#block).to_string();
         assert!(text.contains("Site :: new (3)"), "{text}");
         assert!(
-            text.contains("let __hermetic_ret = __hermetic_recorded_load (path , n) ;"),
+            text.contains(
+                "let __hermetic_ret : Result < u32 , String > = __hermetic_recorded_load (path , n) ;"
+            ),
             "{text}"
         );
     }

@@ -1,7 +1,7 @@
 //! The recorded program: finding the package's binary, building the probed copy, and running
 //! it (or its test suite) in the user's working directory and environment.
 
-use crate::cargo::Target;
+use crate::cargo::{CompileError, Target};
 use anyhow::{bail, Context, Result};
 use cargo_metadata::{Message, MetadataCommand, TargetKind};
 use std::io::BufReader;
@@ -76,13 +76,14 @@ pub enum Build<'a> {
     Tests,
 }
 
-/// Builds the copy; returns the binary to run (for `Build::Binary`).
-pub fn build(
-    manifest: &Path,
-    target_dir: &Path,
-    what: &Build,
-    release: bool,
-) -> Result<Option<PathBuf>> {
+/// How a build went: the binary to run (for `Build::Binary`), or the compiler's errors.
+pub enum Built {
+    Ok(Option<PathBuf>),
+    Failed(Vec<CompileError>),
+}
+
+/// Builds the copy.
+pub fn build(manifest: &Path, target_dir: &Path, what: &Build, release: bool) -> Result<Built> {
     let mut cmd = Command::new(cargo());
     match what {
         Build::Binary(name) => {
@@ -95,7 +96,7 @@ pub fn build(
     if release {
         cmd.arg("--release");
     }
-    cmd.arg("--message-format=json-render-diagnostics")
+    cmd.arg("--message-format=json")
         .arg("--manifest-path")
         .arg(manifest)
         .arg("--target-dir")
@@ -108,17 +109,38 @@ pub fn build(
     let err_thread =
         std::thread::spawn(move || std::io::read_to_string(stderr).unwrap_or_default());
     let mut exe = None;
+    let mut errors = Vec::new();
     for msg in Message::parse_stream(BufReader::new(stdout)) {
-        if let Message::CompilerArtifact(a) = msg.context("read cargo's output")? {
-            if let (Build::Binary(name), Some(e)) = (what, a.executable) {
-                if a.target.name == *name && a.target.kind.contains(&TargetKind::Bin) {
-                    exe = Some(e.into_std_path_buf());
+        match msg.context("read cargo's output")? {
+            Message::CompilerArtifact(a) => {
+                if let (Build::Binary(name), Some(e)) = (what, a.executable) {
+                    if a.target.name == *name && a.target.kind.contains(&TargetKind::Bin) {
+                        exe = Some(e.into_std_path_buf());
+                    }
                 }
             }
+            Message::CompilerMessage(m)
+                if m.message.level == cargo_metadata::diagnostic::DiagnosticLevel::Error =>
+            {
+                let span = m.message.spans.iter().find(|s| s.is_primary);
+                errors.push(CompileError {
+                    file: span.map(|s| PathBuf::from(&s.file_name)),
+                    line: span.map(|s| s.line_start).unwrap_or(0),
+                    rendered: m
+                        .message
+                        .rendered
+                        .clone()
+                        .unwrap_or(m.message.message.clone()),
+                });
+            }
+            _ => {}
         }
     }
     let status = child.wait().context("wait for cargo")?;
     let stderr = err_thread.join().unwrap_or_default();
+    if !status.success() && !errors.is_empty() {
+        return Ok(Built::Failed(errors));
+    }
     if !status.success() {
         bail!(
             "the probed copy of the crate did not build (in {}):\n{}",
@@ -128,10 +150,35 @@ pub fn build(
     }
     match what {
         Build::Binary(name) => exe
-            .map(Some)
+            .map(|e| Built::Ok(Some(e)))
             .with_context(|| format!("cargo built no executable for `{name}`")),
-        Build::Tests => Ok(None),
+        Build::Tests => Ok(Built::Ok(None)),
     }
+}
+
+/// The probe sites (`Site::new(N)`) around the lines the errors point at, in the copy at `root`.
+pub fn failing_sites(root: &Path, errors: &[CompileError]) -> Vec<usize> {
+    let mut out = Vec::new();
+    for e in errors {
+        let Some(file) = &e.file else { continue };
+        let path = if file.is_absolute() {
+            file.clone()
+        } else {
+            root.join(file)
+        };
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let lines: Vec<&str> = text.lines().take(e.line).collect();
+        let site = lines.iter().rev().find_map(|l| {
+            let rest = l.split("record::Site::new(").nth(1)?;
+            rest.split(')').next()?.trim().parse::<usize>().ok()
+        });
+        out.extend(site);
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 /// Copies a built executable to `dir`, so that another build into the same target directory
@@ -204,4 +251,30 @@ pub fn describe(status: &ExitStatus) -> String {
 
 fn cargo() -> std::ffi::OsString {
     std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_compile_error_points_to_the_probe_above_it() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        std::fs::write(
+            dir.path().join("src/lib.rs"),
+            "pub fn a() {\n    static S: ::hermetic::record::Site = ::hermetic::record::Site::new(3);\n    let x = 1;\n}\npub fn b() {\n    static S: ::hermetic::record::Site = ::hermetic::record::Site::new(12);\n    oops();\n}\n",
+        )
+        .unwrap();
+        let error = |line| CompileError {
+            file: Some("src/lib.rs".into()),
+            line,
+            rendered: "error".into(),
+        };
+        assert_eq!(
+            failing_sites(dir.path(), &[error(7), error(3)]),
+            vec![3, 12]
+        );
+        assert!(failing_sites(dir.path(), &[error(1)]).is_empty());
+    }
 }

@@ -101,6 +101,13 @@ impl RecordReport {
         for (k, v) in rows {
             writeln!(out, "  {k:<34}{v}")?;
         }
+        if self.calls_seen == 0 {
+            writeln!(
+                out,
+                "  warning: the run made no call to a probed function; check the program's \
+                 arguments (after `--`) and --module/--function"
+            )?;
+        }
         for s in &self.calls_skipped {
             writeln!(
                 out,
@@ -112,7 +119,7 @@ impl RecordReport {
             writeln!(out, "  x dropped {} ({})", d.test, d.reason)?;
         }
         for s in self.skipped.iter().take(10) {
-            writeln!(out, "  - not probed {}: {}", s.item, s.reason)?;
+            writeln!(out, "  - no tests for {}: {}", s.item, s.reason)?;
         }
         for f in &self.files {
             writeln!(
