@@ -239,8 +239,10 @@ fn a_program_that_panics_or_aborts_still_yields_tests_for_completed_calls() {
 }
 
 #[test]
-fn a_package_without_a_binary_is_refused_with_a_hint() {
+fn user_mistakes_get_clear_errors_and_change_nothing() {
+    // A package without a binary: record its tests instead.
     let fixture = Fixture::copy("triangle");
+    let before = fixture.snapshot();
     let cwd = fixture.tmp.path().to_path_buf();
     let run = record(&fixture, &cwd, &[], &[]);
     run.assert_failure();
@@ -249,4 +251,17 @@ fn a_package_without_a_binary_is_refused_with_a_hint() {
         "{}",
         run.describe()
     );
+    common::assert_same_tree(&before, &fixture.snapshot(), "record without a binary");
+
+    // A function that does not exist.
+    let fixture = Fixture::copy("inventory");
+    let cwd = fixture.tmp.path().to_path_buf();
+    let run = record_with(&fixture, &cwd, &[], &["--function", "nope"], &["x.csv"]);
+    run.assert_failure();
+    assert!(
+        run.stderr.contains("no function or method `nope`"),
+        "{}",
+        run.describe()
+    );
+    assert!(fixture.generated_files().is_empty());
 }

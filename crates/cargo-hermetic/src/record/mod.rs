@@ -333,11 +333,13 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
     // Which behaviours passing tests show.
     let kept_bodies: HashSet<String> = files.iter().flat_map(|f| bodies(&f.contents)).collect();
     let mut shown: HashSet<(CallableId, &str)> = HashSet::new();
+    let mut distinct_tested = 0;
     for c in &tests {
         let alone = emit::emit(&cluster, std::slice::from_ref(&c.test), &command);
         let body = alone.iter().flat_map(|f| bodies(&f.contents)).next();
         if body.is_some_and(|b| kept_bodies.contains(&b)) {
             shown.insert((c.callable, c.behaviour.as_str()));
+            distinct_tested += 1;
         }
     }
     let calls_tested = usable
@@ -422,6 +424,7 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
             })
             .collect(),
         distinct_calls: distinct.len(),
+        distinct_calls_with_a_test: distinct_tested,
         tests_emitted,
         tests_dropped_unstable: verified.dropped_unstable.len(),
         tests_dropped_uncompilable: verified.dropped_uncompilable.len(),

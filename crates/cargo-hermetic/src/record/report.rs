@@ -29,8 +29,10 @@ pub struct RecordReport {
     pub calls_tested_percent: f64,
     /// Traced calls that became no test, grouped by reason.
     pub calls_skipped: Vec<SkippedCalls>,
-    /// Distinct traced calls (function, arguments, result and environment).
+    /// Distinct usable calls (function, arguments, result and environment).
     pub distinct_calls: usize,
+    /// Distinct calls replayed by a passing test of their own.
+    pub distinct_calls_with_a_test: usize,
     pub tests_emitted: usize,
     pub tests_dropped_unstable: usize,
     pub tests_dropped_uncompilable: usize,
@@ -80,6 +82,13 @@ impl RecordReport {
                 format!(
                     "{} / {} ({:.1}%)",
                     self.calls_tested, self.calls_traced, self.calls_tested_percent
+                ),
+            ),
+            (
+                "distinct calls with their own test",
+                format!(
+                    "{} / {}",
+                    self.distinct_calls_with_a_test, self.distinct_calls
                 ),
             ),
             ("calls skipped", skipped.to_string()),
