@@ -95,7 +95,7 @@ fn main() {
             ratio,
             (probed - plain) * 1e9 / seen.max(1) as f64
         );
-        if mode == "parse" && !(ratio <= BAR) {
+        if mode == "parse" && (ratio.is_nan() || ratio > BAR) {
             failed = true;
         }
     }

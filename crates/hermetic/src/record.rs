@@ -521,6 +521,8 @@ mod tests {
     use super::*;
 
     #[test]
+    // The double borrow is the point: it is how probes pick `Debug` when there is one.
+    #[allow(clippy::needless_borrow)]
     fn values_without_debug_are_opaque() {
         struct NoDebug;
         let mut w = Writer::default();

@@ -149,7 +149,7 @@ impl Walk<'_> {
                             inner.sig.ident = inner_name;
                             inner.vis = syn::Visibility::Inherited;
                             inner.attrs = inner_attrs(&f.attrs);
-                            f.block = Box::new(wrapper);
+                            *f.block = wrapper;
                             added.push((at + 1, Item::Fn(inner)));
                             if c < self.first_extra {
                                 self.out.probed.push(c);
