@@ -6,6 +6,7 @@
 //! cases (Debug text read back by type, environment from the call's reads) → emit → verify.
 
 mod cases;
+mod copy;
 mod debug_text;
 mod log;
 mod probes;
@@ -23,6 +24,7 @@ use crate::{analyze, cargo, emit, manifest, verify};
 use anyhow::{bail, Context, Result};
 use cases::Candidate;
 use clap::Args;
+use copy::ProbedCopy;
 use program::Build;
 use report::SkippedCalls;
 use std::collections::{BTreeMap, HashSet};
@@ -134,66 +136,15 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
         Some(b) => Build::Binary(b),
         None => Build::Tests,
     };
-    // Probes the compiler rejects are taken out, and the copy built again.
-    let mut rejected: BTreeMap<usize, String> = BTreeMap::new();
-    let mut skipped_fns = skipped_fns;
-    let (copy, probed, exe) = loop {
-        let copy = shadow::copy_crate(&origin, "record", &[])?;
-        let copy_manifest = copy.root.join("Cargo.toml");
-        program::add_runtime_dependency(&copy_manifest, &shadow::runtime_dir()?)?;
-        let keep: Vec<CallableId> = chosen
-            .iter()
-            .copied()
-            .filter(|c| !rejected.contains_key(c))
-            .collect();
-        let mut probed =
-            probes::insert(&cluster, &keep, &skipped_fns, &target.crate_dir, &copy.root)?;
-        if probed.probed.is_empty() {
-            bail!("no function of the selection can be probed (check --module and --function)");
-        }
-        match program::build(&copy_manifest, &copy.target_dir, &what, args.release)? {
-            program::Built::Ok(exe) => {
-                probed
-                    .unprobed
-                    .extend(rejected.iter().map(|(c, why)| (*c, why.clone())));
-                break (copy, probed, exe);
-            }
-            program::Built::Failed(errors) => {
-                let sites = program::failing_sites(&copy.root, &errors);
-                let first = errors
-                    .first()
-                    .map(|e| e.rendered.lines().next().unwrap_or_default().to_string())
-                    .unwrap_or_default();
-                let mut extras = 0;
-                for s in &sites {
-                    if let Some((item, _)) = s
-                        .checked_sub(cluster.callables.len())
-                        .and_then(|e| probed.extras.get(e))
-                    {
-                        extras += usize::from(skipped_fns.remove(item).is_some());
-                    }
-                }
-                let new: Vec<usize> = sites
-                    .into_iter()
-                    .filter(|s| *s < cluster.callables.len() && !rejected.contains_key(s))
-                    .collect();
-                if new.is_empty() && extras == 0 {
-                    bail!(
-                        "the probed copy of the crate did not build (in {}):\n{}",
-                        copy.root.display(),
-                        errors
-                            .iter()
-                            .map(|e| e.rendered.as_str())
-                            .collect::<Vec<_>>()
-                            .join("\n")
-                    );
-                }
-                for s in new {
-                    rejected.insert(s, format!("its probe did not compile: {first}"));
-                }
-            }
-        }
-    };
+    let ProbedCopy { copy, probed, exe } = copy::build(
+        &origin,
+        &target,
+        &cluster,
+        &chosen,
+        skipped_fns,
+        &what,
+        args.release,
+    )?;
     let copy_manifest = copy.root.join("Cargo.toml");
     // Both builds share cargo's target directory: keep each executable apart.
     let exe = exe
@@ -273,45 +224,9 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
 
     say("writing and verifying the tests");
     let command = args.regenerate_command();
-    let mut skipped_calls: BTreeMap<(String, String), usize> = BTreeMap::new();
-    let mut usable: Vec<(usize, Candidate)> = Vec::new();
-    for (i, rec) in log.calls.iter().enumerate() {
-        if let Some((item, reason)) = rec
-            .site
-            .checked_sub(cluster.callables.len())
-            .and_then(|e| probed.extras.get(e))
-        {
-            *skipped_calls
-                .entry((item.clone(), not_testable(reason)))
-                .or_default() += 1;
-            continue;
-        }
-        match cases::candidate(&cluster, rec) {
-            Ok(c) => usable.push((i, c)),
-            Err(why) => {
-                let f = if rec.site < cluster.callables.len() {
-                    callable_name(&cluster, rec.site)
-                } else {
-                    format!("#{}", rec.site)
-                };
-                *skipped_calls.entry((f, why)).or_default() += 1;
-            }
-        }
-    }
-    let distinct: HashSet<&str> = usable.iter().map(|(_, c)| c.key.as_str()).collect();
-    let mut by_fn: BTreeMap<CallableId, Vec<&Candidate>> = BTreeMap::new();
-    let mut unique: HashSet<&str> = HashSet::new();
-    for (_, c) in &usable {
-        if unique.insert(c.key.as_str()) {
-            by_fn.entry(c.callable).or_default().push(c);
-        }
-    }
-    let mut tests: Vec<&Candidate> = Vec::new();
-    for cands in by_fn.values() {
-        for i in cases::choose(cands, MAX_TESTS_PER_FUNCTION) {
-            tests.push(cands[i]);
-        }
-    }
+    let (usable, mut skipped_calls) = candidates(&cluster, &log, &probed);
+    let distinct: HashSet<&str> = usable.iter().map(|c| c.key.as_str()).collect();
+    let tests = choose_tests(&usable);
     let finished: Vec<FinishedTest> = tests.iter().map(|c| c.test.clone()).collect();
     let files = emit::emit(&cluster, &finished, &command);
     let verified = if args.no_verify {
@@ -344,9 +259,9 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
     }
     let calls_tested = usable
         .iter()
-        .filter(|(_, c)| shown.contains(&(c.callable, c.behaviour.as_str())))
+        .filter(|c| shown.contains(&(c.callable, c.behaviour.as_str())))
         .count();
-    for (_, c) in &usable {
+    for c in &usable {
         if !shown.contains(&(c.callable, c.behaviour.as_str())) {
             let reason = if tests
                 .iter()
@@ -438,6 +353,61 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
         files: files.iter().map(|f| f.path.clone()).collect(),
         dry_run: args.dry_run,
     })
+}
+
+/// Calls skipped, by (function, reason), and how many.
+type SkippedTally = BTreeMap<(String, String), usize>;
+
+/// The recorded calls that can become tests, and the others with why not.
+fn candidates(
+    cluster: &Cluster,
+    log: &log::Log,
+    probed: &probes::Probed,
+) -> (Vec<Candidate>, SkippedTally) {
+    let mut skipped = SkippedTally::new();
+    let mut usable = Vec::new();
+    for rec in &log.calls {
+        if let Some((item, reason)) = rec
+            .site
+            .checked_sub(cluster.callables.len())
+            .and_then(|e| probed.extras.get(e))
+        {
+            *skipped
+                .entry((item.clone(), not_testable(reason)))
+                .or_default() += 1;
+            continue;
+        }
+        match cases::candidate(cluster, rec) {
+            Ok(c) => usable.push(c),
+            Err(why) => {
+                let f = if rec.site < cluster.callables.len() {
+                    callable_name(cluster, rec.site)
+                } else {
+                    format!("#{}", rec.site)
+                };
+                *skipped.entry((f, why)).or_default() += 1;
+            }
+        }
+    }
+    (usable, skipped)
+}
+
+/// The tests to write: distinct calls, at most [`MAX_TESTS_PER_FUNCTION`] per function.
+fn choose_tests(usable: &[Candidate]) -> Vec<&Candidate> {
+    let mut by_fn: BTreeMap<CallableId, Vec<&Candidate>> = BTreeMap::new();
+    let mut unique: HashSet<&str> = HashSet::new();
+    for c in usable {
+        if unique.insert(c.key.as_str()) {
+            by_fn.entry(c.callable).or_default().push(c);
+        }
+    }
+    let mut tests = Vec::new();
+    for cands in by_fn.values() {
+        for i in cases::choose(cands, MAX_TESTS_PER_FUNCTION) {
+            tests.push(cands[i]);
+        }
+    }
+    tests
 }
 
 fn median(xs: &mut [f64]) -> Option<f64> {
