@@ -15,6 +15,7 @@
 //! and, when recording, call the `on_*` hooks here, which cost one relaxed load when off.
 
 use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
 use std::ffi::CStr;
 use std::fmt::{Debug, Write as _};
 use std::os::unix::ffi::OsStrExt;
@@ -29,6 +30,10 @@ pub const LOG_VAR: &str = "HERMETIC_RECORD";
 
 /// Largest file whose contents are logged; bigger files are logged as unreadable.
 const MAX_FILE: u64 = 1 << 20;
+/// What the open captured calls of a thread may log, in events and bytes; a call that reads
+/// more is logged with `"overflow":true` (and becomes no test).
+const MAX_EVENTS: usize = 100_000;
+const MAX_EVENT_BYTES: usize = 256 << 20;
 
 const UNKNOWN: u8 = 0;
 const OFF: u8 = 1;
@@ -108,6 +113,8 @@ struct Frame {
     args: Vec<Option<String>>,
     /// Index of this call's first event in the thread's event list.
     start: usize,
+    /// The call read more than record mode keeps.
+    overflow: bool,
 }
 
 /// What was at a path.
@@ -134,6 +141,10 @@ thread_local! {
     static BUSY: Cell<bool> = const { Cell::new(false) };
     static FRAMES: RefCell<Vec<Frame>> = const { RefCell::new(Vec::new()) };
     static EVENTS: RefCell<Vec<Event>> = const { RefCell::new(Vec::new()) };
+    static EVENT_BYTES: Cell<usize> = const { Cell::new(0) };
+    /// The last `Path` event of each path, so a path read again by the same call is not read
+    /// (and logged) again.
+    static PATHS: RefCell<BTreeMap<String, usize>> = const { RefCell::new(BTreeMap::new()) };
     static LAST_PANIC: RefCell<String> = const { RefCell::new(String::new()) };
 }
 
@@ -174,6 +185,7 @@ pub fn enter(site: &'static Site, args: impl FnOnce(&mut Writer)) -> Call {
                 site: site.id,
                 args: w.values,
                 start,
+                overflow: false,
             });
             f.len() - 1
         });
@@ -242,6 +254,9 @@ fn finish(depth: usize, outcome: Outcome) {
             json_str(&mut line, msg);
         }
     }
+    if frame.overflow {
+        line.push_str(",\"overflow\":true");
+    }
     line.push_str(",\"events\":[");
     EVENTS.with_borrow_mut(|events| {
         let mut first = true;
@@ -254,6 +269,8 @@ fn finish(depth: usize, outcome: Outcome) {
         }
         if depth == 0 {
             events.clear();
+            EVENT_BYTES.set(0);
+            PATHS.with_borrow_mut(BTreeMap::clear);
         }
     });
     line.push_str("]}\n");
@@ -395,10 +412,39 @@ fn log(event: impl FnOnce() -> Option<Event>) {
     let errno = crate::active::errno();
     busy(|| {
         if let Some(e) = event() {
-            EVENTS.with_borrow_mut(|events| events.push(e));
+            push(e);
         }
     });
     crate::active::set_errno(errno);
+}
+
+/// Adds an event, unless the thread's open calls have logged too much already: then they are
+/// marked as overflowing.
+fn push(e: Event) {
+    let size = match &e {
+        Event::Path(p, There::File(data)) => p.len() + data.len(),
+        Event::Stdin(data) => data.len(),
+        _ => 16,
+    };
+    let bytes = EVENT_BYTES.get() + size;
+    let full = EVENTS.with_borrow(|events| events.len() >= MAX_EVENTS) || bytes > MAX_EVENT_BYTES;
+    if full {
+        FRAMES.with_borrow_mut(|frames| frames.iter_mut().for_each(|f| f.overflow = true));
+        return;
+    }
+    EVENT_BYTES.set(bytes);
+    EVENTS.with_borrow_mut(|events| {
+        if let Event::Path(p, _) = &e {
+            PATHS.with_borrow_mut(|paths| paths.insert(p.clone(), events.len()));
+        }
+        events.push(e);
+    });
+}
+
+/// Whether the innermost open call already logged `path`.
+fn path_logged(path: &str) -> bool {
+    let start = FRAMES.with_borrow(|f| f.last().map_or(usize::MAX, |f| f.start));
+    PATHS.with_borrow(|paths| paths.get(path).is_some_and(|&i| i >= start))
 }
 
 /// What is at `path` now.
@@ -438,6 +484,8 @@ pub(crate) fn on_open(
         let p = path_string(path)?;
         if flags & libc::O_ACCMODE != libc::O_RDONLY || flags & libc::O_CREAT != 0 {
             (fd >= 0).then_some(Event::Wrote(p))
+        } else if path_logged(&p) {
+            None
         } else {
             let state = read_path(&p);
             Some(Event::Path(p, state))
@@ -449,6 +497,9 @@ pub(crate) fn on_open(
 pub(crate) fn on_stat(path: *const libc::c_char) {
     log(|| {
         let p = path_string(path)?;
+        if path_logged(&p) {
+            return None;
+        }
         let state = read_path(&p);
         Some(Event::Path(p, state))
     });

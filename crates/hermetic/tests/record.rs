@@ -5,6 +5,21 @@ use hermetic::record::{enter, Site, ViaDebug as _, Wrap};
 
 static OUTER: Site = Site::new(1);
 static INNER: Site = Site::new(2);
+static MANY: Site = Site::new(3);
+
+/// Reads `path` `n` times and a variable `vars` times.
+fn many(path: &str, n: usize, vars: usize) -> usize {
+    let call = enter(&MANY, |w| (&&Wrap(&n)).capture(w));
+    let mut total = 0;
+    for _ in 0..n {
+        total += std::fs::read(path).unwrap().len();
+    }
+    for _ in 0..vars {
+        total += std::env::var_os("HERMETIC_RECORD_TEST_VAR").map_or(0, |v| v.len());
+    }
+    call.exit(|w| (&&Wrap(&total)).capture(w));
+    total
+}
 
 fn inner(name: &str) -> Option<String> {
     let call = enter(&INNER, |w| (&&Wrap(&name)).capture(w));
@@ -59,4 +74,22 @@ fn a_probed_call_logs_what_it_read_and_wrote() {
     assert!(o.contains("\"k\":\"now\""), "{text}");
     assert!(o.contains("\"k\":\"wrote\""), "{text}");
     assert!(o.contains("\"data\":\"abcxy\""), "{text}");
+
+    // A file read three times by one call is logged once.
+    let before = text.len();
+    assert_eq!(many(input.to_str().unwrap(), 3, 0), 9);
+    let text = std::fs::read_to_string(&log).unwrap();
+    let line = &text[before..];
+    assert_eq!(line.matches("\"k\":\"path\"").count(), 1, "{line}");
+    assert!(!line.contains("overflow"), "{line}");
+
+    // A call that reads without end is marked, not kept in memory without bound.
+    let before = text.len();
+    many(input.to_str().unwrap(), 1, 100_001);
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        text[before..].contains("\"overflow\":true"),
+        "{}",
+        &text[before..before + 200]
+    );
 }

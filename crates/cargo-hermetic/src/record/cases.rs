@@ -31,6 +31,9 @@ pub fn candidate(cluster: &Cluster, rec: &CallRecord) -> Result<Candidate, Why> 
         .callables
         .get(rec.site)
         .ok_or_else(|| format!("the log names an unknown function #{}", rec.site))?;
+    if rec.overflow {
+        return Err("it read more than record mode keeps (100,000 reads or 256 MiB)".into());
+    }
     let receiver = match &c.kind {
         CallableKind::Method { self_ty, receiver } => Some((self_ty, *receiver)),
         CallableKind::Function | CallableKind::AssocFn { .. } => None,

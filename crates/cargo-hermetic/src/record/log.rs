@@ -21,6 +21,9 @@ pub struct CallRecord {
     pub panic: Option<String>,
     /// What the call (and the calls it made) read and wrote, in order.
     pub events: Vec<Event>,
+    /// The call read more than record mode keeps: the events are incomplete.
+    #[serde(default)]
+    pub overflow: bool,
 }
 
 #[derive(Debug, Clone, Deserialize, PartialEq)]
