@@ -285,6 +285,20 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
             if args.dry_run { "would add" } else { "added" }
         ));
     }
+    for f in &files {
+        let existing = std::fs::read_to_string(target.crate_dir.join(&f.path)).unwrap_or_default();
+        if existing
+            .lines()
+            .next()
+            .is_some_and(|l| l.contains("`cargo hermetic generate"))
+        {
+            say(&format!(
+                "{} {}, which `cargo hermetic generate` wrote: its tests are replaced by the recorded ones",
+                if args.dry_run { "would replace" } else { "replacing" },
+                f.path.display()
+            ));
+        }
+    }
     if args.dry_run {
         emit::plan(&target.crate_dir, &cluster, &files)?;
         for f in &files {
