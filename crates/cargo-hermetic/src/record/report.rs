@@ -85,7 +85,7 @@ impl RecordReport {
                 ),
             ),
             (
-                "distinct calls with their own test",
+                "distinct calls with a test",
                 format!(
                     "{} / {}",
                     self.distinct_calls_with_a_test, self.distinct_calls
