@@ -80,6 +80,15 @@ pub fn insert(
             changed: false,
         };
         cx.items(&cluster.modules[m].path, &mut ast.items);
+        if m == 0 {
+            // The probes name `::hermetic`, which edition 2015 resolves at the crate root only
+            // through an `extern crate` item (harmless in later editions).
+            ast.items.insert(
+                0,
+                syn::parse_quote!(#[allow(unused_extern_crates)] extern crate hermetic;),
+            );
+            cx.changed = true;
+        }
         if cx.changed {
             std::fs::write(&path, prettyplease::unparse(&ast))
                 .with_context(|| format!("write {}", path.display()))?;
