@@ -85,7 +85,10 @@ pub fn insert(
             // through an `extern crate` item (harmless in later editions).
             ast.items.insert(
                 0,
-                syn::parse_quote!(#[allow(unused_extern_crates)] extern crate hermetic;),
+                syn::parse_quote!(
+                    #[allow(unused_extern_crates)]
+                    extern crate hermetic;
+                ),
             );
             cx.changed = true;
         }
