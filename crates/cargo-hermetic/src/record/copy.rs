@@ -42,7 +42,14 @@ pub fn build(
         let mut probed =
             probes::insert(cluster, &keep, &skipped_fns, &target.crate_dir, &copy.root)?;
         if probed.probed.is_empty() {
-            bail!("no function of the selection can be probed (check --module and --function)");
+            let mut msg = String::from(
+                "no function of the selection can be recorded (trait methods are not probed yet; \
+                 check --module and --function)",
+            );
+            for s in cluster.skipped.iter().take(5) {
+                msg += &format!("\n  - {}: {}", s.item, s.reason);
+            }
+            bail!(msg);
         }
         match program::build(&copy_manifest, &copy.target_dir, what, release)? {
             program::Built::Ok(exe) => {
