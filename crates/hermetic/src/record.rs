@@ -173,7 +173,9 @@ pub fn enter(site: &'static Site, args: impl FnOnce(&mut Writer)) -> Call {
     if n == 0 {
         busy(|| SITES.lock().map(|mut s| s.push(site)).unwrap_or(()));
     }
-    if n >= CAPTURED_PER_SITE || BUSY.get() {
+    // Not captured past the first calls, inside record code, or from a thread-local's
+    // destructor (the thread's frames may be gone).
+    if n >= CAPTURED_PER_SITE || BUSY.get() || FRAMES.try_with(|_| ()).is_err() {
         return Call { depth: None };
     }
     busy(|| {
@@ -406,7 +408,7 @@ fn busy<T>(f: impl FnOnce() -> T) -> T {
 
 /// Logs `event()` against the open captured calls of this thread, if any.
 fn log(event: impl FnOnce() -> Option<Event>) {
-    if BUSY.get() || FRAMES.with_borrow(|f| f.is_empty()) {
+    if BUSY.get() || FRAMES.try_with(|f| f.borrow().is_empty()).unwrap_or(true) {
         return;
     }
     let errno = crate::active::errno();
