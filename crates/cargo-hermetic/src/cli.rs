@@ -75,9 +75,25 @@ pub struct GenerateArgs {
     /// in a virtual environment; `real` runs against the real environment (benchmarks only).
     #[arg(long, default_value = "all", hide = true)]
     pub env: String,
+    /// Where a crate type could stand in for a trait-typed parameter, use a mock instead with
+    /// this probability (0 to 1)...
+    #[arg(long, value_name = "P", default_value_t = 0.8, value_parser = fraction)]
+    pub mock_probability: f64,
+    /// ...once this fraction of the budget is spent (0 to 1). Where no crate type implements
+    /// the trait, mocks are used from the start.
+    #[arg(long, value_name = "FRACTION", default_value_t = 0.5, value_parser = fraction)]
+    pub mock_start: f64,
     /// No progress bar.
     #[arg(short, long)]
     pub quiet: bool,
+}
+
+/// A number from 0 to 1.
+fn fraction(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err(format!("`{text}` is not a number from 0 to 1")),
+    }
 }
 
 impl GenerateArgs {

@@ -12,6 +12,8 @@ pub type ModuleId = usize;
 pub type TypeId = usize;
 /// Index into `Cluster::callables`; also the index of the callable's driver dispatch entry.
 pub type CallableId = usize;
+/// Index into `Cluster::traits`.
+pub type TraitId = usize;
 
 #[derive(Debug, Clone, Default)]
 pub struct Cluster {
@@ -21,6 +23,8 @@ pub struct Cluster {
     pub modules: Vec<Module>,
     pub types: Vec<TypeDef>,
     pub callables: Vec<Callable>,
+    /// The crate's traits that tests can mock.
+    pub traits: Vec<TraitDef>,
     /// Items analysis could not use, with the reason, for the report.
     pub skipped: Vec<Skipped>,
     /// Constants found in the source, to seed the search.
@@ -145,6 +149,13 @@ pub enum Ty {
     Adt(TypeId, Vec<Ty>),
     /// `std::io::Error`: observed by its kind; never built by tests.
     IoError,
+    /// `std::io::Cursor<String>`: text to read, standing in for `io::Read` and `io::BufRead`.
+    Reader,
+    /// `std::vec::IntoIter<T>`: standing in for `Iterator<Item = T>`.
+    IntoIter(Box<Ty>),
+    /// The generated mock of a crate trait (`MockLedger` for `Ledger`), standing for a
+    /// parameter typed by the trait: `impl Ledger`, `T: Ledger`, `dyn Ledger` behind a pointer.
+    Mock(TraitId),
 }
 
 impl Ty {
@@ -158,7 +169,8 @@ impl Ty {
                 | Ty::Option(e)
                 | Ty::Box(e)
                 | Ty::Ref(e)
-                | Ty::RefMut(e) => e.mentions(pred),
+                | Ty::RefMut(e)
+                | Ty::IntoIter(e) => e.mentions(pred),
                 Ty::Result(a, b) => a.mentions(pred) || b.mentions(pred),
                 Ty::Tuple(items) | Ty::Adt(_, items) => items.iter().any(|t| t.mentions(pred)),
                 _ => false,
@@ -226,6 +238,67 @@ pub enum CallableKind {
     StructLiteral { self_ty: Ty, tuple: bool },
     /// `Enum::Variant`, `Enum::Variant(args)` or `Enum::Variant { field: arg }`.
     Variant { self_ty: Ty, fields: VariantShape },
+    /// A mock of a trait, set up with the values its methods return: one parameter per
+    /// configurable method (`MockTrait::methods`), a sequence of return values each.
+    Mock(TraitId),
+}
+
+impl CallableKind {
+    /// The type the callable belongs to, if any.
+    pub fn self_ty(&self) -> Option<&Ty> {
+        match self {
+            CallableKind::Function | CallableKind::Mock(_) => None,
+            CallableKind::AssocFn { self_ty }
+            | CallableKind::Method { self_ty, .. }
+            | CallableKind::TraitFn { self_ty, .. }
+            | CallableKind::StructLiteral { self_ty, .. }
+            | CallableKind::Variant { self_ty, .. } => Some(self_ty),
+        }
+    }
+}
+
+/// A crate trait that tests can stand in for with a generated mock.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TraitDef {
+    pub name: String,
+    pub module: ModuleId,
+    pub vis: Vis,
+    /// The mock type's name: `MockLedger`, unique in the crate.
+    pub mock_name: String,
+    /// Crate supertraits, which the mock implements too (transitively listed).
+    pub supertraits: Vec<TraitId>,
+    /// The trait's own methods the mock must implement (those without a default body).
+    pub methods: Vec<MockMethod>,
+    /// Crate types without generic parameters that implement the trait: values tests can
+    /// build instead of a mock.
+    pub implementors: Vec<TypeId>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct MockMethod {
+    pub name: String,
+    pub receiver: Receiver,
+    /// Parameter types after the receiver; the mock ignores the values.
+    pub params: Vec<Ty>,
+    /// `Ty::Unit` for methods that return nothing (they need no set-up).
+    pub ret: Ty,
+    /// Whether the last value set up is given again on later calls (the type is `Clone`);
+    /// otherwise each value is given once.
+    pub repeats: bool,
+}
+
+impl Cluster {
+    /// The methods a mock of `t` is set up with, in order: those of its supertraits first,
+    /// then its own; methods returning `()` need no values and are left out.
+    pub fn mock_methods(&self, t: TraitId) -> Vec<(TraitId, &MockMethod)> {
+        let def = &self.traits[t];
+        def.supertraits
+            .iter()
+            .chain(std::iter::once(&t))
+            .flat_map(|&id| self.traits[id].methods.iter().map(move |m| (id, m)))
+            .filter(|(_, m)| m.ret != Ty::Unit)
+            .collect()
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -91,6 +91,8 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         batch: BATCH,
         strategy: args.strategy,
         env_parts: env_parts(&args.env)?,
+        mock_probability: args.mock_probability,
+        mock_start: args.mock_start,
     };
     let outcome = search::run(
         &mut space,
@@ -233,12 +235,10 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         tests_dropped_unstable: verified.dropped_unstable.len(),
         tests_dropped_uncompilable: verified.dropped_uncompilable.len(),
         dropped: dropped_reports(&verified.dropped_unstable, &verified.dropped_uncompilable),
-        tests_using_private: outcome
-            .tests
-            .iter()
-            .filter(|t| t.uses_private)
-            .count()
-            .min(tests_emitted),
+        tests_using_private: files.iter().map(|f| f.using_private.len()).sum(),
+        tests_using_mocks: files.iter().map(|f| f.using_mocks.len()).sum(),
+        goals_needing_private: outcome.goals_needing_private,
+        goals_needing_mocks: outcome.goals_needing_mocks,
         executions: outcome.executions,
         executions_avoided: outcome.avoided,
         executions_per_second: outcome.executions as f64 / search_time.max(1e-9),
@@ -357,16 +357,9 @@ pub fn callable_name(cluster: &Cluster, c: usize) -> String {
     use crate::cluster::{CallableKind, Ty};
     let callable = &cluster.callables[c];
     let mut parts = cluster.modules[callable.module].path.clone();
-    let owner = match &callable.kind {
-        CallableKind::Function => None,
-        CallableKind::AssocFn { self_ty }
-        | CallableKind::Method { self_ty, .. }
-        | CallableKind::TraitFn { self_ty, .. }
-        | CallableKind::StructLiteral { self_ty, .. }
-        | CallableKind::Variant { self_ty, .. } => match self_ty {
-            Ty::Adt(id, _) => Some(cluster.types[*id].name.clone()),
-            _ => None,
-        },
+    let owner = match callable.kind.self_ty() {
+        Some(Ty::Adt(id, _)) => Some(cluster.types[*id].name.clone()),
+        _ => None,
     };
     parts.extend(owner);
     if !matches!(callable.kind, CallableKind::StructLiteral { .. }) {

@@ -11,6 +11,7 @@ mod driver;
 mod emit;
 mod generate;
 mod manifest;
+mod mock_syntax;
 mod record;
 mod report;
 mod rust_syntax;

@@ -11,7 +11,7 @@ pub const RUNTIME: &str = "hermetic";
 
 /// Whether any generated source uses the runtime.
 pub fn needs_runtime<'a>(mut sources: impl Iterator<Item = &'a str>) -> bool {
-    sources.any(|s| s.contains("hermetic::Env"))
+    sources.any(|s| s.contains("hermetic::Env") || s.contains("hermetic::mock"))
 }
 
 /// Adds `hermetic = { path = ".." }` to `[dev-dependencies]` unless it is there. Returns whether

@@ -24,6 +24,12 @@ pub struct Report {
     pub dropped: Vec<DroppedReport>,
     /// Emitted tests that call items outside the public API.
     pub tests_using_private: usize,
+    /// Emitted tests that build mocks.
+    pub tests_using_mocks: usize,
+    /// Goals (branches and call outcomes) no test without private access reached.
+    pub goals_needing_private: usize,
+    /// Goals (branches and call outcomes) no test without mocks reached.
+    pub goals_needing_mocks: usize,
     pub executions: u64,
     /// Candidates not run because they repeat a call that crashed or hung.
     pub executions_avoided: u64,
@@ -115,7 +121,17 @@ impl Report {
             ("tests emitted", self.tests_emitted.to_string()),
             (
                 "  using private items",
-                self.tests_using_private.to_string(),
+                format!(
+                    "{} (for {} goals)",
+                    self.tests_using_private, self.goals_needing_private
+                ),
+            ),
+            (
+                "  using mocks",
+                format!(
+                    "{} (for {} goals)",
+                    self.tests_using_mocks, self.goals_needing_mocks
+                ),
             ),
             (
                 "tests dropped (failed or flaky)",

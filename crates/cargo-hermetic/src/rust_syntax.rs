@@ -47,7 +47,21 @@ pub fn int_ty(t: IntTy) -> TokenStream {
 
 /// The type as written in module `from`.
 pub fn ty(cluster: &Cluster, t: &Ty, from: ModuleId) -> TokenStream {
-    let rec = |t: &Ty| ty(cluster, t, from);
+    // Generated code declares or imports every mock it uses under its own name.
+    ty_with(cluster, t, from, &|id| {
+        let name = ident(&cluster.traits[id].mock_name);
+        quote!(#name)
+    })
+}
+
+/// The type as written in module `from`, mocks spelled by `mock`.
+pub fn ty_with(
+    cluster: &Cluster,
+    t: &Ty,
+    from: ModuleId,
+    mock: &dyn Fn(crate::cluster::TraitId) -> TokenStream,
+) -> TokenStream {
+    let rec = |t: &Ty| ty_with(cluster, t, from, mock);
     match t {
         Ty::Unit => quote!(()),
         Ty::Bool => quote!(bool),
@@ -104,6 +118,12 @@ pub fn ty(cluster: &Cluster, t: &Ty, from: ModuleId) -> TokenStream {
             }
         }
         Ty::IoError => quote!(std::io::Error),
+        Ty::Reader => quote!(std::io::Cursor<String>),
+        Ty::IntoIter(e) => {
+            let e = rec(e);
+            quote!(std::vec::IntoIter<#e>)
+        }
+        Ty::Mock(id) => mock(*id),
     }
 }
 
@@ -183,12 +203,19 @@ impl Cluster {
                 self.visible_from(def.module, def.vis, from)
                     && args.iter().all(|a| self.ty_visible_from(a, from))
             }
-            Ty::Vec(e) | Ty::Slice(e) | Ty::Array(e, _) | Ty::Option(e) | Ty::Box(e) => {
-                self.ty_visible_from(e, from)
-            }
+            Ty::Vec(e)
+            | Ty::Slice(e)
+            | Ty::Array(e, _)
+            | Ty::Option(e)
+            | Ty::Box(e)
+            | Ty::IntoIter(e) => self.ty_visible_from(e, from),
             Ty::Ref(e) | Ty::RefMut(e) => self.ty_visible_from(e, from),
             Ty::Result(a, b) => self.ty_visible_from(a, from) && self.ty_visible_from(b, from),
             Ty::Tuple(items) => items.iter().all(|i| self.ty_visible_from(i, from)),
+            Ty::Mock(id) => {
+                let def = &self.traits[*id];
+                self.visible_from(def.module, def.vis, from)
+            }
             _ => true,
         }
     }

@@ -45,6 +45,10 @@ const SUPPORT_FILES: &[(&str, &str)] = &[
         "src/slots.rs",
         include_str!("../../hermetic-driver/src/slots.rs"),
     ),
+    (
+        "src/mock.rs",
+        include_str!("../../hermetic-driver/src/mock.rs"),
+    ),
 ];
 
 const SUPPORT_MANIFEST: &str = r#"[package]

@@ -58,4 +58,6 @@ pub struct FinishedTest {
     /// Whether the test calls an item that is not public API (seed 003: private access only as
     /// a last resort).
     pub uses_private: bool,
+    /// Whether the test builds a mock (seed 003: mocks only as a last resort).
+    pub uses_mocks: bool,
 }

@@ -194,7 +194,9 @@ pub fn drop_tests(
                 _ => true,
             });
             f.contents = format!("{header}\n{}", prettyplease::unparse(&file));
-            f.test_names.retain(|n| !names.contains(n));
+            for list in [&mut f.test_names, &mut f.using_private, &mut f.using_mocks] {
+                list.retain(|n| !names.contains(n));
+            }
             Ok(f)
         })
         .collect()
@@ -213,9 +215,12 @@ mod tests {
                 "// {GENERATED_MARKER} — `x` rewrites this file\nuse super::*;\n#[test]\nfn a() {{}}\n#[test]\nfn b() {{}}\n"
             ),
             test_names: vec!["a".into(), "b".into()],
+            using_private: vec![],
+            using_mocks: vec!["a".into()],
         };
         let out = drop_tests(vec![f], &["a".to_string()].into()).unwrap();
         assert_eq!(out[0].test_names, vec!["b".to_string()]);
+        assert!(out[0].using_mocks.is_empty());
         assert!(out[0].contents.starts_with("// @generated"));
         assert!(!out[0].contents.contains("fn a()"));
         assert!(out[0].contents.contains("fn b()"));

@@ -129,6 +129,20 @@ impl<T: Decode> Decode for Box<T> {
     }
 }
 
+/// Text to read, for parameters typed `impl Read` or `impl BufRead`.
+impl Decode for std::io::Cursor<String> {
+    fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
+        String::decode(value, slots).map(std::io::Cursor::new)
+    }
+}
+
+/// Items to iterate, for parameters typed `impl Iterator<Item = T>`.
+impl<T: Decode> Decode for std::vec::IntoIter<T> {
+    fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
+        Vec::<T>::decode(value, slots).map(Vec::into_iter)
+    }
+}
+
 macro_rules! decode_tuple {
     ($($name:ident),+) => {
         impl<$($name: Decode),+> Decode for ($($name,)+) {

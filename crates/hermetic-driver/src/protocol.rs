@@ -195,6 +195,19 @@ pub struct ExecReport {
     /// System calls the sandbox refused (programs, sockets): attempts the runtime did not see.
     #[serde(default)]
     pub sandbox_blocked: u32,
+    /// How often each mock method was called.
+    #[serde(default)]
+    pub mock_calls: Vec<MockCalls>,
+}
+
+/// The calls of one method of one mock.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct MockCalls {
+    /// The statement that built the mock.
+    pub stmt: usize,
+    /// The method, by its index among the mock's configured methods.
+    pub method: usize,
+    pub calls: u32,
 }
 
 /// What the code touched in its environment, and what it left there.

@@ -224,6 +224,7 @@ fn run_forked(
         cmp_bytes: Vec::new(),
         env: EnvReport::default(),
         sandbox_blocked: 0,
+        mock_calls: Vec::new(),
     };
     if libc::WIFSIGNALED(status) {
         return crashed(Outcome::Crashed {
@@ -382,6 +383,7 @@ fn run_case(
         cmp_bytes: coverage::cmp_bytes(),
         env: env_report,
         sandbox_blocked: sandbox::BLOCKED.load(Ordering::Relaxed),
+        mock_calls: crate::mock::take_calls(),
     }
 }
 

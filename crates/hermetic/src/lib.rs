@@ -147,6 +147,7 @@
 
 mod access;
 pub use access::Access;
+pub mod mock;
 
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 mod active;

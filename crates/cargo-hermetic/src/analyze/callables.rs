@@ -6,7 +6,7 @@ use super::items::self_type_id;
 use super::modules::{qualified, ModuleSrc};
 use super::names::Names;
 use super::syntax::{self, least_visible};
-use super::types::{Mode, TyCx, TypeInfo};
+use super::types::{Mode, TraitInfo, TyCx, TypeInfo};
 use crate::cluster::{
     Callable, CallableKind, FloatTy, IntTy, ModuleId, Param, Receiver, Skipped, Ty, TypeDef,
     VariantShape, Vis,
@@ -39,6 +39,7 @@ pub struct Collector<'a> {
     pub names: &'a Names,
     pub infos: &'a [TypeInfo],
     pub defs: &'a [TypeDef],
+    pub traits: &'a [TraitInfo],
     pub callables: Vec<Callable>,
     pub skipped: &'a mut Vec<Skipped>,
 }
@@ -124,8 +125,19 @@ impl Collector<'_> {
         }
         let mut outer = imp.map(|i| i.params.clone()).unwrap_or_default();
         let own = generics::collect(&sig.generics, &mut outer)?;
-        let mut subst: BTreeMap<String, Ty> = generics::choose(&outer)?.into_iter().collect();
-        let own = generics::choose(&own)?;
+        let no_subst = BTreeMap::new();
+        let scope = TyCx {
+            names: self.names,
+            infos: self.infos,
+            traits: self.traits,
+            module,
+            self_ty: None,
+            subst: &no_subst,
+        };
+        let mock = |p: &ParamBounds| scope.mock_for_bounds(p.bounds.iter());
+        let mut subst: BTreeMap<String, Ty> =
+            generics::choose(&outer, &mock)?.into_iter().collect();
+        let own = generics::choose(&own, &mock)?;
         let generic_args = own.iter().map(|(_, t)| t.clone()).collect();
         subst.extend(own);
         let self_ty = match imp {
@@ -138,6 +150,7 @@ impl Collector<'_> {
         let cx = TyCx {
             names: self.names,
             infos: self.infos,
+            traits: self.traits,
             module,
             self_ty: self_ty.as_ref(),
             subst: &subst,
@@ -185,6 +198,7 @@ impl Collector<'_> {
         let cx = TyCx {
             names: self.names,
             infos: self.infos,
+            traits: self.traits,
             module,
             self_ty: None,
             subst,
@@ -316,7 +330,9 @@ impl Collector<'_> {
                 p.bounds.push(b.clone());
             }
         }
-        Ok(generics::choose(&params)?.into_iter().collect())
+        Ok(generics::choose(&params, &generics::no_mocks)?
+            .into_iter()
+            .collect())
     }
 
     fn type_scope(
@@ -348,6 +364,7 @@ impl Collector<'_> {
         let cx = TyCx {
             names: self.names,
             infos: self.infos,
+            traits: self.traits,
             module: m,
             self_ty: Some(self_ty),
             subst,

@@ -98,11 +98,25 @@ impl Cand {
     }
 }
 
+/// What stands in for a parameter bounded by a crate trait: its mock, or why there is none;
+/// `None` when no crate trait bounds it.
+pub type MockFor<'a> = &'a dyn Fn(&ParamBounds) -> Option<Result<Ty, String>>;
+
+/// No crate trait has a mock (type definitions' own parameters).
+pub fn no_mocks(_: &ParamBounds) -> Option<Result<Ty, String>> {
+    None
+}
+
 /// A concrete type for each parameter, in order, or why one has none.
-pub fn choose(params: &[ParamBounds]) -> Result<Vec<(String, Ty)>, String> {
+pub fn choose(params: &[ParamBounds], mock: MockFor) -> Result<Vec<(String, Ty)>, String> {
     params
         .iter()
         .map(|p| {
+            if let Some(m) = mock(p) {
+                return m
+                    .map(|t| (p.name.clone(), t))
+                    .map_err(|e| format!("generic parameter `{}`: {e}", p.name));
+            }
             CANDIDATES
                 .iter()
                 .find(|c| p.bounds.iter().all(|b| satisfies(**c, b, &p.name)))
@@ -201,7 +215,7 @@ mod tests {
 
     fn pick(src: &str) -> Result<Vec<(String, Ty)>, String> {
         let f: syn::ItemFn = syn::parse_str(&format!("{src} {{}}")).unwrap();
-        choose(&collect(&f.sig.generics, &mut [])?)
+        choose(&collect(&f.sig.generics, &mut [])?, &no_mocks)
     }
 
     fn first(src: &str) -> Ty {
@@ -260,6 +274,6 @@ mod tests {
             bounds: Vec::new(),
         }];
         assert!(collect(&f.sig.generics, &mut outer).unwrap().is_empty());
-        assert_eq!(choose(&outer).unwrap()[0].1, Ty::String);
+        assert_eq!(choose(&outer, &no_mocks).unwrap()[0].1, Ty::String);
     }
 }

@@ -80,6 +80,7 @@ fn fill(mods: &[ModuleSrc], names: &Names, infos: &[TypeInfo], defs: &mut [TypeD
             let cx = TyCx {
                 names,
                 infos,
+                traits: &[],
                 module: m,
                 self_ty: infos[id].generics.is_empty().then_some(&self_ty),
                 subst: &no_subst,

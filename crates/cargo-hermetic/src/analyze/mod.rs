@@ -12,9 +12,10 @@ mod literals;
 mod modules;
 mod names;
 mod syntax;
+mod traits;
 mod types;
 
-use crate::cluster::Cluster;
+use crate::cluster::{Callable, CallableKind, Cluster, Param, Ty};
 use std::path::Path;
 
 /// Analyses the library crate whose root file is `lib_rs`.
@@ -25,24 +26,99 @@ pub fn analyze(lib_rs: &Path, crate_name: &str) -> anyhow::Result<Cluster> {
     let mods = modules::load(lib_rs, &mut skipped)?;
     let mut names = names::Names::new(&mods);
     let (types, infos) = items::collect(&mods, &mut names, &mut skipped);
+    let mut trait_infos = traits::declare(&mods, &mut names);
+    let trait_defs = traits::collect(&mods, &names, &infos, &types, &mut trait_infos);
+    skipped.extend(traits::skipped(&mods, &trait_defs, &trait_infos));
     let mut collector = callables::Collector {
         names: &names,
         infos: &infos,
         defs: &types,
+        traits: &trait_infos,
         callables: Vec::new(),
         skipped: &mut skipped,
     };
     collector.run(&mods);
     let callables = collector.callables;
     let literals = literals::merge(mods.iter().map(|m| literals::collect(&m.items)).collect());
-    Ok(Cluster {
+    let mut cluster = Cluster {
         crate_name: crate_name.to_string(),
         modules: mods.into_iter().map(|m| m.module).collect(),
         types,
         callables,
+        traits: trait_defs,
         skipped,
         literals,
-    })
+    };
+    add_implementor_variants(&mut cluster);
+    add_mock_constructors(&mut cluster, &trait_infos);
+    Ok(cluster)
+}
+
+/// For a callable with trait-typed parameters, a twin taking a crate type that implements
+/// each trait instead of its mock (the first implementor): tests use mocks only where such
+/// values cannot reach a goal (seed 003). Only parameters that coerce to the trait (`T`, `&T`,
+/// `&mut T`, `Box<T>`) are replaced.
+fn add_implementor_variants(cluster: &mut Cluster) {
+    let implementor = |t: usize| cluster.traits[t].implementors.first().copied();
+    let replace = |ty: &Ty| -> Option<Ty> {
+        let swap = |inner: &Ty| match inner {
+            Ty::Mock(t) => implementor(*t).map(|id| Ty::Adt(id, Vec::new())),
+            _ => None,
+        };
+        match ty {
+            Ty::Ref(inner) => swap(inner).map(|t| Ty::Ref(Box::new(t))),
+            Ty::RefMut(inner) => swap(inner).map(|t| Ty::RefMut(Box::new(t))),
+            Ty::Box(inner) => swap(inner).map(|t| Ty::Box(Box::new(t))),
+            other => swap(other),
+        }
+    };
+    let mut twins = Vec::new();
+    for c in &cluster.callables {
+        let mut twin = c.clone();
+        let mut changed = false;
+        for ty in twin
+            .params
+            .iter_mut()
+            .map(|p| &mut p.ty)
+            .chain(twin.generic_args.iter_mut())
+        {
+            if let Some(new) = replace(ty) {
+                *ty = new;
+                changed = true;
+            }
+        }
+        if changed {
+            twins.push(twin);
+        }
+    }
+    cluster.callables.extend(twins);
+}
+
+/// One callable per mockable trait: building its mock from the values its methods return.
+fn add_mock_constructors(cluster: &mut Cluster, infos: &[types::TraitInfo]) {
+    for (id, info) in infos.iter().enumerate() {
+        if info.unmockable.is_some() {
+            continue;
+        }
+        let params = cluster
+            .mock_methods(id)
+            .into_iter()
+            .map(|(_, m)| Param {
+                name: m.name.clone(),
+                ty: Ty::Vec(Box::new(m.ret.clone())),
+            })
+            .collect();
+        let def = &cluster.traits[id];
+        cluster.callables.push(Callable {
+            module: def.module,
+            name: def.mock_name.clone(),
+            kind: CallableKind::Mock(id),
+            vis: def.vis,
+            params,
+            ret: Ty::Mock(id),
+            generic_args: Vec::new(),
+        });
+    }
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! Name resolution: what a type path means in a module (crate type, module, or outside path).
 
 use super::modules::ModuleSrc;
-use crate::cluster::{ModuleId, TypeId};
+use crate::cluster::{ModuleId, TraitId, TypeId};
 use std::collections::{BTreeMap, BTreeSet};
 use syn::{Item, UseTree};
 
@@ -9,6 +9,7 @@ use syn::{Item, UseTree};
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target {
     Type(TypeId),
+    Trait(TraitId),
     /// A `type X = ..;` alias of the crate (not followed).
     Alias(String),
     Module(ModuleId),
@@ -23,6 +24,7 @@ pub enum Target {
 #[derive(Debug, Default)]
 struct Scope {
     types: BTreeMap<String, TypeId>,
+    traits: BTreeMap<String, TraitId>,
     aliases: BTreeSet<String>,
     children: BTreeMap<String, ModuleId>,
     /// `use a::b::C as D;` → `D` ↦ `[a, b, C]`; a leading `::` is kept as a `::` segment.
@@ -75,6 +77,13 @@ impl Names {
             .or_insert(id);
     }
 
+    pub fn add_trait(&mut self, module: ModuleId, name: &str, id: TraitId) {
+        self.scopes[module]
+            .traits
+            .entry(name.to_string())
+            .or_insert(id);
+    }
+
     /// What `segments` (a path as written in `module`) names.
     pub fn resolve(&self, module: ModuleId, segments: &[String]) -> Target {
         self.resolve_in(module, segments, 0)
@@ -116,6 +125,9 @@ impl Names {
         let s = &self.scopes[m];
         if let Some(&id) = s.types.get(name) {
             return Target::Type(id);
+        }
+        if let Some(&id) = s.traits.get(name) {
+            return Target::Trait(id);
         }
         if s.aliases.contains(name) {
             return Target::Alias(name.to_string());

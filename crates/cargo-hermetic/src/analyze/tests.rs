@@ -48,7 +48,9 @@ fn callable<'a>(c: &'a Cluster, name: &str) -> &'a Callable {
 
 fn display(c: &Cluster, k: &Callable) -> String {
     match &k.kind {
-        CallableKind::Function | CallableKind::StructLiteral { .. } => k.name.clone(),
+        CallableKind::Function | CallableKind::StructLiteral { .. } | CallableKind::Mock(_) => {
+            k.name.clone()
+        }
         CallableKind::AssocFn { self_ty }
         | CallableKind::Method { self_ty, .. }
         | CallableKind::TraitFn { self_ty, .. }
@@ -510,4 +512,146 @@ fn broken_inputs_are_errors() {
     // The `broken` fixture parses: it only fails type checking, which analysis does not do.
     let c = fixture("broken");
     assert_eq!(callable(&c, "add_one").params[0].ty, Ty::Int(IntTy::I32));
+}
+
+fn trait_id(c: &Cluster, name: &str) -> TraitId {
+    c.traits
+        .iter()
+        .position(|t| t.name == name)
+        .unwrap_or_else(|| panic!("no trait {name}"))
+}
+
+#[test]
+fn trait_typed_parameters_get_the_traits_mock() {
+    let c = fixture("mocks");
+    let ledger = trait_id(&c, "Ledger");
+    let processor = trait_id(&c, "Processor");
+    let transfer = callable(&c, "transfer_money");
+    // `&dyn Ledger` and `&mut impl Processor`.
+    assert_eq!(transfer.params[0].ty, Ty::Ref(b(Ty::Mock(ledger))));
+    assert_eq!(transfer.params[1].ty, Ty::RefMut(b(Ty::Mock(processor))));
+    // `S: Source` is instantiated with the mock.
+    let source = trait_id(&c, "Source");
+    assert_eq!(
+        callable(&c, "double_call").generic_args,
+        vec![Ty::Mock(source)]
+    );
+    // `Box<dyn Connection>`.
+    let connection = trait_id(&c, "Connection");
+    assert_eq!(
+        callable(&c, "DataAccessObject::new").params[0].ty,
+        Ty::Box(b(Ty::Mock(connection)))
+    );
+    // One constructor per mock, a sequence of return values per method that returns one.
+    let mock = callable(&c, "MockRows");
+    assert_eq!(mock.kind, CallableKind::Mock(trait_id(&c, "Rows")));
+    let params: Vec<(&str, &Ty)> = mock
+        .params
+        .iter()
+        .map(|p| (p.name.as_str(), &p.ty))
+        .collect();
+    assert_eq!(
+        params,
+        vec![
+            ("next", &Ty::Vec(b(Ty::Bool))),
+            ("get_string", &Ty::Vec(b(Ty::String)))
+        ]
+    );
+    // A statement returning `Box<dyn Rows>` hands out another mock; `set_string` needs no set-up.
+    let statement = callable(&c, "MockStatement");
+    assert_eq!(statement.params.len(), 1);
+    assert_eq!(
+        statement.params[0].ty,
+        Ty::Vec(b(Ty::Box(b(Ty::Mock(trait_id(&c, "Rows"))))))
+    );
+    assert!(c.skipped.is_empty(), "{:?}", c.skipped);
+    // `fee(&dyn Tariff, ..)` has a twin taking the crate's `Flat`.
+    let tariff = trait_id(&c, "Tariff");
+    let flat = ty_id(&c, "Flat");
+    assert_eq!(c.traits[tariff].implementors, vec![flat]);
+    let fees: Vec<&Ty> = c
+        .callables
+        .iter()
+        .filter(|k| k.name == "fee")
+        .map(|k| &k.params[0].ty)
+        .collect();
+    assert_eq!(
+        fees,
+        vec![&Ty::Ref(b(Ty::Mock(tariff))), &Ty::Ref(b(adt(&c, "Flat")))]
+    );
+}
+
+#[test]
+fn traits_no_mock_can_implement_are_skipped_with_the_reason() {
+    let c = inline(&[(
+        "lib.rs",
+        r#"
+        pub trait Generic<T> { fn get(&self) -> T; }
+        pub trait Assoc { type Out; fn get(&self) -> Self::Out; }
+        pub trait Factory { fn make() -> Self; }
+        pub trait Borrowing { fn name(&self) -> &str; }
+        pub trait Cloned: Clone { fn id(&self) -> u8; }
+        pub trait Sub: Borrowing { fn n(&self) -> u8; }
+        pub trait Fine: std::fmt::Debug + Send { fn n(&self) -> u8; fn twice(&self) -> u8 { 2 * self.n() } }
+        pub fn use_generic(g: &dyn Generic<u8>) {}
+        pub fn use_assoc(a: impl Assoc) {}
+        pub fn use_sub<S: Sub>(s: &S) {}
+        pub fn use_two<T: Fine + Clone>(t: T) {}
+        pub fn use_fine(f: &dyn Fine) -> u8 { f.twice() }
+        "#,
+    )]);
+    assert!(skip_reason(&c, "Generic").contains("generic traits"));
+    assert!(skip_reason(&c, "Assoc").contains("associated type `Out`"));
+    assert!(skip_reason(&c, "Factory").contains("method `make`: no `self` receiver"));
+    assert!(skip_reason(&c, "Borrowing").contains("method `name`: return type"));
+    assert!(skip_reason(&c, "Cloned").contains("supertrait `Clone`"));
+    assert!(skip_reason(&c, "Sub").contains("supertrait `Borrowing` cannot be mocked"));
+    assert!(skip_reason(&c, "use_assoc").contains("trait `Assoc` cannot be mocked"));
+    assert!(skip_reason(&c, "use_sub").contains("trait `Sub` cannot be mocked"));
+    assert!(skip_reason(&c, "use_two").contains("a mock of `Fine` is not also `Clone`"));
+    // Default methods keep their body: the mock implements `n` only.
+    let fine = &c.traits[trait_id(&c, "Fine")];
+    let methods: Vec<&str> = fine.methods.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(methods, vec!["n"]);
+    assert_eq!(fine.mock_name, "MockFine");
+    assert_eq!(
+        callable(&c, "use_fine").params[0].ty,
+        Ty::Ref(b(Ty::Mock(trait_id(&c, "Fine"))))
+    );
+}
+
+#[test]
+fn std_writers_and_iterables_get_std_values() {
+    let c = inline(&[(
+        "lib.rs",
+        r#"
+        use std::io::Write;
+        pub fn report<W: Write>(out: &mut W, n: u8) -> std::io::Result<()> { writeln!(out, "{n}") }
+        pub fn log(out: &mut dyn std::io::Write) {}
+        pub fn total(items: impl IntoIterator<Item = u32>) -> u32 { items.into_iter().sum() }
+        pub fn fmt_only<F: std::fmt::Write>(f: &mut F) {}
+        pub fn lines(r: &mut dyn std::io::BufRead) {}
+        pub fn first<I: Iterator<Item = char>>(i: I) {}
+        "#,
+    )]);
+    let bytes = Ty::Vec(b(Ty::Int(IntTy::U8)));
+    assert_eq!(callable(&c, "report").generic_args, vec![bytes.clone()]);
+    assert_eq!(
+        callable(&c, "report").params[0].ty,
+        Ty::RefMut(b(bytes.clone()))
+    );
+    assert_eq!(callable(&c, "log").params[0].ty, Ty::RefMut(b(bytes)));
+    assert_eq!(
+        callable(&c, "total").params[0].ty,
+        Ty::Vec(b(Ty::Int(IntTy::U32)))
+    );
+    assert!(skip_reason(&c, "fmt_only").contains("std::fmt::Write"));
+    assert_eq!(
+        callable(&c, "lines").params[0].ty,
+        Ty::RefMut(b(Ty::Reader))
+    );
+    assert_eq!(
+        callable(&c, "first").generic_args,
+        vec![Ty::IntoIter(b(Ty::Char))]
+    );
 }

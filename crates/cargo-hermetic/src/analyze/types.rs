@@ -4,7 +4,7 @@ use super::names::{Names, Target};
 use super::syntax::text;
 use crate::cluster::{FloatTy, IntTy, ModuleId, Ty};
 use std::collections::BTreeMap;
-use syn::{GenericArgument, PathArguments, Type};
+use syn::{GenericArgument, PathArguments, Type, TypeParamBound};
 
 /// What analysis knows of a crate type while mapping types that mention it.
 #[derive(Debug, Clone)]
@@ -14,6 +14,14 @@ pub struct TypeInfo {
     pub generics: Vec<String>,
     /// Lifetime or const parameters: hermetic cannot name such a type in its driver slots.
     pub unsupported_generics: Option<String>,
+}
+
+/// What analysis knows of a crate trait while mapping types that mention it.
+#[derive(Debug, Clone)]
+pub struct TraitInfo {
+    pub name: String,
+    /// Why no mock can stand in for it, if none can.
+    pub unmockable: Option<String>,
 }
 
 /// Where a type occurs, which decides where references are allowed.
@@ -40,6 +48,7 @@ impl Mode {
 pub struct TyCx<'a> {
     pub names: &'a Names,
     pub infos: &'a [TypeInfo],
+    pub traits: &'a [TraitInfo],
     pub module: ModuleId,
     /// What `Self` means (inside impls and type definitions).
     pub self_ty: Option<&'a Ty>,
@@ -124,13 +133,22 @@ impl TyCx<'_> {
                 "`impl Trait` return types are not supported (`{}`)",
                 text(ty)
             )),
-            Type::ImplTrait(_) => Err(format!(
-                "`{}` is not supported yet (it needs a mock)",
+            Type::ImplTrait(t) => self.mock_for_bounds(t.bounds.iter()).unwrap_or_else(|| {
+                Err(format!(
+                    "`{}` names no trait of the crate, so hermetic has no mock for it",
+                    text(ty)
+                ))
+            }),
+            Type::TraitObject(_) if mode == Mode::Ret => Err(format!(
+                "trait objects in return types are not supported (`{}`)",
                 text(ty)
             )),
-            Type::TraitObject(_) => {
-                Err(format!("trait objects are not supported (`{}`)", text(ty)))
-            }
+            Type::TraitObject(t) => self.mock_for_bounds(t.bounds.iter()).unwrap_or_else(|| {
+                Err(format!(
+                    "`{}` names no trait of the crate, so hermetic has no mock for it",
+                    text(ty)
+                ))
+            }),
             Type::Ptr(_) => Err(format!("raw pointers are not supported (`{}`)", text(ty))),
             Type::Slice(_) => Err(format!("unsized slices are not supported (`{}`)", text(ty))),
             Type::Never(_) => Err("the never type `!` is not supported".into()),
@@ -179,6 +197,8 @@ impl TyCx<'_> {
                 }
                 Ok(Ty::Adt(id, args))
             }
+            Target::Trait(id) if mode != Mode::Ret && last.arguments.is_none() => self.mock(id),
+            Target::Trait(_) => Err(format!("trait `{}` used as a type", text(ty))),
             Target::Alias(name) => Err(format!(
                 "type alias `{name}` is not supported (`{}`)",
                 text(ty)
@@ -191,6 +211,104 @@ impl TyCx<'_> {
                 Err(format!("`{}` is not supported", text(ty)))
             }
             Target::Module(_) | Target::Unknown => Err(format!("unknown type `{}`", text(ty))),
+        }
+    }
+
+    /// What stands in for bounds such as `Ledger + Send + 'static`: the crate trait's mock, or
+    /// for std's `Write` a `Vec<u8>` and for `IntoIterator<Item = T>` a `Vec<T>`. `None` when
+    /// neither is among them, an error when the other bounds ask for more.
+    pub fn mock_for_bounds<'b>(
+        &self,
+        bounds: impl Iterator<Item = &'b TypeParamBound>,
+    ) -> Option<Result<Ty, String>> {
+        let mut found = None;
+        let mut std_value: Option<(Ty, String)> = None;
+        let mut extra = Vec::new();
+        for b in bounds {
+            let TypeParamBound::Trait(tb) = b else {
+                continue; // lifetimes
+            };
+            if matches!(tb.modifier, syn::TraitBoundModifier::Maybe(_)) {
+                continue; // `?Sized`
+            }
+            let segs: Vec<String> = tb
+                .path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect();
+            let target = self.names.resolve(self.module, &segs);
+            if !matches!(target, Target::Trait(_)) && std_value.is_none() {
+                if let Some(t) = self.std_stand_in(&tb.path, &target) {
+                    std_value = Some((t, text(&tb.path)));
+                    continue;
+                }
+            }
+            match target {
+                Target::Trait(id) if found.is_none() && !has_args(&tb.path) => found = Some(id),
+                _ if mock_has(&segs) => {}
+                _ => extra.push(text(&tb.path)),
+            }
+        }
+        let Some(id) = found else {
+            let (t, name) = std_value?;
+            return Some(if extra.is_empty() {
+                Ok(t)
+            } else {
+                Err(format!(
+                    "a stand-in for `{name}` is not also `{}`",
+                    extra.join(" + ")
+                ))
+            });
+        };
+        if let Some((_, name)) = std_value {
+            extra.push(name);
+        }
+        Some(if extra.is_empty() {
+            self.mock(id)
+        } else {
+            Err(format!(
+                "a mock of `{}` is not also `{}`",
+                self.traits[id].name,
+                extra.join(" + ")
+            ))
+        })
+    }
+
+    /// A std type that implements the std trait `path`, when there is a simple one: `Vec<u8>`
+    /// for `io::Write`, `Vec<T>` for `IntoIterator<Item = T>`, a cursor over text for
+    /// `io::Read` and `io::BufRead`, `vec::IntoIter<T>` for `Iterator<Item = T>`.
+    fn std_stand_in(&self, path: &syn::Path, resolved: &Target) -> Option<Ty> {
+        let last = path.segments.last()?;
+        let fmt = path.segments.iter().any(|s| s.ident == "fmt")
+            || matches!(resolved, Target::External(p) if p.iter().any(|s| s == "fmt"));
+        match (last.ident.to_string().as_str(), &last.arguments) {
+            ("Write", PathArguments::None) if !fmt => Some(Ty::Vec(Box::new(Ty::Int(IntTy::U8)))),
+            ("Read" | "BufRead", PathArguments::None) => Some(Ty::Reader),
+            (name @ ("IntoIterator" | "Iterator"), PathArguments::AngleBracketed(a)) => {
+                match a.args.first()? {
+                    GenericArgument::AssocType(item)
+                        if item.ident == "Item" && a.args.len() == 1 =>
+                    {
+                        let elem = Box::new(self.map(&item.ty, Mode::Owned).ok()?);
+                        Some(if name == "Iterator" {
+                            Ty::IntoIter(elem)
+                        } else {
+                            Ty::Vec(elem)
+                        })
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    fn mock(&self, id: usize) -> Result<Ty, String> {
+        match self.traits.get(id).map(|t| (&t.name, &t.unmockable)) {
+            Some((_, None)) => Ok(Ty::Mock(id)),
+            Some((name, Some(why))) => Err(format!("trait `{name}` cannot be mocked: {why}")),
+            None => Err("trait-typed fields are not supported".into()),
         }
     }
 
@@ -271,6 +389,19 @@ impl TyCx<'_> {
     }
 }
 
+/// Whether every mock has the trait `path` names: mocks are `Debug`, `Send`, `Sync`, `Sized`,
+/// `Unpin` (and `'static`).
+pub fn mock_has(path: &[String]) -> bool {
+    matches!(
+        path.last().map(String::as_str),
+        Some("Send" | "Sync" | "Sized" | "Unpin" | "Debug")
+    )
+}
+
+fn has_args(path: &syn::Path) -> bool {
+    path.segments.iter().any(|s| !s.arguments.is_none())
+}
+
 pub fn primitive(name: &str) -> Option<Ty> {
     Some(match name {
         "bool" => Ty::Bool,
@@ -329,6 +460,7 @@ mod tests {
         let cx = TyCx {
             names: &names,
             infos: &infos,
+            traits: &[],
             module: 0,
             self_ty: None,
             subst: &subst,

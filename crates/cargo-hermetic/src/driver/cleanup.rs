@@ -2,15 +2,14 @@
 //! they lead to. Such blocks run only while a panic unwinds through a frame, so they are
 //! counted with the compiler's checks, not with the source's branches.
 //!
-//! Landing pads come from `.eh_frame` (gimli) and each function's LSDA call-site table. From
-//! each pad, control is followed through the blocks that follow it: a block ending in
-//! `jmp rel32`/`jmp rel8` leads to its target, one ending in a call to the next block;
-//! anything else stops the walk (under-counting cleanup is safer than over-counting it). MIR never jumps
-//! from normal code into cleanup code, so everything reached this way is cleanup.
+//! Landing pads come from `.eh_frame` (gimli) and each function's LSDA call-site table; from
+//! each pad, control is followed instruction by instruction (see [`cleanup_counters`]). MIR
+//! never jumps from normal code into cleanup code, so everything reached this way is cleanup.
 
 use gimli::{BaseAddresses, CieOrFde, EhFrame, LittleEndian, Pointer, UnwindSection};
+use iced_x86::{Decoder, DecoderOptions, FlowControl};
 use object::{Object, ObjectSection};
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// Addresses of the landing pads of every function in the executable.
 pub fn landing_pads(file: &object::File) -> BTreeSet<u64> {
@@ -128,20 +127,21 @@ impl Reader<'_> {
 
 /// The counters (by index into `pcs`) whose blocks are cleanup: landing pads and the blocks
 /// control reaches from them. `text`/`text_addr` is the code, `pcs` the counters' addresses.
-/// A landing pad itself often has no address in the counter table (LLVM cannot take the
-/// address of an exception pad), so the walk goes by code addresses: a block runs from its
-/// address to the next counter's.
+///
+/// The walk decodes instructions (iced-x86) from each pad: calls fall through (drops), both
+/// ways of a conditional branch are followed (drop flags), an unconditional jump goes to its
+/// target, and a return, an indirect jump or a trap (`ud2` after `_Unwind_Resume`) ends the
+/// path. Every counter met on the way is cleanup. The driver is built without optimisation,
+/// so the code keeps MIR's shape, where normal blocks never jump into cleanup blocks.
 pub fn cleanup_counters(
     pads: &BTreeSet<u64>,
     pcs: &[u64],
     text: &[u8],
     text_addr: u64,
 ) -> BTreeSet<usize> {
-    let mut order: Vec<(u64, usize)> = pcs.iter().enumerate().map(|(i, &pc)| (pc, i)).collect();
-    order.sort_unstable();
-    let code = |from: u64, to: u64| -> Option<&[u8]> {
-        text.get(from.checked_sub(text_addr)? as usize..to.checked_sub(text_addr)? as usize)
-    };
+    /// Bounds one path, so a mis-read cannot run through the whole executable.
+    const MAX_PATH: usize = 512;
+    let counter_at: BTreeMap<u64, usize> = pcs.iter().enumerate().map(|(i, &pc)| (pc, i)).collect();
     let mut cleanup = BTreeSet::new();
     let mut seen = BTreeSet::new();
     let mut queue: VecDeque<u64> = pads.iter().copied().collect();
@@ -149,37 +149,38 @@ pub fn cleanup_counters(
         if !seen.insert(start) {
             continue;
         }
-        let k = order.partition_point(|&(p, _)| p < start);
-        if let Some(&(pc, counter)) = order.get(k).filter(|(p, _)| *p == start) {
-            let _ = pc;
-            cleanup.insert(counter);
-        }
-        let end = order
-            .iter()
-            .skip(k)
-            .map(|&(p, _)| p)
-            .find(|&p| p > start)
-            .unwrap_or(start.saturating_add(64));
-        let Some(block) = code(start, end.min(start.saturating_add(256))) else {
+        let Some(code) = start
+            .checked_sub(text_addr)
+            .and_then(|off| text.get(off as usize..))
+        else {
             continue;
         };
-        let n = block.len();
-        let next = if n >= 5 && block[n - 5] == 0xE9 {
-            let rel = i32::from_le_bytes(block[n - 4..].try_into().expect("4 bytes"));
-            Some(end.wrapping_add(rel as i64 as u64))
-        } else if n >= 2 && block[n - 2] == 0xEB {
-            Some(end.wrapping_add(block[n - 1] as i8 as i64 as u64))
-        } else if (n >= 5 && block[n - 5] == 0xE8)
-            || (n >= 6 && block[n - 6..n - 4] == [0xFF, 0x15])
-            || (n >= 2 && block[n - 2] == 0xFF && (0xD0..=0xD7).contains(&block[n - 1]))
-        {
-            // A call (direct, through the GOT, or through a register) falls through.
-            Some(end)
-        } else {
-            // ud2, ret, or a block whose end we cannot read: stop here rather than guess.
-            None
-        };
-        queue.extend(next);
+        let mut decoder = Decoder::with_ip(64, code, start, DecoderOptions::NONE);
+        for _ in 0..MAX_PATH {
+            if !decoder.can_decode() {
+                break;
+            }
+            let ins = decoder.decode();
+            if ins.is_invalid() {
+                break;
+            }
+            if let Some(&c) = counter_at.get(&ins.ip()) {
+                cleanup.insert(c);
+            }
+            match ins.flow_control() {
+                FlowControl::Next | FlowControl::Call | FlowControl::IndirectCall => {}
+                FlowControl::ConditionalBranch => queue.push_back(ins.near_branch_target()),
+                FlowControl::UnconditionalBranch => {
+                    queue.push_back(ins.near_branch_target());
+                    break;
+                }
+                _ => break,
+            }
+            // A block reached again by falling through is walked once.
+            if ins.next_ip() != start && seen.contains(&ins.next_ip()) {
+                break;
+            }
+        }
     }
     cleanup
 }
@@ -200,18 +201,37 @@ mod tests {
     }
 
     #[test]
-    fn follows_jumps_and_fallthrough_from_pads() {
-        // Blocks at 0x10 (pad, jmp rel8 to 0x30), 0x20 (normal), 0x30 (ends in a call, falls
-        // through), 0x40 (ud2).
+    fn follows_jumps_calls_and_drop_flags_from_pads() {
+        // 0x00: normal code: `ret`.
+        // 0x10 (pad, counter 1): `call 0x40; jmp 0x20`.
+        // 0x20 (counter 2): `test al, al; jne 0x30; ud2`.
+        // 0x30 (counter 3): `ud2`.
+        // 0x40 (counter 4, the called drop): `ret` — not cleanup: calls are not followed.
         let mut text = vec![0x90u8; 0x50];
-        text[0x1e] = 0xEB;
-        text[0x1f] = 0x10; // 0x20 + 0x10 = 0x30
-        text[0x3b] = 0xE8;
-        text[0x4e] = 0x0F;
-        text[0x4f] = 0x0B;
-        let pcs = [0x10, 0x20, 0x30, 0x40];
+        text[0x00] = 0xC3;
+        text[0x10..0x15].copy_from_slice(&[0xE8, 0x2B, 0x00, 0x00, 0x00]); // call 0x40
+        text[0x15..0x17].copy_from_slice(&[0xEB, 0x09]); // jmp 0x20
+        text[0x20..0x22].copy_from_slice(&[0x84, 0xC0]); // test al, al
+        text[0x22..0x24].copy_from_slice(&[0x75, 0x0C]); // jne 0x30
+        text[0x24..0x26].copy_from_slice(&[0x0F, 0x0B]); // ud2
+        text[0x30..0x32].copy_from_slice(&[0x0F, 0x0B]); // ud2
+        text[0x40] = 0xC3;
+        let pcs = [0x00, 0x10, 0x20, 0x30, 0x40];
         let pads = BTreeSet::from([0x10]);
         let got = cleanup_counters(&pads, &pcs, &text, 0);
-        assert_eq!(got.into_iter().collect::<Vec<_>>(), vec![0, 2, 3]);
+        assert_eq!(got.into_iter().collect::<Vec<_>>(), vec![1, 2, 3]);
+    }
+
+    #[test]
+    fn a_counter_inside_a_block_without_its_own_start_is_found() {
+        // The pad's path runs through a block that has no counter (0x16) before reaching the
+        // jump that leads to the counted block at 0x30; the old block-by-counter walk missed it.
+        let mut text = vec![0x90u8; 0x40];
+        text[0x10..0x12].copy_from_slice(&[0xEB, 0x04]); // jmp 0x16
+        text[0x16..0x18].copy_from_slice(&[0xEB, 0x18]); // jmp 0x30
+        text[0x30..0x32].copy_from_slice(&[0x0F, 0x0B]); // ud2
+        let pcs = [0x10, 0x20, 0x30];
+        let got = cleanup_counters(&BTreeSet::from([0x10]), &pcs, &text, 0);
+        assert_eq!(got.into_iter().collect::<Vec<_>>(), vec![0, 2]);
     }
 }

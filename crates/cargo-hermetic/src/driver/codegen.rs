@@ -6,6 +6,7 @@
 //! test that starts the fork server.
 
 use crate::cluster::{CallableKind, Cluster, Fields, ModuleId, Receiver, Ty, TypeKind};
+use crate::mock_syntax::{mock_items, MockFlavour};
 use crate::rust_syntax::{ident, item_path, ty, ty_in_expr};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -80,6 +81,8 @@ pub fn generate(
             .enumerate()
             .filter(|(_, t)| t.module == m)
             .map(|(id, _)| type_impls(cluster, id));
+        let mocks = mocks_of_module(cluster, m);
+        let imported_mocks = mock_imports(cluster, m);
         let serve = (m == 0).then(|| {
             let n = cluster.callables.len();
             quote! {
@@ -108,14 +111,66 @@ pub fn generate(
                 #(#children)*
             }
 
+            #(#imported_mocks)*
             #serve
             #(#entries)*
             #(#type_impls)*
+            #(#mocks)*
         };
         let source = prettyplease::unparse(&syn::parse2(file).expect("generated dispatch parses"));
         files.push(DispatchFile { module: m, source });
     }
     (files, unsupported)
+}
+
+/// Traits with a mock constructor: those a mock can implement.
+fn mocked_traits(cluster: &Cluster) -> impl Iterator<Item = usize> + '_ {
+    cluster.callables.iter().filter_map(|c| match c.kind {
+        CallableKind::Mock(t) => Some(t),
+        _ => None,
+    })
+}
+
+/// The mocks of the traits declared in module `m`: defined in its dispatch module, where the
+/// trait is visible even when private.
+fn mocks_of_module(cluster: &Cluster, m: ModuleId) -> Vec<TokenStream> {
+    mocked_traits(cluster)
+        .filter(|&t| cluster.traits[t].module == m)
+        .map(|t| {
+            let items = mock_items(cluster, t, m, MockFlavour::Driver);
+            let mock = ident(&cluster.traits[t].mock_name);
+            quote! {
+                #items
+                impl ::hermetic_driver::Decode for #mock {
+                    fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
+                        ::hermetic_driver::decode::take_stored(value, slots)
+                    }
+                }
+                impl ::hermetic_driver::Observe for #mock {
+                    fn observe(&self) -> Observed {
+                        Observed::Opaque
+                    }
+                }
+            }
+        })
+        .collect()
+}
+
+/// `use` items naming, in module `m`'s dispatch module, the mocks defined in other modules.
+fn mock_imports(cluster: &Cluster, m: ModuleId) -> Vec<TokenStream> {
+    mocked_traits(cluster)
+        .filter(|&t| {
+            let home = cluster.traits[t].module;
+            home != m && cluster.module_visible_from(home, m)
+        })
+        .map(|t| {
+            let def = &cluster.traits[t];
+            let segments = cluster.modules[def.module].path.iter().map(|s| ident(s));
+            let dispatch = ident(DISPATCH_MODULE);
+            let mock = ident(&def.mock_name);
+            quote!(use crate #(:: #segments)* :: #dispatch :: #mock;)
+        })
+        .collect()
 }
 
 /// Whether a type holds a borrow (such results are observed but never stored).
@@ -179,7 +234,7 @@ fn arg_code(cluster: &Cluster, m: ModuleId, t: &Ty, k: usize) -> Result<ArgCode,
             expr: quote!(#var.as_slice()),
             teardown: none,
         },
-        Ty::Ref(inner) | Ty::RefMut(inner) if matches!(**inner, Ty::Adt(..)) => {
+        Ty::Ref(inner) | Ty::RefMut(inner) if matches!(**inner, Ty::Adt(..) | Ty::Mock(_)) => {
             let tt = ty(cluster, inner, m);
             let expr = if matches!(t, Ty::Ref(_)) {
                 quote!(&*#var)
@@ -268,6 +323,14 @@ fn call_body(cluster: &Cluster, id: usize) -> Result<TokenStream, String> {
                 (false, _) => quote!(#owner { #(#fields: #exprs),* }),
             }
         }
+        CallableKind::Mock(t) => {
+            let mock = ident(&cluster.traits[*t].mock_name);
+            let fields = c.params.iter().map(|p| ident(&p.name));
+            quote!(#mock {
+                __stmt: slots.len(),
+                #(#fields: ::hermetic_driver::mock::Returns::new(#exprs),)*
+            })
+        }
         CallableKind::Variant { self_ty, fields } => {
             let owner = ty_in_expr(cluster, self_ty, m);
             let names = c.params.iter().map(|p| ident(&p.name));
@@ -335,9 +398,10 @@ fn observe_body(cluster: &Cluster, id: usize) -> TokenStream {
     let def = &cluster.types[id];
     let debug = def.derives.iter().chain(&def.impls).any(|d| d == "Debug");
     let fields_known = |f: &Fields| {
-        f.all()
-            .iter()
-            .all(|f| f.ty.as_ref().is_some_and(|t| !has_borrow(t)))
+        f.all().iter().all(|f| {
+            f.ty.as_ref()
+                .is_some_and(|t| !has_borrow(t) && !t.mentions(&|t| matches!(t, Ty::Mock(_))))
+        })
     };
     let observe_fields = |f: &Fields, bind: bool| -> (TokenStream, TokenStream) {
         let names: Vec<String> = f.all().iter().map(|f| f.name.clone()).collect();

@@ -13,8 +13,9 @@ pub mod place;
 pub use place::{apply, check_in_the_way, plan};
 
 use crate::cluster::{
-    CallableId, CallableKind, Cluster, Fields, FloatTy, ModuleBody, ModuleId, Ty, TypeKind,
+    CallableId, CallableKind, Cluster, Fields, FloatTy, ModuleBody, ModuleId, TraitId, Ty, TypeKind,
 };
+use crate::mock_syntax;
 use crate::rust_syntax;
 use crate::test_case::FinishedTest;
 use hermetic_driver::protocol::Outcome;
@@ -23,7 +24,7 @@ use names::{Unnamed, VarNames};
 use oracle::Oracle;
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
 /// Marks files cargo-hermetic wrote; only files whose first line has it are ever replaced.
@@ -45,6 +46,10 @@ pub struct GeneratedFile {
     pub contents: String,
     /// Names of the `#[test]` functions in the file, in order.
     pub test_names: Vec<String>,
+    /// The tests among them that call items outside the public API.
+    pub using_private: Vec<String>,
+    /// The tests among them that build mocks.
+    pub using_mocks: Vec<String>,
 }
 
 /// Writes one file per module that has tests. `command` is the command line that regenerates
@@ -61,12 +66,21 @@ pub fn emit(cluster: &Cluster, tests: &[FinishedTest], command: &str) -> Vec<Gen
     by_module
         .into_iter()
         .map(|(module, tests)| {
-            let (contents, test_names) = file_contents(cluster, module, tests, command);
+            let (contents, written) = file_contents(cluster, module, tests, command);
+            let with = |pick: fn(&WrittenTest) -> bool| {
+                written
+                    .iter()
+                    .filter(|w| pick(w))
+                    .map(|w| w.name.clone())
+                    .collect()
+            };
             GeneratedFile {
                 module,
                 path: test_file_path(cluster, module, crate_root.as_deref()),
                 contents,
-                test_names,
+                using_private: with(|w| w.uses_private),
+                using_mocks: with(|w| w.uses_mocks),
+                test_names: written.into_iter().map(|w| w.name).collect(),
             }
         })
         .collect()
@@ -80,6 +94,16 @@ struct RenderedTest {
     /// `Some(None)`: `#[should_panic]`; `Some(Some(text))`: with `expected = text`.
     should_panic: Option<Option<String>>,
     body: Vec<TokenStream>,
+    /// Traits whose mocks the test builds.
+    mocks: BTreeSet<TraitId>,
+    uses_private: bool,
+}
+
+/// A test as written to its file.
+struct WrittenTest {
+    name: String,
+    uses_private: bool,
+    uses_mocks: bool,
 }
 
 /// The text of a module's test file and its test names, in file order.
@@ -88,7 +112,7 @@ fn file_contents(
     module: ModuleId,
     tests: Vec<RenderedTest>,
     command: &str,
-) -> (String, Vec<String>) {
+) -> (String, Vec<WrittenTest>) {
     let unnamed: Vec<Unnamed> = tests
         .iter()
         .map(|t| Unnamed {
@@ -108,6 +132,14 @@ fn file_contents(
         ))
         .unwrap_or_default(),
     );
+    let mocks: BTreeSet<TraitId> = tests.iter().flat_map(|t| t.mocks.iter().copied()).collect();
+    for t in mocks {
+        let items = mock_syntax::mock_items(cluster, t, module, mock_syntax::MockFlavour::Test);
+        if let Some(printed) = layout::unparse(items) {
+            text.push('\n');
+            text.push_str(&printed);
+        }
+    }
     let mut test_names = Vec::new();
     for i in order {
         let t = &tests[i];
@@ -135,7 +167,11 @@ fn file_contents(
         };
         text.push('\n');
         text.push_str(&printed);
-        test_names.push(names[i].clone());
+        test_names.push(WrittenTest {
+            name: names[i].clone(),
+            uses_private: t.uses_private,
+            uses_mocks: !t.mocks.is_empty(),
+        });
     }
     let text = layout::rustfmt(&text).unwrap_or(text);
     (text, test_names)
@@ -283,6 +319,14 @@ fn render_test(cluster: &Cluster, test: &FinishedTest) -> Option<RenderedTest> {
         },
         should_panic: panic.map(expected_panic),
         body,
+        mocks: stmts
+            .iter()
+            .filter_map(|s| match cluster.callables[s.callable].kind {
+                CallableKind::Mock(t) => Some(t),
+                _ => None,
+            })
+            .collect(),
+        uses_private: test.uses_private,
     })
 }
 
@@ -464,6 +508,27 @@ impl Writer<'_> {
                     quote!(#path { #(#f: #a),* })
                 }
             }
+            CallableKind::Mock(t) => {
+                // `MockLedger::default().balance_returns([Ok(862)])`: set-up for the methods
+                // the code calls, nothing for the others.
+                let mock = rust_syntax::ident(&cluster.traits[*t].mock_name);
+                let mut expr = quote!(#mock::default());
+                for (v, p) in args.iter().zip(&c.params) {
+                    let (Value::Seq(items), Ty::Vec(elem)) = (v, &p.ty) else {
+                        return None;
+                    };
+                    if items.is_empty() {
+                        continue;
+                    }
+                    let items = items
+                        .iter()
+                        .map(|v| self.value(v, elem, vars))
+                        .collect::<Option<Vec<_>>>()?;
+                    let setup = mock_syntax::setup_method(&p.name);
+                    expr = quote!(#expr.#setup([#(#items),*]));
+                }
+                expr
+            }
             CallableKind::Variant { self_ty, fields } => {
                 let path = in_expr(self_ty);
                 let a = params(args)?;
@@ -542,6 +607,15 @@ impl Writer<'_> {
             (Value::Str(s), Ty::String) => {
                 let s = Literal::string(s);
                 quote!(#s.to_string())
+            }
+            (Value::Str(s), Ty::Reader) => {
+                let s = Literal::string(s);
+                quote!(std::io::Cursor::new(#s.to_string()))
+            }
+            (Value::Seq(items), Ty::IntoIter(t)) => {
+                let items = list(items, t)?;
+                let vec = layout::vec();
+                quote!(#vec(#(#items),*).into_iter())
             }
             (Value::Str(s), _) => {
                 let s = Literal::string(s);

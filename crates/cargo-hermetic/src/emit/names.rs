@@ -60,6 +60,7 @@ pub(crate) fn type_var_name(type_name: &str) -> String {
 pub(crate) fn var_base(cluster: &Cluster, ty: &Ty, role: Option<&str>) -> String {
     match ty {
         Ty::Adt(id, _) => return type_var_name(&cluster.types[*id].name),
+        Ty::Mock(id) => return type_var_name(&cluster.traits[*id].name),
         Ty::Box(t) => return var_base(cluster, t, role),
         _ => {}
     }
@@ -86,24 +87,13 @@ pub(crate) fn callee(cluster: &Cluster, id: CallableId) -> String {
         Ty::Adt(id, _) => type_var_name(&cluster.types[*id].name),
         _ => "value".to_string(),
     };
-    let kind_self_ty = |k: &CallableKind| -> Option<Ty> {
-        match k {
-            CallableKind::Function => None,
-            CallableKind::AssocFn { self_ty }
-            | CallableKind::Method { self_ty, .. }
-            | CallableKind::TraitFn { self_ty, .. }
-            | CallableKind::StructLiteral { self_ty, .. }
-            | CallableKind::Variant { self_ty, .. } => Some(self_ty.clone()),
-        }
-    };
     match &c.kind {
         CallableKind::Function => snake_words(&c.name),
+        CallableKind::Mock(t) => snake_words(&cluster.traits[*t].mock_name),
         CallableKind::AssocFn { self_ty } | CallableKind::Method { self_ty, .. } => {
             let mine = self_ty_name(self_ty);
             let ambiguous = cluster.callables.iter().enumerate().any(|(i, d)| {
-                i != id
-                    && d.name == c.name
-                    && kind_self_ty(&d.kind).as_ref().and_then(self_ty_name) != mine
+                i != id && d.name == c.name && d.kind.self_ty().and_then(self_ty_name) != mine
             });
             if ambiguous {
                 format!("{}_{}", type_name(self_ty), snake_words(&c.name))

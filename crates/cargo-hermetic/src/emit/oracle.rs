@@ -212,6 +212,10 @@ impl Oracle<'_> {
             }
             // Only its kind is observed; `emit` checks that with `.kind()`.
             Ty::IoError => false,
+            // Generated mocks implement `Debug` (as their name) and nothing else.
+            Ty::Mock(_) => name == "Debug",
+            Ty::Reader => name == "Debug",
+            Ty::IntoIter(t) => name == "Debug" && rec(t),
         }
     }
 

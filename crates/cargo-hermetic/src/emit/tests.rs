@@ -312,8 +312,10 @@ fn test(home: usize, stmts: Vec<Stmt>, outcome: Outcome, reports: Vec<StmtReport
             cmp_bytes: vec![],
             env: Default::default(),
             sandbox_blocked: 0,
+            mock_calls: Vec::new(),
         },
         uses_private: false,
+        uses_mocks: false,
     }
 }
 

@@ -438,7 +438,7 @@ fn hermetic_log_var() -> &'static str {
 /// Why calls of a function analysis skipped become no test (trait-typed ones need a mock).
 fn not_testable(reason: &str) -> String {
     if reason.contains("needs a mock") || reason.contains("trait object") {
-        format!("needs a mock (issue 5): {reason}")
+        format!("needs a mock: {reason}")
     } else {
         format!("not supported: {reason}")
     }

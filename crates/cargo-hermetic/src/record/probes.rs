@@ -49,7 +49,22 @@ pub fn insert(
             }
             _ => continue,
         };
-        wanted.insert((callable.module, owner, callable.name.clone()), c);
+        // Analysis may list a trait-typed function twice (with a mock, and with the crate's
+        // implementor in the trait's place): the probe reports the one with the real signature.
+        let mocked = |id: CallableId| {
+            cluster.callables[id]
+                .params
+                .iter()
+                .any(|p| p.ty.mentions(&|t| matches!(t, Ty::Mock(_))))
+        };
+        wanted
+            .entry((callable.module, owner, callable.name.clone()))
+            .and_modify(|e| {
+                if mocked(c) && !mocked(*e) {
+                    *e = c;
+                }
+            })
+            .or_insert(c);
     }
     let modules: HashMap<&[String], usize> = cluster
         .modules
@@ -97,7 +112,12 @@ pub fn insert(
                 .with_context(|| format!("write {}", path.display()))?;
         }
     }
+    let probing: std::collections::HashSet<CallableId> = wanted.values().copied().collect();
     for &c in selected {
+        // A twin of a probed function is reported through it.
+        if !probing.contains(&c) {
+            continue;
+        }
         if matches!(
             cluster.callables[c].kind,
             CallableKind::Function | CallableKind::AssocFn { .. } | CallableKind::Method { .. }

@@ -1,5 +1,6 @@
 //! The archive: for each covered goal, the best test that covers it (seed 003 §III-A). A test
-//! without private access beats one with it; then the shorter test wins.
+//! with fewer crutches (private access, mocks) beats one with more, whatever their sizes; then
+//! the shorter test wins.
 
 use crate::test_case::FinishedTest;
 use std::collections::BTreeMap;
@@ -13,9 +14,9 @@ pub struct Archive {
     next_id: usize,
 }
 
-fn rank(t: &FinishedTest) -> (bool, usize) {
+fn rank(t: &FinishedTest) -> (usize, usize) {
     (
-        t.uses_private,
+        usize::from(t.uses_private) + usize::from(t.uses_mocks),
         t.case.stmts.len() + super::env::gene_count(&t.case.env),
     )
 }
@@ -47,6 +48,10 @@ impl Archive {
         self.tests
             .retain(|id, _| self.best.values().any(|b| b == id));
         new
+    }
+
+    pub fn covers(&self, goal: usize) -> bool {
+        self.best.contains_key(&goal)
     }
 
     /// How many goals with an id below `n` are covered.
@@ -93,6 +98,10 @@ mod tests {
     use hermetic_driver::protocol::{ExecReport, Outcome};
 
     fn test(len: usize, private: bool) -> FinishedTest {
+        with_mocks(len, private, false)
+    }
+
+    fn with_mocks(len: usize, private: bool, mocks: bool) -> FinishedTest {
         FinishedTest {
             case: TestCase {
                 home: 0,
@@ -113,9 +122,25 @@ mod tests {
                 cmp_bytes: vec![],
                 env: Default::default(),
                 sandbox_blocked: 0,
+                mock_calls: Vec::new(),
             },
             uses_private: private,
+            uses_mocks: mocks,
         }
+    }
+
+    #[test]
+    fn a_test_without_mocks_replaces_one_with_them_whatever_its_size() {
+        let mut a = Archive::default();
+        assert_eq!(a.offer(&with_mocks(2, false, true), &[7]), 1);
+        assert_eq!(a.offer(&with_mocks(9, false, false), &[7]), 0);
+        let kept: Vec<_> = a.tests().collect();
+        assert_eq!(kept.len(), 1);
+        assert!(!kept[0].uses_mocks);
+        // A test needing both crutches loses to one needing either.
+        assert_eq!(a.offer(&with_mocks(1, true, true), &[8]), 1);
+        assert_eq!(a.offer(&with_mocks(4, true, false), &[8]), 0);
+        assert!(a.tests().all(|t| !(t.uses_private && t.uses_mocks)));
     }
 
     #[test]

@@ -8,12 +8,14 @@
 //! execution budget reproduce a run exactly.
 
 pub mod archive;
+mod cmp;
 pub mod env;
+pub mod mocks;
 pub mod ops;
 pub mod outputs;
 pub mod values;
 
-use crate::cluster::Cluster;
+use crate::cluster::{CallableKind, Cluster};
 use crate::driver::goals::GoalMap;
 use crate::driver::process::DriverPool;
 use crate::test_case::{FinishedTest, Stmt, TestCase};
@@ -38,6 +40,10 @@ pub struct SearchConfig {
     pub strategy: Strategy,
     /// The parts of the environment the search may set up.
     pub env_parts: env::EnvParts,
+    /// Mocks where a crate value could be used instead: allowed with this probability (P_FM)...
+    pub mock_probability: f64,
+    /// ...once this fraction of the budget (time or executions) is spent (S_FM).
+    pub mock_start: f64,
 }
 
 /// How candidates are made.
@@ -78,6 +84,10 @@ pub struct SearchOutcome {
     pub refused_by_runtime: u64,
     /// System calls the sandbox refused, over all executions.
     pub refused_by_sandbox: u64,
+    /// Goals (branches and outcomes) whose best test calls private items.
+    pub goals_needing_private: usize,
+    /// Goals (branches and outcomes) whose best test builds mocks.
+    pub goals_needing_mocks: usize,
 }
 
 /// Progress as the search goes: executions so far and goals covered.
@@ -99,6 +109,7 @@ pub fn run(
     let mut last_gain = (0u64, 0f64);
     let mut reached_by_findings = BTreeSet::new();
     let mut touched = env::Touched::default();
+    let mut pending: Vec<TestCase> = Vec::new();
     let eligible = space
         .targets
         .iter()
@@ -106,19 +117,33 @@ pub fn run(
         .filter(|&c| {
             !matches!(
                 space.cluster.callables[c].kind,
-                crate::cluster::CallableKind::StructLiteral { .. }
-                    | crate::cluster::CallableKind::Variant { .. }
+                CallableKind::StructLiteral { .. }
+                    | CallableKind::Variant { .. }
+                    | CallableKind::Mock(_)
             )
         })
         .collect();
-    let mut outputs = outputs::Outputs::new(goals.len(), eligible);
+    let boolean: Vec<usize> = (0..space.cluster.callables.len())
+        .filter(|&c| space.cluster.callables[c].ret == crate::cluster::Ty::Bool)
+        .collect();
+    let mut outputs = outputs::Outputs::new(goals.len(), eligible, &boolean);
+    let expected: Vec<usize> = outputs.expected().collect();
     let (mut refused_by_runtime, mut refused_by_sandbox) = (0u64, 0u64);
     let started = Instant::now();
     let max = cfg.max_executions.unwrap_or(u64::MAX);
     while executions < max && cfg.deadline.is_none_or(|d| Instant::now() < d) {
-        if archive.covered_below(goals.len()) == goals.len() && !goals.goals.is_empty() {
+        if archive.covered_below(goals.len()) == goals.len()
+            && !goals.goals.is_empty()
+            && expected.iter().all(|&g| archive.covers(g))
+        {
             break;
         }
+        let spent = progress_fraction(cfg, executions, started);
+        space.mock_gate = if spent >= cfg.mock_start {
+            cfg.mock_probability
+        } else {
+            0.0
+        };
         let n = (cfg.batch as u64).min(max - executions) as usize;
         let parents: Vec<&FinishedTest> = archive.tests().collect();
         // Random tests are most useful early; mutants of archived tests later.
@@ -128,6 +153,9 @@ pub fn run(
             0.5 / (1.0 + executions as f64 / 2000.0) + 0.1
         };
         let mut batch = Vec::with_capacity(n);
+        // Tests whose mocks ran short go again first, with more values.
+        let take = pending.len().min(n);
+        batch.extend(pending.drain(..take));
         let mut attempts = 0;
         while batch.len() < n && attempts < n * 20 {
             attempts += 1;
@@ -147,7 +175,20 @@ pub fn run(
                 })
             } else {
                 let parent = parents.choose(&mut rng).expect("non-empty");
-                Some(mutate(&mut rng, space, &touched, cfg.env_parts, parent))
+                let substituted = (cfg.strategy == Strategy::Archive && rng.gen_bool(0.2))
+                    .then(|| {
+                        let compared: Vec<(u64, u64)> = parent
+                            .report
+                            .cmp_ints
+                            .iter()
+                            .copied()
+                            .filter(|(pc, _)| goals.in_selected_code(*pc))
+                            .collect();
+                        cmp::substitute(&mut rng, &parent.case, &compared)
+                    })
+                    .flatten();
+                substituted
+                    .or_else(|| Some(mutate(&mut rng, space, &touched, cfg.env_parts, parent)))
             };
             let Some(candidate) = candidate.filter(|c| !c.stmts.is_empty()) else {
                 continue;
@@ -195,6 +236,15 @@ pub fn run(
                     )
                 })
                 .count() as u64;
+            if mocks::ran_out(&report) {
+                pending.extend(mocks::grow(&mut rng, space, &case, &report));
+                continue;
+            }
+            // A repeated last value stands in for the values of later calls; now and then try
+            // a value per call instead (seed 003: sequences follow the calls).
+            if mocks::short(space, &case, &report) && rng.gen_bool(0.3) {
+                pending.extend(mocks::grow(&mut rng, space, &case, &report));
+            }
             match finish(space.cluster, case, report) {
                 Ok(test) => {
                     let mut hit: Vec<usize> = goals.goals_hit(&test.report.covered).collect();
@@ -215,11 +265,25 @@ pub fn run(
         progress(executions, archive.covered_below(goals.len()));
     }
     if std::env::var_os("HERMETIC_DEBUG").is_some() {
+        for g in expected.iter().filter(|&&g| !archive.covers(g)) {
+            eprintln!("outcome never seen: {}", outputs.describe(*g));
+        }
         eprintln!("touched: {touched:?}");
         for t in archive.tests() {
             eprintln!("archived: {:?} {:?}", t.case.env, t.report.env.accesses);
         }
     }
+    // The archive keeps a test with crutches for a goal only when none without them covered it.
+    let needing = |crutch: fn(&FinishedTest) -> bool| -> usize {
+        archive
+            .assignments()
+            .iter()
+            .filter(|(t, _)| crutch(t))
+            .map(|(_, own)| own.len())
+            .sum()
+    };
+    let goals_needing_private = needing(|t| t.uses_private);
+    let goals_needing_mocks = needing(|t| t.uses_mocks);
     let (tests, extra) = minimise(space, goals, &mut outputs, pool, &archive)?;
     executions += extra;
     let covered: BTreeSet<usize> = archive.goals().filter(|&g| !outputs.is_output(g)).collect();
@@ -236,7 +300,28 @@ pub fn run(
         touched,
         refused_by_runtime,
         refused_by_sandbox,
+        goals_needing_private,
+        goals_needing_mocks,
     })
+}
+
+/// How much of the budget is spent: the larger of the executions' and the time's share. (With
+/// a time budget the point where mocks open up moves with the machine's speed, as the deadline
+/// itself does; runs bounded by `--max-executions` alone stay reproducible.)
+fn progress_fraction(cfg: &SearchConfig, executions: u64, started: Instant) -> f64 {
+    let by_executions = cfg
+        .max_executions
+        .map_or(0.0, |m| executions as f64 / m.max(1) as f64);
+    let by_time = cfg.deadline.map_or(0.0, |d| {
+        let total = d.saturating_duration_since(started).as_secs_f64();
+        let left = d.saturating_duration_since(Instant::now()).as_secs_f64();
+        if total > 0.0 {
+            1.0 - left / total
+        } else {
+            1.0
+        }
+    });
+    by_executions.max(by_time)
 }
 
 /// A mutant of an archived test: its statements, its environment, or both. Environment genes
@@ -284,15 +369,54 @@ fn finish(
             }));
         }
     }
+    let is_mock = |s: &Stmt| matches!(cluster.callables[s.callable].kind, CallableKind::Mock(_));
     let uses_private = case.stmts.iter().any(|s| {
         let c = &cluster.callables[s.callable];
-        !cluster.is_public_api(c.module, c.vis)
+        !is_mock(s) && !cluster.is_public_api(c.module, c.vis)
     });
+    let uses_mocks = case.stmts.iter().any(is_mock);
     Ok(FinishedTest {
         case,
         report,
         uses_private,
+        uses_mocks,
     })
+}
+
+/// Where a test belongs: with the function it is about (its last call) when every call it
+/// makes can be written there; else where it was built.
+fn home_of(cluster: &Cluster, case: &TestCase) -> crate::cluster::ModuleId {
+    let Some(last) = case.stmts.last() else {
+        return case.home;
+    };
+    let target = cluster.callables[last.callable].module;
+    let fits = case
+        .stmts
+        .iter()
+        .all(|s| ops::callable_visible(cluster, s.callable, target));
+    if fits {
+        target
+    } else {
+        case.home
+    }
+}
+
+/// A shrunk candidate as a test, when it still covers every goal in `own`.
+fn kept(
+    space: &Space,
+    goals: &GoalMap,
+    outputs: &mut outputs::Outputs,
+    candidate: TestCase,
+    report: ExecReport,
+    own: &BTreeSet<usize>,
+) -> Option<FinishedTest> {
+    if mocks::ran_out(&report) {
+        return None;
+    }
+    let t = finish(space.cluster, candidate, report).ok()?;
+    let mut hit: BTreeSet<usize> = goals.goals_hit(&t.report.covered).collect();
+    hit.extend(outputs.goal(&t));
+    own.is_subset(&hit).then_some(t)
 }
 
 fn fingerprint(stmt: &Stmt) -> String {
@@ -336,6 +460,13 @@ fn minimise(
     for (test, own) in archive.assignments() {
         let own: BTreeSet<usize> = own.into_iter().collect();
         let mut best = test.clone();
+        if let Some(candidate) = mocks::trim(space, &best.case, &best.report) {
+            let report = pool.exec_batch(vec![candidate.request()])?.remove(0);
+            executions += 1;
+            if let Some(t) = kept(space, goals, outputs, candidate, report, &own) {
+                best = t;
+            }
+        }
         let mut i = best.case.stmts.len();
         while i > 0 {
             i -= 1;
@@ -350,10 +481,8 @@ fn minimise(
             }
             let report = pool.exec_batch(vec![candidate.request()])?.remove(0);
             executions += 1;
-            if let Ok(t) = finish(space.cluster, candidate, report) {
-                let mut hit: BTreeSet<usize> = goals.goals_hit(&t.report.covered).collect();
-                hit.extend(outputs.goal(&t));
-                if own.is_subset(&hit) && t.uses_private <= best.uses_private {
+            if let Some(t) = kept(space, goals, outputs, candidate, report, &own) {
+                if t.uses_private <= best.uses_private && t.uses_mocks <= best.uses_mocks {
                     best = t;
                     i = i.min(best.case.stmts.len());
                 }
@@ -366,12 +495,8 @@ fn minimise(
             candidate.env = env::without_gene(&candidate.env, g);
             let report = pool.exec_batch(vec![candidate.request()])?.remove(0);
             executions += 1;
-            if let Ok(t) = finish(space.cluster, candidate, report) {
-                let mut hit: BTreeSet<usize> = goals.goals_hit(&t.report.covered).collect();
-                hit.extend(outputs.goal(&t));
-                if own.is_subset(&hit) {
-                    best = t;
-                }
+            if let Some(t) = kept(space, goals, outputs, candidate, report, &own) {
+                best = t;
             }
         }
         let mut hit: BTreeSet<usize> = goals.goals_hit(&best.report.covered).collect();
@@ -410,6 +535,9 @@ fn minimise(
             }
         }
         stable.push(test);
+    }
+    for t in &mut stable {
+        t.case.home = home_of(space.cluster, &t.case);
     }
     stable.sort_by_key(|t| {
         (

@@ -2,7 +2,7 @@
 //! statements, and the repair that keeps every test a valid Rust statement sequence (a value
 //! moved once, borrowed only while it lives, never used twice by one call).
 
-use super::values::{contains_adt, mutate_value, random_value, ValuePool};
+use super::values::{built_by_statements, contains_adt, mutate_value, random_value, ValuePool};
 use crate::cluster::{CallableId, CallableKind, Cluster, ModuleId, Receiver, Ty};
 use crate::driver::codegen::stored_ty;
 use crate::test_case::{Stmt, TestCase};
@@ -27,6 +27,12 @@ pub struct Space<'a> {
     pub visible: Vec<Vec<CallableId>>,
     /// Callables by the type of the value they store for later statements.
     producers: BTreeMap<String, Vec<CallableId>>,
+    /// Callables taking mocks that have a twin taking crate values instead (seed 003: such
+    /// mocks are a last resort, allowed only with probability `mock_gate`).
+    gated: Vec<bool>,
+    /// The probability that a gated callable may be chosen; the search raises it once part of
+    /// the budget is spent.
+    pub mock_gate: f64,
 }
 
 impl<'a> Space<'a> {
@@ -55,7 +61,28 @@ impl<'a> Space<'a> {
             targets,
             visible,
             producers,
+            gated: gated_callables(cluster),
+            mock_gate: 0.0,
         }
+    }
+
+    /// Whether callable `c` may be chosen now.
+    fn allowed(&self, rng: &mut ChaCha8Rng, c: CallableId) -> bool {
+        !self.gated[c] || (self.mock_gate > 0.0 && rng.gen_bool(self.mock_gate.min(1.0)))
+    }
+
+    /// Picks one of `candidates` that may be chosen now.
+    fn pick(&self, rng: &mut ChaCha8Rng, candidates: &[CallableId]) -> Option<CallableId> {
+        let &c = candidates.choose(rng)?;
+        if self.allowed(rng, c) {
+            return Some(c);
+        }
+        let open: Vec<CallableId> = candidates
+            .iter()
+            .copied()
+            .filter(|&c| !self.gated[c])
+            .collect();
+        open.choose(rng).copied()
     }
 
     /// The type stored by statement `stmt` of a test, if any.
@@ -79,6 +106,30 @@ impl<'a> Space<'a> {
     }
 }
 
+/// Whether a callable's parameters or type arguments mention a mock.
+pub fn takes_mocks(c: &crate::cluster::Callable) -> bool {
+    let mock = |t: &Ty| t.mentions(&|t| matches!(t, Ty::Mock(_)));
+    c.params.iter().any(|p| mock(&p.ty)) || c.generic_args.iter().any(mock)
+}
+
+/// The callables taking mocks whose twin (same item) takes none.
+fn gated_callables(cluster: &Cluster) -> Vec<bool> {
+    let same_item = |a: &crate::cluster::Callable, b: &crate::cluster::Callable| {
+        a.module == b.module && a.name == b.name && a.kind.self_ty() == b.kind.self_ty()
+    };
+    cluster
+        .callables
+        .iter()
+        .map(|c| {
+            takes_mocks(c)
+                && cluster
+                    .callables
+                    .iter()
+                    .any(|d| same_item(c, d) && !takes_mocks(d))
+        })
+        .collect()
+}
+
 fn ty_key(t: &Ty) -> String {
     format!("{t:?}")
 }
@@ -86,14 +137,7 @@ fn ty_key(t: &Ty) -> String {
 /// Whether a test in module `home` can call `c` (and name every type it needs).
 pub fn callable_visible(cluster: &Cluster, c: CallableId, home: ModuleId) -> bool {
     let callable = &cluster.callables[c];
-    let self_ty = match &callable.kind {
-        CallableKind::Function => None,
-        CallableKind::AssocFn { self_ty }
-        | CallableKind::Method { self_ty, .. }
-        | CallableKind::TraitFn { self_ty, .. }
-        | CallableKind::StructLiteral { self_ty, .. }
-        | CallableKind::Variant { self_ty, .. } => Some(self_ty),
-    };
+    let self_ty = callable.kind.self_ty();
     cluster.visible_from(callable.module, callable.vis, home)
         && self_ty.is_none_or(|t| cluster.ty_visible_from(t, home))
         && callable
@@ -105,7 +149,7 @@ pub fn callable_visible(cluster: &Cluster, c: CallableId, home: ModuleId) -> boo
 
 /// A new test about a random target.
 pub fn random_test(rng: &mut ChaCha8Rng, space: &Space) -> Option<TestCase> {
-    let &target = space.targets.choose(rng)?;
+    let target = space.pick(rng, &space.targets)?;
     let home = space.cluster.callables[target].module;
     let mut test = TestCase {
         home,
@@ -171,7 +215,10 @@ pub fn append_random_call(rng: &mut ChaCha8Rng, space: &Space, test: &mut TestCa
     } else {
         visible.clone()
     };
-    let Some(&c) = candidates.choose(rng).or_else(|| visible.choose(rng)) else {
+    let Some(c) = space
+        .pick(rng, &candidates)
+        .or_else(|| space.pick(rng, visible))
+    else {
         return false;
     };
     let before = test.clone();
@@ -197,13 +244,13 @@ fn build_arg(
         return Some(random_value(rng, &space.pool, t, 0));
     }
     match t {
-        Ty::Adt(..) | Ty::Box(_) if matches!(strip_box(t), Ty::Adt(..)) => {
+        Ty::Adt(..) | Ty::Mock(_) | Ty::Box(_) if built_by_statements(strip_box(t)) => {
             slot_for(rng, space, test, strip_box(t), taken, depth).map(Value::Use)
         }
-        Ty::Ref(inner) if matches!(**inner, Ty::Adt(..)) => {
+        Ty::Ref(inner) if built_by_statements(inner) => {
             slot_for(rng, space, test, inner, taken, depth).map(Value::Borrow)
         }
-        Ty::RefMut(inner) if matches!(**inner, Ty::Adt(..)) => {
+        Ty::RefMut(inner) if built_by_statements(inner) => {
             slot_for(rng, space, test, inner, taken, depth).map(Value::BorrowMut)
         }
         Ty::Option(inner) => {
@@ -289,7 +336,7 @@ fn slot_for(
                 .collect()
         })
         .unwrap_or_default();
-    let &producer = producers.choose(rng)?;
+    let producer = space.pick(rng, &producers)?;
     let before = test.stmts.len();
     if !append_call(rng, space, test, producer, depth + 1) {
         test.stmts.truncate(before);
@@ -419,23 +466,67 @@ fn change_stmt(rng: &mut ChaCha8Rng, space: &Space, test: &mut TestCase) {
     let t = &types[k];
     if contains_adt(t) {
         // Rebuild it from the statements before this one.
-        let mut prefix = TestCase {
-            home: test.home,
-            stmts: test.stmts[..i].to_vec(),
-            env: test.env.clone(),
-        };
-        let mut taken: Vec<usize> = test.stmts[i].uses();
-        let before = prefix.stmts.len();
-        if let Some(v) = build_arg(rng, space, &mut prefix, t, &mut taken, 1) {
-            let added = prefix.stmts.len() - before;
-            let mut stmt = test.stmts[i].clone();
-            stmt.args[k] = v;
-            splice(test, i, prefix.stmts.split_off(before), added, stmt);
-        }
+        replace_arg(test, i, k, |prefix, taken| {
+            build_arg(rng, space, prefix, t, taken, 1)
+        });
     } else {
         let v = mutate_value(rng, &space.pool, t, &test.stmts[i].args[k]);
         test.stmts[i].args[k] = v;
     }
+}
+
+/// Appends `n` new items to the sequence argument `k` of statement `i` (a mock's return
+/// values), adding statements before it for items built from crate values. False when an item
+/// cannot be built.
+pub fn extend_seq_arg(
+    rng: &mut ChaCha8Rng,
+    space: &Space,
+    test: &mut TestCase,
+    i: usize,
+    k: usize,
+    n: usize,
+) -> bool {
+    let types = space.arg_types(test.stmts[i].callable);
+    let Some(Ty::Vec(elem)) = types.get(k) else {
+        return false;
+    };
+    let Value::Seq(old) = &test.stmts[i].args[k] else {
+        return false;
+    };
+    let old = old.clone();
+    replace_arg(test, i, k, |prefix, taken| {
+        let mut items = old;
+        for _ in 0..n {
+            items.push(build_arg(rng, space, prefix, elem, taken, 1)?);
+        }
+        Some(Value::Seq(items))
+    })
+}
+
+/// Replaces argument `k` of statement `i` by what `build` makes; `build` may append statements
+/// to the prefix of the test before statement `i` (they are spliced in). False when it makes
+/// nothing (the test is unchanged).
+fn replace_arg(
+    test: &mut TestCase,
+    i: usize,
+    k: usize,
+    build: impl FnOnce(&mut TestCase, &mut Vec<usize>) -> Option<Value>,
+) -> bool {
+    let mut prefix = TestCase {
+        home: test.home,
+        stmts: test.stmts[..i].to_vec(),
+        env: test.env.clone(),
+    };
+    let mut taken: Vec<usize> = test.stmts[i].uses();
+    let before = prefix.stmts.len();
+    let Some(v) = build(&mut prefix, &mut taken) else {
+        return false;
+    };
+    let added = prefix.stmts.len() - before;
+    let mut stmt = test.stmts[i].clone();
+    stmt.args[k] = v;
+    splice(test, i, prefix.stmts.split_off(before), added, stmt);
+    true
 }
 
 /// Replaces statement `i` by `new_stmts` followed by `stmt`, shifting later references.

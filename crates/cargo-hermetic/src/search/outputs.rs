@@ -17,12 +17,30 @@ pub struct Outputs {
 }
 
 impl Outputs {
-    pub fn new(edge_goals: usize, eligible: BTreeSet<usize>) -> Outputs {
-        Outputs {
+    /// `boolean` lists the eligible callables that return `bool`: both their outcomes are
+    /// goals from the start, so the search keeps looking for the one it has not seen (a
+    /// comparison returned directly has no branch that would ask for it).
+    pub fn new(edge_goals: usize, eligible: BTreeSet<usize>, boolean: &[usize]) -> Outputs {
+        let mut o = Outputs {
             first_id: edge_goals,
             ids: BTreeMap::new(),
             eligible,
+        };
+        for c in boolean.iter().filter(|c| o.eligible.contains(c)) {
+            for b in [true, false] {
+                let next = o.first_id + o.ids.len();
+                o.ids.insert(format!("{c}:{b}"), next);
+            }
         }
+        o
+    }
+
+    /// The goals known before any execution (both outcomes of boolean functions).
+    pub fn expected(&self) -> impl Iterator<Item = usize> + '_ {
+        self.ids
+            .iter()
+            .filter(|(k, _)| k.ends_with(":true") || k.ends_with(":false"))
+            .map(|(_, &id)| id)
     }
 
     /// The output goal of a test's last call, numbering it if it is new.
@@ -33,6 +51,14 @@ impl Outputs {
         let key = key(test)?;
         let next = self.first_id + self.ids.len();
         Some(*self.ids.entry(key).or_insert(next))
+    }
+
+    /// The goal's key (`<callable>:<shape>`), for debug output.
+    pub fn describe(&self, goal: usize) -> String {
+        self.ids
+            .iter()
+            .find(|(_, &id)| id == goal)
+            .map_or_else(|| goal.to_string(), |(k, _)| k.clone())
     }
 
     /// Whether a goal id is an output goal.
@@ -97,14 +123,16 @@ mod tests {
                 cmp_bytes: vec![],
                 env: Default::default(),
                 sandbox_blocked: 0,
+                mock_calls: Vec::new(),
             },
             uses_private: false,
+            uses_mocks: false,
         }
     }
 
     #[test]
     fn outcomes_of_a_call_are_goals_of_their_own() {
-        let mut o = Outputs::new(10, BTreeSet::from([3]));
+        let mut o = Outputs::new(10, BTreeSet::from([3]), &[]);
         let t = o.goal(&returning(Observed::Bool(true))).unwrap();
         let f = o.goal(&returning(Observed::Bool(false))).unwrap();
         assert_eq!((t, f), (10, 11));
@@ -113,5 +141,14 @@ mod tests {
         assert_eq!(o.goal(&returning(err)), Some(12));
         assert_eq!(o.goal(&returning(Observed::Int(3))), None);
         assert!(o.is_output(12) && !o.is_output(9));
+    }
+
+    #[test]
+    fn both_outcomes_of_a_boolean_function_are_goals_from_the_start() {
+        let mut o = Outputs::new(10, BTreeSet::from([3, 4]), &[3, 5]);
+        let expected: BTreeSet<usize> = o.expected().collect();
+        assert_eq!(expected, BTreeSet::from([10, 11]));
+        let t = o.goal(&returning(Observed::Bool(true))).unwrap();
+        assert!(expected.contains(&t));
     }
 }

@@ -103,8 +103,8 @@ pub fn random_value(rng: &mut ChaCha8Rng, pool: &ValuePool, ty: &Ty, depth: usiz
         Ty::Char => Value::Char(random_char(rng, pool)),
         Ty::Int(t) => Value::Int(random_int(rng, pool, *t)),
         Ty::Float(t) => Value::float(random_float(rng, pool, *t)),
-        Ty::String | Ty::Str => Value::Str(random_string(rng, pool)),
-        Ty::Vec(e) | Ty::Slice(e) => {
+        Ty::String | Ty::Str | Ty::Reader => Value::Str(random_string(rng, pool)),
+        Ty::Vec(e) | Ty::Slice(e) | Ty::IntoIter(e) => {
             let len = if depth > 2 { 0 } else { small_len(rng) };
             Value::Seq(
                 (0..len)
@@ -139,7 +139,7 @@ pub fn random_value(rng: &mut ChaCha8Rng, pool: &ValuePool, ty: &Ty, depth: usiz
         }
         Ty::Box(e) | Ty::Ref(e) | Ty::RefMut(e) => random_value(rng, pool, e, depth),
         // Crate types come from statements; the generator never asks for them here.
-        Ty::Adt(..) | Ty::IoError => Value::Unit,
+        Ty::Adt(..) | Ty::Mock(_) | Ty::IoError => Value::Unit,
     }
 }
 
@@ -313,8 +313,10 @@ pub fn mutate_value(rng: &mut ChaCha8Rng, pool: &ValuePool, ty: &Ty, value: &Val
             })
         }
         (Ty::Bool, Value::Bool(b)) => Value::Bool(!b),
-        (Ty::String | Ty::Str, Value::Str(s)) => Value::Str(mutate_string(rng, pool, s)),
-        (Ty::Vec(e) | Ty::Slice(e), Value::Seq(items)) if !contains_adt(e) => {
+        (Ty::String | Ty::Str | Ty::Reader, Value::Str(s)) => {
+            Value::Str(mutate_string(rng, pool, s))
+        }
+        (Ty::Vec(e) | Ty::Slice(e) | Ty::IntoIter(e), Value::Seq(items)) if !contains_adt(e) => {
             let mut items = items.clone();
             match rng.gen_range(0..3) {
                 0 if !items.is_empty() => {
@@ -360,7 +362,12 @@ pub fn mutate_value(rng: &mut ChaCha8Rng, pool: &ValuePool, ty: &Ty, value: &Val
 
 /// Whether building a value of this type needs results of earlier statements.
 pub fn contains_adt(ty: &Ty) -> bool {
-    ty.mentions(&|t| matches!(t, Ty::Adt(..)))
+    ty.mentions(&built_by_statements)
+}
+
+/// Crate types and mocks: values come from statements, never from data.
+pub fn built_by_statements(ty: &Ty) -> bool {
+    matches!(ty, Ty::Adt(..) | Ty::Mock(_))
 }
 
 #[cfg(test)]
