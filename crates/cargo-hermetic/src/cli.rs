@@ -23,6 +23,9 @@ pub struct HermeticArgs {
 pub enum Command {
     /// Search for tests that reach the library's branches and write them beside the code.
     Generate(GenerateArgs),
+    /// Run the package's program (or its tests) with probes, and turn the calls it made into
+    /// tests that replay what each call read.
+    Record(crate::record::RecordArgs),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -137,13 +140,42 @@ mod tests {
         .unwrap();
         let CargoCli::Hermetic(HermeticArgs {
             command: Command::Generate(g),
-        }) = cli;
+        }) = cli
+        else {
+            panic!("not generate");
+        };
         assert_eq!(g.module.as_deref(), Some("parser"));
         assert_eq!(g.seed, 3);
         assert_eq!(g.max_executions, Some(500));
         assert_eq!(
             g.regenerate_command(),
             "cargo hermetic generate --module parser"
+        );
+    }
+
+    #[test]
+    fn record_takes_the_program_arguments_after_a_double_dash() {
+        let cli = CargoCli::try_parse_from([
+            "cargo-hermetic",
+            "hermetic",
+            "record",
+            "--function",
+            "load",
+            "--",
+            "stock.csv",
+            "--verbose",
+        ])
+        .unwrap();
+        let CargoCli::Hermetic(HermeticArgs {
+            command: Command::Record(r),
+        }) = cli
+        else {
+            panic!("not record");
+        };
+        assert_eq!(r.function.as_deref(), Some("load"));
+        assert_eq!(
+            r.args,
+            vec!["stock.csv".to_string(), "--verbose".to_string()]
         );
     }
 

@@ -294,7 +294,16 @@ fn env_parts(list: &str) -> Result<search::env::EnvParts> {
 }
 
 fn selection(args: &GenerateArgs, cluster: &Cluster) -> Result<goals::Selection> {
-    let module = match &args.module {
+    selection_of(args.module.as_deref(), args.function.as_deref(), cluster)
+}
+
+/// The `--module` and `--function` options, checked against the crate.
+pub(crate) fn selection_of(
+    module: Option<&str>,
+    function: Option<&str>,
+    cluster: &Cluster,
+) -> Result<goals::Selection> {
+    let module = match module {
         None => None,
         Some(m) => {
             let path: Vec<String> = m
@@ -321,7 +330,7 @@ fn selection(args: &GenerateArgs, cluster: &Cluster) -> Result<goals::Selection>
             Some(path)
         }
     };
-    if let Some(f) = &args.function {
+    if let Some(f) = function {
         let last = f.rsplit("::").next().unwrap_or(f);
         if !cluster.callables.iter().any(|c| c.name == last)
             && !cluster.skipped.iter().any(|s| s.item.ends_with(last))
@@ -331,12 +340,12 @@ fn selection(args: &GenerateArgs, cluster: &Cluster) -> Result<goals::Selection>
     }
     Ok(goals::Selection {
         module,
-        function: args.function.clone(),
+        function: function.map(str::to_string),
     })
 }
 
 /// Whether a callable is one of the tests' subjects under the selection.
-fn selected(cluster: &Cluster, c: usize, sel: &goals::Selection) -> bool {
+pub(crate) fn selected(cluster: &Cluster, c: usize, sel: &goals::Selection) -> bool {
     let callable = &cluster.callables[c];
     let module_ok = sel.module.as_ref().is_none_or(|m| {
         let p = &cluster.modules[callable.module].path;

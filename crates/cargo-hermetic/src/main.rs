@@ -12,6 +12,7 @@ mod emit;
 mod generate;
 mod manifest;
 mod mock_syntax;
+mod record;
 mod report;
 mod rust_syntax;
 mod search;
@@ -26,6 +27,13 @@ fn main() {
     let CargoCli::Hermetic(HermeticArgs { command }) = CargoCli::parse();
     let result = match command {
         Command::Generate(args) => generate::generate(&args).and_then(|report| {
+            if let Some(path) = &args.report_json {
+                report.write_json(path)?;
+            }
+            report.print_summary(&mut std::io::stderr())?;
+            Ok(())
+        }),
+        Command::Record(args) => record::record(&args).and_then(|report| {
             if let Some(path) = &args.report_json {
                 report.write_json(path)?;
             }

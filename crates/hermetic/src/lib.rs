@@ -90,6 +90,11 @@
 //! through to glibc at the cost of one thread-local load; tests running in parallel, each
 //! with its own `Env`, do not see each other.
 //!
+//! # Record mode
+//!
+//! [`record`] is the other way round: the real environment is used and what probed calls read
+//! and wrote is logged, for `cargo hermetic record` (its probes call it; tests never do).
+//!
 //! # Limits (read these)
 //!
 //! * **Linux with glibc only.** The runtime works by defining the C symbols (`open64`, `read`,
@@ -152,6 +157,8 @@ mod env;
 mod libc;
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 mod real;
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+pub mod record;
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 mod rng;
 #[cfg(all(target_os = "linux", target_env = "gnu"))]

@@ -58,13 +58,21 @@ pub(crate) fn vopen(
 #[no_mangle]
 pub unsafe extern "C" fn open64(path: *const c_char, flags: c_int, mode: c_uint) -> c_int {
     virt!(|st| vopen(st, libc::AT_FDCWD, unsafe { bytes(path) }, flags, mode));
-    unsafe { real!(open64: fn(*const c_char, c_int, c_uint) -> c_int)(path, flags, mode) }
+    let fd = unsafe { real!(open64: fn(*const c_char, c_int, c_uint) -> c_int)(path, flags, mode) };
+    if crate::record::hooks_on() {
+        crate::record::on_open(libc::AT_FDCWD, path, flags, fd);
+    }
+    fd
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn open(path: *const c_char, flags: c_int, mode: c_uint) -> c_int {
     virt!(|st| vopen(st, libc::AT_FDCWD, unsafe { bytes(path) }, flags, mode));
-    unsafe { real!(open: fn(*const c_char, c_int, c_uint) -> c_int)(path, flags, mode) }
+    let fd = unsafe { real!(open: fn(*const c_char, c_int, c_uint) -> c_int)(path, flags, mode) };
+    if crate::record::hooks_on() {
+        crate::record::on_open(libc::AT_FDCWD, path, flags, fd);
+    }
+    fd
 }
 
 #[no_mangle]
@@ -75,9 +83,13 @@ pub unsafe extern "C" fn openat64(
     mode: c_uint,
 ) -> c_int {
     virt!(|st| vopen(st, dirfd, unsafe { bytes(path) }, flags, mode));
-    unsafe {
+    let fd = unsafe {
         real!(openat64: fn(c_int, *const c_char, c_int, c_uint) -> c_int)(dirfd, path, flags, mode)
+    };
+    if crate::record::hooks_on() {
+        crate::record::on_open(dirfd, path, flags, fd);
     }
+    fd
 }
 
 #[no_mangle]
@@ -88,9 +100,13 @@ pub unsafe extern "C" fn openat(
     mode: c_uint,
 ) -> c_int {
     virt!(|st| vopen(st, dirfd, unsafe { bytes(path) }, flags, mode));
-    unsafe {
+    let fd = unsafe {
         real!(openat: fn(c_int, *const c_char, c_int, c_uint) -> c_int)(dirfd, path, flags, mode)
+    };
+    if crate::record::hooks_on() {
+        crate::record::on_open(dirfd, path, flags, fd);
     }
+    fd
 }
 
 #[no_mangle]

@@ -218,7 +218,11 @@ fn vwritev(st: &mut State, fd: c_int, iov: &[iovec], mut at: Option<u64>) -> R<s
 pub unsafe extern "C" fn read(fd: c_int, buf: *mut c_void, n: size_t) -> ssize_t {
     virt_fd!(fd, |st| vread(st, fd, unsafe { slice_mut(buf, n) }, None)
         .map(|n| n as ssize_t));
-    unsafe { real!(read: fn(c_int, *mut c_void, size_t) -> ssize_t)(fd, buf, n) }
+    let r = unsafe { real!(read: fn(c_int, *mut c_void, size_t) -> ssize_t)(fd, buf, n) };
+    if fd == 0 && r > 0 && crate::record::hooks_on() {
+        crate::record::on_stdin(unsafe { slice(buf, r as usize) });
+    }
+    r
 }
 
 #[no_mangle]

@@ -17,6 +17,9 @@ fn fill(st: &mut State, buf: *mut c_void, len: size_t) -> R<usize> {
 #[no_mangle]
 pub unsafe extern "C" fn getrandom(buf: *mut c_void, len: size_t, flags: c_uint) -> ssize_t {
     virt!(|st| fill(st, buf, len).map(|n| n as ssize_t));
+    if crate::record::hooks_on() {
+        crate::record::on_random();
+    }
     match crate::real::real_opt!(getrandom: fn(*mut c_void, size_t, c_uint) -> ssize_t) {
         Some(f) => unsafe { f(buf, len, flags) },
         // glibc < 2.25

@@ -122,10 +122,14 @@ fn vstat(
 #[no_mangle]
 pub unsafe extern "C" fn stat64(path: *const c_char, out: *mut libc::stat64) -> c_int {
     virt!(|st| vstat(st, libc::AT_FDCWD, path, 0, out));
-    match real_opt!(stat64: fn(*const c_char, *mut libc::stat64) -> c_int) {
+    let r = match real_opt!(stat64: fn(*const c_char, *mut libc::stat64) -> c_int) {
         Some(f) => unsafe { f(path, out) },
         None => raw_fstatat(libc::AT_FDCWD, path, out, 0),
+    };
+    if crate::record::hooks_on() {
+        crate::record::on_stat(path);
     }
+    r
 }
 
 #[no_mangle]
@@ -237,10 +241,16 @@ pub unsafe extern "C" fn statx(
             }));
         }
     }
-    match real_opt!(statx: fn(c_int, *const c_char, c_int, c_uint, *mut libc::statx) -> c_int) {
+    let r = match real_opt!(
+        statx: fn(c_int, *const c_char, c_int, c_uint, *mut libc::statx) -> c_int
+    ) {
         Some(f) => unsafe { f(dirfd, path, flags, mask, out) },
         None => unsafe { libc::syscall(libc::SYS_statx, dirfd, path, flags, mask, out) as c_int },
+    };
+    if crate::record::hooks_on() && dirfd == libc::AT_FDCWD {
+        crate::record::on_stat(path);
     }
+    r
 }
 
 /// The stat family straight from the kernel, for glibc < 2.33, which exports only

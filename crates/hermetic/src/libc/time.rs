@@ -34,7 +34,11 @@ pub unsafe extern "C" fn clock_gettime(clk: clockid_t, tp: *mut timespec) -> c_i
             Ok(0)
         });
     }
-    unsafe { real!(clock_gettime: fn(clockid_t, *mut timespec) -> c_int)(clk, tp) }
+    let r = unsafe { real!(clock_gettime: fn(clockid_t, *mut timespec) -> c_int)(clk, tp) };
+    if r == 0 && is_monotonic(clk) == Some(false) && crate::record::hooks_on() {
+        crate::record::on_now(unsafe { (*tp).tv_sec });
+    }
+    r
 }
 
 #[no_mangle]

@@ -18,7 +18,11 @@ pub unsafe extern "C" fn getenv(name: *const c_char) -> *mut c_char {
             .flatten()
             .map_or(std::ptr::null_mut(), |p| p as *mut c_char);
     }
-    unsafe { real!(getenv: fn(*const c_char) -> *mut c_char)(name) }
+    let value = unsafe { real!(getenv: fn(*const c_char) -> *mut c_char)(name) };
+    if crate::record::hooks_on() {
+        crate::record::on_getenv(name, value);
+    }
+    value
 }
 
 #[no_mangle]

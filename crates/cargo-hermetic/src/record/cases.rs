@@ -1,0 +1,442 @@
+//! Recorded calls → the emitter's tests: the call with its recorded arguments (crate values
+//! built by literals first), inside an environment that replays what the call read, with the
+//! recorded result and the files it wrote as what the test checks.
+
+use super::debug_text::{self, Why};
+use super::log::{CallRecord, Event, PathState};
+use crate::cluster::{CallableId, CallableKind, Cluster, Receiver, Ty, TypeKind};
+use crate::test_case::{FinishedTest, Stmt, TestCase};
+use hermetic_driver::protocol::{
+    AccessReport, EnvReport, EnvSpec, ExecReport, FileMode, FileSpec, Outcome, StmtReport,
+};
+use hermetic_driver::{Observed, Value};
+use std::collections::{BTreeMap, BTreeSet};
+use syn::Expr;
+
+/// Why calls with trait-typed arguments become no test yet: the recording proxy that would
+/// capture what the call asked of them (to replay it as a mock's return sequences) is not built.
+const NEEDS_A_MOCK: &str =
+    "needs a mock: a trait-typed argument (recording proxies for mocks are not built yet)";
+
+/// A recorded call that can become a test.
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    pub callable: CallableId,
+    pub test: FinishedTest,
+    /// What the call showed, coarsely: `Ok`, `Err/NotFound`, `Some`, `value`, `panic`; tests are
+    /// chosen to show different behaviours first.
+    pub behaviour: String,
+    /// Equal for calls that would give the same test.
+    pub key: String,
+}
+
+/// The test for one recorded call, or why there is none.
+pub fn candidate(cluster: &Cluster, rec: &CallRecord) -> Result<Candidate, Why> {
+    let c = cluster
+        .callables
+        .get(rec.site)
+        .ok_or_else(|| format!("the log names an unknown function #{}", rec.site))?;
+    if rec.overflow {
+        return Err("it read more than record mode keeps (100,000 reads or 256 MiB)".into());
+    }
+    let receiver = match &c.kind {
+        CallableKind::Method { self_ty, receiver } => Some((self_ty, *receiver)),
+        CallableKind::Function | CallableKind::AssocFn { .. } => None,
+        _ => return Err("not a function".into()),
+    };
+    if c.params.iter().any(|p| {
+        p.ty.mentions(&|t| matches!(t, Ty::Mock(_) | Ty::Reader | Ty::IntoIter(_)))
+    }) {
+        return Err(NEEDS_A_MOCK.into());
+    }
+    let expected = c.params.len() + usize::from(receiver.is_some());
+    if rec.args.len() != expected {
+        return Err(format!(
+            "{} arguments recorded, {} expected",
+            rec.args.len(),
+            expected
+        ));
+    }
+    let mut b = Builder {
+        cluster,
+        stmts: Vec::new(),
+    };
+    let mut args = Vec::new();
+    let mut texts = rec.args.iter();
+    if let Some((self_ty, kind)) = receiver {
+        let text = texts
+            .next()
+            .and_then(Option::as_deref)
+            .ok_or("the receiver has no Debug (opaque value)".to_string())?;
+        let j = b
+            .build(&debug_text::parse(text)?, self_ty)
+            .map_err(|w| format!("receiver: {w}"))?;
+        args.push(match kind {
+            Receiver::Ref => Value::Borrow(j),
+            Receiver::RefMut => Value::BorrowMut(j),
+            Receiver::Value => Value::Use(j),
+        });
+    }
+    for (p, text) in c.params.iter().zip(texts) {
+        let text = text
+            .as_deref()
+            .ok_or_else(|| format!("argument `{}` has no Debug (opaque value)", p.name))?;
+        let v = b
+            .value(&debug_text::parse(text)?, &p.ty)
+            .map_err(|w| format!("argument `{}`: {w}", p.name))?;
+        args.push(v);
+    }
+    let target = b.stmts.len();
+    b.stmts.push(Stmt {
+        callable: rec.site,
+        args,
+    });
+    let (outcome, returned, behaviour) = match (&rec.panic, &rec.ret) {
+        (Some(msg), _) => (
+            Outcome::Panicked {
+                stmt: target,
+                message: msg.clone(),
+            },
+            None,
+            "panic".to_string(),
+        ),
+        (None, Some(text)) => {
+            // A result that cannot be read back (a hand-written Debug, a map) is still checked
+            // by its Debug text as a whole.
+            let expr = debug_text::parse(text).ok();
+            let obs = expr
+                .as_ref()
+                .and_then(|e| debug_text::observed(cluster, e, &c.ret).ok())
+                .unwrap_or_else(|| Observed::Debug(text.clone()));
+            let behaviour = expr.as_ref().map_or_else(|| "value".into(), behaviour);
+            (Outcome::Completed, Some(obs), behaviour)
+        }
+        (None, None) if c.ret == Ty::Unit => {
+            (Outcome::Completed, Some(Observed::Unit), "value".into())
+        }
+        (None, None) => return Err("its result has no Debug (opaque value)".into()),
+    };
+    let (spec, env) = environment(&rec.events);
+    let mut stmts: Vec<StmtReport> = (0..target)
+        .map(|_| StmtReport {
+            returned: None,
+            stored: true,
+        })
+        .collect();
+    if matches!(outcome, Outcome::Completed) {
+        stmts.push(StmtReport {
+            returned,
+            stored: false,
+        });
+    }
+    let key = format!("{:?}|{:?}|{:?}|{:?}", rec.args, rec.ret, rec.panic, spec);
+    Ok(Candidate {
+        callable: rec.site,
+        test: FinishedTest {
+            case: TestCase {
+                home: c.module,
+                stmts: b.stmts,
+                env: spec,
+            },
+            report: ExecReport {
+                outcome,
+                stmts,
+                covered: vec![],
+                cmp_ints: vec![],
+                cmp_bytes: vec![],
+                env,
+                sandbox_blocked: 0,
+                mock_calls: vec![],
+            },
+            uses_private: false,
+            uses_mocks: false,
+        },
+        behaviour,
+        key,
+    })
+}
+
+/// `Ok`, `Err/Parse`, `Some`, `None`, a variant's name, or `value`.
+fn behaviour(e: &Expr) -> String {
+    let Ok(name) = debug_text::head(e) else {
+        return "value".into();
+    };
+    if let Ok((_, args)) = debug_text::ctor(e) {
+        if let Some(inner) = args.first().and_then(|a| debug_text::head(a).ok()) {
+            return format!("{name}/{inner}");
+        }
+    }
+    name
+}
+
+/// Builds argument values; crate structs and enums become earlier statements (their literal)
+/// that the call uses.
+struct Builder<'a> {
+    cluster: &'a Cluster,
+    stmts: Vec<Stmt>,
+}
+
+impl Builder<'_> {
+    fn value(&mut self, e: &Expr, ty: &Ty) -> Result<Value, Why> {
+        use debug_text::{bool_lit, float_lit, int_lit, str_lit, Int};
+        Ok(match ty {
+            Ty::Box(t) => self.value(e, t)?,
+            Ty::Ref(t) if matches!(**t, Ty::Adt(..)) => Value::Borrow(self.build(e, t)?),
+            Ty::RefMut(t) if matches!(**t, Ty::Adt(..)) => Value::BorrowMut(self.build(e, t)?),
+            Ty::Ref(t) | Ty::RefMut(t) => self.value(e, t)?,
+            Ty::Adt(..) => Value::Use(self.build(e, ty)?),
+            Ty::Unit => Value::Unit,
+            Ty::Bool => Value::Bool(bool_lit(e)?),
+            Ty::Int(_) => match int_lit(e)? {
+                Int::Signed(i) => Value::Int(i),
+                Int::Big(_) => return Err("integer beyond i128".into()),
+            },
+            Ty::Float(f) => Value::float(float_lit(e, *f)?),
+            Ty::Char => match debug_text::observed(self.cluster, e, ty)? {
+                Observed::Char(c) => Value::Char(c),
+                _ => return Err("expected a char".into()),
+            },
+            Ty::String | Ty::Str => Value::Str(str_lit(e)?),
+            Ty::Vec(t) | Ty::Slice(t) | Ty::Array(t, _) => match e {
+                Expr::Array(a) => Value::Seq(
+                    a.elems
+                        .iter()
+                        .map(|x| self.value(x, t))
+                        .collect::<Result<_, _>>()?,
+                ),
+                _ => return Err("expected a list".into()),
+            },
+            Ty::Tuple(ts) => match e {
+                Expr::Tuple(t) if t.elems.len() == ts.len() => Value::Tuple(
+                    t.elems
+                        .iter()
+                        .zip(ts)
+                        .map(|(x, t)| self.value(x, t))
+                        .collect::<Result<_, _>>()?,
+                ),
+                _ => return Err("expected a tuple".into()),
+            },
+            Ty::Option(t) => match debug_text::ctor(e)? {
+                ("None", a) if a.is_empty() => Value::Opt(None),
+                ("Some", a) if a.len() == 1 => Value::Opt(Some(Box::new(self.value(a[0], t)?))),
+                _ => return Err("expected Some or None".into()),
+            },
+            Ty::Result(t, err) => match debug_text::ctor(e)? {
+                ("Ok", a) if a.len() == 1 => Value::Ok(Box::new(self.value(a[0], t)?)),
+                ("Err", a) if a.len() == 1 => Value::Err(Box::new(self.value(a[0], err)?)),
+                _ => return Err("expected Ok or Err".into()),
+            },
+            Ty::IoError => return Err("an io::Error cannot be built".into()),
+            Ty::Reader | Ty::IntoIter(_) | Ty::Mock(_) => return Err(NEEDS_A_MOCK.into()),
+        })
+    }
+
+    /// Adds the statement that builds a crate value from its `Debug` text; returns its index.
+    fn build(&mut self, e: &Expr, ty: &Ty) -> Result<usize, Why> {
+        let Ty::Adt(id, _) = ty else {
+            return Err("not a crate type".into());
+        };
+        let def = &self.cluster.types[*id];
+        if def.impls.iter().any(|i| i == "Debug") {
+            return Err(format!("`{}` has a hand-written Debug", def.name));
+        }
+        let fields = match &def.kind {
+            TypeKind::Struct(f) => f.clone(),
+            TypeKind::Enum(vs) => {
+                let name = debug_text::head(e)?;
+                vs.iter()
+                    .find(|v| v.name == name)
+                    .map(|v| v.fields.clone())
+                    .ok_or_else(|| format!("`{name}` is not a variant of `{}`", def.name))?
+            }
+        };
+        let (name, exprs) = debug_text::fields_of(e, &fields)?;
+        let literal = self
+            .cluster
+            .callables
+            .iter()
+            .position(|c| match &c.kind {
+                CallableKind::StructLiteral { self_ty, .. } => same_adt(self_ty, *id),
+                CallableKind::Variant { self_ty, .. } => same_adt(self_ty, *id) && c.name == name,
+                _ => false,
+            })
+            .ok_or_else(|| format!("`{}` has no literal the test can write", def.name))?;
+        let params = self.cluster.callables[literal].params.clone();
+        let args = params
+            .iter()
+            .zip(exprs)
+            .map(|(p, x)| self.value(x, &p.ty))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.stmts.push(Stmt {
+            callable: literal,
+            args,
+        });
+        Ok(self.stmts.len() - 1)
+    }
+}
+
+fn same_adt(t: &Ty, id: usize) -> bool {
+    matches!(t, Ty::Adt(i, _) if *i == id)
+}
+
+/// The environment that replays what a call read, and what it left (the files it wrote).
+pub fn environment(events: &[Event]) -> (EnvSpec, EnvReport) {
+    let mut spec = EnvSpec::default();
+    let mut report = EnvReport::default();
+    let mut seen = BTreeSet::new();
+    let mut written: BTreeMap<String, Option<Vec<u8>>> = BTreeMap::new();
+    let mut vars_seen = BTreeSet::new();
+    let mut dirs = BTreeSet::new();
+    let mut accesses = BTreeSet::new();
+    for e in events {
+        match e {
+            Event::Path { path, state, data } => {
+                accesses.insert(AccessReport::PathOpened {
+                    path: path.clone(),
+                    found: *state != PathState::Missing,
+                });
+                if written.contains_key(path) || !seen.insert(path.clone()) {
+                    // Read after the call wrote it, or seen before: the first state counts.
+                    continue;
+                }
+                match state {
+                    PathState::File => spec.files.push(FileSpec {
+                        path: path.clone(),
+                        contents: data.as_ref().map(|d| d.to_vec()).unwrap_or_default(),
+                        mode: FileMode::Normal,
+                    }),
+                    PathState::Dir if !matches!(path.as_str(), "" | "." | "/") => {
+                        dirs.insert(path.clone());
+                    }
+                    _ => {}
+                }
+            }
+            Event::Wrote { path, state, data } => {
+                accesses.insert(AccessReport::PathWritten { path: path.clone() });
+                if let Some(parent) = std::path::Path::new(path).parent() {
+                    let p = parent.to_string_lossy().into_owned();
+                    if !matches!(p.as_str(), "" | "." | "/") {
+                        dirs.insert(p);
+                    }
+                }
+                // Checked afterwards: a file's contents, or that it is gone; nothing is said
+                // of a directory or of a file too big to log.
+                match state {
+                    PathState::File => {
+                        written.insert(path.clone(), data.as_ref().map(|d| d.to_vec()));
+                    }
+                    PathState::Missing => {
+                        written.insert(path.clone(), None);
+                    }
+                    PathState::Dir | PathState::Other => {
+                        written.remove(path);
+                        seen.insert(path.clone());
+                    }
+                }
+            }
+            Event::Var { name, value } => {
+                accesses.insert(AccessReport::VarRead {
+                    name: name.clone(),
+                    set: value.is_some(),
+                });
+                if vars_seen.insert(name.clone()) {
+                    if let Some(v) = value {
+                        spec.vars.push((name.clone(), v.clone()));
+                    }
+                }
+            }
+            Event::Stdin { data } => {
+                accesses.insert(AccessReport::StdinRead);
+                spec.stdin
+                    .get_or_insert_with(Vec::new)
+                    .extend(data.to_vec());
+            }
+            Event::Now { secs } => {
+                accesses.insert(AccessReport::ClockRead);
+                spec.now_secs.get_or_insert(*secs);
+            }
+            Event::Random => {
+                accesses.insert(AccessReport::RandomRead);
+            }
+        }
+    }
+    spec.dirs = dirs.into_iter().collect();
+    report.accesses = accesses.into_iter().collect();
+    report.files = written.into_iter().collect();
+    (spec, report)
+}
+
+/// Which candidates of one function become tests: one per behaviour first, in the order they
+/// were seen, then other distinct calls, at most `max` in all. Returns indices into `cands`.
+pub fn choose(cands: &[&Candidate], max: usize) -> Vec<usize> {
+    let mut chosen = Vec::new();
+    let mut behaviours = BTreeSet::new();
+    let mut keys = BTreeSet::new();
+    for (i, c) in cands.iter().enumerate() {
+        if chosen.len() < max && behaviours.insert(&c.behaviour) && keys.insert(&c.key) {
+            chosen.push(i);
+        }
+    }
+    for (i, c) in cands.iter().enumerate() {
+        if chosen.len() < max && keys.insert(&c.key) {
+            chosen.push(i);
+        }
+    }
+    chosen.sort_unstable();
+    chosen
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::log::Bytes;
+
+    #[test]
+    fn the_environment_replays_reads_and_checks_writes() {
+        let events = vec![
+            Event::Path {
+                path: "stock.csv".into(),
+                state: PathState::File,
+                data: Some(Bytes::Text("a,1\n".into())),
+            },
+            Event::Var {
+                name: "LOW".into(),
+                value: Some("3".into()),
+            },
+            Event::Var {
+                name: "LOW".into(),
+                value: Some("4".into()),
+            },
+            Event::Var {
+                name: "UNSET".into(),
+                value: None,
+            },
+            Event::Now {
+                secs: 1_700_000_000,
+            },
+            Event::Now {
+                secs: 1_700_000_001,
+            },
+            Event::Wrote {
+                path: "out/report.txt".into(),
+                state: PathState::File,
+                data: Some(Bytes::Text("ok".into())),
+            },
+            Event::Path {
+                path: "out/report.txt".into(),
+                state: PathState::File,
+                data: Some(Bytes::Text("ok".into())),
+            },
+        ];
+        let (spec, report) = environment(&events);
+        assert_eq!(spec.files.len(), 1);
+        assert_eq!(spec.files[0].path, "stock.csv");
+        assert_eq!(spec.vars, vec![("LOW".to_string(), "3".to_string())]);
+        assert_eq!(spec.now_secs, Some(1_700_000_000));
+        assert_eq!(spec.dirs, vec!["out".to_string()]);
+        assert_eq!(
+            report.files,
+            vec![("out/report.txt".to_string(), Some(b"ok".to_vec()))]
+        );
+    }
+}

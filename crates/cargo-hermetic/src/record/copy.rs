@@ -1,0 +1,97 @@
+//! The probed copy: the crate copied, probes inserted, built; probes the compiler rejects are
+//! taken out and the copy built again.
+
+use super::probes::{self, Probed};
+use super::program::{self, Build};
+use crate::cargo::Target;
+use crate::cluster::{CallableId, Cluster};
+use crate::shadow::{self, Origin, Shadow};
+use anyhow::{bail, Result};
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+
+pub struct ProbedCopy {
+    pub copy: Shadow,
+    pub probed: Probed,
+    /// The program to run (for `Build::Binary`), as cargo left it.
+    pub exe: Option<PathBuf>,
+}
+
+/// Builds the copy with probes on `chosen` and on the functions analysis skipped in
+/// `skipped_fns` (item → reason).
+pub fn build(
+    origin: &Origin,
+    target: &Target,
+    cluster: &Cluster,
+    chosen: &[CallableId],
+    mut skipped_fns: HashMap<String, String>,
+    what: &Build,
+    release: bool,
+) -> Result<ProbedCopy> {
+    // Probes the compiler rejects are taken out, and the copy built again.
+    let mut rejected: BTreeMap<usize, String> = BTreeMap::new();
+    loop {
+        let copy = shadow::copy_crate(origin, "record", &[])?;
+        let copy_manifest = copy.root.join("Cargo.toml");
+        program::add_runtime_dependency(&copy_manifest, &shadow::runtime_dir()?)?;
+        let keep: Vec<CallableId> = chosen
+            .iter()
+            .copied()
+            .filter(|c| !rejected.contains_key(c))
+            .collect();
+        let mut probed =
+            probes::insert(cluster, &keep, &skipped_fns, &target.crate_dir, &copy.root)?;
+        if probed.probed.is_empty() {
+            let mut msg = String::from(
+                "no function of the selection can be recorded (trait methods are not probed yet; \
+                 check --module and --function)",
+            );
+            for s in cluster.skipped.iter().take(5) {
+                msg += &format!("\n  - {}: {}", s.item, s.reason);
+            }
+            bail!(msg);
+        }
+        match program::build(&copy_manifest, &copy.target_dir, what, release)? {
+            program::Built::Ok(exe) => {
+                probed
+                    .unprobed
+                    .extend(rejected.iter().map(|(c, why)| (*c, why.clone())));
+                return Ok(ProbedCopy { copy, probed, exe });
+            }
+            program::Built::Failed(errors) => {
+                let sites = program::failing_sites(&copy.root, &errors);
+                let first = errors
+                    .first()
+                    .map(|e| e.rendered.lines().next().unwrap_or_default().to_string())
+                    .unwrap_or_default();
+                let mut extras = 0;
+                for s in &sites {
+                    if let Some((item, _)) = s
+                        .checked_sub(cluster.callables.len())
+                        .and_then(|e| probed.extras.get(e))
+                    {
+                        extras += usize::from(skipped_fns.remove(item).is_some());
+                    }
+                }
+                let new: Vec<usize> = sites
+                    .into_iter()
+                    .filter(|s| *s < cluster.callables.len() && !rejected.contains_key(s))
+                    .collect();
+                if new.is_empty() && extras == 0 {
+                    bail!(
+                        "the probed copy of the crate did not build (in {}):\n{}",
+                        copy.root.display(),
+                        errors
+                            .iter()
+                            .map(|e| e.rendered.as_str())
+                            .collect::<Vec<_>>()
+                            .join("\n")
+                    );
+                }
+                for s in new {
+                    rejected.insert(s, format!("its probe did not compile: {first}"));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! The record log the runtime writes (`hermetic::record`): one JSON line per captured call, in
+//! the order calls returned, and a line of counts per process that exited normally.
+
+use anyhow::{Context, Result};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// One captured call.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct CallRecord {
+    /// The callable's index in the cluster.
+    pub site: usize,
+    /// `Debug` text of each argument (the receiver first); `None`: no `Debug`.
+    pub args: Vec<Option<String>>,
+    /// `Debug` text of the result; `None` when it has no `Debug` or the call panicked.
+    #[serde(default)]
+    pub ret: Option<String>,
+    /// The panic message, when the call panicked.
+    #[serde(default)]
+    pub panic: Option<String>,
+    /// What the call (and the calls it made) read and wrote, in order.
+    pub events: Vec<Event>,
+    /// The call read more than record mode keeps: the events are incomplete.
+    #[serde(default)]
+    pub overflow: bool,
+}
+
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(tag = "k", rename_all = "lowercase")]
+pub enum Event {
+    /// A path opened for reading or checked, and what was there.
+    Path {
+        path: String,
+        state: PathState,
+        #[serde(default)]
+        data: Option<Bytes>,
+    },
+    /// A path opened for writing, and what was there when the call returned.
+    Wrote {
+        path: String,
+        state: PathState,
+        #[serde(default)]
+        data: Option<Bytes>,
+    },
+    Var {
+        name: String,
+        value: Option<String>,
+    },
+    Stdin {
+        data: Bytes,
+    },
+    Now {
+        secs: u64,
+    },
+    Random,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, PartialEq)]
+#[serde(rename_all = "lowercase")]
+pub enum PathState {
+    Missing,
+    Dir,
+    File,
+    /// A device, a pipe, a file too big to log or unreadable: not replayed.
+    Other,
+}
+
+/// Text, or bytes that are not UTF-8.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum Bytes {
+    Text(String),
+    Raw(Vec<u8>),
+}
+
+impl Bytes {
+    pub fn to_vec(&self) -> Vec<u8> {
+        match self {
+            Bytes::Text(s) => s.as_bytes().to_vec(),
+            Bytes::Raw(b) => b.clone(),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct Counts {
+    counts: Vec<(usize, u64)>,
+}
+
+/// Everything one recorded run logged.
+#[derive(Debug, Default)]
+pub struct Log {
+    pub calls: Vec<CallRecord>,
+    /// Calls per callable, summed over the processes that exited normally.
+    pub counts: BTreeMap<usize, u64>,
+    /// Whether any process wrote its counts (a crashed one does not).
+    pub counted: bool,
+    /// Lines that could not be read (a line cut short by a crash).
+    pub unreadable: usize,
+}
+
+pub fn read(path: &Path) -> Result<Log> {
+    let text = match std::fs::read(path) {
+        Ok(t) => String::from_utf8_lossy(&t).into_owned(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Log::default()),
+        Err(e) => return Err(e).with_context(|| format!("read {}", path.display())),
+    };
+    Ok(parse(&text))
+}
+
+pub fn parse(text: &str) -> Log {
+    let mut log = Log::default();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        if let Ok(c) = serde_json::from_str::<Counts>(line) {
+            log.counted = true;
+            for (site, n) in c.counts {
+                *log.counts.entry(site).or_default() += n;
+            }
+        } else if let Ok(call) = serde_json::from_str::<CallRecord>(line) {
+            log.calls.push(call);
+        } else {
+            log.unreadable += 1;
+        }
+    }
+    log
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_calls_and_counts() {
+        let log = parse(concat!(
+            "{\"site\":2,\"args\":[\"\\\"X\\\"\",null],\"ret\":\"Some(1)\",\"events\":[",
+            "{\"k\":\"var\",\"name\":\"X\",\"value\":null},",
+            "{\"k\":\"path\",\"path\":\"a.csv\",\"state\":\"file\",\"data\":[255]},",
+            "{\"k\":\"now\",\"secs\":5},{\"k\":\"random\"}]}\n",
+            "{\"site\":3,\"args\":[],\"panic\":\"boom\",\"events\":[]}\n",
+            "{\"counts\":[[2,10],[3,1]]}\n",
+            "{\"site\":3,\"args\":[],\"pan"
+        ));
+        assert_eq!(log.calls.len(), 2);
+        assert_eq!(log.calls[0].ret.as_deref(), Some("Some(1)"));
+        assert_eq!(log.calls[0].args[1], None);
+        assert_eq!(
+            log.calls[0].events[1],
+            Event::Path {
+                path: "a.csv".into(),
+                state: PathState::File,
+                data: Some(Bytes::Raw(vec![255]))
+            }
+        );
+        assert_eq!(log.calls[1].panic.as_deref(), Some("boom"));
+        assert_eq!(log.counts[&2], 10);
+        assert!(log.counted);
+        assert_eq!(log.unreadable, 1);
+    }
+}

@@ -1,0 +1,502 @@
+//! `cargo hermetic record`: runs the package's program (or its tests) with probes on the
+//! library's functions, and turns the calls it made into unit tests that replay what each call
+//! read (seed 002: tests from a recorded execution).
+//!
+//! analyze → probes in a shadow copy → build → run with the runtime in record mode → log →
+//! cases (Debug text read back by type, environment from the call's reads) → emit → verify.
+
+mod cases;
+mod copy;
+mod debug_text;
+mod log;
+mod probes;
+mod program;
+mod report;
+
+pub use report::RecordReport;
+
+use crate::cluster::{CallableId, Cluster, Skipped};
+use crate::generate::{callable_name, selected, selection_of};
+use crate::report::DroppedReport;
+use crate::shadow::{self, Origin};
+use crate::test_case::FinishedTest;
+use crate::{analyze, cargo, emit, manifest, verify};
+use anyhow::{bail, Context, Result};
+use cases::Candidate;
+use clap::Args;
+use copy::ProbedCopy;
+use program::Build;
+use report::SkippedCalls;
+use std::collections::{BTreeMap, HashSet};
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Tests written per function at most (one per behaviour first).
+const MAX_TESTS_PER_FUNCTION: usize = 4;
+
+#[derive(Args, Debug, Clone)]
+pub struct RecordArgs {
+    /// Path to the crate's Cargo.toml.
+    #[arg(long, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
+    /// The package to record, in a workspace.
+    #[arg(short, long, value_name = "NAME")]
+    pub package: Option<String>,
+    /// Only probe this module (and its submodules), e.g. `parser::lexer`.
+    #[arg(long, value_name = "PATH")]
+    pub module: Option<String>,
+    /// Only probe this function or method, e.g. `parse` or `Lexer::next_token`.
+    #[arg(long, value_name = "NAME")]
+    pub function: Option<String>,
+    /// The binary to run, when the package has several.
+    #[arg(long, value_name = "NAME")]
+    pub bin: Option<String>,
+    /// Run the crate's own test suite under probes instead of its binary (the arguments go to
+    /// the test harness).
+    #[arg(long)]
+    pub test: bool,
+    /// Build the program with optimisations.
+    #[arg(long)]
+    pub release: bool,
+    /// Also run the program without probes first and report the probes' slowdown (the program
+    /// runs twice: only for programs that can be run twice).
+    #[arg(long)]
+    pub measure_slowdown: bool,
+    /// With --measure-slowdown: how many times each of the two runs is repeated, alternating
+    /// (the medians are compared; for benchmarks).
+    #[arg(long, value_name = "N", default_value_t = 1, hide = true)]
+    pub repeat: usize,
+    /// Also write the report as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    pub report_json: Option<PathBuf>,
+    /// Print what would be written, change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Skip compiling and running the emitted tests before writing them.
+    #[arg(long)]
+    pub no_verify: bool,
+    /// No progress lines.
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// The program's arguments, after `--` (`cargo hermetic record -- stock.csv --verbose`).
+    #[arg(last = true, value_name = "ARGS")]
+    pub args: Vec<String>,
+}
+
+impl RecordArgs {
+    fn regenerate_command(&self) -> String {
+        let mut cmd = String::from("cargo hermetic record");
+        if let Some(p) = &self.package {
+            cmd += &format!(" -p {p}");
+        }
+        if let Some(m) = &self.module {
+            cmd += &format!(" --module {m}");
+        }
+        if let Some(f) = &self.function {
+            cmd += &format!(" --function {f}");
+        }
+        if self.test {
+            cmd += " --test";
+        }
+        cmd
+    }
+}
+
+pub fn record(args: &RecordArgs) -> Result<RecordReport> {
+    let started = Instant::now();
+    let say = |msg: &str| {
+        if !args.quiet {
+            eprintln!("  {msg}");
+        }
+    };
+    let target = cargo::locate(args.manifest_path.as_deref(), args.package.as_deref())?;
+    let bin = if args.test {
+        None
+    } else {
+        Some(program::pick_binary(&target, args.bin.as_deref())?)
+    };
+    say(&format!("analysing {}", target.package));
+    let cluster = analyze::analyze(&target.lib_rs, &target.crate_name)
+        .with_context(|| format!("analyse {}", target.lib_rs.display()))?;
+    let sel = selection_of(args.module.as_deref(), args.function.as_deref(), &cluster)?;
+    emit::check_in_the_way(&target.crate_dir, &cluster)?;
+    let chosen: Vec<CallableId> = (0..cluster.callables.len())
+        .filter(|&c| selected(&cluster, c, &sel))
+        .collect();
+
+    let work_dir = crate::driver::process::work_dir(&target.target_dir);
+    let origin = Origin {
+        crate_dir: &target.crate_dir,
+        workspace_root: &target.workspace_root,
+        work_dir: &work_dir,
+    };
+    say("building the probed program");
+    let skipped_fns = skipped_functions(&cluster, args.module.as_deref(), args.function.as_deref());
+    let what = match &bin {
+        Some(b) => Build::Binary(b),
+        None => Build::Tests,
+    };
+    let ProbedCopy { copy, probed, exe } = copy::build(
+        &origin,
+        &target,
+        &cluster,
+        &chosen,
+        skipped_fns,
+        &what,
+        args.release,
+    )?;
+    let copy_manifest = copy.root.join("Cargo.toml");
+    // Both builds share cargo's target directory: keep each executable apart.
+    let exe = exe
+        .map(|e| program::keep_executable(&e, &work_dir.join("record-bin/probed")))
+        .transpose()?;
+
+    let cwd = std::env::current_dir().context("find the working directory")?;
+    let plain = if args.measure_slowdown {
+        let plain = shadow::copy_crate(&origin, "record-plain", &[])?;
+        let plain_manifest = plain.root.join("Cargo.toml");
+        let plain_exe =
+            match program::build(&plain_manifest, &plain.target_dir, &what, args.release)? {
+                program::Built::Ok(exe) => exe,
+                program::Built::Failed(errors) => bail!(
+                    "the crate did not build:\n{}",
+                    errors
+                        .iter()
+                        .map(|e| e.rendered.as_str())
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                ),
+            }
+            .map(|e| program::keep_executable(&e, &work_dir.join("record-bin/plain")))
+            .transpose()?;
+        Some((plain, plain_manifest, plain_exe))
+    } else {
+        None
+    };
+    let log_path = work_dir.join("record.jsonl");
+    let mut probed_times = Vec::new();
+    let mut plain_times = Vec::new();
+    let mut last = None;
+    for round in 0..args.repeat.max(1) {
+        if let Some((plain, plain_manifest, plain_exe)) = &plain {
+            say("running the program without probes (to measure the slowdown)");
+            let r = program::run(
+                &what,
+                plain_exe.as_deref(),
+                plain_manifest,
+                &plain.target_dir,
+                args.release,
+                &args.args,
+                &[],
+            )?;
+            plain_times.push(r.elapsed.as_secs_f64());
+        }
+        if log_path.exists() {
+            std::fs::remove_file(&log_path)
+                .with_context(|| format!("remove the old log {}", log_path.display()))?;
+        }
+        if round == 0 {
+            say(&format!(
+                "running the probed program in {} (its output follows)",
+                cwd.display()
+            ));
+        }
+        let r = program::run(
+            &what,
+            exe.as_deref(),
+            &copy_manifest,
+            &copy.target_dir,
+            args.release,
+            &args.args,
+            &[(hermetic_log_var(), &log_path)],
+        )?;
+        probed_times.push(r.elapsed.as_secs_f64());
+        last = Some(r);
+    }
+    let ran = last.expect("at least one run");
+    let program_status = program::describe(&ran.status);
+    if !ran.status.success() {
+        say(&format!(
+            "the program ended with {program_status}; the calls that completed are used"
+        ));
+    }
+    let log = log::read(&log_path)?;
+
+    say("writing and verifying the tests");
+    let command = args.regenerate_command();
+    let (usable, mut skipped_calls) = candidates(&cluster, &log, &probed);
+    let distinct: HashSet<&str> = usable.iter().map(|c| c.key.as_str()).collect();
+    let tests = choose_tests(&usable);
+    let finished: Vec<FinishedTest> = tests.iter().map(|c| c.test.clone()).collect();
+    let files = emit::emit(&cluster, &finished, &command);
+    let verified = if args.no_verify {
+        verify::Verified {
+            files,
+            dropped_unstable: vec![],
+            dropped_uncompilable: vec![],
+        }
+    } else {
+        verify::verify(&origin, &cluster, files)?
+    };
+    let files: Vec<_> = verified
+        .files
+        .into_iter()
+        .filter(|f| !f.test_names.is_empty())
+        .collect();
+    let tests_emitted: usize = files.iter().map(|f| f.test_names.len()).sum();
+
+    // Which behaviours passing tests show.
+    let kept_bodies: HashSet<String> = files.iter().flat_map(|f| bodies(&f.contents)).collect();
+    let mut shown: HashSet<(CallableId, &str)> = HashSet::new();
+    let mut distinct_tested = 0;
+    for c in &tests {
+        let alone = emit::emit(&cluster, std::slice::from_ref(&c.test), &command);
+        let body = alone.iter().flat_map(|f| bodies(&f.contents)).next();
+        if body.is_some_and(|b| kept_bodies.contains(&b)) {
+            shown.insert((c.callable, c.behaviour.as_str()));
+            distinct_tested += 1;
+        }
+    }
+    let calls_tested = usable
+        .iter()
+        .filter(|c| shown.contains(&(c.callable, c.behaviour.as_str())))
+        .count();
+    for c in &usable {
+        if !shown.contains(&(c.callable, c.behaviour.as_str())) {
+            let reason = if tests
+                .iter()
+                .any(|t| t.callable == c.callable && t.behaviour == c.behaviour)
+            {
+                "its test failed verification"
+            } else {
+                "over the limit of tests per function"
+            };
+            *skipped_calls
+                .entry((callable_name(&cluster, c.callable), reason.to_string()))
+                .or_default() += 1;
+        }
+    }
+
+    let adds_runtime = manifest::needs_runtime(files.iter().map(|f| f.contents.as_str()))
+        && manifest::ensure_runtime_dev_dependency(&target.crate_dir, args.dry_run)?;
+    if adds_runtime {
+        say(&format!(
+            "{} the dev-dependency `hermetic` to Cargo.toml (tests set up their environment with it)",
+            if args.dry_run { "would add" } else { "added" }
+        ));
+    }
+    for f in &files {
+        let existing = std::fs::read_to_string(target.crate_dir.join(&f.path)).unwrap_or_default();
+        if existing
+            .lines()
+            .next()
+            .is_some_and(|l| l.contains("`cargo hermetic generate"))
+        {
+            say(&format!(
+                "{} {}, which `cargo hermetic generate` wrote: its tests are replaced by the recorded ones",
+                if args.dry_run { "would replace" } else { "replacing" },
+                f.path.display()
+            ));
+        }
+    }
+    if args.dry_run {
+        emit::plan(&target.crate_dir, &cluster, &files)?;
+        for f in &files {
+            println!("// ===== {} =====\n{}", f.path.display(), f.contents);
+        }
+    } else {
+        emit::apply(&target.crate_dir, &cluster, &files)?;
+    }
+
+    let calls_traced = log.calls.len();
+    let captured_sites: u64 = log.calls.len() as u64;
+    let calls_seen = if log.counted {
+        log.counts.values().sum::<u64>().max(captured_sites)
+    } else {
+        captured_sites
+    };
+    let mut skipped = not_probed(&cluster, &probed);
+    skipped.sort_by(|a, b| a.item.cmp(&b.item));
+    let probed_run_s = median(&mut probed_times).unwrap_or_default();
+    let unprobed_run_s = median(&mut plain_times);
+    let mut dropped: Vec<DroppedReport> = verified
+        .dropped_unstable
+        .iter()
+        .map(|t| DroppedReport {
+            test: t.clone(),
+            reason: "failed or flaky".into(),
+        })
+        .collect();
+    dropped.extend(verified.dropped_uncompilable.iter().map(|t| DroppedReport {
+        test: t.clone(),
+        reason: "did not compile".into(),
+    }));
+    Ok(RecordReport {
+        package: target.package.clone(),
+        command: ran.command,
+        program_status,
+        calls_seen,
+        calls_traced,
+        calls_usable: usable.len(),
+        calls_tested,
+        calls_tested_percent: if calls_traced == 0 {
+            0.0
+        } else {
+            100.0 * calls_tested as f64 / calls_traced as f64
+        },
+        calls_skipped: skipped_calls
+            .into_iter()
+            .map(|((function, reason), calls)| SkippedCalls {
+                function,
+                reason,
+                calls,
+            })
+            .collect(),
+        distinct_calls: distinct.len(),
+        distinct_calls_with_a_test: distinct_tested,
+        tests_emitted,
+        tests_dropped_unstable: verified.dropped_unstable.len(),
+        tests_dropped_uncompilable: verified.dropped_uncompilable.len(),
+        dropped,
+        functions_probed: probed.probed.len(),
+        skipped,
+        probed_run_s,
+        unprobed_run_s,
+        slowdown: unprobed_run_s.map(|u| probed_run_s / u.max(1e-9)),
+        elapsed_s: started.elapsed().as_secs_f64(),
+        files: files.iter().map(|f| f.path.clone()).collect(),
+        dry_run: args.dry_run,
+    })
+}
+
+/// Calls skipped, by (function, reason), and how many.
+type SkippedTally = BTreeMap<(String, String), usize>;
+
+/// The recorded calls that can become tests, and the others with why not.
+fn candidates(
+    cluster: &Cluster,
+    log: &log::Log,
+    probed: &probes::Probed,
+) -> (Vec<Candidate>, SkippedTally) {
+    let mut skipped = SkippedTally::new();
+    let mut usable = Vec::new();
+    for rec in &log.calls {
+        if let Some((item, reason)) = rec
+            .site
+            .checked_sub(cluster.callables.len())
+            .and_then(|e| probed.extras.get(e))
+        {
+            *skipped
+                .entry((item.clone(), not_testable(reason)))
+                .or_default() += 1;
+            continue;
+        }
+        match cases::candidate(cluster, rec) {
+            Ok(c) => usable.push(c),
+            Err(why) => {
+                let f = if rec.site < cluster.callables.len() {
+                    callable_name(cluster, rec.site)
+                } else {
+                    format!("#{}", rec.site)
+                };
+                *skipped.entry((f, why)).or_default() += 1;
+            }
+        }
+    }
+    (usable, skipped)
+}
+
+/// The tests to write: distinct calls, at most [`MAX_TESTS_PER_FUNCTION`] per function.
+fn choose_tests(usable: &[Candidate]) -> Vec<&Candidate> {
+    let mut by_fn: BTreeMap<CallableId, Vec<&Candidate>> = BTreeMap::new();
+    let mut unique: HashSet<&str> = HashSet::new();
+    for c in usable {
+        if unique.insert(c.key.as_str()) {
+            by_fn.entry(c.callable).or_default().push(c);
+        }
+    }
+    let mut tests = Vec::new();
+    for cands in by_fn.values() {
+        for i in cases::choose(cands, MAX_TESTS_PER_FUNCTION) {
+            tests.push(cands[i]);
+        }
+    }
+    tests
+}
+
+fn median(xs: &mut [f64]) -> Option<f64> {
+    xs.sort_by(f64::total_cmp);
+    xs.get(xs.len() / 2).copied()
+}
+
+/// The runtime's variable that switches record mode on (`hermetic::record::LOG_VAR`; the engine
+/// does not link the runtime).
+fn hermetic_log_var() -> &'static str {
+    "HERMETIC_RECORD"
+}
+
+/// Why calls of a function analysis skipped become no test (trait-typed ones need a mock).
+fn not_testable(reason: &str) -> String {
+    if reason.contains("needs a mock") || reason.contains("trait object") {
+        format!("needs a mock: {reason}")
+    } else {
+        format!("not supported: {reason}")
+    }
+}
+
+/// Functions analysis skipped, within the selection (item → reason): they get probes too, so
+/// their calls are counted and reported as skipped.
+fn skipped_functions(
+    cluster: &Cluster,
+    module: Option<&str>,
+    function: Option<&str>,
+) -> std::collections::HashMap<String, String> {
+    let module = module.map(|m| m.trim_start_matches("crate::").to_string());
+    cluster
+        .skipped
+        .iter()
+        .filter(|s| !s.reason.starts_with("struct literal") && !s.item.ends_with("::default"))
+        .filter(|s| {
+            module
+                .as_ref()
+                .is_none_or(|m| s.item == *m || s.item.starts_with(&format!("{m}::")))
+        })
+        .filter(|s| function.is_none_or(|f| s.item == f || s.item.ends_with(&format!("::{f}"))))
+        .map(|s| (s.item.clone(), s.reason.clone()))
+        .collect()
+}
+
+/// Functions analysis skipped and selected functions left without a probe.
+fn not_probed(cluster: &Cluster, probed: &probes::Probed) -> Vec<Skipped> {
+    let mut out: Vec<Skipped> = cluster
+        .skipped
+        .iter()
+        .map(|s| Skipped {
+            item: s.item.clone(),
+            reason: not_testable(&s.reason),
+        })
+        .collect();
+    out.extend(probed.unprobed.iter().map(|(c, why)| Skipped {
+        item: callable_name(cluster, *c),
+        reason: why.clone(),
+    }));
+    out
+}
+
+/// The bodies of the test functions in a generated file, as token text.
+fn bodies(contents: &str) -> Vec<String> {
+    let body = contents.split_once('\n').map_or(contents, |(_, b)| b);
+    let Ok(file) = syn::parse_file(body) else {
+        return vec![];
+    };
+    file.items
+        .iter()
+        .filter_map(|i| match i {
+            syn::Item::Fn(f) => {
+                let b = &f.block;
+                Some(quote::quote!(#b).to_string())
+            }
+            _ => None,
+        })
+        .collect()
+}

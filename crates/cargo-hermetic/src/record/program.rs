@@ -1,0 +1,280 @@
+//! The recorded program: finding the package's binary, building the probed copy, and running
+//! it (or its test suite) in the user's working directory and environment.
+
+use crate::cargo::{CompileError, Target};
+use anyhow::{bail, Context, Result};
+use cargo_metadata::{Message, MetadataCommand, TargetKind};
+use std::io::BufReader;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+use toml_edit::{DocumentMut, Item, Table};
+
+/// The binary target to run: the one named, or the package's only one.
+pub fn pick_binary(target: &Target, wanted: Option<&str>) -> Result<String> {
+    let meta = MetadataCommand::new()
+        .no_deps()
+        .manifest_path(target.crate_dir.join("Cargo.toml"))
+        .exec()
+        .context("run `cargo metadata`")?;
+    let pkg = meta
+        .packages
+        .iter()
+        .find(|p| p.name.as_str() == target.package)
+        .context("the package vanished from `cargo metadata`")?;
+    let bins: Vec<&str> = pkg
+        .targets
+        .iter()
+        .filter(|t| t.kind.contains(&TargetKind::Bin))
+        .map(|t| t.name.as_str())
+        .collect();
+    match (wanted, bins.as_slice()) {
+        (_, []) => bail!(
+            "package `{}` has no binary target (src/main.rs or a [[bin]] section); \
+             record its tests instead with `cargo hermetic record --test`",
+            target.package
+        ),
+        (Some(w), _) if bins.contains(&w) => Ok(w.to_string()),
+        (Some(w), _) => bail!(
+            "package `{}` has no binary `{w}` (binaries: {})",
+            target.package,
+            bins.join(", ")
+        ),
+        (None, [one]) => Ok(one.to_string()),
+        (None, many) => bail!(
+            "package `{}` has several binaries ({}); pick one with --bin",
+            target.package,
+            many.join(", ")
+        ),
+    }
+}
+
+/// Makes the copy depend on the runtime (the probes call `hermetic::record`).
+pub fn add_runtime_dependency(manifest: &Path, runtime: &Path) -> Result<()> {
+    let text = std::fs::read_to_string(manifest)
+        .with_context(|| format!("read {}", manifest.display()))?;
+    let mut doc: DocumentMut = text.parse().context("parse the copy's Cargo.toml")?;
+    let deps = doc
+        .entry("dependencies")
+        .or_insert(Item::Table(Table::new()))
+        .as_table_like_mut()
+        .context("[dependencies] is not a table")?;
+    let mut dep = toml_edit::InlineTable::new();
+    dep.insert("path", runtime.display().to_string().into());
+    deps.insert(
+        crate::manifest::RUNTIME,
+        Item::Value(toml_edit::Value::InlineTable(dep)),
+    );
+    std::fs::write(manifest, doc.to_string())
+        .with_context(|| format!("write {}", manifest.display()))
+}
+
+/// What to build and run.
+pub enum Build<'a> {
+    Binary(&'a str),
+    /// The package's test suite, run through `cargo test`.
+    Tests,
+}
+
+/// How a build went: the binary to run (for `Build::Binary`), or the compiler's errors.
+pub enum Built {
+    Ok(Option<PathBuf>),
+    Failed(Vec<CompileError>),
+}
+
+/// Builds the copy.
+pub fn build(manifest: &Path, target_dir: &Path, what: &Build, release: bool) -> Result<Built> {
+    let mut cmd = Command::new(cargo());
+    match what {
+        Build::Binary(name) => {
+            cmd.args(["build", "--bin", name]);
+        }
+        Build::Tests => {
+            cmd.args(["test", "--no-run"]);
+        }
+    }
+    if release {
+        cmd.arg("--release");
+    }
+    cmd.arg("--message-format=json")
+        .arg("--manifest-path")
+        .arg(manifest)
+        .arg("--target-dir")
+        .arg(target_dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().context("start cargo")?;
+    let stdout = child.stdout.take().expect("piped");
+    let stderr = child.stderr.take().expect("piped");
+    let err_thread =
+        std::thread::spawn(move || std::io::read_to_string(stderr).unwrap_or_default());
+    let mut exe = None;
+    let mut errors = Vec::new();
+    for msg in Message::parse_stream(BufReader::new(stdout)) {
+        match msg.context("read cargo's output")? {
+            Message::CompilerArtifact(a) => {
+                if let (Build::Binary(name), Some(e)) = (what, a.executable) {
+                    if a.target.name == *name && a.target.kind.contains(&TargetKind::Bin) {
+                        exe = Some(e.into_std_path_buf());
+                    }
+                }
+            }
+            Message::CompilerMessage(m)
+                if m.message.level == cargo_metadata::diagnostic::DiagnosticLevel::Error =>
+            {
+                let span = m.message.spans.iter().find(|s| s.is_primary);
+                errors.push(CompileError {
+                    file: span.map(|s| PathBuf::from(&s.file_name)),
+                    line: span.map(|s| s.line_start).unwrap_or(0),
+                    rendered: m
+                        .message
+                        .rendered
+                        .clone()
+                        .unwrap_or(m.message.message.clone()),
+                });
+            }
+            _ => {}
+        }
+    }
+    let status = child.wait().context("wait for cargo")?;
+    let stderr = err_thread.join().unwrap_or_default();
+    if !status.success() && !errors.is_empty() {
+        return Ok(Built::Failed(errors));
+    }
+    if !status.success() {
+        bail!(
+            "the probed copy of the crate did not build (in {}):\n{}",
+            manifest.parent().unwrap_or(manifest).display(),
+            stderr.trim()
+        );
+    }
+    match what {
+        Build::Binary(name) => exe
+            .map(|e| Built::Ok(Some(e)))
+            .with_context(|| format!("cargo built no executable for `{name}`")),
+        Build::Tests => Ok(Built::Ok(None)),
+    }
+}
+
+/// The probe sites (`Site::new(N)`) around the lines the errors point at, in the copy at `root`.
+pub fn failing_sites(root: &Path, errors: &[CompileError]) -> Vec<usize> {
+    let mut out = Vec::new();
+    for e in errors {
+        let Some(file) = &e.file else { continue };
+        let path = if file.is_absolute() {
+            file.clone()
+        } else {
+            root.join(file)
+        };
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let lines: Vec<&str> = text.lines().take(e.line).collect();
+        let site = lines.iter().rev().find_map(|l| {
+            let rest = l.split("record::Site::new(").nth(1)?;
+            rest.split(')').next()?.trim().parse::<usize>().ok()
+        });
+        out.extend(site);
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Copies a built executable to `dir`, so that another build into the same target directory
+/// does not replace it.
+pub fn keep_executable(exe: &Path, dir: &Path) -> Result<PathBuf> {
+    std::fs::create_dir_all(dir).with_context(|| format!("create {}", dir.display()))?;
+    let to = dir.join(exe.file_name().context("an executable without a name")?);
+    std::fs::copy(exe, &to)
+        .with_context(|| format!("copy {} to {}", exe.display(), to.display()))?;
+    Ok(to)
+}
+
+/// How a run went.
+pub struct Ran {
+    pub status: ExitStatus,
+    pub elapsed: Duration,
+    /// The command line, for the report.
+    pub command: Vec<String>,
+}
+
+/// Runs the program (or the test suite) with `env` added to the user's environment, in the
+/// user's working directory, with the user's stdin, stdout and stderr.
+pub fn run(
+    what: &Build,
+    exe: Option<&Path>,
+    manifest: &Path,
+    target_dir: &Path,
+    release: bool,
+    args: &[String],
+    env: &[(&str, &Path)],
+) -> Result<Ran> {
+    let (mut cmd, mut command) = match (what, exe) {
+        (Build::Binary(_), Some(exe)) => (Command::new(exe), vec![exe.display().to_string()]),
+        _ => {
+            let mut cmd = Command::new(cargo());
+            cmd.arg("test").arg("--manifest-path").arg(manifest);
+            cmd.arg("--target-dir").arg(target_dir);
+            if release {
+                cmd.arg("--release");
+            }
+            cmd.arg("--");
+            (cmd, vec!["cargo".into(), "test".into(), "--".into()])
+        }
+    };
+    cmd.args(args);
+    command.extend(args.iter().cloned());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let started = Instant::now();
+    let status = cmd
+        .status()
+        .with_context(|| format!("run {}", command.join(" ")))?;
+    Ok(Ran {
+        status,
+        elapsed: started.elapsed(),
+        command,
+    })
+}
+
+/// `exit code 0`, `killed by signal 11`.
+pub fn describe(status: &ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(c), _) => format!("exit code {c}"),
+        (None, Some(s)) => format!("killed by signal {s}"),
+        _ => "ended".into(),
+    }
+}
+
+fn cargo() -> std::ffi::OsString {
+    std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_compile_error_points_to_the_probe_above_it() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        std::fs::write(
+            dir.path().join("src/lib.rs"),
+            "pub fn a() {\n    static S: ::hermetic::record::Site = ::hermetic::record::Site::new(3);\n    let x = 1;\n}\npub fn b() {\n    static S: ::hermetic::record::Site = ::hermetic::record::Site::new(12);\n    oops();\n}\n",
+        )
+        .unwrap();
+        let error = |line| CompileError {
+            file: Some("src/lib.rs".into()),
+            line,
+            rendered: "error".into(),
+        };
+        assert_eq!(
+            failing_sites(dir.path(), &[error(7), error(3)]),
+            vec![3, 12]
+        );
+        assert!(failing_sites(dir.path(), &[error(1)]).is_empty());
+    }
+}

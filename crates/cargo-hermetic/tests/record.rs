@@ -1,0 +1,267 @@
+//! `cargo hermetic record` end to end: a real run of a fixture's program becomes unit tests that
+//! replay what each call read, and they pass with the input file deleted, the variable changed
+//! and the real clock elsewhere; a program that panics or aborts still yields tests for the
+//! calls that completed.
+
+mod common;
+
+use common::{
+    cargo_test_target_dir, hermetic_target_dir, run_with_timeout, Fixture, Run, CARGO_TEST_TIMEOUT,
+    RUN_TIMEOUT,
+};
+use serde_json::Value;
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+/// Runs `cargo-hermetic hermetic record --manifest-path <copy> --quiet --report-json <tmp>
+/// <options> -- <program args>` in `cwd` with `envs` added.
+fn record(fixture: &Fixture, cwd: &Path, envs: &[(&str, &str)], program_args: &[&str]) -> Run {
+    record_with(fixture, cwd, envs, &[], program_args)
+}
+
+fn record_with(
+    fixture: &Fixture,
+    cwd: &Path,
+    envs: &[(&str, &str)],
+    options: &[&str],
+    program_args: &[&str],
+) -> Run {
+    let report = fixture.tmp.path().join("record-report.json");
+    let _ = std::fs::remove_file(&report);
+    let mut cmd = Command::new(common::BIN);
+    cmd.args(["hermetic", "record", "--manifest-path"])
+        .arg(fixture.manifest())
+        .arg("--quiet")
+        .arg("--report-json")
+        .arg(&report)
+        .args(options)
+        .arg("--")
+        .args(program_args)
+        .env("CARGO_HERMETIC_TARGET_DIR", hermetic_target_dir())
+        .current_dir(cwd);
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    let started = Instant::now();
+    let out = run_with_timeout(cmd, RUN_TIMEOUT);
+    let run = Run {
+        command: format!(
+            "cargo-hermetic hermetic record -- {}",
+            program_args.join(" ")
+        ),
+        status: out.status,
+        stdout: out.stdout,
+        stderr: out.stderr,
+        report: std::fs::read_to_string(&report)
+            .ok()
+            .map(|s| serde_json::from_str::<Value>(&s).expect("the JSON report parses")),
+        elapsed: started.elapsed(),
+    };
+    eprintln!(
+        "[e2e] {} ({}): {} in {:.1}s",
+        fixture.name,
+        run.command,
+        run.status,
+        run.elapsed.as_secs_f64()
+    );
+    common::assert_originals_untouched();
+    run
+}
+
+/// `cargo test` on the copy, in `cwd`, with `envs`; returns the number of passing tests.
+fn cargo_test_in(fixture: &Fixture, cwd: &Path, envs: &[(&str, &str)]) -> usize {
+    let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    cmd.arg("test")
+        .arg("--manifest-path")
+        .arg(fixture.manifest())
+        .env("CARGO_TARGET_DIR", cargo_test_target_dir())
+        .current_dir(cwd);
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    let out = run_with_timeout(cmd, CARGO_TEST_TIMEOUT);
+    assert!(
+        out.status.success(),
+        "`cargo test` on the recorded tests failed:\n{}\n{}\n{}",
+        out.stdout,
+        out.stderr,
+        fixture.dump_generated()
+    );
+    out.stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("test result: ok. "))
+        .filter_map(|l| l.split(' ').next()?.parse::<usize>().ok())
+        .sum()
+}
+
+fn percent(run: &Run) -> f64 {
+    run.report()["calls_tested_percent"].as_f64().unwrap()
+}
+
+#[test]
+fn a_recorded_run_of_the_inventory_becomes_tests_that_replay_it() {
+    let fixture = Fixture::copy("inventory");
+    let data = fixture.tmp.path().join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let csv = data.join("stock.csv");
+    std::fs::write(&csv, "name,qty\nbolts,3\nnuts,12\nwashers,0\n").unwrap();
+    let run = record(
+        &fixture,
+        &data,
+        &[
+            ("INVENTORY_THRESHOLD", "4"),
+            ("INVENTORY_OUT", "report.txt"),
+        ],
+        &["stock.csv"],
+    );
+    run.assert_success();
+    // The program ran for real, in the given directory and environment.
+    assert!(run.stdout.contains("LOW bolts (3)"), "{}", run.describe());
+    let saved = std::fs::read_to_string(data.join("report.txt")).unwrap();
+    assert!(saved.contains("threshold 4"), "{saved}");
+
+    assert_eq!(run.count("functions_probed"), 7, "{}", run.describe());
+    assert_eq!(run.count("calls_traced"), 9, "{}", run.describe());
+    assert!(percent(&run) >= 95.0, "{}", run.describe());
+    let emitted = run.count("tests_emitted") as usize;
+    let files = fixture.generated_files();
+    let all: String = files.values().cloned().collect();
+    for f in [
+        "parse_line",
+        "load",
+        "threshold",
+        "low_stock",
+        "timestamp",
+        "report",
+        "save_report",
+    ] {
+        assert!(
+            all.contains(&format!("fn {f}_")),
+            "no test for `{f}`:\n{all}"
+        );
+    }
+    assert!(all.contains(".file(\"stock.csv\""), "{all}");
+    assert!(
+        all.contains(".var(\"INVENTORY_THRESHOLD\", \"4\")"),
+        "{all}"
+    );
+    assert!(all.contains(".now("), "{all}");
+    assert!(all.contains("env.file_string(\"report.txt\")"), "{all}");
+
+    // The world changes: the file is gone, the variable differs, the clock has moved on.
+    std::fs::remove_file(&csv).unwrap();
+    std::fs::remove_file(data.join("report.txt")).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let passed = cargo_test_in(&fixture, &data, &[("INVENTORY_THRESHOLD", "2")]);
+    // The recorded tests, plus the fixture's own integration test (tests/report.rs).
+    assert_eq!(passed, emitted + 1, "{}", fixture.dump_generated());
+    assert!(
+        !data.join("report.txt").exists(),
+        "a test wrote to the real disk"
+    );
+}
+
+#[test]
+fn the_crates_own_test_suite_becomes_unit_tests_with_dash_dash_test() {
+    let fixture = Fixture::copy("inventory");
+    let cwd = fixture.tmp.path().to_path_buf();
+    // The integration test (tests/report.rs) writes a file under the real temp dir and reads it.
+    let run = record_with(&fixture, &cwd, &[], &["--test"], &[]);
+    run.assert_success();
+    assert_eq!(run.count("calls_traced"), 7, "{}", run.describe());
+    assert!(percent(&run) >= 95.0, "{}", run.describe());
+    let all: String = fixture.generated_files().values().cloned().collect();
+    assert!(all.contains("/stock.csv\""), "{all}");
+    let emitted = run.count("tests_emitted") as usize;
+    // The recorded unit tests plus the integration test.
+    assert_eq!(cargo_test_in(&fixture, &cwd, &[]), emitted + 1);
+}
+
+#[test]
+fn a_program_that_panics_or_aborts_still_yields_tests_for_completed_calls() {
+    let fixture = Fixture::copy("crashy");
+    let cwd = fixture.tmp.path().to_path_buf();
+    let run = record(&fixture, &cwd, &[], &[]);
+    run.assert_success();
+    let report = run.report();
+    assert_eq!(
+        report["program_status"],
+        "exit code 101",
+        "{}",
+        run.describe()
+    );
+    assert_eq!(run.count("calls_traced"), 8, "{}", run.describe());
+    // `log_to` takes a trait object: its call is counted and skipped until record builds
+    // recording proxies for mocks.
+    let skipped = run.report()["calls_skipped"].as_array().unwrap();
+    assert!(
+        skipped
+            .iter()
+            .any(|s| s["function"] == "log_to"
+                && s["reason"].as_str().unwrap().contains("needs a mock")),
+        "{}",
+        run.describe()
+    );
+    // `describe` takes a value without Debug: skipped and counted, with the reason.
+    let skipped = report["calls_skipped"].as_array().unwrap();
+    assert!(
+        skipped.iter().any(|s| s["function"] == "describe"
+            && s["reason"].as_str().unwrap().contains("no Debug")
+            && s["calls"] == 1),
+        "{}",
+        run.describe()
+    );
+    assert_eq!(run.count("calls_tested"), 6, "{}", run.describe());
+    let all: String = fixture.generated_files().values().cloned().collect();
+    assert!(
+        all.contains("#[should_panic(expected = \"level 5 is too high\")]"),
+        "{all}"
+    );
+    assert!(
+        !all.contains("hermetic::Env"),
+        "the panic hook's reads leaked into a test:\n{all}"
+    );
+    let emitted = run.count("tests_emitted") as usize;
+    assert_eq!(cargo_test_in(&fixture, &cwd, &[]), emitted);
+
+    // Killed by a signal: no counts at exit, the calls that returned are still there.
+    let run = record(&fixture, &cwd, &[], &["abort"]);
+    run.assert_success();
+    assert_eq!(
+        run.report()["program_status"],
+        "killed by signal 6",
+        "{}",
+        run.describe()
+    );
+    assert_eq!(run.count("calls_traced"), 7, "{}", run.describe());
+    assert_eq!(run.count("calls_tested"), 5, "{}", run.describe());
+}
+
+#[test]
+fn user_mistakes_get_clear_errors_and_change_nothing() {
+    // A package without a binary: record its tests instead.
+    let fixture = Fixture::copy("triangle");
+    let before = fixture.snapshot();
+    let cwd = fixture.tmp.path().to_path_buf();
+    let run = record(&fixture, &cwd, &[], &[]);
+    run.assert_failure();
+    assert!(
+        run.stderr.contains("has no binary target") && run.stderr.contains("--test"),
+        "{}",
+        run.describe()
+    );
+    common::assert_same_tree(&before, &fixture.snapshot(), "record without a binary");
+
+    // A function that does not exist.
+    let fixture = Fixture::copy("inventory");
+    let cwd = fixture.tmp.path().to_path_buf();
+    let run = record_with(&fixture, &cwd, &[], &["--function", "nope"], &["x.csv"]);
+    run.assert_failure();
+    assert!(
+        run.stderr.contains("no function or method `nope`"),
+        "{}",
+        run.describe()
+    );
+    assert!(fixture.generated_files().is_empty());
+}
