@@ -3,7 +3,7 @@
 use crate::cli::GenerateArgs;
 use crate::cluster::{Cluster, Skipped};
 use crate::driver::{build, goals, process};
-use crate::report::{self, DroppedReport, FindingReport, Report, UncoveredReport};
+use crate::report::{FindingReport, Report, UncoveredReport};
 use crate::search::{self, ops::Space, values::ValuePool, SearchConfig};
 use crate::shadow::Origin;
 use crate::{analyze, cargo, emit, manifest, verify};
@@ -120,12 +120,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         work_dir: &work_dir,
     };
     let mut verified = if args.no_verify {
-        verify::Verified {
-            files,
-            dropped_unstable: vec![],
-            dropped_static: vec![],
-            dropped_uncompilable: vec![],
-        }
+        verify::Verified::unchecked(files)
     } else {
         verify::verify(&origin, &cluster, files)?
     };
@@ -236,7 +231,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         tests_dropped_unstable: verified.dropped_unstable.len(),
         tests_dropped_static_state: verified.dropped_static.len(),
         tests_dropped_uncompilable: verified.dropped_uncompilable.len(),
-        dropped: dropped_reports(&verified),
+        dropped: verified.dropped_reports(),
         tests_using_private: files.iter().map(|f| f.using_private.len()).sum(),
         tests_using_mocks: files.iter().map(|f| f.using_mocks.len()).sum(),
         goals_needing_private: outcome.goals_needing_private,
@@ -251,25 +246,6 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         files: files.iter().map(|f| f.path.clone()).collect(),
         dry_run: args.dry_run,
     })
-}
-
-fn dropped_reports(verified: &verify::Verified) -> Vec<DroppedReport> {
-    let with = |tests: &[String], reason: &str| -> Vec<DroppedReport> {
-        tests
-            .iter()
-            .map(|t| DroppedReport {
-                test: t.clone(),
-                reason: reason.to_string(),
-            })
-            .collect()
-    };
-    let mut out = with(&verified.dropped_unstable, report::DROPPED_UNSTABLE);
-    out.extend(with(&verified.dropped_static, report::DROPPED_STATIC));
-    out.extend(with(
-        &verified.dropped_uncompilable,
-        report::DROPPED_UNCOMPILABLE,
-    ));
-    out
 }
 
 /// The `--env` list: which parts of the environment the search sets up (`none`: the real

@@ -24,6 +24,38 @@ pub struct Verified {
     pub dropped_uncompilable: Vec<String>,
 }
 
+impl Verified {
+    /// The files as emitted, for runs with `--no-verify`.
+    pub fn unchecked(files: Vec<GeneratedFile>) -> Verified {
+        Verified {
+            files,
+            dropped_unstable: vec![],
+            dropped_static: vec![],
+            dropped_uncompilable: vec![],
+        }
+    }
+
+    /// Every dropped test with the reason, for the report.
+    pub fn dropped_reports(&self) -> Vec<crate::report::DroppedReport> {
+        use crate::report::{
+            DroppedReport, DROPPED_STATIC, DROPPED_UNCOMPILABLE, DROPPED_UNSTABLE,
+        };
+        [
+            (&self.dropped_unstable, DROPPED_UNSTABLE),
+            (&self.dropped_static, DROPPED_STATIC),
+            (&self.dropped_uncompilable, DROPPED_UNCOMPILABLE),
+        ]
+        .into_iter()
+        .flat_map(|(tests, reason)| {
+            tests.iter().map(move |t| DroppedReport {
+                test: t.clone(),
+                reason: reason.to_string(),
+            })
+        })
+        .collect()
+    }
+}
+
 /// How many times the emitted tests run; the runs differ in order and parallelism.
 const RUNS: usize = 3;
 const MAX_ROUNDS: usize = 4;

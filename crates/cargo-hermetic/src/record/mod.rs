@@ -17,7 +17,6 @@ pub use report::RecordReport;
 
 use crate::cluster::{CallableId, Cluster, Skipped};
 use crate::generate::{callable_name, selected, selection_of};
-use crate::report::DroppedReport;
 use crate::shadow::{self, Origin};
 use crate::test_case::FinishedTest;
 use crate::{analyze, cargo, emit, manifest, verify};
@@ -230,14 +229,11 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
     let finished: Vec<FinishedTest> = tests.iter().map(|c| c.test.clone()).collect();
     let files = emit::emit(&cluster, &finished, &command);
     let verified = if args.no_verify {
-        verify::Verified {
-            files,
-            dropped_unstable: vec![],
-            dropped_uncompilable: vec![],
-        }
+        verify::Verified::unchecked(files)
     } else {
         verify::verify(&origin, &cluster, files)?
     };
+    let dropped = verified.dropped_reports();
     let files: Vec<_> = verified
         .files
         .into_iter()
@@ -319,18 +315,6 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
     skipped.sort_by(|a, b| a.item.cmp(&b.item));
     let probed_run_s = median(&mut probed_times).unwrap_or_default();
     let unprobed_run_s = median(&mut plain_times);
-    let mut dropped: Vec<DroppedReport> = verified
-        .dropped_unstable
-        .iter()
-        .map(|t| DroppedReport {
-            test: t.clone(),
-            reason: "failed or flaky".into(),
-        })
-        .collect();
-    dropped.extend(verified.dropped_uncompilable.iter().map(|t| DroppedReport {
-        test: t.clone(),
-        reason: "did not compile".into(),
-    }));
     Ok(RecordReport {
         package: target.package.clone(),
         command: ran.command,
@@ -355,7 +339,7 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
         distinct_calls: distinct.len(),
         distinct_calls_with_a_test: distinct_tested,
         tests_emitted,
-        tests_dropped_unstable: verified.dropped_unstable.len(),
+        tests_dropped_unstable: verified.dropped_unstable.len() + verified.dropped_static.len(),
         tests_dropped_uncompilable: verified.dropped_uncompilable.len(),
         dropped,
         functions_probed: probed.probed.len(),
