@@ -273,12 +273,7 @@ pub fn drop_tests(
             }
             let (header, body) = f.contents.split_once('\n').unwrap_or(("", &f.contents));
             debug_assert!(header.contains(GENERATED_MARKER));
-            let mut file: syn::File = syn::parse_str(body).context("re-read a generated file")?;
-            file.items.retain(|item| match item {
-                syn::Item::Fn(func) => !names.contains(&func.sig.ident.to_string()),
-                _ => true,
-            });
-            f.contents = format!("{header}\n{}", prettyplease::unparse(&file));
+            f.contents = format!("{header}\n{}", without_functions(body, names)?);
             for list in [&mut f.test_names, &mut f.using_private, &mut f.using_mocks] {
                 list.retain(|n| !names.contains(n));
             }
@@ -287,9 +282,53 @@ pub fn drop_tests(
         .collect()
 }
 
+/// The source without the named functions (attributes included) and the blank line before
+/// each. The rest of the text is kept as it is, so it stays as rustfmt laid it out.
+fn without_functions(body: &str, names: &BTreeSet<String>) -> Result<String> {
+    let file: syn::File = syn::parse_str(body).context("re-read a generated file")?;
+    // 1-based line ranges of the functions to drop.
+    let mut ranges = Vec::new();
+    for item in &file.items {
+        let syn::Item::Fn(func) = item else { continue };
+        if !names.contains(&func.sig.ident.to_string()) {
+            continue;
+        }
+        let start = func
+            .attrs
+            .first()
+            .map_or(func.sig.fn_token.span, |a| a.pound_token.span)
+            .start()
+            .line;
+        let end = func.block.brace_token.span.close().end().line;
+        ranges.push((start, end));
+    }
+    let lines: Vec<&str> = body.lines().collect();
+    let dropped = |n: usize| ranges.iter().any(|&(a, b)| (a..=b).contains(&n));
+    let mut out = String::new();
+    for (i, line) in lines.iter().enumerate() {
+        let n = i + 1;
+        let blank_before_dropped = line.trim().is_empty() && dropped(n + 1);
+        if !dropped(n) && !blank_before_dropped {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dropping_a_test_leaves_the_others_as_they_were_laid_out() {
+        let body = "use super::*;\n\n#[test]\nfn a() {\n    let counter = Counter {\n        id: 1,\n    };\n}\n\n#[test]\n#[should_panic(expected = \"x\")]\nfn b() {\n    f();\n}\n\n#[test]\nfn c() {}\n";
+        let out = without_functions(body, &["b".to_string()].into()).unwrap();
+        assert_eq!(
+            out,
+            "use super::*;\n\n#[test]\nfn a() {\n    let counter = Counter {\n        id: 1,\n    };\n}\n\n#[test]\nfn c() {}\n"
+        );
+    }
 
     #[test]
     fn drops_named_tests_and_keeps_the_header() {
