@@ -77,9 +77,9 @@ fn jump(k: u32, jt: u8, jf: u8) -> libc::sock_filter {
     }
 }
 
-/// Refuses `execve` and `execveat`; traps `socket` for anything but local (Unix) sockets, and
-/// calls that change the machine: the SIGSYS handler makes them fail with `EPERM` and counts
-/// them.
+/// Refuses `execve` and `execveat`; traps `socket` for anything but local (Unix) sockets,
+/// removals and renames, and calls that change the machine: the SIGSYS handler makes them fail
+/// with `EPERM` and counts them.
 #[cfg(target_arch = "x86_64")]
 fn seccomp() -> bool {
     let denied = [
@@ -95,6 +95,16 @@ fn seccomp() -> bool {
         libc::SYS_clock_settime,
         libc::SYS_swapon,
         libc::SYS_swapoff,
+        // Removing and renaming: the runtime serves these for code inside an `Env`, so a real
+        // call comes from code that bypasses it (or from the real environment in benchmarks).
+        // Landlock would refuse most of them too, but silently; a trap is counted, and an
+        // execution the sandbox had to stop never becomes a test.
+        libc::SYS_unlink,
+        libc::SYS_unlinkat,
+        libc::SYS_rmdir,
+        libc::SYS_rename,
+        libc::SYS_renameat,
+        libc::SYS_renameat2,
     ];
     let n = denied.len() as u8;
     let mut prog = vec![
@@ -192,11 +202,15 @@ mod tests {
                 .is_ok_and(|s| s.success()) as i32)
                 << 4;
             bits |= (std::net::TcpStream::connect("127.0.0.1:9").is_ok() as i32) << 5;
-            bits |= ((BLOCKED.load(Ordering::Relaxed) == 0) as i32) << 6;
+            let before = BLOCKED.load(Ordering::Relaxed);
+            bits |= ((before == 0) as i32) << 6;
+            // A removal, even inside the scratch directory, is trapped and counted.
+            bits |= (std::fs::remove_file(&inside).is_ok() as i32) << 7;
+            bits |= ((BLOCKED.load(Ordering::Relaxed) <= before) as i32) << 8;
             bits
         });
         assert!(!outside.exists());
         std::fs::remove_dir_all(&scratch).unwrap();
-        assert_eq!(code, 0, "bits: 1 no landlock, 2 no seccomp, 4 wrote outside, 8 could not write inside, 16 ran a program, 32 connected, 64 nothing counted");
+        assert_eq!(code, 0, "bits: 1 no landlock, 2 no seccomp, 4 wrote outside, 8 could not write inside, 16 ran a program, 32 connected, 64 nothing counted, 128 removed a file, 256 removal not counted");
     }
 }
