@@ -164,18 +164,7 @@ fn run_build(mut cmd: Command, manifest: &Path) -> Result<BuildOutcome> {
                     executable = Some(exe.into_std_path_buf());
                 }
             }
-            Message::CompilerMessage(m)
-                if m.message.level == cargo_metadata::diagnostic::DiagnosticLevel::Error =>
-            {
-                let span = m.message.spans.iter().find(|s| s.is_primary);
-                errors.push(CompileError {
-                    file: span.map(|s| PathBuf::from(&s.file_name)),
-                    line: span.map(|s| s.line_start).unwrap_or(0),
-                    rendered: strip_ansi(
-                        m.message.rendered.as_deref().unwrap_or(&m.message.message),
-                    ),
-                });
-            }
+            Message::CompilerMessage(m) => errors.extend(compile_error(&m)),
             _ => {}
         }
     }
@@ -194,6 +183,19 @@ fn run_build(mut cmd: Command, manifest: &Path) -> Result<BuildOutcome> {
             stderr.trim()
         ),
     }
+}
+
+/// The error a compiler message reports, if it is one.
+pub fn compile_error(m: &cargo_metadata::CompilerMessage) -> Option<CompileError> {
+    if m.message.level != cargo_metadata::diagnostic::DiagnosticLevel::Error {
+        return None;
+    }
+    let span = m.message.spans.iter().find(|s| s.is_primary);
+    Some(CompileError {
+        file: span.map(|s| PathBuf::from(&s.file_name)),
+        line: span.map(|s| s.line_start).unwrap_or(0),
+        rendered: strip_ansi(m.message.rendered.as_deref().unwrap_or(&m.message.message)),
+    })
 }
 
 fn strip_ansi(s: &str) -> String {

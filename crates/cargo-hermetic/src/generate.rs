@@ -137,14 +137,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
             if args.dry_run { "would add" } else { "added" }
         ));
     }
-    if args.dry_run {
-        emit::plan(&target.crate_dir, &cluster, &files)?;
-        for f in &files {
-            println!("// ===== {} =====\n{}", f.path.display(), f.contents);
-        }
-    } else {
-        emit::apply(&target.crate_dir, &cluster, &files)?;
-    }
+    emit::apply_or_print(&target.crate_dir, &cluster, &files, args.dry_run)?;
 
     let findings = outcome
         .findings

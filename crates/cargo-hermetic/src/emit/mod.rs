@@ -10,7 +10,7 @@ mod names;
 mod oracle;
 pub mod place;
 
-pub use place::{apply, check_in_the_way, plan};
+pub use place::{apply, apply_or_print, check_in_the_way};
 
 use crate::cluster::{
     CallableId, CallableKind, Cluster, Fields, FloatTy, ModuleBody, ModuleId, TraitId, Ty, TypeKind,

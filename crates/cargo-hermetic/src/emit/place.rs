@@ -405,3 +405,22 @@ fn write_atomically(path: &Path, contents: &str) -> anyhow::Result<()> {
     temp.persist(path)?;
     Ok(())
 }
+
+/// Writes the files into the crate, or with `dry_run` checks that they could be written and
+/// prints them instead.
+pub fn apply_or_print(
+    crate_dir: &Path,
+    cluster: &Cluster,
+    files: &[GeneratedFile],
+    dry_run: bool,
+) -> anyhow::Result<()> {
+    if dry_run {
+        plan(crate_dir, cluster, files)?;
+        for f in files {
+            println!("// ===== {} =====\n{}", f.path.display(), f.contents);
+        }
+        Ok(())
+    } else {
+        apply(crate_dir, cluster, files).map(|_| ())
+    }
+}

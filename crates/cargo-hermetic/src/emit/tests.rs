@@ -1,5 +1,6 @@
 //! Tests of emission on a small hand-built cluster: exact text, rustfmt-cleanliness, placement.
 
+use super::place::plan;
 use super::place::{Applied, ModLine};
 use super::*;
 use crate::cluster::{Callable, Field, IntTy, Module, Param, Receiver, TypeDef, Variant, Vis};

@@ -295,14 +295,7 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
             ));
         }
     }
-    if args.dry_run {
-        emit::plan(&target.crate_dir, &cluster, &files)?;
-        for f in &files {
-            println!("// ===== {} =====\n{}", f.path.display(), f.contents);
-        }
-    } else {
-        emit::apply(&target.crate_dir, &cluster, &files)?;
-    }
+    emit::apply_or_print(&target.crate_dir, &cluster, &files, args.dry_run)?;
 
     let calls_traced = log.calls.len();
     let captured_sites: u64 = log.calls.len() as u64;

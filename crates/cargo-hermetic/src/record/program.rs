@@ -119,20 +119,7 @@ pub fn build(manifest: &Path, target_dir: &Path, what: &Build, release: bool) ->
                     }
                 }
             }
-            Message::CompilerMessage(m)
-                if m.message.level == cargo_metadata::diagnostic::DiagnosticLevel::Error =>
-            {
-                let span = m.message.spans.iter().find(|s| s.is_primary);
-                errors.push(CompileError {
-                    file: span.map(|s| PathBuf::from(&s.file_name)),
-                    line: span.map(|s| s.line_start).unwrap_or(0),
-                    rendered: m
-                        .message
-                        .rendered
-                        .clone()
-                        .unwrap_or(m.message.message.clone()),
-                });
-            }
+            Message::CompilerMessage(m) => errors.extend(crate::cargo::compile_error(&m)),
             _ => {}
         }
     }
