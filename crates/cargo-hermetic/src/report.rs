@@ -65,7 +65,7 @@ pub struct Report {
 pub struct Containment {
     /// File writes outside the scratch directory and TCP are refused by Landlock.
     pub landlock: bool,
-    /// Program starts and network sockets are refused by seccomp.
+    /// Program and process starts, removals and network sockets are refused by seccomp.
     pub seccomp: bool,
 }
 

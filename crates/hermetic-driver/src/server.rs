@@ -224,6 +224,8 @@ fn run_forked(
 /// ended, `None` when it finished the case and lives on (a shared child).
 fn report_after(status: Option<i32>, shared: &Shared) -> ExecReport {
     let header = shared.header();
+    // The server's sandbox thread answered the execution's attempts to start processes.
+    let processes_refused = sandbox::take_processes_refused();
     let stmt = header.stmt.load(Ordering::SeqCst) as usize;
     let covered: Vec<u32> = shared
         .counters()
@@ -260,6 +262,7 @@ fn report_after(status: Option<i32>, shared: &Shared) -> ExecReport {
     let mut report: ExecReport = serde_json::from_slice(&shared.report()[..len])
         .expect("hermetic driver: child wrote a bad report");
     report.covered = covered;
+    report.sandbox_blocked += processes_refused;
     report
 }
 
