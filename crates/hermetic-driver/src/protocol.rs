@@ -126,6 +126,9 @@ pub enum FileMode {
 }
 
 /// Engine → driver.
+// A request lives only while it is written or read, one at a time: boxing the big variant
+// would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Serialize, Deserialize, Clone, Debug)]
 pub enum Request {
     /// Run the calls in a fresh child process, inside the environment.
