@@ -200,3 +200,16 @@ fn a_die_rolled_beside_a_hashmap_gets_the_given_bytes() {
     assert_eq!(first, (2, 5));
     assert_eq!(second, (2, 5));
 }
+
+/// Emitted tests enter their `Env` on libtest's thread for the test, which has drawn no hash
+/// keys yet (libtest runs each test on a thread of its own, also with `--test-threads=1`): the
+/// call's first map gets the given keys, as on a fresh thread.
+#[test]
+fn libtests_thread_draws_its_keys_inside_the_test() {
+    let expected = {
+        let _env = Env::new().hash_keys(11, 12).enter();
+        std::thread::spawn(hash_of_zero).join().unwrap()
+    };
+    let _env = Env::new().hash_keys(11, 12).enter();
+    assert_eq!(hash_of_zero(), expected);
+}
