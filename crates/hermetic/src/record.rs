@@ -6,9 +6,10 @@
 //! [`CAPTURED_PER_SITE`] calls of each function are captured in full: their arguments and
 //! result as `Debug` text (through [`Wrap`], which falls back to "opaque" for types without
 //! `Debug`), and the files, variables, stdin, clock and random bytes the call read, and the
-//! files it wrote, nested calls included. Later calls are only counted, so a hot function costs a load
-//! and a store per call. Each captured call is written to the log as one JSON line as soon
-//! as it returns (so calls that completed survive a crash); the counts are written at exit.
+//! files it wrote, nested calls included. Later calls are only counted, so a hot function costs
+//! a load and a store per call. Each captured call is written to the log as one JSON line as
+//! soon as it returns (so calls that completed survive a crash); the counts are written at
+//! exit.
 //!
 //! Record mode is process-wide and switched on by the `HERMETIC_RECORD` variable (the log
 //! file's path) when the first probe runs, or the first read of stdin (a program may read its

@@ -13,7 +13,7 @@ use crate::vfs::R;
 /// How std asks for a thread's `RandomState` keys: 16 bytes with `GRND_INSECURE` (or
 /// `GRND_NONBLOCK` where the kernel lacks it); everything else std and the `getrandom` crate
 /// draw uses no such flag.
-pub(crate) fn draw_of(len: size_t, flags: c_uint) -> Draw {
+fn draw_of(len: size_t, flags: c_uint) -> Draw {
     let insecure = flags & libc::GRND_INSECURE != 0;
     let nonblock_keys = flags & libc::GRND_NONBLOCK != 0 && len == 16;
     if insecure || nonblock_keys {
