@@ -3,6 +3,7 @@
 use crate::cli::GenerateArgs;
 use crate::cluster::{Cluster, Skipped};
 use crate::driver::{build, goals, process};
+use crate::emit::Suite;
 use crate::report::{FindingReport, Report, UncoveredReport};
 use crate::search::{self, ops::Space, values::ValuePool, SearchConfig};
 use crate::shadow::Origin;
@@ -29,7 +30,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     let cluster = analyze::analyze(&target.lib_rs, &target.crate_name)
         .with_context(|| format!("analyse {}", target.lib_rs.display()))?;
     let selection = selection(args, &cluster)?;
-    emit::check_in_the_way(&target.crate_dir, &cluster)?;
+    emit::check_in_the_way(&target.crate_dir, &cluster, Suite::Generated)?;
     if cluster.callables.is_empty() {
         bail!(nothing_to_test(&cluster));
     }
@@ -113,7 +114,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
 
     status.say("writing and verifying the tests");
     let command = args.regenerate_command();
-    let files = emit::emit(&cluster, &outcome.tests, &command);
+    let files = emit::emit(&cluster, &outcome.tests, Suite::Generated, &command);
     let origin = Origin {
         crate_dir: &target.crate_dir,
         workspace_root: &target.workspace_root,
@@ -122,7 +123,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     let mut verified = if args.no_verify {
         verify::Verified::unchecked(files)
     } else {
-        verify::verify(&origin, &cluster, files)?
+        verify::verify(&origin, &cluster, Suite::Generated, files)?
     };
     let files: Vec<_> = std::mem::take(&mut verified.files)
         .into_iter()
@@ -137,7 +138,13 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
             if args.dry_run { "would add" } else { "added" }
         ));
     }
-    emit::apply_or_print(&target.crate_dir, &cluster, &files, args.dry_run)?;
+    emit::apply_or_print(
+        &target.crate_dir,
+        &cluster,
+        Suite::Generated,
+        &files,
+        args.dry_run,
+    )?;
 
     let findings = outcome
         .findings

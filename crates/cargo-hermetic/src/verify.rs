@@ -5,7 +5,7 @@
 
 use crate::cargo::{self, BuildOutcome};
 use crate::cluster::Cluster;
-use crate::emit::{self, GeneratedFile, GENERATED_MARKER};
+use crate::emit::{self, GeneratedFile, Suite, GENERATED_MARKER};
 use crate::manifest;
 use crate::shadow::{self, Origin};
 use anyhow::{bail, Context, Result};
@@ -65,6 +65,7 @@ const ALONE_RUNS: usize = 2;
 pub fn verify(
     origin: &Origin,
     cluster: &Cluster,
+    suite: Suite,
     mut files: Vec<GeneratedFile>,
 ) -> Result<Verified> {
     let mut dropped_unstable = Vec::new();
@@ -81,7 +82,7 @@ pub fn verify(
         }
         let copy = shadow::copy_crate(origin, "verify", &[])?;
         let rebased = rebase(cluster, origin.crate_dir, &copy.root);
-        emit::apply(&copy.root, &rebased, &files)
+        emit::apply(&copy.root, &rebased, suite, &files)
             .context("place the tests in the verification copy")?;
         if manifest::needs_runtime(files.iter().map(|f| f.contents.as_str())) {
             manifest::ensure_runtime_dev_dependency(&copy.root, false)?;
@@ -123,7 +124,7 @@ pub fn verify(
         };
         let mut failed = BTreeSet::new();
         for run in 0..RUNS {
-            failed.extend(run_tests(&exe, &copy.root, run)?);
+            failed.extend(run_tests(&exe, &copy.root, suite, run)?);
         }
         let alone = passing_alone(&exe, &copy.root, &failed)?;
         if std::env::var_os("HERMETIC_DEBUG").is_some() {
@@ -214,10 +215,11 @@ fn outcomes(stdout: &str) -> (BTreeSet<String>, BTreeSet<String>) {
     (passed, failed)
 }
 
-/// Runs the generated tests once; returns the full paths of those that failed.
-fn run_tests(exe: &Path, cwd: &Path, run: usize) -> Result<BTreeSet<String>> {
+/// Runs the suite's tests once (the crate's own tests and the other suite's stay out); returns
+/// the full paths of those that failed.
+fn run_tests(exe: &Path, cwd: &Path, suite: Suite, run: usize) -> Result<BTreeSet<String>> {
     let mut cmd = Command::new(exe);
-    cmd.arg(emit::TEST_MODULE)
+    cmd.arg(suite.module())
         .current_dir(cwd)
         .env_remove("HERMETIC_DRIVER");
     match run {

@@ -1,13 +1,14 @@
 //! `cargo hermetic record` end to end: a real run of a fixture's program becomes unit tests that
 //! replay what each call read, and they pass with the input file deleted, the variable changed
-//! and the real clock elsewhere; a program that panics or aborts still yields tests for the
-//! calls that completed.
+//! and the real clock elsewhere; a program that reads commands from piped stdin and draws random
+//! bytes gets tests that replay each call's line and bytes, beside generate's tests; a program
+//! that panics or aborts still yields tests for the calls that completed.
 
 mod common;
 
 use common::{
-    cargo_test_target_dir, hermetic_target_dir, run_with_timeout, Fixture, Run, CARGO_TEST_TIMEOUT,
-    RUN_TIMEOUT,
+    cargo_test_target_dir, hermetic_target_dir, run_with_input, run_with_timeout, Fixture, Run,
+    CARGO_TEST_TIMEOUT, RUN_TIMEOUT,
 };
 use serde_json::Value;
 use std::path::Path;
@@ -27,6 +28,18 @@ fn record_with(
     options: &[&str],
     program_args: &[&str],
 ) -> Run {
+    record_with_input(fixture, cwd, envs, options, program_args, None)
+}
+
+/// [`record_with`], with `input` piped to the program's stdin.
+fn record_with_input(
+    fixture: &Fixture,
+    cwd: &Path,
+    envs: &[(&str, &str)],
+    options: &[&str],
+    program_args: &[&str],
+    input: Option<&str>,
+) -> Run {
     let report = fixture.tmp.path().join("record-report.json");
     let _ = std::fs::remove_file(&report);
     let mut cmd = Command::new(common::BIN);
@@ -44,7 +57,7 @@ fn record_with(
         cmd.env(k, v);
     }
     let started = Instant::now();
-    let out = run_with_timeout(cmd, RUN_TIMEOUT);
+    let out = run_with_input(cmd, input, RUN_TIMEOUT);
     let run = Run {
         command: format!(
             "cargo-hermetic hermetic record -- {}",
@@ -125,7 +138,7 @@ fn a_recorded_run_of_the_inventory_becomes_tests_that_replay_it() {
     assert_eq!(run.count("calls_traced"), 9, "{}", run.describe());
     assert!(percent(&run) >= 95.0, "{}", run.describe());
     let emitted = run.count("tests_emitted") as usize;
-    let files = fixture.generated_files();
+    let files = fixture.recorded_files();
     let all: String = files.values().cloned().collect();
     for f in [
         "parse_line",
@@ -162,6 +175,116 @@ fn a_recorded_run_of_the_inventory_becomes_tests_that_replay_it() {
     );
 }
 
+/// The commands the `tally` program reads, one a line.
+const COMMANDS: &str =
+    "add bolts 3\nadd nuts 12\nroll 6\nticket\nlucky\nadd bolts 2\nreport\nlucky\nfly away\n";
+
+/// Where rustup and cargo keep the toolchain, for runs with another `HOME`.
+fn toolchain_homes() -> Vec<(&'static str, String)> {
+    let home = std::env::var("HOME").unwrap_or_default();
+    [("RUSTUP_HOME", ".rustup"), ("CARGO_HOME", ".cargo")]
+        .into_iter()
+        .map(|(var, dir)| {
+            (
+                var,
+                std::env::var(var).unwrap_or_else(|_| format!("{home}/{dir}")),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn commands_from_stdin_and_random_draws_replay_beside_generated_tests() {
+    let fixture = Fixture::copy("tally");
+    // generate first: record's tests go beside its tests and leave them as they are.
+    let generated = fixture
+        .generate()
+        .arg("--function")
+        .arg("parse")
+        .max_executions(300)
+        .seed(1)
+        .run();
+    generated.assert_success();
+    let generated_emitted = generated.count("tests_emitted") as usize;
+    let generated_before = fixture.generated_files();
+    assert!(generated_emitted > 0, "{}", generated.describe());
+
+    let home = fixture.tmp.path().join("home");
+    let cwd = fixture.tmp.path().join("work");
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(&cwd).unwrap();
+    std::fs::write(home.join(".tallyrc"), "title = Depot 7\n").unwrap();
+    let homes = toolchain_homes();
+    let mut envs: Vec<(&str, &str)> = homes.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    envs.push(("HOME", home.to_str().unwrap()));
+    let run = record_with_input(&fixture, &cwd, &envs, &[], &[], Some(COMMANDS));
+    run.assert_success();
+    let rolled = run
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("rolled "))
+        .unwrap_or_else(|| panic!("{}", run.describe()));
+    let ticket = run
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("ticket "))
+        .unwrap_or_else(|| panic!("{}", run.describe()));
+
+    // Every call is traced; all but the calls over the limit of four tests per function (of
+    // next_command and parse, which have more behaviours) are shown by passing tests: nothing
+    // fails verification.
+    assert_eq!(run.count("calls_traced"), 30, "{}", run.describe());
+    assert_eq!(run.count("calls_tested"), 25, "{}", run.describe());
+    let skipped = run.report()["calls_skipped"].as_array().unwrap();
+    assert!(
+        skipped
+            .iter()
+            .all(|s| s["reason"] == "over the limit of tests per function"),
+        "{}",
+        run.describe()
+    );
+
+    let recorded = fixture.recorded_files();
+    let tests = &recorded["src/hermetic_recorded.rs"];
+    assert!(tests.starts_with("// @generated by cargo-hermetic — `cargo hermetic record"));
+    // Each call that read a line replays its own line.
+    for line in ["add bolts 3", "roll 6", "ticket", "lucky"] {
+        assert!(tests.contains(&format!(".stdin(\"{line}\\n\")")), "{tests}");
+    }
+    // The random draws: getrandom (roll), /dev/urandom (ticket), and std's hash keys of the
+    // first map (lucky → totals); the tests assert what the run printed.
+    assert!(tests.contains(".random_bytes(b\"\\x"), "{tests}");
+    assert!(tests.contains(".hash_keys(0x"), "{tests}");
+    assert!(tests.contains(&format!("roll(6), {rolled})")), "{tests}");
+    assert!(
+        tests.contains(&format!("ticket(), \"{ticket}\")")),
+        "{tests}"
+    );
+    assert!(tests.contains(".var(\"HOME\""), "{tests}");
+
+    // generate's file is as it was, and each file is declared once.
+    assert_eq!(fixture.generated_files(), generated_before);
+    let lib = fixture.read("src/lib.rs");
+    assert_eq!(lib.matches("mod hermetic_tests;").count(), 1, "{lib}");
+    assert_eq!(lib.matches("mod hermetic_recorded;").count(), 1, "{lib}");
+
+    // The world changes: no input, the rc file gone, another HOME and cwd, a later clock.
+    std::fs::remove_dir_all(&home).unwrap();
+    let elsewhere = fixture.tmp.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let mut envs: Vec<(&str, &str)> = homes.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    envs.push(("HOME", elsewhere.to_str().unwrap()));
+    let passed = cargo_test_in(&fixture, &elsewhere, &envs);
+    let recorded_emitted = run.count("tests_emitted") as usize;
+    assert_eq!(
+        passed,
+        recorded_emitted + generated_emitted,
+        "{}",
+        fixture.dump_generated()
+    );
+}
+
 #[test]
 fn the_crates_own_test_suite_becomes_unit_tests_with_dash_dash_test() {
     let fixture = Fixture::copy("inventory");
@@ -171,7 +294,7 @@ fn the_crates_own_test_suite_becomes_unit_tests_with_dash_dash_test() {
     run.assert_success();
     assert_eq!(run.count("calls_traced"), 7, "{}", run.describe());
     assert!(percent(&run) >= 95.0, "{}", run.describe());
-    let all: String = fixture.generated_files().values().cloned().collect();
+    let all: String = fixture.recorded_files().values().cloned().collect();
     assert!(all.contains("/stock.csv\""), "{all}");
     let emitted = run.count("tests_emitted") as usize;
     // The recorded unit tests plus the integration test.
@@ -213,7 +336,7 @@ fn a_program_that_panics_or_aborts_still_yields_tests_for_completed_calls() {
         run.describe()
     );
     assert_eq!(run.count("calls_tested"), 6, "{}", run.describe());
-    let all: String = fixture.generated_files().values().cloned().collect();
+    let all: String = fixture.recorded_files().values().cloned().collect();
     assert!(
         all.contains("#[should_panic(expected = \"level 5 is too high\")]"),
         "{all}"
@@ -263,5 +386,5 @@ fn user_mistakes_get_clear_errors_and_change_nothing() {
         "{}",
         run.describe()
     );
-    assert!(fixture.generated_files().is_empty());
+    assert!(fixture.recorded_files().is_empty());
 }

@@ -29,6 +29,12 @@ pub fn enter(spec: &EnvSpec) -> EnvGuard {
     if let Some(seed) = spec.seed {
         env = env.seed(seed);
     }
+    if !spec.random_bytes.is_empty() {
+        env = env.random_bytes(&spec.random_bytes);
+    }
+    if let Some((k0, k1)) = spec.hash_keys {
+        env = env.hash_keys(k0, k1);
+    }
     env.enter()
 }
 

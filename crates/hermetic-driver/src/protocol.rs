@@ -96,6 +96,12 @@ pub struct EnvSpec {
     /// Seconds since the Unix epoch.
     pub now_secs: Option<u64>,
     pub seed: Option<u64>,
+    /// Bytes the code's draws of randomness get first (`Env::random_bytes`); empty: none.
+    #[serde(default)]
+    pub random_bytes: Vec<u8>,
+    /// std's `HashMap` keys (`Env::hash_keys`).
+    #[serde(default)]
+    pub hash_keys: Option<(u64, u64)>,
 }
 
 impl EnvSpec {
@@ -120,6 +126,9 @@ pub enum FileMode {
 }
 
 /// Engine → driver.
+// A request lives only while it is written or read, one at a time: boxing the big variant
+// would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Serialize, Deserialize, Clone, Debug)]
 pub enum Request {
     /// Run the calls in a fresh child process, inside the environment.

@@ -10,6 +10,7 @@ use std::sync::{Arc, Once};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::access::Access;
+use crate::rng::Randomness;
 use crate::state::{errno_for, Clock, Host, Shared, State};
 use crate::vfs::{lexical_abs, Kind, Ts, Vfs};
 
@@ -53,6 +54,8 @@ pub struct Env {
     now: SystemTime,
     step: Duration,
     seed: u64,
+    random_bytes: Vec<u8>,
+    hash_keys: Option<[u8; 16]>,
     cwd: PathBuf,
     hostname: String,
     pid: i32,
@@ -77,6 +80,8 @@ impl Env {
             now: UNIX_EPOCH + Duration::from_secs(DEFAULT_NOW_SECS),
             step: DEFAULT_CLOCK_STEP,
             seed: DEFAULT_SEED,
+            random_bytes: Vec::new(),
+            hash_keys: None,
             cwd: PathBuf::from("/"),
             hostname: "hermetic".into(),
             pid: 4242,
@@ -186,9 +191,51 @@ impl Env {
         self
     }
 
-    /// The seed of the random stream behind getrandom, getentropy and `/dev/urandom`.
+    /// The seed of the random stream behind getrandom, getentropy and `/dev/urandom` (after
+    /// any [`random_bytes`](Env::random_bytes)).
     pub fn seed(mut self, seed: u64) -> Env {
         self.seed = seed;
+        self
+    }
+
+    /// Bytes the code's draws of randomness get first, in the order it draws them, before the
+    /// seeded stream takes over: what `getrandom`, `getentropy`, `syscall(SYS_getrandom)` and
+    /// reads of `/dev/urandom` return, so also what `rand::rng()` and `OsRng` are seeded with.
+    /// `cargo hermetic record` writes the bytes a recorded call drew here. Replaces earlier
+    /// bytes given.
+    ///
+    /// std's `HashMap` keys are not taken from these bytes (see [`hash_keys`](Env::hash_keys)):
+    /// whether a thread draws its keys inside the code under test depends on what the thread
+    /// did before, so they would shift the bytes meant for the code.
+    ///
+    /// ```
+    /// use std::io::Read;
+    ///
+    /// fn roll() -> std::io::Result<u32> {
+    ///     let mut bytes = [0u8; 4];
+    ///     std::fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
+    ///     Ok(u32::from_le_bytes(bytes) % 6 + 1)
+    /// }
+    ///
+    /// let _env = hermetic::Env::new().random_bytes([5, 0, 0, 0]).enter();
+    /// assert_eq!(roll().unwrap(), 6);
+    /// ```
+    pub fn random_bytes(mut self, bytes: impl AsRef<[u8]>) -> Env {
+        self.random_bytes = bytes.as_ref().to_vec();
+        self
+    }
+
+    /// The keys std's `RandomState` (the default hasher of `HashMap` and `HashSet`) gets when a
+    /// thread inside the environment draws its keys, which it does once, for its first map;
+    /// later maps of the thread add one to `k0` each. With the keys a recorded call drew, maps
+    /// the call builds iterate in the recorded order. Without, keys come from the seeded stream.
+    ///
+    /// A thread that drew its keys before it entered the environment keeps them.
+    pub fn hash_keys(mut self, k0: u64, k1: u64) -> Env {
+        let mut keys = [0u8; 16];
+        keys[..8].copy_from_slice(&k0.to_ne_bytes());
+        keys[8..].copy_from_slice(&k1.to_ne_bytes());
+        self.hash_keys = Some(keys);
         self
     }
 
@@ -292,9 +339,8 @@ impl Env {
             hostname: self.hostname,
             cpus: self.cpus,
         };
-        Shared::new(State::new(
-            vfs, cwd, vars, clock, self.seed, self.stdin, host,
-        ))
+        let random = Randomness::new(self.seed, self.random_bytes, self.hash_keys);
+        Shared::new(State::new(vfs, cwd, vars, clock, random, self.stdin, host))
     }
 }
 

@@ -66,9 +66,12 @@
 //!   default), so elapsed times are positive and the same on every run. `thread::sleep`
 //!   returns at once and moves the clocks forward by the time slept.
 //! * **Randomness**: `getrandom`, `getentropy`, `syscall(SYS_getrandom)` and `/dev/urandom`
-//!   give a stream determined by the seed. Note std's `RandomState` and rand's `ThreadRng`
-//!   seed once per thread: to repeat them, create them on a thread that is inside the
-//!   environment from its start (a thread spawned by the test under the env).
+//!   give a stream determined by the seed, after any bytes given with [`Env::random_bytes`]
+//!   (what a recorded call drew). std's `HashMap` keys are drawn apart: from
+//!   [`Env::hash_keys`] when given, else from the seeded stream, never from the given bytes.
+//!   Note std's `RandomState` and rand's `ThreadRng` seed once per thread: to repeat them,
+//!   create them on a thread that is inside the environment from its start (a thread spawned
+//!   by the test under the env, or libtest's thread for the test).
 //! * **Variables**: `getenv`/`setenv`/`unsetenv`, so `std::env::var(_os)`, `set_var`,
 //!   `remove_var`. Only declared variables exist unless [`Env::inherit_vars`].
 //! * **stdin/stdout/stderr**: fd 0 reads the scripted bytes then end-of-file; writes to fds 1
@@ -93,7 +96,9 @@
 //! # Record mode
 //!
 //! [`record`] is the other way round: the real environment is used and what probed calls read
-//! and wrote is logged, for `cargo hermetic record` (its probes call it; tests never do).
+//! and wrote is logged, for `cargo hermetic record` (its probes call it; tests never do). While
+//! recording, stdin is handed to the program one line per read, so each call's lines are its
+//! own.
 //!
 //! # Limits (read these)
 //!

@@ -5,14 +5,23 @@
 //! at the top of each selected function and [`Call::exit`] with its result. The first
 //! [`CAPTURED_PER_SITE`] calls of each function are captured in full: their arguments and
 //! result as `Debug` text (through [`Wrap`], which falls back to "opaque" for types without
-//! `Debug`), and the files, variables, stdin, clock and randomness the call read, and the files
-//! it wrote, nested calls included. Later calls are only counted, so a hot function costs a load
-//! and a store per call. Each captured call is written to the log as one JSON line as soon
-//! as it returns (so calls that completed survive a crash); the counts are written at exit.
+//! `Debug`), and the files, variables, stdin, clock and random bytes the call read, and the
+//! files it wrote, nested calls included. Later calls are only counted, so a hot function costs
+//! a load and a store per call. Each captured call is written to the log as one JSON line as
+//! soon as it returns (so calls that completed survive a crash); the counts are written at
+//! exit.
 //!
 //! Record mode is process-wide and switched on by the `HERMETIC_RECORD` variable (the log
-//! file's path) when the first probe runs. The interposers pass every call to glibc as usual
+//! file's path) when the first probe runs, or the first read of stdin (a program may read its
+//! first lines before it calls the library). The interposers pass every call to glibc as usual
 //! and, when recording, call the `on_*` hooks here, which cost one relaxed load when off.
+//!
+//! Two things are done differently while recording, so that what a call read is its own:
+//! stdin is handed out one line per read ([`stdin`]), and the bytes read from the random
+//! devices are logged like those from `getrandom` ([`random_fds`]).
+
+mod random_fds;
+mod stdin;
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
@@ -133,7 +142,10 @@ enum Event {
     Var(String, Option<String>),
     Stdin(Vec<u8>),
     Now(u64),
-    Random,
+    /// Random bytes the code drew (getrandom, getentropy, the random devices).
+    Random(Vec<u8>),
+    /// std's `RandomState` keys, drawn by the thread's first map.
+    HashKeys(Vec<u8>),
 }
 
 thread_local! {
@@ -308,8 +320,18 @@ fn write_event(line: &mut String, e: &Event) {
         Event::Now(secs) => {
             let _ = write!(line, "{{\"k\":\"now\",\"secs\":{secs}}}");
         }
-        Event::Random => line.push_str("{\"k\":\"random\"}"),
+        Event::Random(data) => write_hex(line, "random", data),
+        Event::HashKeys(data) => write_hex(line, "hashkeys", data),
     }
+}
+
+/// Random bytes in hex: compact, and never mistaken for text.
+fn write_hex(line: &mut String, kind: &str, data: &[u8]) {
+    let _ = write!(line, "{{\"k\":\"{kind}\",\"hex\":\"");
+    for b in data {
+        let _ = write!(line, "{b:02x}");
+    }
+    line.push_str("\"}");
 }
 
 fn write_there(line: &mut String, there: &There) {
@@ -425,7 +447,7 @@ fn log(event: impl FnOnce() -> Option<Event>) {
 fn push(e: Event) {
     let size = match &e {
         Event::Path(p, There::File(data)) => p.len() + data.len(),
-        Event::Stdin(data) => data.len(),
+        Event::Stdin(data) | Event::Random(data) | Event::HashKeys(data) => data.len(),
         _ => 16,
     };
     let bytes = EVENT_BYTES.get() + size;
@@ -435,7 +457,16 @@ fn push(e: Event) {
         return;
     }
     EVENT_BYTES.set(bytes);
+    let start = FRAMES.with_borrow(|f| f.last().map_or(0, |f| f.start));
     EVENTS.with_borrow_mut(|events| {
+        // Consecutive reads of stdin by the same call are one event: stdin comes a line per
+        // read, and a call that reads to the end would otherwise log an event per line.
+        let ours = events.len() > start;
+        if let (Event::Stdin(more), Some(Event::Stdin(data)), true) = (&e, events.last_mut(), ours)
+        {
+            data.extend_from_slice(more);
+            return;
+        }
         if let Event::Path(p, _) = &e {
             PATHS.with_borrow_mut(|paths| paths.insert(p.clone(), events.len()));
         }
@@ -479,6 +510,12 @@ pub(crate) fn on_open(
     flags: libc::c_int,
     fd: libc::c_int,
 ) {
+    if fd >= 0 && !path.is_null() && !BUSY.get() {
+        let opened = unsafe { CStr::from_ptr(path) }.to_bytes();
+        if random_fds::is_device(opened) {
+            random_fds::opened(fd);
+        }
+    }
     if dirfd != libc::AT_FDCWD {
         return;
     }
@@ -523,8 +560,52 @@ pub(crate) fn on_now(secs: i64) {
     log(|| Some(Event::Now(secs.max(0) as u64)));
 }
 
-pub(crate) fn on_random() {
-    log(|| Some(Event::Random));
+/// After a real draw of random bytes.
+pub(crate) fn on_random(data: &[u8], draw: crate::rng::Draw) {
+    log(|| {
+        Some(match draw {
+            crate::rng::Draw::HashKeys => Event::HashKeys(data.to_vec()),
+            _ => Event::Random(data.to_vec()),
+        })
+    });
+}
+
+/// After a real `close`.
+pub(crate) fn on_close(fd: libc::c_int) {
+    random_fds::closed(fd);
+}
+
+/// Whether a read of `fd` goes through [`read`]: in record mode. A read of stdin switches
+/// record mode on when no probe has yet, so that lines read before the first call are handed
+/// out one at a time too.
+#[inline(always)]
+pub(crate) fn reads_hooked(fd: libc::c_int) -> bool {
+    match MODE.load(Relaxed) {
+        ON => true,
+        UNKNOWN if fd == 0 => init(),
+        _ => false,
+    }
+}
+
+/// `read` in record mode: stdin a line at a time, logged; the random devices logged.
+pub(crate) unsafe fn read(fd: libc::c_int, buf: *mut libc::c_void, n: usize) -> isize {
+    if fd == 0 {
+        let r = unsafe { stdin::read(buf, n) };
+        if r > 0 {
+            on_stdin(unsafe { crate::libc::io::slice(buf, r as usize) });
+        }
+        return r;
+    }
+    let r = unsafe {
+        crate::real::real!(read: fn(libc::c_int, *mut libc::c_void, usize) -> isize)(fd, buf, n)
+    };
+    if r > 0 && random_fds::contains(fd) {
+        on_random(
+            unsafe { crate::libc::io::slice(buf, r as usize) },
+            crate::rng::Draw::Code,
+        );
+    }
+    r
 }
 
 fn opt_str(out: &mut String, s: Option<&str>) {

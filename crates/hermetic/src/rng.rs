@@ -1,4 +1,51 @@
-//! A small deterministic random stream (xoshiro256** seeded through splitmix64).
+//! An environment's randomness: bytes the test gave first, then a small deterministic stream
+//! (xoshiro256** seeded through splitmix64).
+
+/// What a draw of random bytes is for: the replay serves each kind from its own source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Draw {
+    /// The code asked (getrandom, getentropy, `/dev/urandom`): given bytes first.
+    Code,
+    /// std's `RandomState` keys of a thread: the given keys, if any. Kept apart from
+    /// [`Draw::Code`] because whether a thread draws its keys inside a call depends on what the
+    /// thread did before, which a test cannot repeat.
+    HashKeys,
+    /// Names the runtime makes up itself (`mkstemp`): never the given bytes, which replay what
+    /// a real run drew through the C library.
+    Names,
+}
+
+pub(crate) struct Randomness {
+    seeded: Rng,
+    given: Vec<u8>,
+    given_pos: usize,
+    hash_keys: Option<[u8; 16]>,
+}
+
+impl Randomness {
+    pub fn new(seed: u64, given: Vec<u8>, hash_keys: Option<[u8; 16]>) -> Randomness {
+        Randomness {
+            seeded: Rng::new(seed),
+            given,
+            given_pos: 0,
+            hash_keys,
+        }
+    }
+
+    pub fn fill(&mut self, draw: Draw, buf: &mut [u8]) {
+        match (draw, self.hash_keys) {
+            (Draw::Code, _) => {
+                let rest = &self.given[self.given_pos..];
+                let n = rest.len().min(buf.len());
+                buf[..n].copy_from_slice(&rest[..n]);
+                self.given_pos += n;
+                self.seeded.fill(&mut buf[n..]);
+            }
+            (Draw::HashKeys, Some(keys)) if buf.len() == keys.len() => buf.copy_from_slice(&keys),
+            _ => self.seeded.fill(buf),
+        }
+    }
+}
 
 pub(crate) struct Rng {
     s: [u64; 4],
@@ -37,5 +84,41 @@ impl Rng {
             let v = self.next_u64().to_le_bytes();
             chunk.copy_from_slice(&v[..chunk.len()]);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn given_bytes_come_first_then_the_seeded_stream() {
+        let mut seeded = [0u8; 8];
+        Rng::new(3).fill(&mut seeded);
+        let mut r = Randomness::new(3, vec![1, 2, 3], None);
+        let mut a = [0u8; 2];
+        r.fill(Draw::Code, &mut a);
+        assert_eq!(a, [1, 2]);
+        let mut b = [0u8; 9];
+        r.fill(Draw::Code, &mut b);
+        assert_eq!(b[0], 3);
+        assert_eq!(b[1..], seeded);
+    }
+
+    #[test]
+    fn hash_keys_and_names_never_take_given_bytes() {
+        let keys = [7u8; 16];
+        let mut r = Randomness::new(3, vec![1], Some(keys));
+        let mut k = [0u8; 16];
+        r.fill(Draw::HashKeys, &mut k);
+        assert_eq!(k, keys);
+        let mut again = [0u8; 16];
+        r.fill(Draw::HashKeys, &mut again);
+        assert_eq!(again, keys, "every thread gets the given keys");
+        let mut name = [0u8; 6];
+        r.fill(Draw::Names, &mut name);
+        let mut c = [0u8; 1];
+        r.fill(Draw::Code, &mut c);
+        assert_eq!(c, [1]);
     }
 }

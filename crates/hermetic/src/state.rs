@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use libc::c_int;
 
 use crate::access::Access;
-use crate::rng::Rng;
+use crate::rng::Randomness;
 use crate::vfs::{lexical_abs, Errno, Ts, Vfs, R};
 
 /// Virtual descriptors start here: far above any real descriptor (Linux caps `nr_open` at
@@ -128,7 +128,7 @@ pub(crate) struct State {
     /// Values replaced by setenv stay alive: a `getenv` pointer must not dangle.
     pub graveyard: Vec<CString>,
     pub clock: Clock,
-    pub rng: Rng,
+    pub random: Randomness,
     pub stdin: Vec<u8>,
     pub stdin_pos: usize,
     pub stdout: Vec<u8>,
@@ -145,7 +145,7 @@ impl State {
         cwd: Vec<u8>,
         vars: BTreeMap<Vec<u8>, CString>,
         clock: Clock,
-        seed: u64,
+        random: Randomness,
         stdin: Vec<u8>,
         host: Host,
     ) -> State {
@@ -159,7 +159,7 @@ impl State {
             vars,
             graveyard: Vec::new(),
             clock,
-            rng: Rng::new(seed),
+            random,
             stdin,
             stdin_pos: 0,
             stdout: Vec::new(),

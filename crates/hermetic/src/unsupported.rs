@@ -62,6 +62,12 @@ impl Env {
     pub fn seed(self, seed: u64) -> Env {
         self
     }
+    pub fn random_bytes(self, bytes: impl AsRef<[u8]>) -> Env {
+        self
+    }
+    pub fn hash_keys(self, k0: u64, k1: u64) -> Env {
+        self
+    }
     pub fn cwd(self, dir: impl AsRef<Path>) -> Env {
         self
     }

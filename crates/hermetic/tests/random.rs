@@ -102,3 +102,114 @@ fn first_random_state_on_an_entering_thread_follows_the_seed() {
     };
     assert_eq!(draw(), draw());
 }
+
+fn getrandom_bytes<const N: usize>(flags: libc::c_uint) -> [u8; N] {
+    let mut buf = [0u8; N];
+    let n = unsafe { libc::getrandom(buf.as_mut_ptr().cast(), N, flags) };
+    assert_eq!(n, N as isize);
+    buf
+}
+
+/// Every way the code draws randomness takes the given bytes first, in order; then the
+/// seeded stream follows, from its start.
+#[test]
+fn given_random_bytes_come_first_whatever_the_source() {
+    let seeded: [u8; 8] = {
+        let _env = Env::new().seed(5).enter();
+        getrandom_bytes(0)
+    };
+    let given: Vec<u8> = (1..=20).collect();
+    let _env = Env::new().seed(5).random_bytes(&given).enter();
+    assert_eq!(getrandom_bytes::<4>(0), [1, 2, 3, 4]);
+    let mut b = [0u8; 4];
+    assert_eq!(unsafe { libc::getentropy(b.as_mut_ptr().cast(), 4) }, 0);
+    assert_eq!(b, [5, 6, 7, 8]);
+    use std::io::Read;
+    std::fs::File::open("/dev/urandom")
+        .unwrap()
+        .read_exact(&mut b)
+        .unwrap();
+    assert_eq!(b, [9, 10, 11, 12]);
+    let r = unsafe { libc::syscall(libc::SYS_getrandom, b.as_mut_ptr(), 4usize, 0u32) };
+    assert_eq!((r, b), (4, [13, 14, 15, 16]));
+    // 4 given bytes are left: then the seeded stream.
+    let mixed: [u8; 8] = getrandom_bytes(0);
+    assert_eq!(mixed[..4], [17, 18, 19, 20]);
+    assert_eq!(mixed[4..], seeded[..4]);
+}
+
+fn hash_of_zero() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u8(0);
+    h.finish()
+}
+
+/// std's hash keys come from `hash_keys` whatever the seed, and never take given bytes.
+#[test]
+fn hash_keys_are_what_randomstate_gets() {
+    let with = |seed: u64, keys: Option<(u64, u64)>| {
+        let mut env = Env::new().seed(seed).random_bytes([9; 16]);
+        if let Some((k0, k1)) = keys {
+            env = env.hash_keys(k0, k1);
+        }
+        let env = env.enter();
+        let out = std::thread::spawn(|| {
+            let h = hash_of_zero();
+            (h, getrandom_bytes::<16>(0))
+        })
+        .join()
+        .unwrap();
+        drop(env);
+        out
+    };
+    let (a, bytes) = with(1, Some((3, 4)));
+    assert_eq!(bytes, [9; 16], "the key draw left the given bytes alone");
+    assert_eq!(with(2, Some((3, 4))).0, a);
+    assert_ne!(with(2, Some((3, 5))).0, a);
+    assert_ne!(with(1, None).0, with(2, None).0);
+}
+
+/// The case record must replay: a function that builds a `HashMap` (so the thread may draw its
+/// hash keys inside it) and rolls a die with bytes from getrandom. Whether the thread draws its
+/// keys inside the call or had them before, the die gets the given bytes.
+fn count_and_roll() -> (usize, u32) {
+    let words: HashMap<&str, usize> = ["a", "b", "a"].iter().fold(HashMap::new(), |mut m, w| {
+        *m.entry(*w).or_default() += 1;
+        m
+    });
+    let die = u32::from_le_bytes(getrandom_bytes(0)) % 6 + 1;
+    (words.len(), die)
+}
+
+#[test]
+fn a_die_rolled_beside_a_hashmap_gets_the_given_bytes() {
+    let env = || Env::new().random_bytes(4u32.to_le_bytes());
+    // Keys drawn inside the call.
+    let _e = env().enter();
+    let first = std::thread::spawn(count_and_roll).join().unwrap();
+    drop(_e);
+    // Keys drawn before the call.
+    let _e = env().enter();
+    let second = std::thread::spawn(|| {
+        let _before: HashMap<u8, u8> = HashMap::new();
+        count_and_roll()
+    })
+    .join()
+    .unwrap();
+    assert_eq!(first, (2, 5));
+    assert_eq!(second, (2, 5));
+}
+
+/// Emitted tests enter their `Env` on libtest's thread for the test, which has drawn no hash
+/// keys yet (libtest runs each test on a thread of its own, also with `--test-threads=1`): the
+/// call's first map gets the given keys, as on a fresh thread.
+#[test]
+fn libtests_thread_draws_its_keys_inside_the_test() {
+    let expected = {
+        let _env = Env::new().hash_keys(11, 12).enter();
+        std::thread::spawn(hash_of_zero).join().unwrap()
+    };
+    let _env = Env::new().hash_keys(11, 12).enter();
+    assert_eq!(hash_of_zero(), expected);
+}

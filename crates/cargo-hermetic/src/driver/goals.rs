@@ -278,7 +278,7 @@ pub fn classify(
     let segments = &segments[1..];
     if segments.iter().any(|s| {
         s == crate::driver::codegen::DISPATCH_MODULE
-            || s == "hermetic_tests"
+            || crate::emit::Suite::ALL.iter().any(|t| s == t.module())
             || s == "tests"
             || s == "test"
     }) || segments == ["main"]

@@ -46,6 +46,14 @@ pub fn prelude(spec: &EnvSpec, checked: bool) -> TokenStream {
         let seed = Literal::u64_unsuffixed(seed);
         calls.push(quote!(.seed(#seed)));
     }
+    if !spec.random_bytes.is_empty() {
+        let bytes = byte_string(&spec.random_bytes);
+        calls.push(quote!(.random_bytes(#bytes)));
+    }
+    if let Some((k0, k1)) = spec.hash_keys {
+        let (k0, k1) = (hex_u64(k0), hex_u64(k1));
+        calls.push(quote!(.hash_keys(#k0, #k1)));
+    }
     let var = if checked { quote!(env) } else { quote!(_env) };
     quote!(let #var = hermetic::Env::new() #(#calls)* .enter();)
 }
@@ -67,6 +75,39 @@ pub fn checks(report: &EnvReport) -> Vec<TokenStream> {
             None => quote!(#assert(!env.exists(#path));),
         })
         .collect()
+}
+
+/// Random bytes a line of a byte string holds; longer strings go on, one such line after
+/// another, after a `\` that ends the line (Rust skips it, the line break and the next line's
+/// indentation), so a long stream stays a block of even lines.
+const BYTES_PER_LINE: usize = 16;
+
+/// Random bytes as a byte string of `\x` escapes only (printable ones would make it ragged).
+fn byte_string(data: &[u8]) -> Literal {
+    let mut text = String::from("b\"");
+    for (i, chunk) in data.chunks(BYTES_PER_LINE).enumerate() {
+        if i > 0 {
+            text.push_str("\\\n            ");
+        }
+        for b in chunk {
+            text.push_str(&format!("\\x{b:02x}"));
+        }
+    }
+    text.push('"');
+    text.parse().expect("a byte string literal")
+}
+
+/// `0x0123_4567_89ab_cdef`: hash keys are bit patterns, not quantities.
+fn hex_u64(k: u64) -> Literal {
+    let digits = format!("{k:016x}");
+    let text = format!(
+        "0x{}_{}_{}_{}",
+        &digits[..4],
+        &digits[4..8],
+        &digits[8..12],
+        &digits[12..]
+    );
+    text.parse().expect("an integer literal")
 }
 
 /// Text as a string literal, other bytes as a byte string.
@@ -98,6 +139,7 @@ mod tests {
             stdin: Some(b"x\n".to_vec()),
             now_secs: Some(1_700_000_000),
             seed: Some(7),
+            ..EnvSpec::default()
         };
         let text = prelude(&spec, true).to_string();
         assert_eq!(
@@ -106,6 +148,30 @@ mod tests {
              . var (\"APP_HOME\" , \"/etc\") . stdin (\"x\\n\") \
              . now (std :: time :: UNIX_EPOCH + std :: time :: Duration :: from_secs (1700000000)) . seed (7) . enter () ;"
         );
+    }
+
+    #[test]
+    fn random_bytes_are_escapes_in_even_lines_and_keys_hex() {
+        let spec = EnvSpec {
+            random_bytes: (0..20).collect(),
+            hash_keys: Some((0x0123_4567_89ab_cdef, 1)),
+            ..EnvSpec::default()
+        };
+        let text = prelude(&spec, false).to_string();
+        assert!(
+            text.contains(
+                ". random_bytes (b\"\\x00\\x01\\x02\\x03\\x04\\x05\\x06\\x07\\x08\\x09\\x0a\\x0b\\x0c\\x0d\\x0e\\x0f\\\n            \\x10\\x11\\x12\\x13\")"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(". hash_keys (0x0123_4567_89ab_cdef , 0x0000_0000_0000_0001)"),
+            "{text}"
+        );
+        // What the literal means is the bytes.
+        let lit: syn::LitByteStr =
+            syn::parse_str(&byte_string(&spec.random_bytes).to_string()).unwrap();
+        assert_eq!(lit.value(), spec.random_bytes);
     }
 
     #[test]

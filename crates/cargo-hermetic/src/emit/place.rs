@@ -1,7 +1,7 @@
 //! Placing generated test files into the user's crate: never over hand-written code, every
 //! check before the first write, each file replaced atomically.
 
-use super::{relative_to, test_file_path, GeneratedFile, GENERATED_MARKER, TEST_MODULE};
+use super::{relative_to, test_file_path, GeneratedFile, Suite, GENERATED_MARKER};
 use crate::cluster::{Cluster, ModuleBody, ModuleId};
 use anyhow::{bail, Context};
 use std::collections::BTreeMap;
@@ -19,14 +19,14 @@ pub struct Applied {
     pub updated: Vec<PathBuf>,
     /// Generated test files that were already up to date.
     pub unchanged: Vec<PathBuf>,
-    /// Module declarations `#[cfg(test)] mod hermetic_tests;` added to module files.
+    /// Module declarations (`#[cfg(test)] mod hermetic_tests;`) added to module files.
     pub mod_lines: Vec<ModLine>,
     /// Generated test files of modules that now have no tests. They are left in place (the
     /// user may want them); the report tells the user they can delete them.
     pub stale: Vec<PathBuf>,
 }
 
-/// Where a `mod hermetic_tests;` line was added.
+/// Where a `mod hermetic_tests;` (or `hermetic_recorded`) line was added.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModLine {
     pub module: ModuleId,
@@ -34,17 +34,19 @@ pub struct ModLine {
     pub file: PathBuf,
 }
 
-/// Writes the files into the crate at `crate_root` (the directory of Cargo.toml), adding the
-/// `#[cfg(test)] mod hermetic_tests;` line to each module once. Refuses (an error, nothing
-/// written) when a target file exists that cargo-hermetic did not generate, or a module already
-/// declares a different `hermetic_tests` item. Each file is written atomically (a temporary
-/// file renamed over it). Generated files of modules without tests now are only reported.
+/// Writes the files of `suite` into the crate at `crate_root` (the directory of Cargo.toml),
+/// adding the `#[cfg(test)] mod hermetic_tests;` line (the suite's module) to each module once.
+/// Refuses (an error, nothing written) when a target file exists that cargo-hermetic did not
+/// generate, or a module already declares a different item of that name. Each file is written
+/// atomically (a temporary file renamed over it). Generated files of the suite in modules
+/// without tests now are only reported; the other suite's files are not touched.
 pub fn apply(
     crate_root: &Path,
     cluster: &Cluster,
+    suite: Suite,
     files: &[GeneratedFile],
 ) -> anyhow::Result<Applied> {
-    let (applied, writes) = prepare(crate_root, cluster, files)?;
+    let (applied, writes) = prepare(crate_root, cluster, suite, files)?;
     // Test files first: if writing stops half-way, no module declares a missing file.
     for (path, contents) in &writes {
         write_atomically(path, contents)
@@ -57,17 +59,20 @@ pub fn apply(
 pub fn plan(
     crate_root: &Path,
     cluster: &Cluster,
+    suite: Suite,
     files: &[GeneratedFile],
 ) -> anyhow::Result<Applied> {
-    prepare(crate_root, cluster, files).map(|(applied, _)| applied)
+    prepare(crate_root, cluster, suite, files).map(|(applied, _)| applied)
 }
 
 /// Checks everything and computes the writes (absolute path, new contents), in write order.
 fn prepare(
     crate_root: &Path,
     cluster: &Cluster,
+    suite: Suite,
     files: &[GeneratedFile],
 ) -> anyhow::Result<(Applied, Vec<(PathBuf, String)>)> {
+    let module_name = suite.module();
     let roots = Roots::new(crate_root);
     let mut applied = Applied::default();
     let mut problems = Vec::new();
@@ -83,7 +88,7 @@ fn prepare(
                 file.path.display()
             );
         }
-        let expected = test_file_path(cluster, file.module, Some(&roots.plain));
+        let expected = test_file_path(cluster, file.module, suite, Some(&roots.plain));
         let expected = roots.relative(&expected);
         let rel = roots.relative(&file.path);
         if rel != expected {
@@ -109,7 +114,7 @@ fn prepare(
         let dir_form = abs.with_extension("").join("mod.rs");
         if dir_form.exists() {
             problems.push(format!(
-                "{} exists, so `mod {TEST_MODULE};` would be ambiguous. Rename or delete it, \
+                "{} exists, so `mod {module_name};` would be ambiguous. Rename or delete it, \
                  then run again.",
                 roots.relative(&dir_form).display()
             ));
@@ -125,7 +130,7 @@ fn prepare(
             sources.insert(module_file.clone(), text);
         }
         let source = &sources[&module_file];
-        match declaration(cluster, file.module, source) {
+        match declaration(cluster, file.module, module_name, source) {
             Ok(Declaration::Ours) => {}
             Ok(Declaration::Missing) => {
                 let insert = match module.body {
@@ -137,10 +142,12 @@ fn prepare(
                         };
                         Some((
                             source.len(),
-                            format!("{sep}\n#[cfg(test)]\nmod {TEST_MODULE};\n"),
+                            format!("{sep}\n#[cfg(test)]\nmod {module_name};\n"),
                         ))
                     }
-                    ModuleBody::Inline { close_brace } => inline_insert(source, close_brace),
+                    ModuleBody::Inline { close_brace } => {
+                        inline_insert(source, close_brace, module_name)
+                    }
                 };
                 match insert {
                     Some((at, text)) => {
@@ -163,7 +170,7 @@ fn prepare(
             }
             Ok(Declaration::Foreign(what)) => problems.push(format!(
                 "module `{}` in {} already declares {what}; cargo-hermetic needs that name for \
-                 `#[cfg(test)] mod {TEST_MODULE};`. Rename it, then run again.",
+                 `#[cfg(test)] mod {module_name};`. Rename it, then run again.",
                 cluster.module_name(file.module),
                 module_file.display()
             )),
@@ -174,7 +181,7 @@ fn prepare(
     // Generated files of modules that have no tests now.
     let with_tests: Vec<ModuleId> = files.iter().map(|f| f.module).collect();
     for m in (0..cluster.modules.len()).filter(|m| !with_tests.contains(m)) {
-        let rel = roots.relative(&test_file_path(cluster, m, Some(&roots.plain)));
+        let rel = roots.relative(&test_file_path(cluster, m, suite, Some(&roots.plain)));
         if let Existing::Generated(_) = existing_test_file(&crate_root.join(&rel)) {
             applied.stale.push(rel);
         }
@@ -200,7 +207,7 @@ fn prepare(
         }
         syn::parse_file(&text).map_err(|e| {
             anyhow::anyhow!(
-                "adding `mod {TEST_MODULE};` to {} would not give valid Rust ({e}); nothing was written",
+                "adding `mod {module_name};` to {} would not give valid Rust ({e}); nothing was written",
                 module_file.display()
             )
         })?;
@@ -240,12 +247,13 @@ enum Existing {
     Foreign(String),
 }
 
-/// Refuses early (before any search) when a module's test file is in the way: a file there that
-/// cargo-hermetic did not generate. Paths are checked for every module, since any may get tests.
-pub fn check_in_the_way(crate_root: &Path, cluster: &Cluster) -> anyhow::Result<()> {
+/// Refuses early (before any search or run) when a module's test file of `suite` is in the way:
+/// a file there that cargo-hermetic did not generate. Paths are checked for every module, since
+/// any may get tests.
+pub fn check_in_the_way(crate_root: &Path, cluster: &Cluster, suite: Suite) -> anyhow::Result<()> {
     let mut problems = Vec::new();
     for m in 0..cluster.modules.len() {
-        let rel = test_file_path(cluster, m, Some(crate_root));
+        let rel = test_file_path(cluster, m, suite, Some(crate_root));
         if let Existing::Foreign(why) = existing_test_file(&crate_root.join(&rel)) {
             problems.push(format!("  - {} {why}", rel.display()));
         }
@@ -283,12 +291,17 @@ enum Declaration {
     /// `#[cfg(test)] mod hermetic_tests;` is there.
     Ours,
     Missing,
-    /// Another item named `hermetic_tests`, described.
+    /// Another item of that name, described.
     Foreign(String),
 }
 
-/// Whether module `m`'s items (in `source`, its file) declare `hermetic_tests`.
-fn declaration(cluster: &Cluster, m: ModuleId, source: &str) -> Result<Declaration, String> {
+/// Whether module `m`'s items (in `source`, its file) declare the test module `name`.
+fn declaration(
+    cluster: &Cluster,
+    m: ModuleId,
+    name: &str,
+    source: &str,
+) -> Result<Declaration, String> {
     let module = &cluster.modules[m];
     let parsed = syn::parse_file(source)
         .map_err(|e| format!("cannot parse {}: {e}", module.file.display()))?;
@@ -328,7 +341,7 @@ fn declaration(cluster: &Cluster, m: ModuleId, source: &str) -> Result<Declarati
     }
     for item in items {
         let ident = match item {
-            syn::Item::Mod(md) if md.ident == TEST_MODULE => {
+            syn::Item::Mod(md) if md.ident == name => {
                 let cfg_test_only = md.attrs.iter().all(|a| {
                     a.path().is_ident("cfg")
                         && a.meta
@@ -339,10 +352,10 @@ fn declaration(cluster: &Cluster, m: ModuleId, source: &str) -> Result<Declarati
                 return Ok(match (&md.content, cfg_test_only && plain) {
                     (None, true) => Declaration::Ours,
                     (Some(_), _) => {
-                        Declaration::Foreign(format!("an inline `mod {TEST_MODULE} {{ .. }}`"))
+                        Declaration::Foreign(format!("an inline `mod {name} {{ .. }}`"))
                     }
                     (None, false) => Declaration::Foreign(format!(
-                        "`mod {TEST_MODULE};` with other attributes or visibility"
+                        "`mod {name};` with other attributes or visibility"
                     )),
                 });
             }
@@ -356,18 +369,16 @@ fn declaration(cluster: &Cluster, m: ModuleId, source: &str) -> Result<Declarati
             syn::Item::Union(u) => Some(&u.ident),
             _ => None,
         };
-        if ident.is_some_and(|i| i == TEST_MODULE) {
-            return Ok(Declaration::Foreign(format!(
-                "another item named `{TEST_MODULE}`"
-            )));
+        if ident.is_some_and(|i| i == name) {
+            return Ok(Declaration::Foreign(format!("another item named `{name}`")));
         }
     }
     Ok(Declaration::Missing)
 }
 
-/// The text to insert before the closing brace at `close_brace` of an inline module, indented
-/// one level deeper than the brace; `None` when there is no `}` at that offset.
-fn inline_insert(source: &str, close_brace: usize) -> Option<(usize, String)> {
+/// The `mod name;` text to insert before the closing brace at `close_brace` of an inline module,
+/// indented one level deeper than the brace; `None` when there is no `}` at that offset.
+fn inline_insert(source: &str, close_brace: usize, name: &str) -> Option<(usize, String)> {
     if source.as_bytes().get(close_brace) != Some(&b'}') {
         return None;
     }
@@ -378,14 +389,14 @@ fn inline_insert(source: &str, close_brace: usize) -> Option<(usize, String)> {
         let inner = format!("{before}    ");
         Some((
             line_start,
-            format!("\n{inner}#[cfg(test)]\n{inner}mod {TEST_MODULE};\n"),
+            format!("\n{inner}#[cfg(test)]\n{inner}mod {name};\n"),
         ))
     } else {
         let indent: String = before.chars().take_while(|c| c.is_whitespace()).collect();
         let inner = format!("{indent}    ");
         Some((
             close_brace,
-            format!("\n{inner}#[cfg(test)]\n{inner}mod {TEST_MODULE};\n{indent}"),
+            format!("\n{inner}#[cfg(test)]\n{inner}mod {name};\n{indent}"),
         ))
     }
 }
@@ -411,16 +422,17 @@ fn write_atomically(path: &Path, contents: &str) -> anyhow::Result<()> {
 pub fn apply_or_print(
     crate_dir: &Path,
     cluster: &Cluster,
+    suite: Suite,
     files: &[GeneratedFile],
     dry_run: bool,
 ) -> anyhow::Result<()> {
     if dry_run {
-        plan(crate_dir, cluster, files)?;
+        plan(crate_dir, cluster, suite, files)?;
         for f in files {
             println!("// ===== {} =====\n{}", f.path.display(), f.contents);
         }
         Ok(())
     } else {
-        apply(crate_dir, cluster, files).map(|_| ())
+        apply(crate_dir, cluster, suite, files).map(|_| ())
     }
 }

@@ -348,7 +348,7 @@ const COMMAND: &str = "cargo hermetic generate";
 
 /// The emitted file for tests all living in one module.
 fn emit_one(tests: &[FinishedTest]) -> GeneratedFile {
-    let files = emit(&cluster(), tests, COMMAND);
+    let files = emit(&cluster(), tests, Suite::Generated, COMMAND);
     assert_eq!(files.len(), 1, "{files:#?}");
     let file = files.into_iter().next().unwrap();
     check_valid_and_formatted(&file.contents);
@@ -673,7 +673,7 @@ fn hidden_fields_fall_back_to_visible_fields_or_debug_text() {
             vec![Some(config)],
         ),
     ];
-    let files = emit(&cluster(), &tests, COMMAND);
+    let files = emit(&cluster(), &tests, Suite::Generated, COMMAND);
     assert_eq!(files.len(), 2);
     for f in &files {
         check_valid_and_formatted(&f.contents);
@@ -764,8 +764,8 @@ fn equal_names_get_argument_hints_or_numbers() {
     assert_eq!(unique.len(), file.test_names.len());
     // Same input, same output.
     assert_eq!(
-        emit(&cluster(), &tests, COMMAND),
-        emit(&cluster(), &tests, COMMAND)
+        emit(&cluster(), &tests, Suite::Generated, COMMAND),
+        emit(&cluster(), &tests, Suite::Generated, COMMAND)
     );
 }
 
@@ -790,7 +790,13 @@ fn tests_that_did_not_complete_or_panic_are_left_out() {
         },
         vec![],
     );
-    assert!(emit(&cluster(), &[crashed, out_of_range], COMMAND).is_empty());
+    assert!(emit(
+        &cluster(),
+        &[crashed, out_of_range],
+        Suite::Generated,
+        COMMAND
+    )
+    .is_empty());
 }
 
 #[test]
@@ -802,7 +808,7 @@ fn test_files_sit_where_child_modules_go() {
     });
     c.modules
         .push(module(&["a"], Some(0), "src/a/mod.rs", true));
-    let path = |m| test_file_path(&c, m, None);
+    let path = |m| test_file_path(&c, m, Suite::Generated, None);
     assert_eq!(path(0), Path::new("src/hermetic_tests.rs"));
     assert_eq!(path(1), Path::new("src/shapes/hermetic_tests.rs"));
     assert_eq!(path(2), Path::new("src/shapes/inner/hermetic_tests.rs"));
@@ -810,7 +816,7 @@ fn test_files_sit_where_child_modules_go() {
     let root = Path::new("/x/demo");
     c.modules[3].file = root.join("src/a/mod.rs");
     assert_eq!(
-        test_file_path(&c, 3, Some(root)),
+        test_file_path(&c, 3, Suite::Generated, Some(root)),
         Path::new("src/a/hermetic_tests.rs")
     );
 }
@@ -835,7 +841,7 @@ fn read(dir: &tempfile::TempDir, path: &str) -> String {
 
 /// A test in each of the cluster's modules.
 fn two_modules() -> Vec<GeneratedFile> {
-    emit(&cluster(), &two_modules_tests(), COMMAND)
+    emit(&cluster(), &two_modules_tests(), Suite::Generated, COMMAND)
 }
 
 fn two_modules_tests() -> Vec<FinishedTest> {
@@ -859,7 +865,7 @@ const LIB_RS: &str = "pub mod shapes;\n\npub fn classify() {}\n";
 fn plan_writes_nothing_and_apply_writes_files_and_mod_lines_once() {
     let dir = crate_dir(LIB_RS);
     let files = two_modules();
-    let planned: Applied = plan(dir.path(), &cluster(), &files).unwrap();
+    let planned: Applied = plan(dir.path(), &cluster(), Suite::Generated, &files).unwrap();
     assert_eq!(
         planned.created,
         [
@@ -871,7 +877,7 @@ fn plan_writes_nothing_and_apply_writes_files_and_mod_lines_once() {
     assert_eq!(read(&dir, "src/lib.rs"), LIB_RS);
     assert!(!dir.path().join("src/hermetic_tests.rs").exists());
 
-    let applied = apply(dir.path(), &cluster(), &files).unwrap();
+    let applied = apply(dir.path(), &cluster(), Suite::Generated, &files).unwrap();
     assert_eq!(applied, planned);
     assert_eq!(read(&dir, "src/hermetic_tests.rs"), files[0].contents);
     assert_eq!(
@@ -898,7 +904,7 @@ fn plan_writes_nothing_and_apply_writes_files_and_mod_lines_once() {
     );
 
     // Again: nothing to add, the generated files are replaced in place.
-    let again = apply(dir.path(), &cluster(), &files).unwrap();
+    let again = apply(dir.path(), &cluster(), Suite::Generated, &files).unwrap();
     assert_eq!(again.unchanged.len(), 2);
     assert!(again.mod_lines.is_empty() && again.created.is_empty());
     assert_eq!(
@@ -914,7 +920,7 @@ fn apply_refuses_a_hand_written_test_file_and_writes_nothing() {
     let dir = crate_dir(LIB_RS);
     std::fs::write(dir.path().join("src/hermetic_tests.rs"), "// mine\n").unwrap();
     let files = two_modules();
-    let err = apply(dir.path(), &cluster(), &files)
+    let err = apply(dir.path(), &cluster(), Suite::Generated, &files)
         .unwrap_err()
         .to_string();
     assert!(
@@ -922,7 +928,7 @@ fn apply_refuses_a_hand_written_test_file_and_writes_nothing() {
         "{err}"
     );
     assert!(err.contains("Rename or delete it"), "{err}");
-    assert!(plan(dir.path(), &cluster(), &files).is_err());
+    assert!(plan(dir.path(), &cluster(), Suite::Generated, &files).is_err());
     assert_eq!(read(&dir, "src/hermetic_tests.rs"), "// mine\n");
     assert_eq!(read(&dir, "src/lib.rs"), LIB_RS);
     assert_eq!(read(&dir, "src/shapes.rs"), "pub fn load() {}");
@@ -937,7 +943,7 @@ fn apply_refuses_a_module_that_declares_its_own_hermetic_tests() {
         "pub mod shapes;\nfn hermetic_tests() {}\n",
     ] {
         let dir = crate_dir(lib_rs);
-        let err = apply(dir.path(), &cluster(), &two_modules())
+        let err = apply(dir.path(), &cluster(), Suite::Generated, &two_modules())
             .unwrap_err()
             .to_string();
         assert!(
@@ -975,10 +981,10 @@ fn inline_modules_get_the_declaration_before_their_closing_brace() {
             vec![Some(variant("Scalene", vec![]))],
         ),
     ];
-    let files = emit(&c, &tests, COMMAND);
+    let files = emit(&c, &tests, Suite::Generated, COMMAND);
     assert_eq!(files[1].path, Path::new("src/inner/hermetic_tests.rs"));
     assert_eq!(files[1].test_names, ["g_returns_true"]);
-    apply(dir.path(), &c, &files).unwrap();
+    apply(dir.path(), &c, Suite::Generated, &files).unwrap();
     assert_eq!(
         read(&dir, "src/lib.rs"),
         "pub mod shapes;\n\nmod inner {\n    pub fn g() -> bool {\n        true\n    }\n\n    \
@@ -992,10 +998,57 @@ fn inline_modules_get_the_declaration_before_their_closing_brace() {
 fn generated_files_of_modules_without_tests_are_reported_not_deleted() {
     let dir = crate_dir(LIB_RS);
     let files = two_modules();
-    apply(dir.path(), &cluster(), &files).unwrap();
-    let applied = apply(dir.path(), &cluster(), &files[..1]).unwrap();
+    apply(dir.path(), &cluster(), Suite::Generated, &files).unwrap();
+    let applied = apply(dir.path(), &cluster(), Suite::Generated, &files[..1]).unwrap();
     assert_eq!(applied.stale, [Path::new("src/shapes/hermetic_tests.rs")]);
     assert!(dir.path().join("src/shapes/hermetic_tests.rs").exists());
+}
+
+/// `generate` and `record` each write their own files and `mod` lines: a run of one leaves the
+/// other's tests as they were, never reports them stale, and adds its line once.
+#[test]
+fn generated_and_recorded_files_live_side_by_side() {
+    let dir = crate_dir(LIB_RS);
+    let generated = two_modules();
+    apply(dir.path(), &cluster(), Suite::Generated, &generated).unwrap();
+    let recorded = emit(
+        &cluster(),
+        &two_modules_tests()[..1],
+        Suite::Recorded,
+        "cargo hermetic record",
+    );
+    assert_eq!(recorded[0].path, Path::new("src/hermetic_recorded.rs"));
+    assert!(recorded[0]
+        .contents
+        .starts_with("// @generated by cargo-hermetic — `cargo hermetic record` rewrites"));
+    check_in_the_way(dir.path(), &cluster(), Suite::Recorded).unwrap();
+    let applied = apply(dir.path(), &cluster(), Suite::Recorded, &recorded).unwrap();
+    assert!(applied.stale.is_empty(), "{applied:?}");
+    assert_eq!(read(&dir, "src/hermetic_tests.rs"), generated[0].contents);
+    assert_eq!(read(&dir, "src/hermetic_recorded.rs"), recorded[0].contents);
+    // Again, and generate again: each line once, each file its own.
+    apply(dir.path(), &cluster(), Suite::Recorded, &recorded).unwrap();
+    let again = apply(dir.path(), &cluster(), Suite::Generated, &generated[1..]).unwrap();
+    assert_eq!(again.stale, [Path::new("src/hermetic_tests.rs")]);
+    assert_eq!(
+        read(&dir, "src/lib.rs"),
+        "pub mod shapes;\n\npub fn classify() {}\n\n#[cfg(test)]\nmod hermetic_tests;\n\n\
+         #[cfg(test)]\nmod hermetic_recorded;\n"
+    );
+    assert_eq!(read(&dir, "src/hermetic_recorded.rs"), recorded[0].contents);
+
+    // A hand-written file where record writes stops record, not generate.
+    std::fs::write(
+        dir.path().join("src/shapes/hermetic_recorded.rs"),
+        "// mine\n",
+    )
+    .unwrap();
+    let err = check_in_the_way(dir.path(), &cluster(), Suite::Recorded).unwrap_err();
+    assert!(
+        err.to_string().contains("src/shapes/hermetic_recorded.rs"),
+        "{err}"
+    );
+    check_in_the_way(dir.path(), &cluster(), Suite::Generated).unwrap();
 }
 
 #[test]
@@ -1005,9 +1058,9 @@ fn absolute_module_paths_under_the_crate_root_are_made_relative() {
     for m in &mut c.modules {
         m.file = dir.path().join(&m.file);
     }
-    let files = emit(&c, &two_modules_tests(), COMMAND);
+    let files = emit(&c, &two_modules_tests(), Suite::Generated, COMMAND);
     assert_eq!(files[0].path, Path::new("src/hermetic_tests.rs"));
-    let applied = apply(dir.path(), &c, &files).unwrap();
+    let applied = apply(dir.path(), &c, Suite::Generated, &files).unwrap();
     assert_eq!(applied.mod_lines[1].file, Path::new("src/shapes.rs"));
     let _: &ModLine = &applied.mod_lines[0];
 }

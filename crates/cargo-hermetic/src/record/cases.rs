@@ -4,6 +4,7 @@
 
 use super::debug_text::{self, Why};
 use super::log::{CallRecord, Event, PathState};
+use super::random;
 use crate::cluster::{CallableId, CallableKind, Cluster, Receiver, Ty, TypeKind};
 use crate::test_case::{FinishedTest, Stmt, TestCase};
 use hermetic_driver::protocol::{
@@ -28,6 +29,8 @@ pub struct Candidate {
     pub behaviour: String,
     /// Equal for calls that would give the same test.
     pub key: String,
+    /// Part of what the call read that the test does not replay, said for when it fails.
+    pub unreplayed: Option<String>,
 }
 
 /// The test for one recorded call, or why there is none.
@@ -153,6 +156,7 @@ pub fn candidate(cluster: &Cluster, rec: &CallRecord) -> Result<Candidate, Why> 
         },
         behaviour,
         key,
+        unreplayed: random::drawn(&rec.events).unreplayed(),
     })
 }
 
@@ -355,11 +359,12 @@ pub fn environment(events: &[Event]) -> (EnvSpec, EnvReport) {
                 accesses.insert(AccessReport::ClockRead);
                 spec.now_secs.get_or_insert(*secs);
             }
-            Event::Random => {
+            Event::Random { .. } | Event::HashKeys { .. } => {
                 accesses.insert(AccessReport::RandomRead);
             }
         }
     }
+    random::drawn(events).replay_in(&mut spec);
     spec.dirs = dirs.into_iter().collect();
     report.accesses = accesses.into_iter().collect();
     report.files = written.into_iter().collect();

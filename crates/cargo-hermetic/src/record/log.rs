@@ -53,7 +53,40 @@ pub enum Event {
     Now {
         secs: u64,
     },
-    Random,
+    /// Random bytes the call drew (getrandom, getentropy, the random devices); `None` from a
+    /// runtime that did not log them.
+    Random {
+        #[serde(default)]
+        hex: Option<Hex>,
+    },
+    /// std's `HashMap` keys, drawn by the thread's first map inside the call.
+    HashKeys {
+        hex: Hex,
+    },
+}
+
+/// Bytes the runtime logged in hex.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hex(pub Vec<u8>);
+
+impl<'de> Deserialize<'de> for Hex {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Hex, D::Error> {
+        let text = String::deserialize(d)?;
+        let digits = text.as_bytes();
+        if digits.len() % 2 != 0 {
+            return Err(serde::de::Error::custom("odd number of hex digits"));
+        }
+        digits
+            .chunks(2)
+            .map(|pair| {
+                std::str::from_utf8(pair)
+                    .ok()
+                    .and_then(|p| u8::from_str_radix(p, 16).ok())
+                    .ok_or_else(|| serde::de::Error::custom("not hex"))
+            })
+            .collect::<Result<_, _>>()
+            .map(Hex)
+    }
 }
 
 #[derive(Debug, Clone, Copy, Deserialize, PartialEq)]
@@ -136,7 +169,8 @@ mod tests {
             "{\"site\":2,\"args\":[\"\\\"X\\\"\",null],\"ret\":\"Some(1)\",\"events\":[",
             "{\"k\":\"var\",\"name\":\"X\",\"value\":null},",
             "{\"k\":\"path\",\"path\":\"a.csv\",\"state\":\"file\",\"data\":[255]},",
-            "{\"k\":\"now\",\"secs\":5},{\"k\":\"random\"}]}\n",
+            "{\"k\":\"now\",\"secs\":5},{\"k\":\"random\"},",
+            "{\"k\":\"random\",\"hex\":\"00ff10\"},{\"k\":\"hashkeys\",\"hex\":\"0a\"}]}\n",
             "{\"site\":3,\"args\":[],\"panic\":\"boom\",\"events\":[]}\n",
             "{\"counts\":[[2,10],[3,1]]}\n",
             "{\"site\":3,\"args\":[],\"pan"
@@ -151,6 +185,17 @@ mod tests {
                 state: PathState::File,
                 data: Some(Bytes::Raw(vec![255]))
             }
+        );
+        assert_eq!(log.calls[0].events[3], Event::Random { hex: None });
+        assert_eq!(
+            log.calls[0].events[4],
+            Event::Random {
+                hex: Some(Hex(vec![0, 255, 16]))
+            }
+        );
+        assert_eq!(
+            log.calls[0].events[5],
+            Event::HashKeys { hex: Hex(vec![10]) }
         );
         assert_eq!(log.calls[1].panic.as_deref(), Some("boom"));
         assert_eq!(log.counts[&2], 10);

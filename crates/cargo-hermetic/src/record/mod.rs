@@ -11,11 +11,13 @@ mod debug_text;
 mod log;
 mod probes;
 mod program;
+mod random;
 mod report;
 
 pub use report::RecordReport;
 
 use crate::cluster::{CallableId, Cluster, Skipped};
+use crate::emit::Suite;
 use crate::generate::{callable_name, selected, selection_of};
 use crate::shadow::{self, Origin};
 use crate::test_case::FinishedTest;
@@ -118,7 +120,7 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
     let cluster = analyze::analyze(&target.lib_rs, &target.crate_name)
         .with_context(|| format!("analyse {}", target.lib_rs.display()))?;
     let sel = selection_of(args.module.as_deref(), args.function.as_deref(), &cluster)?;
-    emit::check_in_the_way(&target.crate_dir, &cluster)?;
+    emit::check_in_the_way(&target.crate_dir, &cluster, Suite::Recorded)?;
     let chosen: Vec<CallableId> = (0..cluster.callables.len())
         .filter(|&c| selected(&cluster, c, &sel))
         .collect();
@@ -227,11 +229,11 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
     let distinct: HashSet<&str> = usable.iter().map(|c| c.key.as_str()).collect();
     let tests = choose_tests(&usable);
     let finished: Vec<FinishedTest> = tests.iter().map(|c| c.test.clone()).collect();
-    let files = emit::emit(&cluster, &finished, &command);
+    let files = emit::emit(&cluster, &finished, Suite::Recorded, &command);
     let verified = if args.no_verify {
         verify::Verified::unchecked(files)
     } else {
-        verify::verify(&origin, &cluster, files)?
+        verify::verify(&origin, &cluster, Suite::Recorded, files)?
     };
     let dropped = verified.dropped_reports();
     let files: Vec<_> = verified
@@ -246,7 +248,12 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
     let mut shown: HashSet<(CallableId, &str)> = HashSet::new();
     let mut distinct_tested = 0;
     for c in &tests {
-        let alone = emit::emit(&cluster, std::slice::from_ref(&c.test), &command);
+        let alone = emit::emit(
+            &cluster,
+            std::slice::from_ref(&c.test),
+            Suite::Recorded,
+            &command,
+        );
         let body = alone.iter().flat_map(|f| bodies(&f.contents)).next();
         if body.is_some_and(|b| kept_bodies.contains(&b)) {
             shown.insert((c.callable, c.behaviour.as_str()));
@@ -259,16 +266,16 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
         .count();
     for c in &usable {
         if !shown.contains(&(c.callable, c.behaviour.as_str())) {
-            let reason = if tests
+            let tried = tests
                 .iter()
-                .any(|t| t.callable == c.callable && t.behaviour == c.behaviour)
-            {
-                "its test failed verification"
-            } else {
-                "over the limit of tests per function"
+                .find(|t| t.callable == c.callable && t.behaviour == c.behaviour);
+            let reason = match tried.map(|t| &t.unreplayed) {
+                Some(Some(why)) => format!("its test failed verification ({why})"),
+                Some(None) => "its test failed verification".to_string(),
+                None => "over the limit of tests per function".to_string(),
             };
             *skipped_calls
-                .entry((callable_name(&cluster, c.callable), reason.to_string()))
+                .entry((callable_name(&cluster, c.callable), reason))
                 .or_default() += 1;
         }
     }
@@ -281,21 +288,24 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
             if args.dry_run { "would add" } else { "added" }
         ));
     }
-    for f in &files {
-        let existing = std::fs::read_to_string(target.crate_dir.join(&f.path)).unwrap_or_default();
-        if existing
-            .lines()
-            .next()
-            .is_some_and(|l| l.contains("`cargo hermetic generate"))
-        {
-            say(&format!(
-                "{} {}, which `cargo hermetic generate` wrote: its tests are replaced by the recorded ones",
-                if args.dry_run { "would replace" } else { "replacing" },
-                f.path.display()
-            ));
-        }
+    let beside_generated = files.iter().any(|f| {
+        let generated = f.path.with_file_name(Suite::Generated.file_name());
+        target.crate_dir.join(generated).is_file()
+    });
+    if beside_generated {
+        say(&format!(
+            "the tests of `cargo hermetic generate` ({}) are kept; the recorded ones go beside them ({})",
+            Suite::Generated.file_name(),
+            Suite::Recorded.file_name()
+        ));
     }
-    emit::apply_or_print(&target.crate_dir, &cluster, &files, args.dry_run)?;
+    emit::apply_or_print(
+        &target.crate_dir,
+        &cluster,
+        Suite::Recorded,
+        &files,
+        args.dry_run,
+    )?;
 
     let calls_traced = log.calls.len();
     let captured_sites: u64 = log.calls.len() as u64;

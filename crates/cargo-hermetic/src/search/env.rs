@@ -452,6 +452,8 @@ pub fn gene_count(env: &EnvSpec) -> usize {
         + env.stdin.is_some() as usize
         + env.now_secs.is_some() as usize
         + env.seed.is_some() as usize
+        + !env.random_bytes.is_empty() as usize
+        + env.hash_keys.is_some() as usize
 }
 
 /// The environment without its `i`-th gene (in the order of `gene_count`).
@@ -472,7 +474,13 @@ pub fn without_gene(env: &EnvSpec, mut i: usize) -> EnvSpec {
         return e;
     }
     i -= e.vars.len();
-    let set = [e.stdin.is_some(), e.now_secs.is_some(), e.seed.is_some()];
+    let set = [
+        e.stdin.is_some(),
+        e.now_secs.is_some(),
+        e.seed.is_some(),
+        !e.random_bytes.is_empty(),
+        e.hash_keys.is_some(),
+    ];
     let which = set
         .iter()
         .enumerate()
@@ -483,6 +491,8 @@ pub fn without_gene(env: &EnvSpec, mut i: usize) -> EnvSpec {
         Some(0) => e.stdin = None,
         Some(1) => e.now_secs = None,
         Some(2) => e.seed = None,
+        Some(3) => e.random_bytes.clear(),
+        Some(4) => e.hash_keys = None,
         _ => {}
     }
     e
@@ -581,6 +591,7 @@ mod tests {
             stdin: Some(b"x\n".to_vec()),
             now_secs: None,
             seed: Some(3),
+            ..EnvSpec::default()
         };
         assert_eq!(gene_count(&env), 5);
         for i in 0..5 {

@@ -34,6 +34,9 @@ pub const FIXTURES: &[&str] = &[
     "generics",
     "broken",
     "shapes",
+    "inventory",
+    "crashy",
+    "tally",
 ];
 
 /// Budget passed with every run: generous, so that runs are bounded by `--max-executions`
@@ -174,7 +177,7 @@ fn originals() -> &'static BTreeMap<&'static str, Original> {
 
 /// Panics when any original fixture differs from its state before this test binary's first run:
 /// a file added, removed or changed (outside `target/`), a `target/` created, or any
-/// `hermetic_tests.rs` present.
+/// `hermetic_tests.rs` or `hermetic_recorded.rs` present.
 pub fn assert_originals_untouched() {
     for (name, original) in originals() {
         let dir = fixture_source(name);
@@ -191,7 +194,10 @@ pub fn assert_originals_untouched() {
         );
         let generated: Vec<_> = now
             .keys()
-            .filter(|p| p.file_name().is_some_and(|f| f == "hermetic_tests.rs"))
+            .filter(|p| {
+                p.file_name()
+                    .is_some_and(|f| f == "hermetic_tests.rs" || f == "hermetic_recorded.rs")
+            })
             .collect();
         assert!(
             generated.is_empty(),
@@ -258,11 +264,21 @@ impl Fixture {
         snapshot(&self.root)
     }
 
-    /// The `hermetic_tests.rs` files in the copy (relative path -> contents), sorted by path.
+    /// The `hermetic_tests.rs` files (`cargo hermetic generate`'s) in the copy (relative path
+    /// -> contents), sorted by path.
     pub fn generated_files(&self) -> BTreeMap<String, String> {
+        self.files_named("hermetic_tests.rs")
+    }
+
+    /// The `hermetic_recorded.rs` files (`cargo hermetic record`'s), as [`Self::generated_files`].
+    pub fn recorded_files(&self) -> BTreeMap<String, String> {
+        self.files_named("hermetic_recorded.rs")
+    }
+
+    fn files_named(&self, name: &str) -> BTreeMap<String, String> {
         self.snapshot()
             .into_iter()
-            .filter(|(p, _)| p.file_name().is_some_and(|f| f == "hermetic_tests.rs"))
+            .filter(|(p, _)| p.file_name().is_some_and(|f| f == name))
             .map(|(p, b)| {
                 (
                     p.to_string_lossy().into_owned(),
@@ -309,10 +325,11 @@ impl Fixture {
             .sum()
     }
 
-    /// The generated files, for failure messages.
+    /// The generated and recorded files, for failure messages.
     pub fn dump_generated(&self) -> String {
         self.generated_files()
             .iter()
+            .chain(self.recorded_files().iter())
             .map(|(p, c)| format!("===== {p}\n{c}"))
             .collect::<Vec<_>>()
             .join("\n")
@@ -645,16 +662,33 @@ pub struct Output {
 
 /// Runs `cmd` in its own process group, capturing its output; kills the whole group and panics
 /// when it runs longer than `timeout` (a hang must fail the test, not stall CI).
-pub fn run_with_timeout(mut cmd: Command, timeout: Duration) -> Output {
+pub fn run_with_timeout(cmd: Command, timeout: Duration) -> Output {
+    run_with_input(cmd, None, timeout)
+}
+
+/// [`run_with_timeout`] with `input` piped to the command's stdin (else stdin is empty).
+pub fn run_with_input(mut cmd: Command, input: Option<&str>, timeout: Duration) -> Output {
     let desc = format!("{cmd:?}");
-    cmd.stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
+    cmd.stdin(if input.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    })
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .process_group(0);
     let mut child = cmd
         .spawn()
         .unwrap_or_else(|e| panic!("cannot start {desc}: {e}"));
     let pid = child.id() as libc::pid_t;
+    if let (Some(mut pipe), Some(input)) = (child.stdin.take(), input) {
+        let input = input.to_string();
+        // A program that stops reading early closes the pipe: that is not an error here.
+        std::thread::spawn(move || {
+            use std::io::Write;
+            let _ = pipe.write_all(input.as_bytes());
+        });
+    }
     let reader = |mut pipe: Box<dyn Read + Send>| {
         std::thread::spawn(move || {
             let mut buf = Vec::new();

@@ -262,7 +262,7 @@ unsafe fn make_temp(
         if let Some(cx) = crate::active::ctx() {
             let _ = cx.run(|st| {
                 st.record(Access::RandomRead);
-                st.rng.fill(&mut rnd);
+                st.random.fill(crate::rng::Draw::Names, &mut rnd);
                 Ok(())
             });
         }

@@ -4,6 +4,7 @@ use libc::{c_int, c_uint, c_ulong, c_void, iovec, off64_t, size_t, ssize_t};
 
 use crate::access::Access;
 use crate::real::real;
+use crate::rng::Draw;
 use crate::state::{Desc, State, Target};
 use crate::vfs::{Device, Kind, R};
 
@@ -69,7 +70,7 @@ pub(crate) fn vread(st: &mut State, fd: c_int, buf: &mut [u8], at: Option<u64>) 
             let pos = at.unwrap_or(d.pos);
             if let Kind::Dev(Device::Random) = st.vfs.node(ino).kind {
                 st.record(Access::RandomRead);
-                st.rng.fill(buf);
+                st.random.fill(Draw::Code, buf);
                 return Ok(buf.len());
             }
             let n = st.vfs.read_at(ino, pos, buf);
@@ -218,11 +219,10 @@ fn vwritev(st: &mut State, fd: c_int, iov: &[iovec], mut at: Option<u64>) -> R<s
 pub unsafe extern "C" fn read(fd: c_int, buf: *mut c_void, n: size_t) -> ssize_t {
     virt_fd!(fd, |st| vread(st, fd, unsafe { slice_mut(buf, n) }, None)
         .map(|n| n as ssize_t));
-    let r = unsafe { real!(read: fn(c_int, *mut c_void, size_t) -> ssize_t)(fd, buf, n) };
-    if fd == 0 && r > 0 && crate::record::hooks_on() {
-        crate::record::on_stdin(unsafe { slice(buf, r as usize) });
+    if crate::record::reads_hooked(fd) {
+        return unsafe { crate::record::read(fd, buf, n) };
     }
-    r
+    unsafe { real!(read: fn(c_int, *mut c_void, size_t) -> ssize_t)(fd, buf, n) }
 }
 
 #[no_mangle]
@@ -274,6 +274,15 @@ pub unsafe extern "C" fn pwrite(fd: c_int, buf: *const c_void, n: size_t, off: o
 #[no_mangle]
 pub unsafe extern "C" fn readv(fd: c_int, iov: *const iovec, cnt: c_int) -> ssize_t {
     virt_fd!(fd, |st| vreadv(st, fd, iov_total(iov, cnt)?, None));
+    if fd == 0 && crate::record::hooks_on() {
+        // Record mode holds stdin read ahead: serve the first buffer from it (a short read).
+        if let Some(v) = iov_total(iov, cnt)
+            .ok()
+            .and_then(|v| v.iter().find(|v| v.iov_len > 0))
+        {
+            return unsafe { crate::record::read(0, v.iov_base, v.iov_len) };
+        }
+    }
     unsafe { real!(readv: fn(c_int, *const iovec, c_int) -> ssize_t)(fd, iov, cnt) }
 }
 
@@ -333,6 +342,9 @@ pub unsafe extern "C" fn lseek(fd: c_int, off: off64_t, whence: c_int) -> off64_
 #[no_mangle]
 pub unsafe extern "C" fn close(fd: c_int) -> c_int {
     virt_fd!(fd, |st| vclose(st, fd));
+    if crate::record::hooks_on() {
+        crate::record::on_close(fd);
+    }
     unsafe { real!(close: fn(c_int) -> c_int)(fd) }
 }
 
@@ -479,6 +491,13 @@ pub unsafe extern "C" fn dup3(fd: c_int, new: c_int, flags: c_int) -> c_int {
     unsafe { real!(dup3: fn(c_int, c_int, c_int) -> c_int)(fd, new, flags) }
 }
 
+/// In record mode stdin is read through [`read`] (read ahead, a line at a time, logged): a
+/// kernel-side copy from fd 0 fails with EINVAL, which makes std's `io::copy` fall back to
+/// reading.
+fn stdin_copied_in_record_mode(fd_in: c_int) -> bool {
+    fd_in == 0 && crate::record::hooks_on()
+}
+
 /// Kernel-side copies never involve a virtual descriptor: EXDEV makes std fall back to its
 /// read/write loop (and, unlike ENOSYS, is not cached as "unsupported" process-wide).
 #[no_mangle]
@@ -492,6 +511,10 @@ pub unsafe extern "C" fn copy_file_range(
 ) -> ssize_t {
     if crate::libc::fd_is_ours(fd_in) || crate::libc::fd_is_ours(fd_out) {
         crate::active::set_errno(libc::EXDEV);
+        return -1;
+    }
+    if stdin_copied_in_record_mode(fd_in) {
+        crate::active::set_errno(libc::EINVAL);
         return -1;
     }
     match crate::real::real_opt!(copy_file_range: fn(c_int, *mut off64_t, c_int, *mut off64_t, size_t, c_uint) -> ssize_t)
@@ -519,7 +542,10 @@ pub unsafe extern "C" fn sendfile64(
     off: *mut off64_t,
     n: size_t,
 ) -> ssize_t {
-    if crate::libc::fd_is_ours(out) || crate::libc::fd_is_ours(inp) {
+    if crate::libc::fd_is_ours(out)
+        || crate::libc::fd_is_ours(inp)
+        || stdin_copied_in_record_mode(inp)
+    {
         crate::active::set_errno(libc::EINVAL);
         return -1;
     }
@@ -542,7 +568,10 @@ pub unsafe extern "C" fn splice(
     len: size_t,
     flags: c_uint,
 ) -> ssize_t {
-    if crate::libc::fd_is_ours(fd_in) || crate::libc::fd_is_ours(fd_out) {
+    if crate::libc::fd_is_ours(fd_in)
+        || crate::libc::fd_is_ours(fd_out)
+        || stdin_copied_in_record_mode(fd_in)
+    {
         crate::active::set_errno(libc::EINVAL);
         return -1;
     }

@@ -1,30 +1,51 @@
-//! Randomness from the environment's seed: getrandom, getentropy, and the raw `syscall`
-//! entry point (used by older getrandom crates and by std for a few calls).
+//! Randomness from the environment: getrandom, getentropy, and the raw `syscall` entry point
+//! (used by older getrandom crates and by std for a few calls). In record mode the bytes each
+//! call drew are logged, std's hash-key draws apart from the others.
 
 use libc::{c_int, c_long, c_uint, c_void, size_t, ssize_t};
 
 use crate::access::Access;
 use crate::real::real;
+use crate::rng::Draw;
 use crate::state::State;
 use crate::vfs::R;
 
-fn fill(st: &mut State, buf: *mut c_void, len: size_t) -> R<usize> {
+/// How std asks for a thread's `RandomState` keys: 16 bytes with `GRND_INSECURE` (or
+/// `GRND_NONBLOCK` where the kernel lacks it); everything else std and the `getrandom` crate
+/// draw uses no such flag.
+fn draw_of(len: size_t, flags: c_uint) -> Draw {
+    let insecure = flags & libc::GRND_INSECURE != 0;
+    let nonblock_keys = flags & libc::GRND_NONBLOCK != 0 && len == 16;
+    if insecure || nonblock_keys {
+        Draw::HashKeys
+    } else {
+        Draw::Code
+    }
+}
+
+fn fill(st: &mut State, draw: Draw, buf: *mut c_void, len: size_t) -> R<usize> {
     st.record(Access::RandomRead);
-    st.rng.fill(unsafe { super::io::slice_mut(buf, len) });
+    st.random
+        .fill(draw, unsafe { super::io::slice_mut(buf, len) });
     Ok(len)
+}
+
+/// Record mode: logs what a real draw of `r` bytes (or -1) put in `buf`.
+fn logged(r: c_long, buf: *mut c_void, draw: Draw) -> c_long {
+    if r > 0 && crate::record::hooks_on() {
+        crate::record::on_random(unsafe { super::io::slice(buf, r as usize) }, draw);
+    }
+    r
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn getrandom(buf: *mut c_void, len: size_t, flags: c_uint) -> ssize_t {
-    virt!(|st| fill(st, buf, len).map(|n| n as ssize_t));
-    if crate::record::hooks_on() {
-        crate::record::on_random();
-    }
-    match crate::real::real_opt!(getrandom: fn(*mut c_void, size_t, c_uint) -> ssize_t) {
+    virt!(|st| fill(st, draw_of(len, flags), buf, len).map(|n| n as ssize_t));
+    let r = match crate::real::real_opt!(getrandom: fn(*mut c_void, size_t, c_uint) -> ssize_t) {
         Some(f) => unsafe { f(buf, len, flags) },
-        // glibc < 2.25
+        // glibc < 2.25: the kernel's call, not our `syscall` (which would log it again).
         None => unsafe {
-            syscall(
+            real!(syscall: fn(c_long, c_long, c_long, c_long, c_long, c_long, c_long) -> c_long)(
                 libc::SYS_getrandom,
                 buf as c_long,
                 len as c_long,
@@ -34,7 +55,8 @@ pub unsafe extern "C" fn getrandom(buf: *mut c_void, len: size_t, flags: c_uint)
                 0,
             ) as ssize_t
         },
-    }
+    };
+    logged(r as c_long, buf, draw_of(len, flags)) as ssize_t
 }
 
 #[no_mangle]
@@ -43,10 +65,17 @@ pub unsafe extern "C" fn getentropy(buf: *mut c_void, len: size_t) -> c_int {
         if len > 256 {
             return Err(libc::EIO);
         }
-        fill(st, buf, len).map(|_| 0)
+        fill(st, Draw::Code, buf, len).map(|_| 0)
     });
     match crate::real::real_opt!(getentropy: fn(*mut c_void, size_t) -> c_int) {
-        Some(f) => unsafe { f(buf, len) },
+        // glibc's getentropy asks the kernel itself, past our getrandom: logged here.
+        Some(f) => {
+            let r = unsafe { f(buf, len) };
+            if r == 0 {
+                logged(len as c_long, buf, Draw::Code);
+            }
+            r
+        }
         // glibc < 2.25 (getentropy is getrandom for at most 256 bytes)
         None if len > 256 => {
             crate::active::set_errno(libc::EIO);
@@ -188,9 +217,13 @@ pub unsafe extern "C" fn syscall(
             _ => {}
         }
     }
-    unsafe {
+    let r = unsafe {
         real!(syscall: fn(c_long, c_long, c_long, c_long, c_long, c_long, c_long) -> c_long)(
             n, a1, a2, a3, a4, a5, a6,
         )
+    };
+    if n == libc::SYS_getrandom {
+        return logged(r, a1 as *mut c_void, draw_of(a2 as size_t, a3 as c_uint));
     }
+    r
 }

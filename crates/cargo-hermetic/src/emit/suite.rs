@@ -1,0 +1,28 @@
+//! Which command's tests a file holds. `generate` and `record` write files of their own in each
+//! module, each declared by its own `#[cfg(test)] mod ..;` line, so a crate keeps both and a
+//! run of one never replaces the other's tests.
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Suite {
+    /// `cargo hermetic generate`: tests the search found.
+    Generated,
+    /// `cargo hermetic record`: tests from a real run.
+    Recorded,
+}
+
+impl Suite {
+    pub const ALL: [Suite; 2] = [Suite::Generated, Suite::Recorded];
+
+    /// The test module in each module of the crate, and its file's stem.
+    pub fn module(self) -> &'static str {
+        match self {
+            Suite::Generated => "hermetic_tests",
+            Suite::Recorded => "hermetic_recorded",
+        }
+    }
+
+    /// The file name in each module's directory.
+    pub fn file_name(self) -> String {
+        format!("{}.rs", self.module())
+    }
+}
