@@ -51,10 +51,12 @@ pub fn collect(
                 vis: syntax::vis(&t.vis),
                 mock_name: String::new(),
                 supertraits: Vec::new(),
+                markers: Vec::new(),
                 methods: Vec::new(),
                 implementors: Vec::new(),
             };
             let mut supers = Vec::new();
+            def.markers = markers(t);
             let result = {
                 let cx = TyCx {
                     names,
@@ -90,6 +92,13 @@ pub fn collect(
             let why = format!("its supertrait `{}` cannot be mocked", traits[*bad].name);
             traits[id].unmockable.get_or_insert(why);
         }
+        let mut markers = out[id].markers.clone();
+        for &s in &all {
+            markers.extend(out[s].markers.iter().cloned());
+        }
+        markers.sort();
+        markers.dedup();
+        out[id].markers = markers;
         out[id].supertraits = all.into_iter().collect();
     }
     name_mocks(&mut out);
@@ -167,6 +176,25 @@ fn supertraits(cx: &TyCx, t: &syn::ItemTrait, out: &mut Vec<usize>) -> Result<()
         }
     }
     Ok(())
+}
+
+/// The std supertraits a mock has anyway (`mock_has`), by last path segment.
+fn markers(t: &syn::ItemTrait) -> Vec<String> {
+    t.supertraits
+        .iter()
+        .filter_map(|b| match b {
+            TypeParamBound::Trait(tb) => {
+                let segs: Vec<String> = tb
+                    .path
+                    .segments
+                    .iter()
+                    .map(|s| s.ident.to_string())
+                    .collect();
+                mock_has(&segs).then(|| segs.last().cloned()).flatten()
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 fn methods(cx: &TyCx, t: &syn::ItemTrait, defs: &[TypeDef]) -> Result<Vec<MockMethod>, String> {

@@ -40,7 +40,9 @@ pub fn candidate(cluster: &Cluster, rec: &CallRecord) -> Result<Candidate, Why> 
         return Err("it read more than record mode keeps (100,000 reads or 256 MiB)".into());
     }
     let receiver = match &c.kind {
-        CallableKind::Method { self_ty, receiver } => Some((self_ty, *receiver)),
+        CallableKind::Method {
+            self_ty, receiver, ..
+        } => Some((self_ty, *receiver)),
         CallableKind::Function | CallableKind::AssocFn { .. } => None,
         _ => return Err("not a function".into()),
     };
