@@ -132,7 +132,7 @@ pub fn mock_items(
 
 /// A type as the trait's signature has it: mocks are the trait objects they stand for
 /// (`Box<MockStatement>` is written `Box<dyn Statement>`; the value coerces on return).
-fn as_trait_wrote(cluster: &Cluster, t: &Ty, from: ModuleId) -> TokenStream {
+pub fn as_trait_wrote(cluster: &Cluster, t: &Ty, from: ModuleId) -> TokenStream {
     ty_with(cluster, t, from, &|id| {
         let tr = &cluster.traits[id];
         let path = item_path(cluster, tr.module, &tr.name, from);

@@ -11,7 +11,9 @@ mod debug_text;
 mod log;
 mod probes;
 mod program;
+mod proxy_syntax;
 mod report;
+mod wrapper;
 
 pub use report::RecordReport;
 
@@ -115,7 +117,11 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
         Some(program::pick_binary(&target, args.bin.as_deref())?)
     };
     say(&format!("analysing {}", target.package));
-    let cluster = analyze::analyze(&target.lib_rs, &target.crate_name)
+    // A recorded run calls the methods of trait impls too (a search reaches them otherwise).
+    let options = analyze::Options {
+        trait_impl_methods: true,
+    };
+    let cluster = analyze::analyze_with(&target.lib_rs, &target.crate_name, options)
         .with_context(|| format!("analyse {}", target.lib_rs.display()))?;
     let sel = selection_of(args.module.as_deref(), args.function.as_deref(), &cluster)?;
     emit::check_in_the_way(&target.crate_dir, &cluster)?;
