@@ -52,13 +52,32 @@ pub struct GeneratedFile {
     pub using_mocks: Vec<String>,
 }
 
+/// Where the values of a test's mocks come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mocks {
+    /// Chosen by the search: `MockLedger::default()`, the last value repeats.
+    Chosen,
+    /// A recorded run's: `MockLedger::recorded()`, each value once, all of them.
+    Recorded,
+}
+
 /// Writes one file per module that has tests. `command` is the command line that regenerates
 /// the files; it goes into each file's header. Tests that ended in other ways than completing
 /// or panicking, or that do not fit the cluster, are left out.
 pub fn emit(cluster: &Cluster, tests: &[FinishedTest], command: &str) -> Vec<GeneratedFile> {
+    emit_with(cluster, tests, command, Mocks::Chosen)
+}
+
+/// [`emit`], with mocks set up as `mocks` says.
+pub fn emit_with(
+    cluster: &Cluster,
+    tests: &[FinishedTest],
+    command: &str,
+    mocks: Mocks,
+) -> Vec<GeneratedFile> {
     let mut by_module: BTreeMap<ModuleId, Vec<RenderedTest>> = BTreeMap::new();
     for test in tests {
-        if let Some(rendered) = render_test(cluster, test) {
+        if let Some(rendered) = render_test(cluster, test, mocks) {
             by_module.entry(test.case.home).or_default().push(rendered);
         }
     }
@@ -66,7 +85,7 @@ pub fn emit(cluster: &Cluster, tests: &[FinishedTest], command: &str) -> Vec<Gen
     by_module
         .into_iter()
         .map(|(module, tests)| {
-            let (contents, written) = file_contents(cluster, module, tests, command);
+            let (contents, written) = file_contents(cluster, module, tests, command, mocks);
             let with = |pick: fn(&WrittenTest) -> bool| {
                 written
                     .iter()
@@ -96,6 +115,8 @@ struct RenderedTest {
     body: Vec<TokenStream>,
     /// Traits whose mocks the test builds.
     mocks: BTreeSet<TraitId>,
+    /// Traits whose methods the test calls and must import.
+    imports: BTreeSet<TraitId>,
     uses_private: bool,
 }
 
@@ -112,6 +133,7 @@ fn file_contents(
     module: ModuleId,
     tests: Vec<RenderedTest>,
     command: &str,
+    mocks: Mocks,
 ) -> (String, Vec<WrittenTest>) {
     let unnamed: Vec<Unnamed> = tests
         .iter()
@@ -126,15 +148,30 @@ fn file_contents(
     order.sort_by(|&a, &b| (tests[a].target, &names[a]).cmp(&(tests[b].target, &names[b])));
 
     let mut text = format!("// {GENERATED_MARKER} — `{command}` rewrites this file\n");
+    let imports = tests
+        .iter()
+        .flat_map(|t| t.imports.iter())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .map(|&t| {
+            let tr = &cluster.traits[t];
+            let path = rust_syntax::item_path(cluster, tr.module, &tr.name, module);
+            quote!(use #path;)
+        });
     text.push_str(
         &layout::unparse(quote!(
             use super::*;
+            #(#imports)*
         ))
         .unwrap_or_default(),
     );
-    let mocks: BTreeSet<TraitId> = tests.iter().flat_map(|t| t.mocks.iter().copied()).collect();
-    for t in mocks {
-        let items = mock_syntax::mock_items(cluster, t, module, mock_syntax::MockFlavour::Test);
+    let flavour = match mocks {
+        Mocks::Chosen => mock_syntax::MockFlavour::Test,
+        Mocks::Recorded => mock_syntax::MockFlavour::Recorded,
+    };
+    let mocked: BTreeSet<TraitId> = tests.iter().flat_map(|t| t.mocks.iter().copied()).collect();
+    for t in mocked {
+        let items = mock_syntax::mock_items(cluster, t, module, flavour);
         if let Some(printed) = layout::unparse(items) {
             text.push('\n');
             text.push_str(&printed);
@@ -189,7 +226,7 @@ fn scope_names(cluster: &Cluster, module: ModuleId) -> HashSet<String> {
 }
 
 /// Writes one test; `None` for tests that cannot be written.
-fn render_test(cluster: &Cluster, test: &FinishedTest) -> Option<RenderedTest> {
+fn render_test(cluster: &Cluster, test: &FinishedTest, mocks: Mocks) -> Option<RenderedTest> {
     let case = &test.case;
     let report = &test.report;
     let (len, panic) = match &report.outcome {
@@ -237,6 +274,7 @@ fn render_test(cluster: &Cluster, test: &FinishedTest) -> Option<RenderedTest> {
         cluster,
         home,
         oracle: Oracle { cluster, home },
+        mocks,
     };
     let mut reserved = scope_names(cluster, home);
     reserved.insert(environment::ENV_VAR.to_string());
@@ -326,6 +364,17 @@ fn render_test(cluster: &Cluster, test: &FinishedTest) -> Option<RenderedTest> {
                 _ => None,
             })
             .collect(),
+        imports: stmts
+            .iter()
+            .filter_map(|s| match cluster.callables[s.callable].kind {
+                CallableKind::Method {
+                    of_trait: Some(of), ..
+                } if !of.in_scope && cluster.traits[of.trait_id].module != home => {
+                    Some(of.trait_id)
+                }
+                _ => None,
+            })
+            .collect(),
         uses_private: test.uses_private,
     })
 }
@@ -405,6 +454,7 @@ struct Writer<'a> {
     cluster: &'a Cluster,
     home: ModuleId,
     oracle: Oracle<'a>,
+    mocks: Mocks,
 }
 
 impl Writer<'_> {
@@ -448,8 +498,19 @@ impl Writer<'_> {
                 let a = params(args)?;
                 quote!(#t::#name #turbofish(#(#a),*))
             }
-            CallableKind::Method { self_ty, .. } => {
+            CallableKind::Method {
+                self_ty, of_trait, ..
+            } => {
                 let (recv, rest) = args.split_first()?;
+                let a = params(rest)?;
+                // A trait's method another method of the type shares its name with is called
+                // by the trait's path.
+                if let Some(of) = of_trait.filter(|_| shares_its_name(cluster, id)) {
+                    let tr = &cluster.traits[of.trait_id];
+                    let path = rust_syntax::item_path(cluster, tr.module, &tr.name, self.home);
+                    let recv = self.value(recv, self_ty, vars)?;
+                    return Some(quote!(#path::#name #turbofish(#recv, #(#a),*)));
+                }
                 let recv = match recv {
                     Value::Use(j) | Value::Borrow(j) | Value::BorrowMut(j) => {
                         let (v, _) = vars.get(*j)?.as_ref()?;
@@ -460,7 +521,6 @@ impl Writer<'_> {
                         quote!((#v))
                     }
                 };
-                let a = params(rest)?;
                 quote!(#recv.#name #turbofish(#(#a),*))
             }
             CallableKind::TraitFn {
@@ -512,7 +572,10 @@ impl Writer<'_> {
                 // `MockLedger::default().balance_returns([Ok(862)])`: set-up for the methods
                 // the code calls, nothing for the others.
                 let mock = rust_syntax::ident(&cluster.traits[*t].mock_name);
-                let mut expr = quote!(#mock::default());
+                let mut expr = match self.mocks {
+                    Mocks::Chosen => quote!(#mock::default()),
+                    Mocks::Recorded => quote!(#mock::recorded()),
+                };
                 for (v, p) in args.iter().zip(&c.params) {
                     let (Value::Seq(items), Ty::Vec(elem)) = (v, &p.ty) else {
                         return None;
@@ -658,6 +721,26 @@ impl Writer<'_> {
             _ => return None,
         })
     }
+}
+
+/// Whether another method of callable `id`'s type has its name (an inherent method, or one of
+/// another trait): `value.name()` would not pick it.
+fn shares_its_name(cluster: &Cluster, id: CallableId) -> bool {
+    let c = &cluster.callables[id];
+    let (CallableKind::Method { self_ty, .. } | CallableKind::AssocFn { self_ty }) = &c.kind else {
+        return false;
+    };
+    cluster.callables.iter().enumerate().any(|(i, d)| {
+        let other = match &d.kind {
+            CallableKind::Method { of_trait, .. } => *of_trait,
+            CallableKind::AssocFn { .. } => None,
+            _ => return false,
+        };
+        let same_type =
+            matches!((d.kind.self_ty(), self_ty), (Some(Ty::Adt(a, _)), Ty::Adt(b, _)) if a == b);
+        let own = matches!(&c.kind, CallableKind::Method { of_trait, .. } if *of_trait == other);
+        i != id && same_type && d.name == c.name && !own
+    })
 }
 
 /// Where module `m`'s test file goes, relative to the crate root: in the directory that holds

@@ -4,7 +4,9 @@
 
 use super::debug_text::{self, Why};
 use super::log::{CallRecord, Event, PathState};
-use crate::cluster::{CallableId, CallableKind, Cluster, Receiver, Ty, TypeKind};
+use super::mocks::Tree;
+use super::values::{Builder, STD_TRAIT};
+use crate::cluster::{CallableId, CallableKind, Cluster, Receiver, Ty};
 use crate::test_case::{FinishedTest, Stmt, TestCase};
 use hermetic_driver::protocol::{
     AccessReport, EnvReport, EnvSpec, ExecReport, FileMode, FileSpec, Outcome, StmtReport,
@@ -12,11 +14,6 @@ use hermetic_driver::protocol::{
 use hermetic_driver::{Observed, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use syn::Expr;
-
-/// Why calls with trait-typed arguments become no test yet: the recording proxy that would
-/// capture what the call asked of them (to replay it as a mock's return sequences) is not built.
-const NEEDS_A_MOCK: &str =
-    "needs a mock: a trait-typed argument (recording proxies for mocks are not built yet)";
 
 /// A recorded call that can become a test.
 #[derive(Debug, Clone)]
@@ -30,8 +27,13 @@ pub struct Candidate {
     pub key: String,
 }
 
-/// The test for one recorded call, or why there is none.
-pub fn candidate(cluster: &Cluster, rec: &CallRecord) -> Result<Candidate, Why> {
+/// The test for one recorded call, or why there is none. `no_proxy`: why a trait-typed
+/// parameter of the function got no recording proxy, if one did not.
+pub fn candidate(
+    cluster: &Cluster,
+    rec: &CallRecord,
+    no_proxy: Option<&str>,
+) -> Result<Candidate, Why> {
     let c = cluster
         .callables
         .get(rec.site)
@@ -47,9 +49,9 @@ pub fn candidate(cluster: &Cluster, rec: &CallRecord) -> Result<Candidate, Why> 
         _ => return Err("not a function".into()),
     };
     if c.params.iter().any(|p| {
-        p.ty.mentions(&|t| matches!(t, Ty::Mock(_) | Ty::Reader | Ty::IntoIter(_)))
+        p.ty.mentions(&|t| matches!(t, Ty::Reader | Ty::IntoIter(_)))
     }) {
-        return Err(NEEDS_A_MOCK.into());
+        return Err(STD_TRAIT.into());
     }
     let expected = c.params.len() + usize::from(receiver.is_some());
     if rec.args.len() != expected {
@@ -79,7 +81,31 @@ pub fn candidate(cluster: &Cluster, rec: &CallRecord) -> Result<Candidate, Why> 
             Receiver::Value => Value::Use(j),
         });
     }
-    for (p, text) in c.params.iter().zip(texts) {
+    let proxies = Tree::of(rec);
+    let mut uses_mocks = false;
+    for (i, (p, text)) in c.params.iter().zip(texts).enumerate() {
+        if let Some((t, pass)) = mocked(&p.ty) {
+            // What the argument's proxy logged becomes a mock of the trait.
+            let arg = i + usize::from(receiver.is_some());
+            let root = proxies.root(arg).ok_or_else(|| {
+                format!(
+                    "needs a mock: {}",
+                    no_proxy.unwrap_or("a trait-typed argument without a recording proxy")
+                )
+            })?;
+            let j = proxies
+                .build(&mut b, root, t)
+                .map_err(|w| format!("argument `{}`: {w}", p.name))?;
+            args.push(pass(j));
+            uses_mocks = true;
+            continue;
+        }
+        if p.ty.mentions(&|t| matches!(t, Ty::Mock(_))) {
+            return Err(format!(
+                "needs a mock: {}",
+                no_proxy.unwrap_or("a trait-typed value inside another type")
+            ));
+        }
         let text = text
             .as_deref()
             .ok_or_else(|| format!("argument `{}` has no Debug (opaque value)", p.name))?;
@@ -131,7 +157,10 @@ pub fn candidate(cluster: &Cluster, rec: &CallRecord) -> Result<Candidate, Why> 
             stored: false,
         });
     }
-    let key = format!("{:?}|{:?}|{:?}|{:?}", rec.args, rec.ret, rec.panic, spec);
+    let key = format!(
+        "{:?}|{:?}|{:?}|{:?}|{:?}",
+        rec.args, rec.ret, rec.panic, spec, rec.proxies
+    );
     Ok(Candidate {
         callable: rec.site,
         test: FinishedTest {
@@ -151,11 +180,31 @@ pub fn candidate(cluster: &Cluster, rec: &CallRecord) -> Result<Candidate, Why> 
                 mock_calls: vec![],
             },
             uses_private: false,
-            uses_mocks: false,
+            uses_mocks,
         },
         behaviour,
         key,
     })
+}
+
+/// The trait of a parameter a mock stands for, and how the mock built by statement `j` is
+/// passed: `&mock`, `&mut mock`, `Box::new(mock)` or `mock`.
+fn mocked(ty: &Ty) -> Option<(usize, fn(usize) -> Value)> {
+    match ty {
+        Ty::Mock(t) => Some((*t, Value::Use)),
+        Ty::Ref(inner) | Ty::RefMut(inner) | Ty::Box(inner) => match **inner {
+            Ty::Mock(t) => Some((
+                t,
+                match ty {
+                    Ty::Ref(_) => Value::Borrow,
+                    Ty::RefMut(_) => Value::BorrowMut,
+                    _ => Value::Use,
+                },
+            )),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// `Ok`, `Err/Parse`, `Some`, `None`, a variant's name, or `value`.
@@ -169,116 +218,6 @@ fn behaviour(e: &Expr) -> String {
         }
     }
     name
-}
-
-/// Builds argument values; crate structs and enums become earlier statements (their literal)
-/// that the call uses.
-struct Builder<'a> {
-    cluster: &'a Cluster,
-    stmts: Vec<Stmt>,
-}
-
-impl Builder<'_> {
-    fn value(&mut self, e: &Expr, ty: &Ty) -> Result<Value, Why> {
-        use debug_text::{bool_lit, float_lit, int_lit, str_lit, Int};
-        Ok(match ty {
-            Ty::Box(t) => self.value(e, t)?,
-            Ty::Ref(t) if matches!(**t, Ty::Adt(..)) => Value::Borrow(self.build(e, t)?),
-            Ty::RefMut(t) if matches!(**t, Ty::Adt(..)) => Value::BorrowMut(self.build(e, t)?),
-            Ty::Ref(t) | Ty::RefMut(t) => self.value(e, t)?,
-            Ty::Adt(..) => Value::Use(self.build(e, ty)?),
-            Ty::Unit => Value::Unit,
-            Ty::Bool => Value::Bool(bool_lit(e)?),
-            Ty::Int(_) => match int_lit(e)? {
-                Int::Signed(i) => Value::Int(i),
-                Int::Big(_) => return Err("integer beyond i128".into()),
-            },
-            Ty::Float(f) => Value::float(float_lit(e, *f)?),
-            Ty::Char => match debug_text::observed(self.cluster, e, ty)? {
-                Observed::Char(c) => Value::Char(c),
-                _ => return Err("expected a char".into()),
-            },
-            Ty::String | Ty::Str => Value::Str(str_lit(e)?),
-            Ty::Vec(t) | Ty::Slice(t) | Ty::Array(t, _) => match e {
-                Expr::Array(a) => Value::Seq(
-                    a.elems
-                        .iter()
-                        .map(|x| self.value(x, t))
-                        .collect::<Result<_, _>>()?,
-                ),
-                _ => return Err("expected a list".into()),
-            },
-            Ty::Tuple(ts) => match e {
-                Expr::Tuple(t) if t.elems.len() == ts.len() => Value::Tuple(
-                    t.elems
-                        .iter()
-                        .zip(ts)
-                        .map(|(x, t)| self.value(x, t))
-                        .collect::<Result<_, _>>()?,
-                ),
-                _ => return Err("expected a tuple".into()),
-            },
-            Ty::Option(t) => match debug_text::ctor(e)? {
-                ("None", a) if a.is_empty() => Value::Opt(None),
-                ("Some", a) if a.len() == 1 => Value::Opt(Some(Box::new(self.value(a[0], t)?))),
-                _ => return Err("expected Some or None".into()),
-            },
-            Ty::Result(t, err) => match debug_text::ctor(e)? {
-                ("Ok", a) if a.len() == 1 => Value::Ok(Box::new(self.value(a[0], t)?)),
-                ("Err", a) if a.len() == 1 => Value::Err(Box::new(self.value(a[0], err)?)),
-                _ => return Err("expected Ok or Err".into()),
-            },
-            Ty::IoError => return Err("an io::Error cannot be built".into()),
-            Ty::Reader | Ty::IntoIter(_) | Ty::Mock(_) => return Err(NEEDS_A_MOCK.into()),
-        })
-    }
-
-    /// Adds the statement that builds a crate value from its `Debug` text; returns its index.
-    fn build(&mut self, e: &Expr, ty: &Ty) -> Result<usize, Why> {
-        let Ty::Adt(id, _) = ty else {
-            return Err("not a crate type".into());
-        };
-        let def = &self.cluster.types[*id];
-        if def.impls.iter().any(|i| i == "Debug") {
-            return Err(format!("`{}` has a hand-written Debug", def.name));
-        }
-        let fields = match &def.kind {
-            TypeKind::Struct(f) => f.clone(),
-            TypeKind::Enum(vs) => {
-                let name = debug_text::head(e)?;
-                vs.iter()
-                    .find(|v| v.name == name)
-                    .map(|v| v.fields.clone())
-                    .ok_or_else(|| format!("`{name}` is not a variant of `{}`", def.name))?
-            }
-        };
-        let (name, exprs) = debug_text::fields_of(e, &fields)?;
-        let literal = self
-            .cluster
-            .callables
-            .iter()
-            .position(|c| match &c.kind {
-                CallableKind::StructLiteral { self_ty, .. } => same_adt(self_ty, *id),
-                CallableKind::Variant { self_ty, .. } => same_adt(self_ty, *id) && c.name == name,
-                _ => false,
-            })
-            .ok_or_else(|| format!("`{}` has no literal the test can write", def.name))?;
-        let params = self.cluster.callables[literal].params.clone();
-        let args = params
-            .iter()
-            .zip(exprs)
-            .map(|(p, x)| self.value(x, &p.ty))
-            .collect::<Result<Vec<_>, _>>()?;
-        self.stmts.push(Stmt {
-            callable: literal,
-            args,
-        });
-        Ok(self.stmts.len() - 1)
-    }
-}
-
-fn same_adt(t: &Ty, id: usize) -> bool {
-    matches!(t, Ty::Adt(i, _) if *i == id)
 }
 
 /// The environment that replays what a call read, and what it left (the files it wrote).

@@ -9,10 +9,12 @@ mod cases;
 mod copy;
 mod debug_text;
 mod log;
+mod mocks;
 mod probes;
 mod program;
 mod proxy_syntax;
 mod report;
+mod values;
 mod wrapper;
 
 pub use report::RecordReport;
@@ -233,7 +235,7 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
     let distinct: HashSet<&str> = usable.iter().map(|c| c.key.as_str()).collect();
     let tests = choose_tests(&usable);
     let finished: Vec<FinishedTest> = tests.iter().map(|c| c.test.clone()).collect();
-    let files = emit::emit(&cluster, &finished, &command);
+    let files = emit::emit_with(&cluster, &finished, &command, emit::Mocks::Recorded);
     let verified = if args.no_verify {
         verify::Verified::unchecked(files)
     } else {
@@ -252,7 +254,12 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
     let mut shown: HashSet<(CallableId, &str)> = HashSet::new();
     let mut distinct_tested = 0;
     for c in &tests {
-        let alone = emit::emit(&cluster, std::slice::from_ref(&c.test), &command);
+        let alone = emit::emit_with(
+            &cluster,
+            std::slice::from_ref(&c.test),
+            &command,
+            emit::Mocks::Recorded,
+        );
         let body = alone.iter().flat_map(|f| bodies(&f.contents)).next();
         if body.is_some_and(|b| kept_bodies.contains(&b)) {
             shown.insert((c.callable, c.behaviour.as_str()));
@@ -374,7 +381,8 @@ fn candidates(
                 .or_default() += 1;
             continue;
         }
-        match cases::candidate(cluster, rec) {
+        let no_proxy = probed.no_proxy.get(&rec.site).map(String::as_str);
+        match cases::candidate(cluster, rec, no_proxy) {
             Ok(c) => usable.push(c),
             Err(why) => {
                 let f = if rec.site < cluster.callables.len() {
