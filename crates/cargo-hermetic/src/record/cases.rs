@@ -187,9 +187,12 @@ pub fn candidate(
     })
 }
 
-/// The trait of a parameter a mock stands for, and how the mock built by statement `j` is
-/// passed: `&mock`, `&mut mock`, `Box::new(mock)` or `mock`.
-fn mocked(ty: &Ty) -> Option<(usize, fn(usize) -> Value)> {
+/// How the mock built by statement `j` is passed: `&mock`, `&mut mock`, `Box::new(mock)` or
+/// `mock`.
+type Pass = fn(usize) -> Value;
+
+/// The trait of a parameter a mock stands for, and how the mock is passed.
+fn mocked(ty: &Ty) -> Option<(usize, Pass)> {
     match ty {
         Ty::Mock(t) => Some((*t, Value::Use)),
         Ty::Ref(inner) | Ty::RefMut(inner) | Ty::Box(inner) => match **inner {
@@ -378,6 +381,121 @@ mod tests {
         assert_eq!(
             report.files,
             vec![("out/report.txt".to_string(), Some(b"ok".to_vec()))]
+        );
+    }
+
+    /// Recorded calls of a crate with a trait in one module and its impls in another, emitted.
+    fn emitted(records: impl Fn(&Cluster) -> Vec<String>) -> BTreeMap<String, String> {
+        let d = tempfile::tempdir().unwrap();
+        let src = d.path().join("src");
+        std::fs::create_dir_all(&src).unwrap();
+        std::fs::write(d.path().join("Cargo.toml"), "[package]\nname = \"demo\"\n").unwrap();
+        for (file, text) in [
+            ("lib.rs", "pub mod a;\npub mod b;\n"),
+            (
+                "a.rs",
+                "pub trait Tariff { fn rate(&self) -> u32; }\n\
+                 pub fn fee(t: &dyn Tariff, x: u32) -> u32 { x * t.rate() }\n",
+            ),
+            (
+                "b.rs",
+                "#[derive(Debug)] pub struct Flat;\n\
+                 impl crate::a::Tariff for Flat { fn rate(&self) -> u32 { 10 } }\n\
+                 #[derive(Debug)] pub struct Twice;\n\
+                 impl Twice { pub fn rate(&self) -> u32 { 2 } }\n\
+                 impl crate::a::Tariff for Twice { fn rate(&self) -> u32 { 20 } }\n",
+            ),
+        ] {
+            std::fs::write(src.join(file), text).unwrap();
+        }
+        let options = crate::analyze::Options {
+            trait_impl_methods: true,
+        };
+        let cluster = crate::analyze::analyze_with(&src.join("lib.rs"), "demo", options).unwrap();
+        let tests: Vec<FinishedTest> = records(&cluster)
+            .iter()
+            .map(|line| {
+                let rec: CallRecord = serde_json::from_str(line).unwrap();
+                candidate(&cluster, &rec, None).unwrap().test
+            })
+            .collect();
+        crate::emit::emit_with(
+            &cluster,
+            &tests,
+            "cargo hermetic record",
+            crate::emit::Mocks::Recorded,
+        )
+        .into_iter()
+        .map(|f| (f.path.display().to_string(), f.contents))
+        .collect()
+    }
+
+    fn site(cluster: &Cluster, name: &str, of_trait: bool, mocked: bool) -> usize {
+        cluster
+            .callables
+            .iter()
+            .position(|c| {
+                let trait_method = matches!(
+                    c.kind,
+                    CallableKind::Method {
+                        of_trait: Some(_),
+                        ..
+                    }
+                );
+                let takes_mock = c
+                    .params
+                    .iter()
+                    .any(|p| p.ty.mentions(&|t| matches!(t, Ty::Mock(_))));
+                c.name == name && trait_method == of_trait && takes_mock == mocked
+            })
+            .unwrap()
+    }
+
+    #[test]
+    fn recorded_mocks_and_trait_methods_are_emitted() {
+        let files = emitted(|c| {
+            let fee = site(c, "fee", false, true);
+            let rate = |ty: &str| {
+                c.callables
+                    .iter()
+                    .position(|k| {
+                        k.name == "rate"
+                            && matches!(&k.kind, CallableKind::Method { self_ty: Ty::Adt(id, _), of_trait: Some(_), .. }
+                                if c.types[*id].name == ty)
+                    })
+                    .unwrap()
+            };
+            vec![
+                format!(
+                    "{{\"site\":{fee},\"args\":[null,\"3\"],\"ret\":\"30\",\"proxies\":[\
+                     {{\"k\":\"arg\",\"node\":0,\"arg\":0}},\
+                     {{\"k\":\"ret\",\"node\":0,\"method\":0,\"text\":\"10\"}}],\"events\":[]}}"
+                ),
+                format!(
+                    "{{\"site\":{},\"args\":[\"Flat\"],\"ret\":\"10\",\"events\":[]}}",
+                    rate("Flat")
+                ),
+                format!(
+                    "{{\"site\":{},\"args\":[\"Twice\"],\"ret\":\"20\",\"events\":[]}}",
+                    rate("Twice")
+                ),
+            ]
+        });
+        let a = &files["src/a/hermetic_tests.rs"];
+        assert!(a.contains("pub(crate) fn recorded() -> Self"), "{a}");
+        assert!(
+            a.contains("let tariff = MockTariff::recorded().rate_returns([10]);"),
+            "{a}"
+        );
+        assert!(a.contains("assert_eq!(fee(&tariff, 3), 30);"), "{a}");
+        // The impls name the trait by its path: the tests import it; a method an inherent one
+        // shares its name with is called by the trait's path.
+        let b = &files["src/b/hermetic_tests.rs"];
+        assert!(b.contains("use super::*;\nuse crate::a::Tariff;\n"), "{b}");
+        assert!(b.contains("assert_eq!(flat.rate(), 10);"), "{b}");
+        assert!(
+            b.contains("assert_eq!(crate::a::Tariff::rate(&twice), 20);"),
+            "{b}"
         );
     }
 }

@@ -290,7 +290,7 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
         && manifest::ensure_runtime_dev_dependency(&target.crate_dir, args.dry_run)?;
     if adds_runtime {
         say(&format!(
-            "{} the dev-dependency `hermetic` to Cargo.toml (tests set up their environment with it)",
+            "{} the dev-dependency `hermetic` to Cargo.toml (tests set up their environment or mocks with it)",
             if args.dry_run { "would add" } else { "added" }
         ));
     }
