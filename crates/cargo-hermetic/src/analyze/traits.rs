@@ -56,7 +56,6 @@ pub fn collect(
                 implementors: Vec::new(),
             };
             let mut supers = Vec::new();
-            def.markers = markers(t);
             let result = {
                 let cx = TyCx {
                     names,
@@ -67,7 +66,7 @@ pub fn collect(
                     subst: &BTreeMap::new(),
                 };
                 check_header(t)
-                    .and_then(|()| supertraits(&cx, t, &mut supers))
+                    .and_then(|()| supertraits(&cx, t, &mut supers, &mut def.markers))
                     .and_then(|()| methods(&cx, t, defs))
             };
             match result {
@@ -158,7 +157,14 @@ fn check_header(t: &syn::ItemTrait) -> Result<(), String> {
     Ok(())
 }
 
-fn supertraits(cx: &TyCx, t: &syn::ItemTrait, out: &mut Vec<usize>) -> Result<(), String> {
+/// The crate supertraits of `t` into `out`, and the std ones every mock has (`mock_has`), by
+/// last path segment, into `markers`.
+fn supertraits(
+    cx: &TyCx,
+    t: &syn::ItemTrait,
+    out: &mut Vec<usize>,
+    markers: &mut Vec<String>,
+) -> Result<(), String> {
     for b in &t.supertraits {
         let TypeParamBound::Trait(tb) = b else {
             continue;
@@ -171,30 +177,11 @@ fn supertraits(cx: &TyCx, t: &syn::ItemTrait, out: &mut Vec<usize>) -> Result<()
             .collect();
         match cx.names.resolve(cx.module, &segs) {
             Target::Trait(id) => out.push(id),
-            _ if mock_has(&segs) => {}
+            _ if mock_has(&segs) => markers.extend(segs.last().cloned()),
             _ => return Err(format!("supertrait `{}`", text(&tb.path))),
         }
     }
     Ok(())
-}
-
-/// The std supertraits a mock has anyway (`mock_has`), by last path segment.
-fn markers(t: &syn::ItemTrait) -> Vec<String> {
-    t.supertraits
-        .iter()
-        .filter_map(|b| match b {
-            TypeParamBound::Trait(tb) => {
-                let segs: Vec<String> = tb
-                    .path
-                    .segments
-                    .iter()
-                    .map(|s| s.ident.to_string())
-                    .collect();
-                mock_has(&segs).then(|| segs.last().cloned()).flatten()
-            }
-            _ => None,
-        })
-        .collect()
 }
 
 fn methods(cx: &TyCx, t: &syn::ItemTrait, defs: &[TypeDef]) -> Result<Vec<MockMethod>, String> {
