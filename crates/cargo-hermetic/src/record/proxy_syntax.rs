@@ -247,3 +247,63 @@ pub fn proxy_module(cluster: &Cluster, t: TraitId) -> syn::Item {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyze;
+
+    fn cluster(lib: &str) -> Cluster {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("src")).unwrap();
+        std::fs::write(d.path().join("src/lib.rs"), lib).unwrap();
+        analyze::analyze(&d.path().join("src/lib.rs"), "demo").unwrap()
+    }
+
+    #[test]
+    fn traits_whose_methods_take_self_by_value_get_no_proxy_nor_those_returning_them() {
+        let c = cluster(
+            "pub trait Token { fn spend(self) -> u32; }\n\
+             pub trait Wallet { fn token(&self) -> Box<dyn Token>; }\n\
+             pub trait Ledger: Named + Send { fn balance(&self) -> u64; }\n\
+             pub trait Named { fn name(&self) -> String; }\n",
+        );
+        let v = verdicts(&c, &BTreeMap::new());
+        assert!(v[0]
+            .as_ref()
+            .unwrap_err()
+            .contains("`Token::spend` takes `self` by value"));
+        assert!(v[1].as_ref().unwrap_err().contains("the proxy of `Token`"));
+        assert!(v[2].is_ok() && v[3].is_ok());
+        let broken = BTreeMap::from([(3, "it did not compile".to_string())]);
+        assert!(verdicts(&c, &broken)[3].is_err());
+
+        // A supertrait's methods are forwarded too, numbered as the mock's set-up methods; the
+        // proxy is `Send` when what it holds is.
+        let m = proxy_module(&c, 2);
+        let text = quote!(#m).to_string();
+        assert!(text.contains("impl < __HermeticH : :: hermetic :: record :: Holder > Named for Proxy < __HermeticH >"), "{text}");
+        assert!(
+            text.contains("__HermeticH : :: std :: marker :: Send"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "fn name (& self ,) -> String { let __hermetic_slot = self . tap . calling (0u32)"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "fn balance (& self ,) -> u64 { let __hermetic_slot = self . tap . calling (1u32)"
+            ),
+            "{text}"
+        );
+        let marker = format!("pub(crate) mod {MODULE_PREFIX}2 {{");
+        assert_eq!(module_in_line(&marker), Some(2));
+        assert_eq!(
+            module_in_line("let x = crate::__hermetic_proxy_2::Proxy::new(a, t);"),
+            None
+        );
+    }
+}
