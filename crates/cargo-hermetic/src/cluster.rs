@@ -229,8 +229,13 @@ pub enum CallableKind {
     Function,
     /// `Type::name(args)`: an associated function without receiver (constructors).
     AssocFn { self_ty: Ty },
-    /// `receiver.name(args)`
-    Method { self_ty: Ty, receiver: Receiver },
+    /// `receiver.name(args)`; `of_trait` for a method of an `impl Trait for Type` block (only
+    /// `cargo hermetic record` lists those: see `analyze::Options`).
+    Method {
+        self_ty: Ty,
+        receiver: Receiver,
+        of_trait: Option<ImplOf>,
+    },
     /// `<Type as Trait>::name(args)` for `Default::default` and `From::from` impls;
     /// `trait_name` is e.g. `Default` or `From<(f64, f64)>` as written in the source.
     TraitFn { self_ty: Ty, trait_name: String },
@@ -257,6 +262,15 @@ impl CallableKind {
     }
 }
 
+/// The crate trait a method's `impl` block implements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ImplOf {
+    pub trait_id: TraitId,
+    /// Whether the impl names the trait by one word (`impl Tariff for Flat`), so the module
+    /// has it in scope and tests there see it through `use super::*`.
+    pub in_scope: bool,
+}
+
 /// A crate trait that tests can stand in for with a generated mock.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TraitDef {
@@ -267,6 +281,9 @@ pub struct TraitDef {
     pub mock_name: String,
     /// Crate supertraits, which the mock implements too (transitively listed).
     pub supertraits: Vec<TraitId>,
+    /// Std supertraits every mock has (`Send`, `Sync`, `Debug`, ...), by last path segment, of
+    /// the trait and its crate supertraits: a recording proxy must have them too.
+    pub markers: Vec<String>,
     /// The trait's own methods the mock must implement (those without a default body).
     pub methods: Vec<MockMethod>,
     /// Crate types without generic parameters that implement the trait: values tests can

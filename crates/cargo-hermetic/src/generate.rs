@@ -134,7 +134,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         && manifest::ensure_runtime_dev_dependency(&target.crate_dir, args.dry_run)?;
     if adds_runtime {
         status.say(&format!(
-            "{} the dev-dependency `hermetic` to Cargo.toml (tests set up their environment with it)",
+            "{} the dev-dependency `hermetic` to Cargo.toml (tests set up their environment or mocks with it)",
             if args.dry_run { "would add" } else { "added" }
         ));
     }

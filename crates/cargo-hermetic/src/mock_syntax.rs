@@ -1,5 +1,7 @@
 //! How a trait's mock is written: one struct per trait (`MockLedger`), a `Returns` per method
 //! that returns something, a `<method>_returns(..)` set-up method for each, and the trait impls.
+//! Recorded tests' mocks have a `recorded()` constructor too: `cargo hermetic record` replays a
+//! run's values with it (each value once, and all of them).
 //!
 //! The driver and the emitted tests use the same code, so a mock behaves alike in the search
 //! and in the tests it produces; the driver's version also counts calls, which the search uses
@@ -15,6 +17,8 @@ use quote::{format_ident, quote};
 pub enum MockFlavour {
     /// In an emitted test module: `::hermetic::mock::Returns` from the dev-dependency.
     Test,
+    /// In a test module `cargo hermetic record` wrote: as `Test`, with `recorded()`.
+    Recorded,
     /// In the driver: calls are counted and reported (`::hermetic_driver::mock`).
     Driver,
 }
@@ -34,7 +38,7 @@ pub fn mock_items(
     let def = &cluster.traits[t];
     let mock = ident(&def.mock_name);
     let returns = match flavour {
-        MockFlavour::Test => quote!(::hermetic::mock::Returns),
+        MockFlavour::Test | MockFlavour::Recorded => quote!(::hermetic::mock::Returns),
         MockFlavour::Driver => quote!(::hermetic_driver::mock::Returns),
     };
     let configured = cluster.mock_methods(t);
@@ -49,14 +53,31 @@ pub fn mock_items(
         let r = ty(cluster, &m.ret, from);
         quote! {
             pub(crate) fn #setup(mut self, values: impl IntoIterator<Item = #r>) -> Self {
-                self.#f = #returns::new(values);
+                self.#f.set(values);
                 self
             }
         }
     });
     let (tag_field, vis) = match flavour {
-        MockFlavour::Test => (quote!(), quote!()),
+        MockFlavour::Test | MockFlavour::Recorded => (quote!(), quote!()),
         MockFlavour::Driver => (quote!(__stmt: usize,), quote!(pub(crate))),
+    };
+    let recorded = match flavour {
+        MockFlavour::Recorded => {
+            let fields = configured.iter().map(|(owner, m)| {
+                let f = ident(&m.name);
+                let what = format!("{}::{}", cluster.traits[*owner].name, m.name);
+                quote!(#f: #returns::recorded(#what),)
+            });
+            quote! {
+                /// Replays a recorded run: each value is given once, and the test fails if the
+                /// code asks for fewer.
+                pub(crate) fn recorded() -> Self {
+                    Self { #(#fields)* }
+                }
+            }
+        }
+        MockFlavour::Test | MockFlavour::Driver => quote!(),
     };
     let impls = def
         .supertraits
@@ -87,7 +108,7 @@ pub fn mock_items(
                     quote!(next_once)
                 };
                 let count = match flavour {
-                    MockFlavour::Test => quote!(),
+                    MockFlavour::Test | MockFlavour::Recorded => quote!(),
                     MockFlavour::Driver => {
                         let k = configured
                             .iter()
@@ -123,6 +144,7 @@ pub fn mock_items(
 
         #[allow(dead_code)]
         impl #mock {
+            #recorded
             #(#setups)*
         }
 
@@ -132,7 +154,7 @@ pub fn mock_items(
 
 /// A type as the trait's signature has it: mocks are the trait objects they stand for
 /// (`Box<MockStatement>` is written `Box<dyn Statement>`; the value coerces on return).
-fn as_trait_wrote(cluster: &Cluster, t: &Ty, from: ModuleId) -> TokenStream {
+pub fn as_trait_wrote(cluster: &Cluster, t: &Ty, from: ModuleId) -> TokenStream {
     ty_with(cluster, t, from, &|id| {
         let tr = &cluster.traits[id];
         let path = item_path(cluster, tr.module, &tr.name, from);

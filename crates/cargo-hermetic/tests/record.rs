@@ -2,7 +2,9 @@
 //! replay what each call read, and they pass with the input file deleted, the variable changed
 //! and the real clock elsewhere; a program that reads commands from piped stdin and draws random
 //! bytes gets tests that replay each call's line and bytes, beside generate's tests; a program
-//! that panics or aborts still yields tests for the calls that completed.
+//! that panics or aborts still yields tests for the calls that completed; trait-typed arguments
+//! are recorded through proxies and replayed as mocks, which fail the tests when the code asks
+//! them for more or less.
 
 mod common;
 
@@ -82,8 +84,8 @@ fn record_with_input(
     run
 }
 
-/// `cargo test` on the copy, in `cwd`, with `envs`; returns the number of passing tests.
-fn cargo_test_in(fixture: &Fixture, cwd: &Path, envs: &[(&str, &str)]) -> usize {
+/// `cargo test` on the copy, in `cwd`, with `envs`.
+fn cargo_test_run(fixture: &Fixture, cwd: &Path, envs: &[(&str, &str)]) -> common::Output {
     let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
     cmd.arg("test")
         .arg("--manifest-path")
@@ -93,7 +95,12 @@ fn cargo_test_in(fixture: &Fixture, cwd: &Path, envs: &[(&str, &str)]) -> usize 
     for (k, v) in envs {
         cmd.env(k, v);
     }
-    let out = run_with_timeout(cmd, CARGO_TEST_TIMEOUT);
+    run_with_timeout(cmd, CARGO_TEST_TIMEOUT)
+}
+
+/// `cargo test` on the copy, in `cwd`, with `envs`; returns the number of passing tests.
+fn cargo_test_in(fixture: &Fixture, cwd: &Path, envs: &[(&str, &str)]) -> usize {
+    let out = cargo_test_run(fixture, cwd, envs);
     assert!(
         out.status.success(),
         "`cargo test` on the recorded tests failed:\n{}\n{}\n{}",
@@ -314,20 +321,12 @@ fn a_program_that_panics_or_aborts_still_yields_tests_for_completed_calls() {
         "{}",
         run.describe()
     );
-    assert_eq!(run.count("calls_traced"), 8, "{}", run.describe());
-    // `log_to` takes a trait object: its call is counted and skipped until record builds
-    // recording proxies for mocks.
-    let skipped = run.report()["calls_skipped"].as_array().unwrap();
-    assert!(
-        skipped
-            .iter()
-            .any(|s| s["function"] == "log_to"
-                && s["reason"].as_str().unwrap().contains("needs a mock")),
-        "{}",
-        run.describe()
-    );
-    // `describe` takes a value without Debug: skipped and counted, with the reason.
+    // `Lines::put`, a method of a trait impl, is probed too (called through `log_to`'s proxy).
+    assert_eq!(run.count("calls_traced"), 9, "{}", run.describe());
+    // `describe` takes a value without Debug: skipped and counted, with the reason. It is the
+    // only one: `log_to` takes a trait object, recorded through a proxy.
     let skipped = report["calls_skipped"].as_array().unwrap();
+    assert_eq!(skipped.len(), 1, "{}", run.describe());
     assert!(
         skipped.iter().any(|s| s["function"] == "describe"
             && s["reason"].as_str().unwrap().contains("no Debug")
@@ -335,7 +334,7 @@ fn a_program_that_panics_or_aborts_still_yields_tests_for_completed_calls() {
         "{}",
         run.describe()
     );
-    assert_eq!(run.count("calls_tested"), 6, "{}", run.describe());
+    assert_eq!(run.count("calls_tested"), 8, "{}", run.describe());
     let all: String = fixture.recorded_files().values().cloned().collect();
     assert!(
         all.contains("#[should_panic(expected = \"level 5 is too high\")]"),
@@ -344,6 +343,12 @@ fn a_program_that_panics_or_aborts_still_yields_tests_for_completed_calls() {
     assert!(
         !all.contains("hermetic::Env"),
         "the panic hook's reads leaked into a test:\n{all}"
+    );
+    // The sink's one method returns nothing: its mock needs no values.
+    assert!(
+        all.contains("let mut sink = MockSink::recorded();")
+            && all.contains("log_to(&mut sink, \"started\")"),
+        "{all}"
     );
     let emitted = run.count("tests_emitted") as usize;
     assert_eq!(cargo_test_in(&fixture, &cwd, &[]), emitted);
@@ -357,8 +362,113 @@ fn a_program_that_panics_or_aborts_still_yields_tests_for_completed_calls() {
         "{}",
         run.describe()
     );
-    assert_eq!(run.count("calls_traced"), 7, "{}", run.describe());
-    assert_eq!(run.count("calls_tested"), 5, "{}", run.describe());
+    assert_eq!(run.count("calls_traced"), 8, "{}", run.describe());
+    assert_eq!(run.count("calls_tested"), 7, "{}", run.describe());
+}
+
+/// The text without white space or trailing commas, to find code however it is laid out.
+fn squash(text: &str) -> String {
+    let s: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    s.replace(",)", ")").replace(",]", "]")
+}
+
+#[test]
+fn trait_typed_arguments_are_recorded_through_proxies_and_replayed_as_mocks() {
+    let fixture = Fixture::copy("people");
+    let cwd = fixture.tmp.path().to_path_buf();
+    let data = cwd.join("data");
+    std::fs::create_dir_all(data.join("notes")).unwrap();
+    std::fs::write(
+        data.join("people.csv"),
+        "name,occupation\nada,engineer\ngrace,engineer\nalan,mathematician\n",
+    )
+    .unwrap();
+    std::fs::write(data.join("notes/ada"), "counts on engines").unwrap();
+    std::fs::write(data.join("notes/visits-ada"), "2").unwrap();
+    let run = record(&fixture, &cwd, &[], &["data", "ada", "zed"]);
+    run.assert_success();
+    // The program ran for real: the file-backed store counted the visits.
+    assert!(run.stdout.contains("visit 3"), "{}", run.describe());
+    assert_eq!(
+        std::fs::read_to_string(data.join("notes/visits-ada")).unwrap(),
+        "3"
+    );
+
+    // Every call became a test, those of `MemoryStore`'s trait impl methods included.
+    assert_eq!(run.count("functions_probed"), 7, "{}", run.describe());
+    assert_eq!(run.count("calls_traced"), 15, "{}", run.describe());
+    assert_eq!(run.count("calls_tested"), 15, "{}", run.describe());
+    let files = fixture.recorded_files();
+    let db = squash(&files["src/db/hermetic_recorded.rs"]);
+    let store = squash(&files["src/store/hermetic_recorded.rs"]);
+    // A tree of mocks (connection → statement → rows) set up with the recorded values.
+    for expected in [
+        "letrows=MockRows::recorded().next_returns([true]).get_returns([\"ada\".to_string(),\"engineer\".to_string()]);",
+        "letstatement=MockStatement::recorded().query_returns([Box::new(rows)]);",
+        "letconnection=MockConnection::recorded().prepare_returns([Box::new(statement)]);",
+        "person_details(&connection,\"ada\")",
+        "MockRows::recorded().next_returns([true,true,false]);",
+        "count_with(Box::new(connection),\"engineer\")",
+    ] {
+        assert!(db.contains(expected), "no {expected}:\n{}", files["src/db/hermetic_recorded.rs"]);
+    }
+    for expected in [
+        "MockStore::recorded().get_returns([Some(\"2\".to_string())]).put_returns([Ok(())]);",
+        "visit(&mutstore,\"ada\"),Ok(3)",
+        "greeting(&store,\"zed\")",
+        "notes_of::<MockStore>(store,&[\"ada\".to_string(),\"bob\".to_string()])",
+        "memory_store.put(\"ada\",\"writesprogramsforengines\"),Ok(())",
+    ] {
+        assert!(
+            store.contains(expected),
+            "no {expected}:\n{}",
+            files["src/store/hermetic_recorded.rs"]
+        );
+    }
+    // What the real store and database read is theirs: no test replays their files.
+    assert!(!db.contains("hermetic::Env") && !store.contains("hermetic::Env"));
+
+    // The mocks stand in for the files, which are gone.
+    std::fs::remove_dir_all(&data).unwrap();
+    let emitted = run.count("tests_emitted") as usize;
+    assert_eq!(emitted, 14, "{}", run.describe());
+    assert_eq!(cargo_test_in(&fixture, &cwd, &[]), emitted);
+    assert!(!data.exists(), "a test wrote to the real disk");
+
+    // The code asks its dependencies for more (greeting reads the note twice) and for less
+    // (visit no longer stores the count): the recorded mocks fail those tests.
+    let lib = fixture.read("src/store.rs");
+    let changed = lib
+        .replace(
+            "    match store.get(name) {",
+            "    let _ = store.get(name);\n    match store.get(name) {",
+        )
+        .replace("    store.put(&key, &n.to_string())?;\n", "");
+    assert_ne!(changed, lib);
+    fixture.write("src/store.rs", &changed);
+    let out = cargo_test_run(&fixture, &cwd, &[]);
+    assert!(!out.status.success(), "{}", out.stdout);
+    assert!(
+        out.stdout.contains(
+            "`Store::get` was called more often than this test set up. The code under test has \
+             changed since the test was recorded: regenerate it with `cargo hermetic record`."
+        ),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("`Store::put` was called 0 time(s), 1 in the recorded run."),
+        "{}",
+        out.stdout
+    );
+    for failed in ["greeting_returns_hello_zed", "visit_returns_ok_1"] {
+        assert!(
+            out.stdout.contains(&format!("{failed} ... FAILED")),
+            "{}",
+            out.stdout
+        );
+    }
 }
 
 #[test]

@@ -11,6 +11,11 @@
 //! soon as it returns (so calls that completed survive a crash); the counts are written at
 //! exit.
 //!
+//! Trait-typed arguments are handed to the function as recording proxies ([`proxy`]): each
+//! forwards to the real value and logs, per method, what it returned, against the call; what
+//! the real value read or wrote meanwhile is its own doing and is left out of the call's
+//! events (a mock stands in for it when the call is replayed).
+//!
 //! Record mode is process-wide and switched on by the `HERMETIC_RECORD` variable (the log
 //! file's path) when the first probe runs, or the first read of stdin (a program may read its
 //! first lines before it calls the library). The interposers pass every call to glibc as usual
@@ -28,8 +33,11 @@ use std::collections::BTreeMap;
 use std::ffi::CStr;
 use std::fmt::{Debug, Write as _};
 use std::os::unix::ffi::OsStrExt;
-use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU8, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::sync::Mutex;
+
+mod proxy;
+pub use proxy::{Holder, Owned, Slot, Tap};
 
 /// Calls of one function captured in full; later calls are counted only.
 pub const CAPTURED_PER_SITE: u32 = 64;
@@ -52,6 +60,8 @@ static MODE: AtomicU8 = AtomicU8::new(UNKNOWN);
 static HOOKS: AtomicBool = AtomicBool::new(false);
 static LOG_FD: AtomicI32 = AtomicI32::new(-1);
 static SITES: Mutex<Vec<&'static Site>> = Mutex::new(Vec::new());
+/// The last serial number given to a captured call (proxies find their call by it).
+static SERIAL: AtomicU64 = AtomicU64::new(0);
 
 /// One probed function: its id (the engine's callable index) and how often it was called.
 pub struct Site {
@@ -115,15 +125,34 @@ impl<T: ?Sized> ViaOpaque for Wrap<'_, T> {
 pub struct Call {
     /// Depth of this call's frame on the thread's stack, for captured calls.
     depth: Option<usize>,
+    /// The captured call's serial number; 0 when it is not captured.
+    serial: u64,
+}
+
+impl Call {
+    const OFF: Call = Call {
+        depth: None,
+        serial: 0,
+    };
 }
 
 struct Frame {
     site: u32,
+    serial: u64,
     args: Vec<Option<String>>,
     /// Index of this call's first event in the thread's event list.
     start: usize,
+    /// Ranges of events that the real values behind this call's proxies caused: not the
+    /// call's own reads and writes.
+    hidden: Vec<(usize, usize)>,
     /// The call read more than record mode keeps.
     overflow: bool,
+}
+
+impl Frame {
+    fn shows(&self, event: usize) -> bool {
+        event >= self.start && !self.hidden.iter().any(|&(a, b)| (a..b).contains(&event))
+    }
 }
 
 /// What was at a path.
@@ -171,10 +200,10 @@ pub(crate) fn hooks_on() -> bool {
 pub fn enter(site: &'static Site, args: impl FnOnce(&mut Writer)) -> Call {
     match MODE.load(Relaxed) {
         ON => {}
-        OFF => return Call { depth: None },
+        OFF => return Call::OFF,
         _ => {
             if !init() {
-                return Call { depth: None };
+                return Call::OFF;
             }
         }
     }
@@ -188,22 +217,28 @@ pub fn enter(site: &'static Site, args: impl FnOnce(&mut Writer)) -> Call {
     // Not captured past the first calls, inside record code, or from a thread-local's
     // destructor (the thread's frames may be gone).
     if n >= CAPTURED_PER_SITE || BUSY.get() || FRAMES.try_with(|_| ()).is_err() {
-        return Call { depth: None };
+        return Call::OFF;
     }
     busy(|| {
         let mut w = Writer::default();
         args(&mut w);
         let start = EVENTS.with_borrow(|e| e.len());
+        let serial = SERIAL.fetch_add(1, Relaxed) + 1;
         let depth = FRAMES.with_borrow_mut(|f| {
             f.push(Frame {
                 site: site.id,
+                serial,
                 args: w.values,
                 start,
+                hidden: Vec::new(),
                 overflow: false,
             });
             f.len() - 1
         });
-        Call { depth: Some(depth) }
+        Call {
+            depth: Some(depth),
+            serial,
+        }
     })
 }
 
@@ -271,10 +306,14 @@ fn finish(depth: usize, outcome: Outcome) {
     if frame.overflow {
         line.push_str(",\"overflow\":true");
     }
+    proxy::write_log(&mut line, frame.serial);
     line.push_str(",\"events\":[");
     EVENTS.with_borrow_mut(|events| {
         let mut first = true;
-        for e in events.get(frame.start..).unwrap_or_default() {
+        for (i, e) in events.iter().enumerate().skip(frame.start) {
+            if !frame.shows(i) {
+                continue;
+            }
             if !first {
                 line.push(',');
             }
@@ -474,10 +513,13 @@ fn push(e: Event) {
     });
 }
 
-/// Whether the innermost open call already logged `path`.
+/// Whether the innermost open call already logged `path` (a read by the real value behind one
+/// of its proxies does not count: it is not the call's).
 fn path_logged(path: &str) -> bool {
-    let start = FRAMES.with_borrow(|f| f.last().map_or(usize::MAX, |f| f.start));
-    PATHS.with_borrow(|paths| paths.get(path).is_some_and(|&i| i >= start))
+    let Some(i) = PATHS.with_borrow(|paths| paths.get(path).copied()) else {
+        return false;
+    };
+    FRAMES.with_borrow(|f| f.last().is_some_and(|f| f.shows(i)))
 }
 
 /// What is at `path` now.

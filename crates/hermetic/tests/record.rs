@@ -1,11 +1,64 @@
 //! Record mode: a probed call's reads (file, variable, clock) and writes are logged against it,
 //! nested calls included, with its arguments and result as `Debug` text.
 
-use hermetic::record::{enter, Site, ViaDebug as _, Wrap};
+use hermetic::record::{enter, Holder, Site, Tap, ViaDebug as _, ViaOpaque as _, Wrap};
 
 static OUTER: Site = Site::new(1);
 static INNER: Site = Site::new(2);
 static MANY: Site = Site::new(3);
+static LOOKUP: Site = Site::new(4);
+
+/// A dependency, and a file-backed implementation of it.
+trait Store {
+    fn get(&self, key: &str) -> Option<String>;
+}
+
+struct FileStore;
+
+impl Store for FileStore {
+    fn get(&self, key: &str) -> Option<String> {
+        std::fs::read_to_string(key).ok()
+    }
+}
+
+/// What `cargo hermetic record` generates for `Store`.
+struct StoreProxy<H> {
+    inner: H,
+    tap: Tap,
+}
+
+impl<H: Holder> Store for StoreProxy<H>
+where
+    H::Target: Store,
+{
+    // The double borrow is the point: it is how proxies pick `Debug` when there is one.
+    #[allow(clippy::needless_borrow)]
+    fn get(&self, key: &str) -> Option<String> {
+        let slot = self.tap.calling(0);
+        let ret = Store::get(self.inner.get(), key);
+        slot.returned(|w| (&&Wrap(&ret)).capture(w));
+        ret
+    }
+}
+
+/// A probed function with a trait-typed argument: the store's reads are not its own, its
+/// direct read of the same path is.
+// The double borrow is the point: a trait object without `Debug` is captured as opaque.
+#[allow(clippy::needless_borrow)]
+fn lookup(store: &dyn Store, key: &str) -> usize {
+    let call = enter(&LOOKUP, |w| {
+        (&&Wrap(&store)).capture(w);
+        (&&Wrap(&key)).capture(w);
+    });
+    let store = &StoreProxy {
+        inner: store,
+        tap: call.tap(0),
+    };
+    let n = store.get(key).map_or(0, |v| v.len()) + store.get("missing").map_or(0, |v| v.len());
+    let direct = std::fs::read(key).unwrap().len();
+    call.exit(|w| (&&Wrap(&n)).capture(w));
+    n + direct
+}
 
 /// Reads `path` `n` times and a variable `vars` times.
 fn many(path: &str, n: usize, vars: usize) -> usize {
@@ -92,4 +145,21 @@ fn a_probed_call_logs_what_it_read_and_wrote() {
         "{}",
         &text[before..before + 200]
     );
+
+    // A trait-typed argument's proxy logs what the store returned; the store's reads are
+    // hidden from the call, which still logs the file it read itself.
+    let before = text.len();
+    assert_eq!(lookup(&FileStore, input.to_str().unwrap()), 6);
+    let text = std::fs::read_to_string(&log).unwrap();
+    let line = &text[before..];
+    assert!(
+        line.contains(concat!(
+            "\"proxies\":[{\"k\":\"arg\",\"node\":0,\"arg\":0},",
+            "{\"k\":\"ret\",\"node\":0,\"method\":0,\"text\":\"Some(\\\"abc\\\")\"},",
+            "{\"k\":\"ret\",\"node\":0,\"method\":0,\"text\":\"None\"}]"
+        )),
+        "{line}"
+    );
+    assert_eq!(line.matches("\"k\":\"path\"").count(), 1, "{line}");
+    assert!(!line.contains("missing"), "the store's read leaked: {line}");
 }

@@ -5,11 +5,12 @@ use super::generics::{self, ParamBounds};
 use super::items::self_type_id;
 use super::modules::{qualified, ModuleSrc};
 use super::names::Names;
+use super::names::Target;
 use super::syntax::{self, least_visible};
 use super::types::{Mode, TraitInfo, TyCx, TypeInfo};
 use crate::cluster::{
-    Callable, CallableKind, FloatTy, IntTy, ModuleId, Param, Receiver, Skipped, Ty, TypeDef,
-    VariantShape, Vis,
+    Callable, CallableKind, FloatTy, ImplOf, IntTy, ModuleId, Param, Receiver, Skipped, Ty,
+    TypeDef, VariantShape, Vis,
 };
 use proc_macro2::{TokenStream, TokenTree};
 use quote::ToTokens;
@@ -42,6 +43,8 @@ pub struct Collector<'a> {
     pub traits: &'a [TraitInfo],
     pub callables: Vec<Callable>,
     pub skipped: &'a mut Vec<Skipped>,
+    /// List the methods of impls of crate traits (`Options::trait_impl_methods`).
+    pub trait_impl_methods: bool,
 }
 
 impl Collector<'_> {
@@ -218,13 +221,20 @@ impl Collector<'_> {
                 .map_or_else(|| syntax::text(&imp.self_ty), |s| s.ident.to_string()),
             other => syntax::text(other),
         };
+        let mut of_trait = None;
         let trait_name = match &imp.trait_ {
             None => None,
             Some((Some(_), _, _)) => return, // negative impls
             Some((None, path, _)) => match path.segments.last() {
                 Some(seg) if seg.ident == "Default" || seg.ident == "From" => Some(path),
-                // Other trait impls are reached through the crate's own callables.
-                _ => return,
+                _ => match self.crate_trait(m, path) {
+                    Some(t) if self.trait_impl_methods => {
+                        of_trait = Some(t);
+                        None
+                    }
+                    // Other trait impls are reached through the crate's own callables.
+                    _ => return,
+                },
             },
         };
         let type_id = self_type_id(self.names, m, &imp.self_ty);
@@ -232,7 +242,7 @@ impl Collector<'_> {
         let params = generics::collect(&imp.generics, &mut []);
         let Some(type_id) = type_id else {
             // Inherent impls exist only for crate types; one we cannot resolve is reported.
-            if trait_name.is_none() {
+            if trait_name.is_none() && of_trait.is_none() {
                 for f in fns {
                     let name = format!("{type_name}::{}", f.sig.ident);
                     self.skip(
@@ -268,12 +278,24 @@ impl Collector<'_> {
             let Some(self_ty) = sig.self_ty.clone() else {
                 continue;
             };
+            let vis = match of_trait {
+                // Trait impls are as visible as the type they are for.
+                Some(_) => self.defs[type_id].vis,
+                None => syntax::vis(&f.vis),
+            };
             let (vis, kind) = match (trait_name, sig.receiver) {
                 (None, Some(receiver)) => (
-                    syntax::vis(&f.vis),
-                    CallableKind::Method { self_ty, receiver },
+                    vis,
+                    CallableKind::Method {
+                        self_ty,
+                        receiver,
+                        of_trait,
+                    },
                 ),
-                (None, None) => (syntax::vis(&f.vis), CallableKind::AssocFn { self_ty }),
+                // Associated functions of trait impls are not listed (a test would name them
+                // `<Type as Trait>::name`).
+                (None, None) if of_trait.is_some() => continue,
+                (None, None) => (vis, CallableKind::AssocFn { self_ty }),
                 // Trait impls are as visible as the type they are for.
                 (Some(path), None) => {
                     let trait_name = substituted_text(path, &sig.subst);
@@ -288,6 +310,23 @@ impl Collector<'_> {
                 (Some(_), Some(_)) => continue,
             };
             self.push(m, name, vis, kind, sig);
+        }
+    }
+
+    /// The crate trait an impl's trait path names.
+    fn crate_trait(&self, m: ModuleId, path: &syn::Path) -> Option<ImplOf> {
+        let mut segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        if path.leading_colon.is_some() {
+            segs.insert(0, "::".into());
+        }
+        match self.names.resolve(m, &segs) {
+            Target::Trait(trait_id) if path.segments.iter().all(|s| s.arguments.is_none()) => {
+                Some(ImplOf {
+                    trait_id,
+                    in_scope: segs.len() == 1,
+                })
+            }
+            _ => None,
         }
     }
 

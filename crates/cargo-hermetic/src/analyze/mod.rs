@@ -18,10 +18,23 @@ mod types;
 use crate::cluster::{Callable, CallableKind, Cluster, Param, Ty};
 use std::path::Path;
 
+/// What analysis lists besides what every test generator can use.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    /// Methods of `impl Trait for Type` blocks of crate traits, as methods of the type: a
+    /// recorded run calls them, a search reaches them through the crate's other callables.
+    pub trait_impl_methods: bool,
+}
+
 /// Analyses the library crate whose root file is `lib_rs`.
 ///
 /// Fails only when a source file cannot be read or parsed, or a `mod x;` has no file.
 pub fn analyze(lib_rs: &Path, crate_name: &str) -> anyhow::Result<Cluster> {
+    analyze_with(lib_rs, crate_name, Options::default())
+}
+
+/// [`analyze`], listing what `options` asks for too.
+pub fn analyze_with(lib_rs: &Path, crate_name: &str, options: Options) -> anyhow::Result<Cluster> {
     let mut skipped = Vec::new();
     let mods = modules::load(lib_rs, &mut skipped)?;
     let mut names = names::Names::new(&mods);
@@ -36,6 +49,7 @@ pub fn analyze(lib_rs: &Path, crate_name: &str) -> anyhow::Result<Cluster> {
         traits: &trait_infos,
         callables: Vec::new(),
         skipped: &mut skipped,
+        trait_impl_methods: options.trait_impl_methods,
     };
     collector.run(&mods);
     let callables = collector.callables;

@@ -15,13 +15,17 @@ fn fixture(name: &str) -> Cluster {
 
 /// Analyses a crate made of `files` (paths relative to `src/`).
 fn inline(files: &[(&str, &str)]) -> Cluster {
+    inline_with(files, super::Options::default())
+}
+
+fn inline_with(files: &[(&str, &str)], options: super::Options) -> Cluster {
     let d = tempfile::tempdir().unwrap();
     for (rel, text) in files {
         let p = d.path().join("src").join(rel);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(p, text).unwrap();
     }
-    analyze(&d.path().join("src/lib.rs"), "demo").unwrap()
+    super::analyze_with(&d.path().join("src/lib.rs"), "demo", options).unwrap()
 }
 
 fn ty_id(c: &Cluster, name: &str) -> TypeId {
@@ -104,7 +108,8 @@ fn stack_fixture() {
         push.kind,
         CallableKind::Method {
             self_ty: stack.clone(),
-            receiver: Receiver::RefMut
+            receiver: Receiver::RefMut,
+            of_trait: None
         }
     );
     assert_eq!(push.ret, Ty::Result(b(Ty::Unit), b(err.clone())));
@@ -273,7 +278,8 @@ fn generics_fixture() {
         callable(&c, "Wrapper::map_len").kind,
         CallableKind::Method {
             self_ty: Ty::Adt(w, vec![Ty::String]),
-            receiver: Receiver::Ref
+            receiver: Receiver::Ref,
+            of_trait: None
         }
     );
     assert_eq!(
@@ -406,7 +412,8 @@ fn names_resolve_through_use_glob_super_and_self() {
         mirror.kind,
         CallableKind::Method {
             self_ty: point.clone(),
-            receiver: Receiver::Value
+            receiver: Receiver::Value,
+            of_trait: None
         }
     );
     assert_eq!(callable(&c, "Point").vis, Vis::Crate);
@@ -455,7 +462,8 @@ fn generic_impls_substitute_their_parameters() {
         first.kind,
         CallableKind::Method {
             self_ty: Ty::Adt(pair, vec![I64, Ty::String]),
-            receiver: Receiver::Ref
+            receiver: Receiver::Ref,
+            of_trait: None
         }
     );
     assert_eq!(first.ret, I64);
@@ -653,5 +661,73 @@ fn std_writers_and_iterables_get_std_values() {
     assert_eq!(
         callable(&c, "first").generic_args,
         vec![Ty::IntoIter(b(Ty::Char))]
+    );
+}
+
+#[test]
+fn trait_impl_methods_are_listed_for_record_only() {
+    let files = [
+        (
+            "lib.rs",
+            "pub mod tariff;\npub mod plans;\n\
+             pub trait Named: std::fmt::Debug + Send { fn name(&self) -> String; }\n",
+        ),
+        (
+            "tariff.rs",
+            "pub trait Tariff: crate::Named { fn rate(&self) -> u32; fn new_one() -> Self where Self: Sized; }\n\
+             #[derive(Debug)] pub struct Flat;\n\
+             impl Tariff for Flat { fn rate(&self) -> u32 { 10 } fn new_one() -> Self { Flat } }\n\
+             impl crate::Named for Flat { fn name(&self) -> String { \"flat\".into() } }\n\
+             impl std::fmt::Display for Flat {\n\
+                 fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result { write!(f, \"flat\") }\n\
+             }\n",
+        ),
+        ("plans.rs", "pub struct Plan;\nimpl crate::tariff::Tariff for Plan { fn rate(&self) -> u32 { 5 } fn new_one() -> Self { Plan } }\nimpl crate::Named for Plan { fn name(&self) -> String { String::new() } }\n"),
+    ];
+    let plain = inline(&files);
+    assert!(!plain
+        .callables
+        .iter()
+        .any(|c| matches!(c.kind, CallableKind::Method { .. })));
+    let c = inline_with(
+        &files,
+        super::Options {
+            trait_impl_methods: true,
+        },
+    );
+    let (tariff, named) = (trait_id(&c, "Tariff"), trait_id(&c, "Named"));
+    assert_eq!(c.traits[tariff].markers, vec!["Debug", "Send"]);
+    let of = |name: &str| match &callable(&c, name).kind {
+        CallableKind::Method { of_trait, .. } => *of_trait,
+        k => panic!("{name} is {k:?}"),
+    };
+    assert_eq!(
+        of("Flat::rate"),
+        Some(ImplOf {
+            trait_id: tariff,
+            in_scope: true
+        })
+    );
+    assert_eq!(
+        of("Plan::rate"),
+        Some(ImplOf {
+            trait_id: tariff,
+            in_scope: false
+        })
+    );
+    assert_eq!(
+        of("Flat::name"),
+        Some(ImplOf {
+            trait_id: named,
+            in_scope: false
+        })
+    );
+    // Associated functions and impls of std traits are not listed.
+    let names: Vec<String> = c.callables.iter().map(|k| display(&c, k)).collect();
+    assert!(
+        !names
+            .iter()
+            .any(|n| n.ends_with("new_one") || n.ends_with("fmt")),
+        "{names:?}"
     );
 }

@@ -51,6 +51,7 @@ pub fn collect(
                 vis: syntax::vis(&t.vis),
                 mock_name: String::new(),
                 supertraits: Vec::new(),
+                markers: Vec::new(),
                 methods: Vec::new(),
                 implementors: Vec::new(),
             };
@@ -65,7 +66,7 @@ pub fn collect(
                     subst: &BTreeMap::new(),
                 };
                 check_header(t)
-                    .and_then(|()| supertraits(&cx, t, &mut supers))
+                    .and_then(|()| supertraits(&cx, t, &mut supers, &mut def.markers))
                     .and_then(|()| methods(&cx, t, defs))
             };
             match result {
@@ -90,6 +91,13 @@ pub fn collect(
             let why = format!("its supertrait `{}` cannot be mocked", traits[*bad].name);
             traits[id].unmockable.get_or_insert(why);
         }
+        let mut markers = out[id].markers.clone();
+        for &s in &all {
+            markers.extend(out[s].markers.iter().cloned());
+        }
+        markers.sort();
+        markers.dedup();
+        out[id].markers = markers;
         out[id].supertraits = all.into_iter().collect();
     }
     name_mocks(&mut out);
@@ -149,7 +157,14 @@ fn check_header(t: &syn::ItemTrait) -> Result<(), String> {
     Ok(())
 }
 
-fn supertraits(cx: &TyCx, t: &syn::ItemTrait, out: &mut Vec<usize>) -> Result<(), String> {
+/// The crate supertraits of `t` into `out`, and the std ones every mock has (`mock_has`), by
+/// last path segment, into `markers`.
+fn supertraits(
+    cx: &TyCx,
+    t: &syn::ItemTrait,
+    out: &mut Vec<usize>,
+    markers: &mut Vec<String>,
+) -> Result<(), String> {
     for b in &t.supertraits {
         let TypeParamBound::Trait(tb) = b else {
             continue;
@@ -162,7 +177,7 @@ fn supertraits(cx: &TyCx, t: &syn::ItemTrait, out: &mut Vec<usize>) -> Result<()
             .collect();
         match cx.names.resolve(cx.module, &segs) {
             Target::Trait(id) => out.push(id),
-            _ if mock_has(&segs) => {}
+            _ if mock_has(&segs) => markers.extend(segs.last().cloned()),
             _ => return Err(format!("supertrait `{}`", text(&tb.path))),
         }
     }

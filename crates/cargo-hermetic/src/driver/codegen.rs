@@ -272,7 +272,10 @@ fn call_body(cluster: &Cluster, id: usize) -> Result<TokenStream, String> {
     let c = &cluster.callables[id];
     let m = c.module;
     let mut arg_types: Vec<Ty> = Vec::new();
-    if let CallableKind::Method { self_ty, receiver } = &c.kind {
+    if let CallableKind::Method {
+        self_ty, receiver, ..
+    } = &c.kind
+    {
         arg_types.push(match receiver {
             Receiver::Ref => Ty::Ref(Box::new(self_ty.clone())),
             Receiver::RefMut => Ty::RefMut(Box::new(self_ty.clone())),

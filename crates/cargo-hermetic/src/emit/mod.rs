@@ -63,7 +63,7 @@ pub fn emit(
 ) -> Vec<GeneratedFile> {
     let mut by_module: BTreeMap<ModuleId, Vec<RenderedTest>> = BTreeMap::new();
     for test in tests {
-        if let Some(rendered) = render_test(cluster, test) {
+        if let Some(rendered) = render_test(cluster, test, suite) {
             by_module.entry(test.case.home).or_default().push(rendered);
         }
     }
@@ -71,7 +71,7 @@ pub fn emit(
     by_module
         .into_iter()
         .map(|(module, tests)| {
-            let (contents, written) = file_contents(cluster, module, tests, command);
+            let (contents, written) = file_contents(cluster, module, tests, command, suite);
             let with = |pick: fn(&WrittenTest) -> bool| {
                 written
                     .iter()
@@ -101,6 +101,8 @@ struct RenderedTest {
     body: Vec<TokenStream>,
     /// Traits whose mocks the test builds.
     mocks: BTreeSet<TraitId>,
+    /// Traits whose methods the test calls and must import.
+    imports: BTreeSet<TraitId>,
     uses_private: bool,
 }
 
@@ -117,6 +119,7 @@ fn file_contents(
     module: ModuleId,
     tests: Vec<RenderedTest>,
     command: &str,
+    suite: Suite,
 ) -> (String, Vec<WrittenTest>) {
     let unnamed: Vec<Unnamed> = tests
         .iter()
@@ -131,15 +134,30 @@ fn file_contents(
     order.sort_by(|&a, &b| (tests[a].target, &names[a]).cmp(&(tests[b].target, &names[b])));
 
     let mut text = format!("// {GENERATED_MARKER} — `{command}` rewrites this file\n");
+    let imports = tests
+        .iter()
+        .flat_map(|t| t.imports.iter())
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .map(|&t| {
+            let tr = &cluster.traits[t];
+            let path = rust_syntax::item_path(cluster, tr.module, &tr.name, module);
+            quote!(use #path;)
+        });
     text.push_str(
         &layout::unparse(quote!(
             use super::*;
+            #(#imports)*
         ))
         .unwrap_or_default(),
     );
-    let mocks: BTreeSet<TraitId> = tests.iter().flat_map(|t| t.mocks.iter().copied()).collect();
-    for t in mocks {
-        let items = mock_syntax::mock_items(cluster, t, module, mock_syntax::MockFlavour::Test);
+    let flavour = match suite {
+        Suite::Generated => mock_syntax::MockFlavour::Test,
+        Suite::Recorded => mock_syntax::MockFlavour::Recorded,
+    };
+    let mocked: BTreeSet<TraitId> = tests.iter().flat_map(|t| t.mocks.iter().copied()).collect();
+    for t in mocked {
+        let items = mock_syntax::mock_items(cluster, t, module, flavour);
         if let Some(printed) = layout::unparse(items) {
             text.push('\n');
             text.push_str(&printed);
@@ -194,7 +212,7 @@ fn scope_names(cluster: &Cluster, module: ModuleId) -> HashSet<String> {
 }
 
 /// Writes one test; `None` for tests that cannot be written.
-fn render_test(cluster: &Cluster, test: &FinishedTest) -> Option<RenderedTest> {
+fn render_test(cluster: &Cluster, test: &FinishedTest, suite: Suite) -> Option<RenderedTest> {
     let case = &test.case;
     let report = &test.report;
     let (len, panic) = match &report.outcome {
@@ -242,6 +260,7 @@ fn render_test(cluster: &Cluster, test: &FinishedTest) -> Option<RenderedTest> {
         cluster,
         home,
         oracle: Oracle { cluster, home },
+        suite,
     };
     let mut reserved = scope_names(cluster, home);
     reserved.insert(environment::ENV_VAR.to_string());
@@ -331,6 +350,17 @@ fn render_test(cluster: &Cluster, test: &FinishedTest) -> Option<RenderedTest> {
                 _ => None,
             })
             .collect(),
+        imports: stmts
+            .iter()
+            .filter_map(|s| match cluster.callables[s.callable].kind {
+                CallableKind::Method {
+                    of_trait: Some(of), ..
+                } if !of.in_scope && cluster.traits[of.trait_id].module != home => {
+                    Some(of.trait_id)
+                }
+                _ => None,
+            })
+            .collect(),
         uses_private: test.uses_private,
     })
 }
@@ -410,6 +440,7 @@ struct Writer<'a> {
     cluster: &'a Cluster,
     home: ModuleId,
     oracle: Oracle<'a>,
+    suite: Suite,
 }
 
 impl Writer<'_> {
@@ -453,8 +484,19 @@ impl Writer<'_> {
                 let a = params(args)?;
                 quote!(#t::#name #turbofish(#(#a),*))
             }
-            CallableKind::Method { self_ty, .. } => {
+            CallableKind::Method {
+                self_ty, of_trait, ..
+            } => {
                 let (recv, rest) = args.split_first()?;
+                let a = params(rest)?;
+                // A trait's method another method of the type shares its name with is called
+                // by the trait's path.
+                if let Some(of) = of_trait.filter(|_| shares_its_name(cluster, id)) {
+                    let tr = &cluster.traits[of.trait_id];
+                    let path = rust_syntax::item_path(cluster, tr.module, &tr.name, self.home);
+                    let recv = self.value(recv, self_ty, vars)?;
+                    return Some(quote!(#path::#name #turbofish(#recv, #(#a),*)));
+                }
                 let recv = match recv {
                     Value::Use(j) | Value::Borrow(j) | Value::BorrowMut(j) => {
                         let (v, _) = vars.get(*j)?.as_ref()?;
@@ -465,7 +507,6 @@ impl Writer<'_> {
                         quote!((#v))
                     }
                 };
-                let a = params(rest)?;
                 quote!(#recv.#name #turbofish(#(#a),*))
             }
             CallableKind::TraitFn {
@@ -517,7 +558,10 @@ impl Writer<'_> {
                 // `MockLedger::default().balance_returns([Ok(862)])`: set-up for the methods
                 // the code calls, nothing for the others.
                 let mock = rust_syntax::ident(&cluster.traits[*t].mock_name);
-                let mut expr = quote!(#mock::default());
+                let mut expr = match self.suite {
+                    Suite::Generated => quote!(#mock::default()),
+                    Suite::Recorded => quote!(#mock::recorded()),
+                };
                 for (v, p) in args.iter().zip(&c.params) {
                     let (Value::Seq(items), Ty::Vec(elem)) = (v, &p.ty) else {
                         return None;
@@ -663,6 +707,26 @@ impl Writer<'_> {
             _ => return None,
         })
     }
+}
+
+/// Whether another method of callable `id`'s type has its name (an inherent method, or one of
+/// another trait): `value.name()` would not pick it.
+fn shares_its_name(cluster: &Cluster, id: CallableId) -> bool {
+    let c = &cluster.callables[id];
+    let (CallableKind::Method { self_ty, .. } | CallableKind::AssocFn { self_ty }) = &c.kind else {
+        return false;
+    };
+    cluster.callables.iter().enumerate().any(|(i, d)| {
+        let other = match &d.kind {
+            CallableKind::Method { of_trait, .. } => *of_trait,
+            CallableKind::AssocFn { .. } => None,
+            _ => return false,
+        };
+        let same_type =
+            matches!((d.kind.self_ty(), self_ty), (Some(Ty::Adt(a, _)), Ty::Adt(b, _)) if a == b);
+        let own = matches!(&c.kind, CallableKind::Method { of_trait, .. } if *of_trait == other);
+        i != id && same_type && d.name == c.name && !own
+    })
 }
 
 /// Where module `m`'s test file of `suite` goes, relative to the crate root: in the directory

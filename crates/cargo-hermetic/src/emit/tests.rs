@@ -95,6 +95,7 @@ fn cluster() -> Cluster {
     let method = |self_ty: usize, receiver| CallableKind::Method {
         self_ty: adt(self_ty),
         receiver,
+        of_trait: None,
     };
     Cluster {
         crate_name: "demo".into(),

@@ -4,8 +4,10 @@
 
 use super::debug_text::{self, Why};
 use super::log::{CallRecord, Event, PathState};
+use super::mocks::Tree;
 use super::random;
-use crate::cluster::{CallableId, CallableKind, Cluster, Receiver, Ty, TypeKind};
+use super::values::{Builder, STD_TRAIT};
+use crate::cluster::{CallableId, CallableKind, Cluster, Receiver, Ty};
 use crate::test_case::{FinishedTest, Stmt, TestCase};
 use hermetic_driver::protocol::{
     AccessReport, EnvReport, EnvSpec, ExecReport, FileMode, FileSpec, Outcome, StmtReport,
@@ -13,11 +15,6 @@ use hermetic_driver::protocol::{
 use hermetic_driver::{Observed, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use syn::Expr;
-
-/// Why calls with trait-typed arguments become no test yet: the recording proxy that would
-/// capture what the call asked of them (to replay it as a mock's return sequences) is not built.
-const NEEDS_A_MOCK: &str =
-    "needs a mock: a trait-typed argument (recording proxies for mocks are not built yet)";
 
 /// A recorded call that can become a test.
 #[derive(Debug, Clone)]
@@ -33,8 +30,13 @@ pub struct Candidate {
     pub unreplayed: Option<String>,
 }
 
-/// The test for one recorded call, or why there is none.
-pub fn candidate(cluster: &Cluster, rec: &CallRecord) -> Result<Candidate, Why> {
+/// The test for one recorded call, or why there is none. `no_proxy`: why a trait-typed
+/// parameter of the function got no recording proxy, if one did not.
+pub fn candidate(
+    cluster: &Cluster,
+    rec: &CallRecord,
+    no_proxy: Option<&str>,
+) -> Result<Candidate, Why> {
     let c = cluster
         .callables
         .get(rec.site)
@@ -43,14 +45,16 @@ pub fn candidate(cluster: &Cluster, rec: &CallRecord) -> Result<Candidate, Why> 
         return Err("it read more than record mode keeps (100,000 reads or 256 MiB)".into());
     }
     let receiver = match &c.kind {
-        CallableKind::Method { self_ty, receiver } => Some((self_ty, *receiver)),
+        CallableKind::Method {
+            self_ty, receiver, ..
+        } => Some((self_ty, *receiver)),
         CallableKind::Function | CallableKind::AssocFn { .. } => None,
         _ => return Err("not a function".into()),
     };
     if c.params.iter().any(|p| {
-        p.ty.mentions(&|t| matches!(t, Ty::Mock(_) | Ty::Reader | Ty::IntoIter(_)))
+        p.ty.mentions(&|t| matches!(t, Ty::Reader | Ty::IntoIter(_)))
     }) {
-        return Err(NEEDS_A_MOCK.into());
+        return Err(STD_TRAIT.into());
     }
     let expected = c.params.len() + usize::from(receiver.is_some());
     if rec.args.len() != expected {
@@ -80,7 +84,31 @@ pub fn candidate(cluster: &Cluster, rec: &CallRecord) -> Result<Candidate, Why> 
             Receiver::Value => Value::Use(j),
         });
     }
-    for (p, text) in c.params.iter().zip(texts) {
+    let proxies = Tree::of(rec);
+    let mut uses_mocks = false;
+    for (i, (p, text)) in c.params.iter().zip(texts).enumerate() {
+        if let Some((t, pass)) = mocked(&p.ty) {
+            // What the argument's proxy logged becomes a mock of the trait.
+            let arg = i + usize::from(receiver.is_some());
+            let root = proxies.root(arg).ok_or_else(|| {
+                format!(
+                    "needs a mock: {}",
+                    no_proxy.unwrap_or("a trait-typed argument without a recording proxy")
+                )
+            })?;
+            let j = proxies
+                .build(&mut b, root, t)
+                .map_err(|w| format!("argument `{}`: {w}", p.name))?;
+            args.push(pass(j));
+            uses_mocks = true;
+            continue;
+        }
+        if p.ty.mentions(&|t| matches!(t, Ty::Mock(_))) {
+            return Err(format!(
+                "needs a mock: {}",
+                no_proxy.unwrap_or("a trait-typed value inside another type")
+            ));
+        }
         let text = text
             .as_deref()
             .ok_or_else(|| format!("argument `{}` has no Debug (opaque value)", p.name))?;
@@ -132,7 +160,10 @@ pub fn candidate(cluster: &Cluster, rec: &CallRecord) -> Result<Candidate, Why> 
             stored: false,
         });
     }
-    let key = format!("{:?}|{:?}|{:?}|{:?}", rec.args, rec.ret, rec.panic, spec);
+    let key = format!(
+        "{:?}|{:?}|{:?}|{:?}|{:?}",
+        rec.args, rec.ret, rec.panic, spec, rec.proxies
+    );
     Ok(Candidate {
         callable: rec.site,
         test: FinishedTest {
@@ -152,12 +183,35 @@ pub fn candidate(cluster: &Cluster, rec: &CallRecord) -> Result<Candidate, Why> 
                 mock_calls: vec![],
             },
             uses_private: false,
-            uses_mocks: false,
+            uses_mocks,
         },
         behaviour,
         key,
         unreplayed: random::drawn(&rec.events).unreplayed(),
     })
+}
+
+/// How the mock built by statement `j` is passed: `&mock`, `&mut mock`, `Box::new(mock)` or
+/// `mock`.
+type Pass = fn(usize) -> Value;
+
+/// The trait of a parameter a mock stands for, and how the mock is passed.
+fn mocked(ty: &Ty) -> Option<(usize, Pass)> {
+    match ty {
+        Ty::Mock(t) => Some((*t, Value::Use)),
+        Ty::Ref(inner) | Ty::RefMut(inner) | Ty::Box(inner) => match **inner {
+            Ty::Mock(t) => Some((
+                t,
+                match ty {
+                    Ty::Ref(_) => Value::Borrow,
+                    Ty::RefMut(_) => Value::BorrowMut,
+                    _ => Value::Use,
+                },
+            )),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// `Ok`, `Err/Parse`, `Some`, `None`, a variant's name, or `value`.
@@ -171,116 +225,6 @@ fn behaviour(e: &Expr) -> String {
         }
     }
     name
-}
-
-/// Builds argument values; crate structs and enums become earlier statements (their literal)
-/// that the call uses.
-struct Builder<'a> {
-    cluster: &'a Cluster,
-    stmts: Vec<Stmt>,
-}
-
-impl Builder<'_> {
-    fn value(&mut self, e: &Expr, ty: &Ty) -> Result<Value, Why> {
-        use debug_text::{bool_lit, float_lit, int_lit, str_lit, Int};
-        Ok(match ty {
-            Ty::Box(t) => self.value(e, t)?,
-            Ty::Ref(t) if matches!(**t, Ty::Adt(..)) => Value::Borrow(self.build(e, t)?),
-            Ty::RefMut(t) if matches!(**t, Ty::Adt(..)) => Value::BorrowMut(self.build(e, t)?),
-            Ty::Ref(t) | Ty::RefMut(t) => self.value(e, t)?,
-            Ty::Adt(..) => Value::Use(self.build(e, ty)?),
-            Ty::Unit => Value::Unit,
-            Ty::Bool => Value::Bool(bool_lit(e)?),
-            Ty::Int(_) => match int_lit(e)? {
-                Int::Signed(i) => Value::Int(i),
-                Int::Big(_) => return Err("integer beyond i128".into()),
-            },
-            Ty::Float(f) => Value::float(float_lit(e, *f)?),
-            Ty::Char => match debug_text::observed(self.cluster, e, ty)? {
-                Observed::Char(c) => Value::Char(c),
-                _ => return Err("expected a char".into()),
-            },
-            Ty::String | Ty::Str => Value::Str(str_lit(e)?),
-            Ty::Vec(t) | Ty::Slice(t) | Ty::Array(t, _) => match e {
-                Expr::Array(a) => Value::Seq(
-                    a.elems
-                        .iter()
-                        .map(|x| self.value(x, t))
-                        .collect::<Result<_, _>>()?,
-                ),
-                _ => return Err("expected a list".into()),
-            },
-            Ty::Tuple(ts) => match e {
-                Expr::Tuple(t) if t.elems.len() == ts.len() => Value::Tuple(
-                    t.elems
-                        .iter()
-                        .zip(ts)
-                        .map(|(x, t)| self.value(x, t))
-                        .collect::<Result<_, _>>()?,
-                ),
-                _ => return Err("expected a tuple".into()),
-            },
-            Ty::Option(t) => match debug_text::ctor(e)? {
-                ("None", a) if a.is_empty() => Value::Opt(None),
-                ("Some", a) if a.len() == 1 => Value::Opt(Some(Box::new(self.value(a[0], t)?))),
-                _ => return Err("expected Some or None".into()),
-            },
-            Ty::Result(t, err) => match debug_text::ctor(e)? {
-                ("Ok", a) if a.len() == 1 => Value::Ok(Box::new(self.value(a[0], t)?)),
-                ("Err", a) if a.len() == 1 => Value::Err(Box::new(self.value(a[0], err)?)),
-                _ => return Err("expected Ok or Err".into()),
-            },
-            Ty::IoError => return Err("an io::Error cannot be built".into()),
-            Ty::Reader | Ty::IntoIter(_) | Ty::Mock(_) => return Err(NEEDS_A_MOCK.into()),
-        })
-    }
-
-    /// Adds the statement that builds a crate value from its `Debug` text; returns its index.
-    fn build(&mut self, e: &Expr, ty: &Ty) -> Result<usize, Why> {
-        let Ty::Adt(id, _) = ty else {
-            return Err("not a crate type".into());
-        };
-        let def = &self.cluster.types[*id];
-        if def.impls.iter().any(|i| i == "Debug") {
-            return Err(format!("`{}` has a hand-written Debug", def.name));
-        }
-        let fields = match &def.kind {
-            TypeKind::Struct(f) => f.clone(),
-            TypeKind::Enum(vs) => {
-                let name = debug_text::head(e)?;
-                vs.iter()
-                    .find(|v| v.name == name)
-                    .map(|v| v.fields.clone())
-                    .ok_or_else(|| format!("`{name}` is not a variant of `{}`", def.name))?
-            }
-        };
-        let (name, exprs) = debug_text::fields_of(e, &fields)?;
-        let literal = self
-            .cluster
-            .callables
-            .iter()
-            .position(|c| match &c.kind {
-                CallableKind::StructLiteral { self_ty, .. } => same_adt(self_ty, *id),
-                CallableKind::Variant { self_ty, .. } => same_adt(self_ty, *id) && c.name == name,
-                _ => false,
-            })
-            .ok_or_else(|| format!("`{}` has no literal the test can write", def.name))?;
-        let params = self.cluster.callables[literal].params.clone();
-        let args = params
-            .iter()
-            .zip(exprs)
-            .map(|(p, x)| self.value(x, &p.ty))
-            .collect::<Result<Vec<_>, _>>()?;
-        self.stmts.push(Stmt {
-            callable: literal,
-            args,
-        });
-        Ok(self.stmts.len() - 1)
-    }
-}
-
-fn same_adt(t: &Ty, id: usize) -> bool {
-    matches!(t, Ty::Adt(i, _) if *i == id)
 }
 
 /// The environment that replays what a call read, and what it left (the files it wrote).
@@ -442,6 +386,121 @@ mod tests {
         assert_eq!(
             report.files,
             vec![("out/report.txt".to_string(), Some(b"ok".to_vec()))]
+        );
+    }
+
+    /// Recorded calls of a crate with a trait in one module and its impls in another, emitted.
+    fn emitted(records: impl Fn(&Cluster) -> Vec<String>) -> BTreeMap<String, String> {
+        let d = tempfile::tempdir().unwrap();
+        let src = d.path().join("src");
+        std::fs::create_dir_all(&src).unwrap();
+        std::fs::write(d.path().join("Cargo.toml"), "[package]\nname = \"demo\"\n").unwrap();
+        for (file, text) in [
+            ("lib.rs", "pub mod a;\npub mod b;\n"),
+            (
+                "a.rs",
+                "pub trait Tariff { fn rate(&self) -> u32; }\n\
+                 pub fn fee(t: &dyn Tariff, x: u32) -> u32 { x * t.rate() }\n",
+            ),
+            (
+                "b.rs",
+                "#[derive(Debug)] pub struct Flat;\n\
+                 impl crate::a::Tariff for Flat { fn rate(&self) -> u32 { 10 } }\n\
+                 #[derive(Debug)] pub struct Twice;\n\
+                 impl Twice { pub fn rate(&self) -> u32 { 2 } }\n\
+                 impl crate::a::Tariff for Twice { fn rate(&self) -> u32 { 20 } }\n",
+            ),
+        ] {
+            std::fs::write(src.join(file), text).unwrap();
+        }
+        let options = crate::analyze::Options {
+            trait_impl_methods: true,
+        };
+        let cluster = crate::analyze::analyze_with(&src.join("lib.rs"), "demo", options).unwrap();
+        let tests: Vec<FinishedTest> = records(&cluster)
+            .iter()
+            .map(|line| {
+                let rec: CallRecord = serde_json::from_str(line).unwrap();
+                candidate(&cluster, &rec, None).unwrap().test
+            })
+            .collect();
+        crate::emit::emit(
+            &cluster,
+            &tests,
+            crate::emit::Suite::Recorded,
+            "cargo hermetic record",
+        )
+        .into_iter()
+        .map(|f| (f.path.display().to_string(), f.contents))
+        .collect()
+    }
+
+    fn site(cluster: &Cluster, name: &str, of_trait: bool, mocked: bool) -> usize {
+        cluster
+            .callables
+            .iter()
+            .position(|c| {
+                let trait_method = matches!(
+                    c.kind,
+                    CallableKind::Method {
+                        of_trait: Some(_),
+                        ..
+                    }
+                );
+                let takes_mock = c
+                    .params
+                    .iter()
+                    .any(|p| p.ty.mentions(&|t| matches!(t, Ty::Mock(_))));
+                c.name == name && trait_method == of_trait && takes_mock == mocked
+            })
+            .unwrap()
+    }
+
+    #[test]
+    fn recorded_mocks_and_trait_methods_are_emitted() {
+        let files = emitted(|c| {
+            let fee = site(c, "fee", false, true);
+            let rate = |ty: &str| {
+                c.callables
+                    .iter()
+                    .position(|k| {
+                        k.name == "rate"
+                            && matches!(&k.kind, CallableKind::Method { self_ty: Ty::Adt(id, _), of_trait: Some(_), .. }
+                                if c.types[*id].name == ty)
+                    })
+                    .unwrap()
+            };
+            vec![
+                format!(
+                    "{{\"site\":{fee},\"args\":[null,\"3\"],\"ret\":\"30\",\"proxies\":[\
+                     {{\"k\":\"arg\",\"node\":0,\"arg\":0}},\
+                     {{\"k\":\"ret\",\"node\":0,\"method\":0,\"text\":\"10\"}}],\"events\":[]}}"
+                ),
+                format!(
+                    "{{\"site\":{},\"args\":[\"Flat\"],\"ret\":\"10\",\"events\":[]}}",
+                    rate("Flat")
+                ),
+                format!(
+                    "{{\"site\":{},\"args\":[\"Twice\"],\"ret\":\"20\",\"events\":[]}}",
+                    rate("Twice")
+                ),
+            ]
+        });
+        let a = &files["src/a/hermetic_recorded.rs"];
+        assert!(a.contains("pub(crate) fn recorded() -> Self"), "{a}");
+        assert!(
+            a.contains("let tariff = MockTariff::recorded().rate_returns([10]);"),
+            "{a}"
+        );
+        assert!(a.contains("assert_eq!(fee(&tariff, 3), 30);"), "{a}");
+        // The impls name the trait by its path: the tests import it; a method an inherent one
+        // shares its name with is called by the trait's path.
+        let b = &files["src/b/hermetic_recorded.rs"];
+        assert!(b.contains("use super::*;\nuse crate::a::Tariff;\n"), "{b}");
+        assert!(b.contains("assert_eq!(flat.rate(), 10);"), "{b}");
+        assert!(
+            b.contains("assert_eq!(crate::a::Tariff::rate(&twice), 20);"),
+            "{b}"
         );
     }
 }

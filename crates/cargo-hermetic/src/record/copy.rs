@@ -1,7 +1,8 @@
-//! The probed copy: the crate copied, probes inserted, built; probes the compiler rejects are
-//! taken out and the copy built again.
+//! The probed copy: the crate copied, probes inserted, built; what the compiler rejects is taken
+//! out and the copy built again: a probe's proxies first, then the probe; a proxy that does not
+//! compile, for every probe.
 
-use super::probes::{self, Probed};
+use super::probes::{self, Limits, Probed};
 use super::program::{self, Build};
 use crate::cargo::Target;
 use crate::cluster::{CallableId, Cluster};
@@ -30,6 +31,7 @@ pub fn build(
 ) -> Result<ProbedCopy> {
     // Probes the compiler rejects are taken out, and the copy built again.
     let mut rejected: BTreeMap<usize, String> = BTreeMap::new();
+    let mut limits = Limits::default();
     loop {
         let copy = shadow::copy_crate(origin, "record", &[])?;
         let copy_manifest = copy.root.join("Cargo.toml");
@@ -39,12 +41,17 @@ pub fn build(
             .copied()
             .filter(|c| !rejected.contains_key(c))
             .collect();
-        let mut probed =
-            probes::insert(cluster, &keep, &skipped_fns, &target.crate_dir, &copy.root)?;
+        let mut probed = probes::insert(
+            cluster,
+            &keep,
+            &skipped_fns,
+            &limits,
+            &target.crate_dir,
+            &copy.root,
+        )?;
         if probed.probed.is_empty() {
             let mut msg = String::from(
-                "no function of the selection can be recorded (trait methods are not probed yet; \
-                 check --module and --function)",
+                "no function of the selection can be recorded (check --module and --function)",
             );
             for s in cluster.skipped.iter().take(5) {
                 msg += &format!("\n  - {}: {}", s.item, s.reason);
@@ -59,11 +66,27 @@ pub fn build(
                 return Ok(ProbedCopy { copy, probed, exe });
             }
             program::Built::Failed(errors) => {
-                let sites = program::failing_sites(&copy.root, &errors);
+                let failing = program::failing(&copy.root, &errors);
                 let first = errors
                     .first()
                     .map(|e| e.rendered.lines().next().unwrap_or_default().to_string())
                     .unwrap_or_default();
+                let mut progress = 0;
+                for t in failing.proxies {
+                    let why = format!("its proxy did not compile: {first}");
+                    progress += usize::from(limits.broken_proxies.insert(t, why).is_none());
+                }
+                let mut sites = Vec::new();
+                for s in failing.sites {
+                    // A probe with proxies is tried again without them.
+                    if probed.proxied.contains(&s) && !limits.no_proxies.contains_key(&s) {
+                        let why = format!("its recording proxy did not compile: {first}");
+                        limits.no_proxies.insert(s, why);
+                        progress += 1;
+                    } else {
+                        sites.push(s);
+                    }
+                }
                 let mut extras = 0;
                 for s in &sites {
                     if let Some((item, _)) = s
@@ -77,7 +100,7 @@ pub fn build(
                     .into_iter()
                     .filter(|s| *s < cluster.callables.len() && !rejected.contains_key(s))
                     .collect();
-                if new.is_empty() && extras == 0 {
+                if new.is_empty() && extras == 0 && progress == 0 {
                     bail!(
                         "the probed copy of the crate did not build (in {}):\n{}",
                         copy.root.display(),

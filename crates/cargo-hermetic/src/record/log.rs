@@ -24,6 +24,33 @@ pub struct CallRecord {
     /// The call read more than record mode keeps: the events are incomplete.
     #[serde(default)]
     pub overflow: bool,
+    /// What the proxies of its trait-typed arguments returned, in order.
+    #[serde(default)]
+    pub proxies: Vec<ProxyEvent>,
+}
+
+/// One thing a recording proxy logged (`hermetic::record::Tap`). Nodes are the call's proxies:
+/// those of its arguments, and those of the boxes their methods returned.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(tag = "k", rename_all = "lowercase")]
+pub enum ProxyEvent {
+    /// Node `node` stands for argument `arg` (the receiver counts).
+    Arg { node: u32, arg: usize },
+    /// Its method `method` (the mock's set-up method of that index) returned a value with this
+    /// `Debug` text (`None`: without `Debug`).
+    Ret {
+        node: u32,
+        method: usize,
+        text: Option<String>,
+    },
+    /// ... returned a box, which became node `child`.
+    Box {
+        node: u32,
+        method: usize,
+        child: u32,
+    },
+    /// ... did not return before the call did (it panicked).
+    Open { node: u32, method: usize },
 }
 
 #[derive(Debug, Clone, Deserialize, PartialEq)]
@@ -171,7 +198,10 @@ mod tests {
             "{\"k\":\"path\",\"path\":\"a.csv\",\"state\":\"file\",\"data\":[255]},",
             "{\"k\":\"now\",\"secs\":5},{\"k\":\"random\"},",
             "{\"k\":\"random\",\"hex\":\"00ff10\"},{\"k\":\"hashkeys\",\"hex\":\"0a\"}]}\n",
-            "{\"site\":3,\"args\":[],\"panic\":\"boom\",\"events\":[]}\n",
+            "{\"site\":3,\"args\":[],\"panic\":\"boom\",\"proxies\":[",
+            "{\"k\":\"arg\",\"node\":0,\"arg\":1},{\"k\":\"ret\",\"node\":0,\"method\":2,\"text\":null},",
+            "{\"k\":\"box\",\"node\":0,\"method\":0,\"child\":1},{\"k\":\"open\",\"node\":1,\"method\":0}",
+            "],\"events\":[]}\n",
             "{\"counts\":[[2,10],[3,1]]}\n",
             "{\"site\":3,\"args\":[],\"pan"
         ));
@@ -198,6 +228,24 @@ mod tests {
             Event::HashKeys { hex: Hex(vec![10]) }
         );
         assert_eq!(log.calls[1].panic.as_deref(), Some("boom"));
+        assert_eq!(
+            log.calls[1].proxies,
+            vec![
+                ProxyEvent::Arg { node: 0, arg: 1 },
+                ProxyEvent::Ret {
+                    node: 0,
+                    method: 2,
+                    text: None
+                },
+                ProxyEvent::Box {
+                    node: 0,
+                    method: 0,
+                    child: 1
+                },
+                ProxyEvent::Open { node: 1, method: 0 },
+            ]
+        );
+        assert!(log.calls[0].proxies.is_empty());
         assert_eq!(log.counts[&2], 10);
         assert!(log.counted);
         assert_eq!(log.unreadable, 1);

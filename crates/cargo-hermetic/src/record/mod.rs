@@ -9,10 +9,14 @@ mod cases;
 mod copy;
 mod debug_text;
 mod log;
+mod mocks;
 mod probes;
 mod program;
+mod proxy_syntax;
 mod random;
 mod report;
+mod values;
+mod wrapper;
 
 pub use report::RecordReport;
 
@@ -117,7 +121,11 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
         Some(program::pick_binary(&target, args.bin.as_deref())?)
     };
     say(&format!("analysing {}", target.package));
-    let cluster = analyze::analyze(&target.lib_rs, &target.crate_name)
+    // A recorded run calls the methods of trait impls too (a search reaches them otherwise).
+    let options = analyze::Options {
+        trait_impl_methods: true,
+    };
+    let cluster = analyze::analyze_with(&target.lib_rs, &target.crate_name, options)
         .with_context(|| format!("analyse {}", target.lib_rs.display()))?;
     let sel = selection_of(args.module.as_deref(), args.function.as_deref(), &cluster)?;
     emit::check_in_the_way(&target.crate_dir, &cluster, Suite::Recorded)?;
@@ -284,7 +292,7 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
         && manifest::ensure_runtime_dev_dependency(&target.crate_dir, args.dry_run)?;
     if adds_runtime {
         say(&format!(
-            "{} the dev-dependency `hermetic` to Cargo.toml (tests set up their environment with it)",
+            "{} the dev-dependency `hermetic` to Cargo.toml (tests set up their environment or mocks with it)",
             if args.dry_run { "would add" } else { "added" }
         ));
     }
@@ -378,7 +386,8 @@ fn candidates(
                 .or_default() += 1;
             continue;
         }
-        match cases::candidate(cluster, rec) {
+        let no_proxy = probed.no_proxy.get(&rec.site).map(String::as_str);
+        match cases::candidate(cluster, rec, no_proxy) {
             Ok(c) => usable.push(c),
             Err(why) => {
                 let f = if rec.site < cluster.callables.len() {

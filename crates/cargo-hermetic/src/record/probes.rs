@@ -1,17 +1,19 @@
-//! Probes: each selected function of the shadow copy becomes a wrapper that reports the call to
-//! the runtime's record mode (`hermetic::record`) around the original body, moved unchanged to
-//! a sibling function.
+//! Probes: each selected function of the shadow copy becomes a wrapper (`wrapper.rs`) that
+//! reports the call to the runtime's record mode around the original body; the traits its
+//! trait-typed parameters name get a recording proxy (`proxy_syntax.rs`) beside them.
 //!
-//! A wrapper rather than a guard inside the body: the body keeps its own `return`s, `?`s and
-//! lifetimes, and the wrapper sees the returned value without knowing how the body ends.
+//! Free functions, inherent methods and the methods of impls of crate traits are probed; a
+//! wrapper rather than a guard inside the body, so the body keeps its own `return`s, `?`s and
+//! lifetimes.
 
-use crate::cluster::{CallableId, CallableKind, Cluster, ModuleBody, Ty};
+use super::proxy_syntax;
+use super::wrapper::{self, Body, Proxying};
+use crate::cluster::{CallableId, CallableKind, Cluster, ModuleBody, TraitId, Ty};
 use anyhow::{Context, Result};
-use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote};
-use std::collections::{BTreeMap, HashMap};
+use quote::quote;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
-use syn::{FnArg, ImplItem, Item, ReturnType, Signature};
+use syn::{ImplItem, Item};
 
 /// What probing did to the copy.
 #[derive(Debug, Default)]
@@ -24,7 +26,24 @@ pub struct Probed {
     /// reported as skipped with analysis's reason): site `callables.len() + i` is `extras[i]`,
     /// as (item, reason).
     pub extras: Vec<(String, String)>,
+    /// Probed callables whose wrapper hands the body proxies.
+    pub proxied: BTreeSet<CallableId>,
+    /// Probed callables with a trait-typed parameter that gets no proxy, and why.
+    pub no_proxy: BTreeMap<CallableId, String>,
 }
+
+/// What earlier builds of the copy ruled out.
+#[derive(Debug, Default)]
+pub struct Limits {
+    /// Callables whose wrapper must not use proxies, with the reason.
+    pub no_proxies: BTreeMap<CallableId, String>,
+    /// Traits whose proxy did not compile, with the reason.
+    pub broken_proxies: BTreeMap<TraitId, String>,
+}
+
+/// A probed function's key: its module, its type (for methods), the trait of its impl (for
+/// methods of trait impls) and its name.
+type Key = (usize, Option<String>, Option<String>, String);
 
 /// Inserts probes into the copy at `shadow_root` for the `selected` callables, and for the
 /// functions analysis skipped that are in `skipped` (item → reason). Module files are found by
@@ -33,17 +52,24 @@ pub fn insert(
     cluster: &Cluster,
     selected: &[CallableId],
     skipped: &HashMap<String, String>,
+    limits: &Limits,
     crate_dir: &Path,
     shadow_root: &Path,
 ) -> Result<Probed> {
-    let mut wanted: HashMap<(usize, Option<String>, String), CallableId> = HashMap::new();
+    let mut wanted: HashMap<Key, CallableId> = HashMap::new();
     for &c in selected {
         let callable = &cluster.callables[c];
-        let owner = match &callable.kind {
-            CallableKind::Function => None,
+        let (owner, of_trait) = match &callable.kind {
+            CallableKind::Function => (None, None),
             CallableKind::AssocFn { self_ty } | CallableKind::Method { self_ty, .. } => {
+                let of_trait = match &callable.kind {
+                    CallableKind::Method {
+                        of_trait: Some(of), ..
+                    } => Some(cluster.traits[of.trait_id].name.clone()),
+                    _ => None,
+                };
                 match self_ty {
-                    Ty::Adt(id, _) => Some(cluster.types[*id].name.clone()),
+                    Ty::Adt(id, _) => (Some(cluster.types[*id].name.clone()), of_trait),
                     _ => continue,
                 }
             }
@@ -58,7 +84,7 @@ pub fn insert(
                 .any(|p| p.ty.mentions(&|t| matches!(t, Ty::Mock(_))))
         };
         wanted
-            .entry((callable.module, owner, callable.name.clone()))
+            .entry((callable.module, owner, of_trait, callable.name.clone()))
             .and_modify(|e| {
                 if mocked(c) && !mocked(*e) {
                     *e = c;
@@ -66,6 +92,8 @@ pub fn insert(
             })
             .or_insert(c);
     }
+    let verdicts = proxy_syntax::verdicts(cluster, &limits.broken_proxies);
+    let proxies = needed_proxies(cluster, wanted.values().copied(), &verdicts);
     let modules: HashMap<&[String], usize> = cluster
         .modules
         .iter()
@@ -87,9 +115,12 @@ pub fn insert(
         let mut ast: syn::File =
             syn::parse_file(&text).with_context(|| format!("parse {}", path.display()))?;
         let mut cx = Walk {
+            cluster,
             wanted: &wanted,
             skipped,
-            first_extra: cluster.callables.len(),
+            limits,
+            verdicts: &verdicts,
+            proxies: &proxies,
             modules: &modules,
             out: &mut probed,
             changed: false,
@@ -133,32 +164,108 @@ pub fn insert(
     Ok(probed)
 }
 
+/// The traits whose proxies the probed callables' parameters need, with the traits their
+/// methods return boxes of.
+fn needed_proxies(
+    cluster: &Cluster,
+    probing: impl Iterator<Item = CallableId>,
+    verdicts: &[Result<(), String>],
+) -> BTreeSet<TraitId> {
+    let mut stack: Vec<TraitId> = Vec::new();
+    for c in probing {
+        for p in &cluster.callables[c].params {
+            let t = match &p.ty {
+                Ty::Ref(inner) | Ty::RefMut(inner) | Ty::Box(inner) => match **inner {
+                    Ty::Mock(t) => t,
+                    _ => continue,
+                },
+                Ty::Mock(t) => *t,
+                _ => continue,
+            };
+            stack.push(t);
+        }
+    }
+    let mut out = BTreeSet::new();
+    while let Some(t) = stack.pop() {
+        if verdicts.get(t).is_some_and(Result::is_ok) && out.insert(t) {
+            stack.extend(proxy_syntax::boxed_returns(cluster, t));
+        }
+    }
+    out
+}
+
 struct Walk<'a> {
-    wanted: &'a HashMap<(usize, Option<String>, String), CallableId>,
+    cluster: &'a Cluster,
+    wanted: &'a HashMap<Key, CallableId>,
     skipped: &'a HashMap<String, String>,
-    first_extra: usize,
+    limits: &'a Limits,
+    verdicts: &'a [Result<(), String>],
+    proxies: &'a BTreeSet<TraitId>,
     modules: &'a HashMap<&'a [String], usize>,
     out: &'a mut Probed,
     changed: bool,
 }
 
 impl Walk<'_> {
+    fn first_extra(&self) -> usize {
+        self.cluster.callables.len()
+    }
+
     /// The probe's site id for a function: its callable, or a new extra for a skipped one.
-    fn site(&mut self, path: &[String], key: &(usize, Option<String>, String)) -> Option<usize> {
+    fn site(&mut self, path: &[String], key: &Key) -> Option<usize> {
         if let Some(&c) = self.wanted.get(key) {
             return Some(c);
         }
         let mut item: Vec<&str> = path.iter().map(String::as_str).collect();
         item.extend(key.1.as_deref());
-        item.push(&key.2);
+        item.push(&key.3);
         let item = item.join("::");
         let reason = self.skipped.get(&item)?;
         self.out.extras.push((item, reason.clone()));
-        Some(self.first_extra + self.out.extras.len() - 1)
+        Some(self.first_extra() + self.out.extras.len() - 1)
+    }
+
+    /// The wrapper for site `c`, with the proxies its parameters get.
+    fn wrap(
+        &mut self,
+        c: usize,
+        sig: &syn::Signature,
+        attrs: &[syn::Attribute],
+        body: Body,
+    ) -> Result<wrapper::Wrapper, String> {
+        let mut proxies: Vec<Option<Proxying>> = Vec::new();
+        if let Some(callable) = self.cluster.callables.get(c) {
+            let inline = matches!(body, Body::Inline(_));
+            let (plan, why_not) = wrapper::plan(self.cluster, callable, sig, self.verdicts, inline);
+            match self.limits.no_proxies.get(&c) {
+                Some(why) if plan.iter().any(Option::is_some) => {
+                    self.out.no_proxy.insert(c, why.clone());
+                }
+                _ => {
+                    if let Some(why) = why_not {
+                        self.out.no_proxy.insert(c, why);
+                    }
+                    proxies = plan;
+                }
+            }
+        }
+        let w = wrapper::wrap(c, sig, attrs, body, &proxies)?;
+        if proxies.iter().any(Option::is_some) {
+            self.out.proxied.insert(c);
+        }
+        Ok(w)
+    }
+
+    fn probed(&mut self, c: usize) {
+        if c < self.first_extra() {
+            self.out.probed.push(c);
+        }
+        self.changed = true;
     }
 
     fn unprobed(&mut self, c: usize, why: String) {
-        if c < self.first_extra {
+        self.out.proxied.remove(&c);
+        if c < self.first_extra() {
             self.out.unprobed.push((c, why));
         }
     }
@@ -171,57 +278,41 @@ impl Walk<'_> {
         for (at, item) in items.iter_mut().enumerate() {
             match item {
                 Item::Fn(f) => {
-                    let key = (module, None, f.sig.ident.to_string());
+                    let key = (module, None, None, f.sig.ident.to_string());
                     let Some(c) = self.site(path, &key) else {
                         continue;
                     };
-                    match probe(c, &f.sig, &f.attrs, None) {
-                        Ok((wrapper, inner_name)) => {
+                    match self.wrap(c, &f.sig, &f.attrs, Body::Moved { method: false }) {
+                        Ok(w) => {
                             let mut inner = f.clone();
-                            inner.sig.ident = inner_name;
+                            inner.sig.ident = w.inner;
                             inner.vis = syn::Visibility::Inherited;
                             inner.attrs = inner_attrs(&f.attrs);
-                            *f.block = wrapper;
+                            *f.block = w.block;
+                            f.sig = w.sig;
                             added.push((at + 1, Item::Fn(inner)));
-                            if c < self.first_extra {
-                                self.out.probed.push(c);
-                            }
-                            self.changed = true;
+                            self.probed(c);
                         }
                         Err(why) => self.unprobed(c, why),
                     }
                 }
-                Item::Impl(imp) if imp.trait_.is_none() => {
+                Item::Impl(imp) => {
+                    let trait_name = match &imp.trait_ {
+                        None => None,
+                        Some((None, p, _)) => p.segments.last().map(|s| s.ident.to_string()),
+                        Some((Some(_), ..)) => continue,
+                    };
                     let syn::Type::Path(tp) = &*imp.self_ty else {
                         continue;
                     };
                     let Some(owner) = tp.path.segments.last().map(|s| s.ident.to_string()) else {
                         continue;
                     };
-                    let mut inner_fns = Vec::new();
-                    for ii in imp.items.iter_mut() {
-                        let ImplItem::Fn(f) = ii else { continue };
-                        let key = (module, Some(owner.clone()), f.sig.ident.to_string());
-                        let Some(c) = self.site(path, &key) else {
-                            continue;
-                        };
-                        match probe(c, &f.sig, &f.attrs, Some(())) {
-                            Ok((wrapper, inner_name)) => {
-                                let mut inner = f.clone();
-                                inner.sig.ident = inner_name;
-                                inner.vis = syn::Visibility::Inherited;
-                                inner.attrs = inner_attrs(&f.attrs);
-                                f.block = wrapper;
-                                inner_fns.push(ImplItem::Fn(inner));
-                                if c < self.first_extra {
-                                    self.out.probed.push(c);
-                                }
-                                self.changed = true;
-                            }
-                            Err(why) => self.unprobed(c, why),
-                        }
+                    if trait_name.is_some() {
+                        self.trait_impl(module, owner, trait_name, imp);
+                    } else {
+                        self.inherent_impl(path, module, owner, imp);
                     }
-                    imp.items.extend(inner_fns);
                 }
                 Item::Mod(m) if !is_cfg_test(&m.attrs) => {
                     if let Some((_, inner)) = &mut m.content {
@@ -236,22 +327,76 @@ impl Walk<'_> {
         for (at, item) in added.into_iter().rev() {
             items.insert(at, item);
         }
+        // Proxies go last, so a compiler error in one is not taken for a probe's.
+        for &t in self.proxies {
+            if self.cluster.traits[t].module == module {
+                items.push(proxy_syntax::proxy_module(self.cluster, t));
+                self.changed = true;
+            }
+        }
     }
-}
 
-fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
-    attrs.iter().any(|a| {
-        a.path().is_ident("cfg") && a.meta.to_token_stream_string().replace(' ', "") == "cfg(test)"
-    })
-}
+    /// Inherent methods: each wrapper's body moves to a sibling method.
+    fn inherent_impl(
+        &mut self,
+        path: &[String],
+        module: usize,
+        owner: String,
+        imp: &mut syn::ItemImpl,
+    ) {
+        let mut inner_fns = Vec::new();
+        for ii in imp.items.iter_mut() {
+            let ImplItem::Fn(f) = ii else { continue };
+            let key = (module, Some(owner.clone()), None, f.sig.ident.to_string());
+            let Some(c) = self.site(path, &key) else {
+                continue;
+            };
+            match self.wrap(c, &f.sig, &f.attrs, Body::Moved { method: true }) {
+                Ok(w) => {
+                    let mut inner = f.clone();
+                    inner.sig.ident = w.inner;
+                    inner.vis = syn::Visibility::Inherited;
+                    inner.attrs = inner_attrs(&f.attrs);
+                    f.block = w.block;
+                    f.sig = w.sig;
+                    inner_fns.push(ImplItem::Fn(inner));
+                    self.probed(c);
+                }
+                Err(why) => self.unprobed(c, why),
+            }
+        }
+        imp.items.extend(inner_fns);
+    }
 
-trait MetaText {
-    fn to_token_stream_string(&self) -> String;
-}
-
-impl MetaText for syn::Meta {
-    fn to_token_stream_string(&self) -> String {
-        quote!(#self).to_string()
+    /// Methods of a trait impl: the impl can hold the trait's items only, so each body stays
+    /// in place, called by its wrapper as a closure.
+    fn trait_impl(
+        &mut self,
+        module: usize,
+        owner: String,
+        trait_name: Option<String>,
+        imp: &mut syn::ItemImpl,
+    ) {
+        for ii in imp.items.iter_mut() {
+            let ImplItem::Fn(f) = ii else { continue };
+            let key = (
+                module,
+                Some(owner.clone()),
+                trait_name.clone(),
+                f.sig.ident.to_string(),
+            );
+            let Some(&c) = self.wanted.get(&key) else {
+                continue;
+            };
+            let body = f.block.clone();
+            match self.wrap(c, &f.sig, &f.attrs, Body::Inline(&body)) {
+                Ok(w) => {
+                    f.block = w.block;
+                    self.probed(c);
+                }
+                Err(why) => self.unprobed(c, why),
+            }
+        }
     }
 }
 
@@ -267,126 +412,107 @@ fn inner_attrs(attrs: &[syn::Attribute]) -> Vec<syn::Attribute> {
     out
 }
 
-/// The wrapper's body for callable `c` with signature `sig`, and the name of the sibling that
-/// keeps the original body. `method`: inside an `impl` block (the sibling is `Self::name`).
-fn probe(
-    c: CallableId,
-    sig: &Signature,
-    attrs: &[syn::Attribute],
-    method: Option<()>,
-) -> std::result::Result<(syn::Block, syn::Ident), String> {
-    if sig.asyncness.is_some() {
-        return Err("async functions are not probed yet".into());
-    }
-    if sig.constness.is_some() {
-        return Err("const functions are not probed".into());
-    }
-    if sig.variadic.is_some() {
-        return Err("variadic functions are not probed".into());
-    }
-    if attrs.iter().any(|a| a.path().is_ident("test")) {
-        return Err("a test".into());
-    }
-    if let ReturnType::Type(_, t) = &sig.output {
-        if quote!(#t).to_string().contains("impl ") {
-            return Err("returns `impl Trait`".into());
-        }
-    }
-    let inner = format_ident!("__hermetic_recorded_{}", sig.ident);
-    let mut captures = Vec::new();
-    let mut pass = Vec::new();
-    for (i, arg) in sig.inputs.iter().enumerate() {
-        match arg {
-            FnArg::Receiver(_) => {
-                captures.push(capture(quote!(self)));
-                pass.push(quote!(self));
-            }
-            FnArg::Typed(pt) => {
-                let name = match &*pt.pat {
-                    syn::Pat::Ident(id) if id.subpat.is_none() => id.ident.clone(),
-                    _ => return Err("a parameter is a pattern".into()),
-                };
-                let _ = i;
-                captures.push(capture(quote!(#name)));
-                pass.push(quote!(#name));
-            }
-        }
-    }
-    let id = proc_macro2::Literal::u32_unsuffixed(c as u32);
-    let callee = match method {
-        Some(()) => quote!(Self::#inner),
-        None => quote!(#inner),
-    };
-    // The wrapper of an `unsafe fn` is itself `unsafe`: its callers uphold the contract.
-    let call = match sig.unsafety {
-        Some(_) => quote!(unsafe { #callee(#(#pass),*) }),
-        None => quote!(#callee(#(#pass),*)),
-    };
-    let w = syn::Ident::new("__hermetic_w", Span::call_site());
-    // The result's type is written out: the capture below needs it known, and a generic
-    // parameter that only the return type mentions would otherwise be inferred too late.
-    let ret = match &sig.output {
-        ReturnType::Default => quote!(()),
-        ReturnType::Type(_, t) => quote!(#t),
-    };
-    let body: TokenStream = quote!({
-        static __HERMETIC_SITE: ::hermetic::record::Site = ::hermetic::record::Site::new(#id);
-        #[allow(unused_imports)]
-        use ::hermetic::record::{ViaDebug as _, ViaOpaque as _};
-        let __hermetic_call = ::hermetic::record::enter(&__HERMETIC_SITE, |#w: &mut ::hermetic::record::Writer| {
-            #(#captures)*
-        });
-        let __hermetic_ret: #ret = #call;
-        __hermetic_call.exit(|#w: &mut ::hermetic::record::Writer| {
-            (&&::hermetic::record::Wrap(&__hermetic_ret)).capture(#w);
-        });
-        __hermetic_ret
-    });
-    let block: syn::Block = syn::parse2(body).map_err(|e| format!("probe does not parse: {e}"))?;
-    Ok((block, inner))
-}
-
-fn capture(value: TokenStream) -> TokenStream {
-    quote!((&&::hermetic::record::Wrap(&#value)).capture(__hermetic_w);)
+fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        let meta = &a.meta;
+        a.path().is_ident("cfg") && quote!(#meta).to_string().replace(' ', "") == "cfg(test)"
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analyze;
+
+    /// Probes a crate made of `lib.rs` text, every callable selected; returns the probed
+    /// `lib.rs` and what probing did.
+    fn probe_crate(lib: &str, limits: &Limits) -> (String, Probed, Cluster) {
+        let d = tempfile::tempdir().unwrap();
+        let src = d.path().join("src");
+        std::fs::create_dir_all(&src).unwrap();
+        std::fs::write(src.join("lib.rs"), lib).unwrap();
+        let cluster = analyze::analyze_with(
+            &src.join("lib.rs"),
+            "demo",
+            analyze::Options {
+                trait_impl_methods: true,
+            },
+        )
+        .unwrap();
+        let all: Vec<CallableId> = (0..cluster.callables.len()).collect();
+        let probed = insert(&cluster, &all, &HashMap::new(), limits, d.path(), d.path()).unwrap();
+        let text = std::fs::read_to_string(src.join("lib.rs")).unwrap();
+        (text, probed, cluster)
+    }
+
+    /// The text without white space or trailing commas, to compare code however it is laid out.
+    fn squash(text: &str) -> String {
+        let s: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+        s.replace(",)", ")")
+    }
+
+    const SHOP: &str = "
+        pub trait Ledger { fn balance(&self, user: &str) -> Result<u64, String>; }
+        pub trait Rows { fn next(&mut self) -> bool; }
+        pub trait Connection { fn query(&self, sql: &str) -> Box<dyn Rows>; fn close(&mut self); }
+        pub trait Tariff { fn rate(&self) -> u32; }
+        #[derive(Debug)]
+        pub struct Flat;
+        impl Tariff for Flat { fn rate(&self) -> u32 { 10 } }
+        pub fn pay(ledger: &dyn Ledger, user: &str) -> u64 { ledger.balance(user).unwrap_or(0) }
+        pub fn count(conn: Box<dyn Connection>) -> usize { let mut r = conn.query(\"x\"); let mut n = 0; while r.next() { n += 1; } n }
+        pub fn fee<T: Tariff>(t: &T, x: u32) -> u32 { x * t.rate() }
+        pub fn pick<T: Tariff>(a: T) -> T { a }
+    ";
 
     #[test]
-    fn wrapper_calls_the_moved_body_with_the_arguments() {
-        let f: syn::ItemFn = syn::parse_quote!(
-            pub fn load(path: &str, mut n: u32) -> Result<u32, String> {
-                n += 1;
-                Ok(n)
-            }
-        );
-        let (block, inner) = probe(3, &f.sig, &f.attrs, None).unwrap();
-        assert_eq!(inner, "__hermetic_recorded_load");
-        let text = quote!(#block).to_string();
-        assert!(text.contains("Site :: new (3)"), "{text}");
+    fn trait_typed_parameters_get_proxies_and_trait_methods_probes() {
+        let (text, probed, cluster) = probe_crate(SHOP, &Limits::default());
+        let id = |name: &str| {
+            cluster
+                .callables
+                .iter()
+                .position(|c| c.name == name && !matches!(c.kind, CallableKind::Mock(_)))
+                .unwrap()
+        };
+        let tokens = squash(&text);
+        // `pay` hands its body a proxy of the ledger; `count` a boxed proxy of the connection.
         assert!(
-            text.contains(
-                "let __hermetic_ret : Result < u32 , String > = __hermetic_recorded_load (path , n) ;"
-            ),
+            tokens.contains("letledger:&dynLedger=&crate::__hermetic_proxy_0::Proxy::new(ledger,__hermetic_call.tap(0u32));"),
             "{text}"
         );
+        assert!(tokens.contains("letconn:Box<dynConnection>=::std::boxed::Box::new(crate::__hermetic_proxy_2::Proxy::new(conn,"), "{text}");
+        // The connection's proxy wraps the rows it hands out in theirs.
+        assert!(tokens.contains("mod__hermetic_proxy_1"), "{text}");
+        assert!(tokens.contains("::std::boxed::Box::new(crate::__hermetic_proxy_1::Proxy::new(__hermetic_ret,__hermetic_slot.returned_box()))"), "{text}");
+        // A type parameter only a proxied parameter uses takes the proxy's type; one the
+        // result uses too cannot.
+        assert!(probed.proxied.contains(&id("fee")), "{probed:?}");
+        assert!(!probed.proxied.contains(&id("pick")), "{probed:?}");
+        assert!(probed.no_proxy[&id("pick")].contains("used elsewhere"));
+        // `Flat::rate` is probed in its trait impl, its body kept as a closure.
+        assert!(probed.probed.contains(&id("rate")), "{probed:?}");
+        assert!(tokens.contains("(||->u32{10})()"), "{text}");
+        assert!(probed.unprobed.is_empty(), "{probed:?}");
     }
 
     #[test]
-    fn patterns_async_and_impl_trait_are_not_probed() {
-        let f: syn::ItemFn = syn::parse_quote!(
-            fn sum((a, b): (u8, u8)) -> u8 {
-                a + b
-            }
+    fn proxies_the_compiler_rejected_are_left_out() {
+        let mut limits = Limits::default();
+        limits.broken_proxies.insert(1, "it did not compile".into());
+        let (text, probed, cluster) = probe_crate(SHOP, &limits);
+        let count = cluster
+            .callables
+            .iter()
+            .position(|c| c.name == "count")
+            .unwrap();
+        // Rows has no proxy, so neither has Connection, which returns rows.
+        assert!(!text.contains("__hermetic_proxy_1"), "{text}");
+        assert!(!text.contains("mod __hermetic_proxy_2"), "{text}");
+        assert!(
+            probed.no_proxy[&count].contains("it did not compile"),
+            "{probed:?}"
         );
-        assert!(probe(0, &f.sig, &f.attrs, None).is_err());
-        let f: syn::ItemFn = syn::parse_quote!(
-            fn it() -> impl Iterator<Item = u8> {
-                0..3
-            }
-        );
-        assert!(probe(0, &f.sig, &f.attrs, None).is_err());
+        assert!(probed.probed.contains(&count));
     }
 }

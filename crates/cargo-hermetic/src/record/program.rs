@@ -1,7 +1,9 @@
 //! The recorded program: finding the package's binary, building the probed copy, and running
 //! it (or its test suite) in the user's working directory and environment.
 
+use super::proxy_syntax;
 use crate::cargo::{CompileError, Target};
+use crate::cluster::TraitId;
 use anyhow::{bail, Context, Result};
 use cargo_metadata::{Message, MetadataCommand, TargetKind};
 use std::io::BufReader;
@@ -143,9 +145,19 @@ pub fn build(manifest: &Path, target_dir: &Path, what: &Build, release: bool) ->
     }
 }
 
-/// The probe sites (`Site::new(N)`) around the lines the errors point at, in the copy at `root`.
-pub fn failing_sites(root: &Path, errors: &[CompileError]) -> Vec<usize> {
-    let mut out = Vec::new();
+/// What the compiler rejected in the probed copy.
+#[derive(Debug, Default, PartialEq)]
+pub struct Failing {
+    /// Probe sites (`Site::new(N)`) around the lines the errors point at.
+    pub sites: Vec<usize>,
+    /// Traits whose proxy module (`mod __hermetic_proxy_N`) holds such a line.
+    pub proxies: Vec<TraitId>,
+}
+
+/// The probes and proxies around the lines the errors point at, in the copy at `root`: the
+/// nearest marker above each line (proxies come after every probe of their module).
+pub fn failing(root: &Path, errors: &[CompileError]) -> Failing {
+    let mut out = Failing::default();
     for e in errors {
         let Some(file) = &e.file else { continue };
         let path = if file.is_absolute() {
@@ -157,14 +169,25 @@ pub fn failing_sites(root: &Path, errors: &[CompileError]) -> Vec<usize> {
             continue;
         };
         let lines: Vec<&str> = text.lines().take(e.line).collect();
-        let site = lines.iter().rev().find_map(|l| {
-            let rest = l.split("record::Site::new(").nth(1)?;
-            rest.split(')').next()?.trim().parse::<usize>().ok()
-        });
-        out.extend(site);
+        for l in lines.iter().rev() {
+            if let Some(t) = proxy_syntax::module_in_line(l) {
+                out.proxies.push(t);
+                break;
+            }
+            let site = l
+                .split("record::Site::new(")
+                .nth(1)
+                .and_then(|rest| rest.split(')').next()?.trim().parse::<usize>().ok());
+            if let Some(site) = site {
+                out.sites.push(site);
+                break;
+            }
+        }
     }
-    out.sort_unstable();
-    out.dedup();
+    for v in [&mut out.sites, &mut out.proxies] {
+        v.sort_unstable();
+        v.dedup();
+    }
     out
 }
 
@@ -245,12 +268,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_compile_error_points_to_the_probe_above_it() {
+    fn a_compile_error_points_to_the_probe_or_proxy_above_it() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("src")).unwrap();
         std::fs::write(
             dir.path().join("src/lib.rs"),
-            "pub fn a() {\n    static S: ::hermetic::record::Site = ::hermetic::record::Site::new(3);\n    let x = 1;\n}\npub fn b() {\n    static S: ::hermetic::record::Site = ::hermetic::record::Site::new(12);\n    oops();\n}\n",
+            concat!(
+                "pub fn a() {\n    static S: ::hermetic::record::Site = ::hermetic::record::Site::new(3);\n    let x = 1;\n}\n",
+                "pub fn b() {\n    static S: ::hermetic::record::Site = ::hermetic::record::Site::new(12);\n    oops();\n}\n",
+                "pub(crate) mod __hermetic_proxy_4 {\n    use super::*;\n    oops();\n}\n",
+            ),
         )
         .unwrap();
         let error = |line| CompileError {
@@ -259,9 +286,12 @@ mod tests {
             rendered: "error".into(),
         };
         assert_eq!(
-            failing_sites(dir.path(), &[error(7), error(3)]),
-            vec![3, 12]
+            failing(dir.path(), &[error(7), error(3), error(11)]),
+            Failing {
+                sites: vec![3, 12],
+                proxies: vec![4]
+            }
         );
-        assert!(failing_sites(dir.path(), &[error(1)]).is_empty());
+        assert_eq!(failing(dir.path(), &[error(1)]), Failing::default());
     }
 }

@@ -94,7 +94,10 @@ impl<'a> Space<'a> {
     pub fn arg_types(&self, id: CallableId) -> Vec<Ty> {
         let c = &self.cluster.callables[id];
         let mut out = Vec::new();
-        if let CallableKind::Method { self_ty, receiver } = &c.kind {
+        if let CallableKind::Method {
+            self_ty, receiver, ..
+        } = &c.kind
+        {
             out.push(match receiver {
                 Receiver::Ref => Ty::Ref(Box::new(self_ty.clone())),
                 Receiver::RefMut => Ty::RefMut(Box::new(self_ty.clone())),

@@ -1,0 +1,382 @@
+//! Recording proxies for trait-typed arguments (seed 002: recorded interactions with a
+//! dependency become a mock that replays them).
+//!
+//! `cargo hermetic record` generates, for each crate trait a mock can implement, a proxy type
+//! that implements the trait by forwarding every method to the real value it holds (a
+//! [`Holder`]: `&dyn T`, `&mut dyn T`, `Box<dyn T>` or an [`Owned`] value). A probe hands the
+//! function proxies instead of its trait-typed arguments; each proxy logs through its [`Tap`],
+//! per method, the `Debug` text of every value it returned, in call order, against the probed
+//! call. A method returning `Box<dyn U>` gets the returned box wrapped in a proxy of `U`, a new
+//! node of the call's tree of proxies (a connection hands out statements, which hand out rows).
+//!
+//! What the real value reads and writes while a proxy forwards to it is hidden from the call's
+//! events: the replayed call gets a mock instead, which reads nothing.
+
+use super::{busy, Writer, EVENTS, FRAMES};
+use std::fmt::Write as _;
+use std::sync::Mutex;
+
+/// What a proxy holds: the real value, reached by reference.
+pub trait Holder {
+    type Target: ?Sized;
+    fn get(&self) -> &Self::Target;
+    fn get_mut(&mut self) -> &mut Self::Target;
+}
+
+impl<T: ?Sized> Holder for &T {
+    type Target = T;
+    fn get(&self) -> &T {
+        self
+    }
+    /// Never called: code given `&Proxy` (as `&dyn T` or `&impl T`) can only reach `&self`
+    /// methods, but the trait's impl must exist for every method.
+    fn get_mut(&mut self) -> &mut T {
+        unreachable!("hermetic record: a proxy behind a shared reference was used mutably")
+    }
+}
+
+impl<T: ?Sized> Holder for &mut T {
+    type Target = T;
+    fn get(&self) -> &T {
+        self
+    }
+    fn get_mut(&mut self) -> &mut T {
+        self
+    }
+}
+
+impl<T: ?Sized> Holder for Box<T> {
+    type Target = T;
+    fn get(&self) -> &T {
+        self
+    }
+    fn get_mut(&mut self) -> &mut T {
+        self
+    }
+}
+
+/// A trait-typed argument passed by value (`impl T`, `P: T`).
+pub struct Owned<T>(pub T);
+
+impl<T> Holder for Owned<T> {
+    type Target = T;
+    fn get(&self) -> &T {
+        &self.0
+    }
+    fn get_mut(&mut self) -> &mut T {
+        &mut self.0
+    }
+}
+
+/// Where a proxy logs: the captured call it was made for, and its node in that call's tree of
+/// proxies. A tap of a call that is not captured logs nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tap {
+    call: u64,
+    node: u32,
+}
+
+impl Tap {
+    const OFF: Tap = Tap { call: 0, node: 0 };
+}
+
+/// What one proxied call did, in order.
+#[derive(Debug, PartialEq)]
+enum Entry {
+    /// Node `node` is the proxy of the call's argument `arg` (the receiver counts).
+    Arg { node: u32, arg: u32 },
+    /// A method was called and has not returned (yet).
+    Open { node: u32, method: u32 },
+    /// It returned a value, with this `Debug` text (`None`: the type has no `Debug`).
+    Value {
+        node: u32,
+        method: u32,
+        text: Option<String>,
+    },
+    /// It returned a box, now the proxy `child`.
+    Boxed { node: u32, method: u32, child: u32 },
+}
+
+struct Open {
+    call: u64,
+    nodes: u32,
+    entries: Vec<Entry>,
+}
+
+/// The calls with proxies that are still open, on any thread (a proxy may be used from a
+/// thread the call started). Touched only by captured calls' proxies.
+static OPEN: Mutex<Vec<Open>> = Mutex::new(Vec::new());
+
+fn with_open<T>(call: u64, create: bool, f: impl FnOnce(&mut Open) -> T) -> Option<T> {
+    let mut open = OPEN.lock().unwrap_or_else(|e| e.into_inner());
+    let at = match open.iter().position(|o| o.call == call) {
+        Some(at) => at,
+        None if create => {
+            open.push(Open {
+                call,
+                nodes: 0,
+                entries: Vec::new(),
+            });
+            open.len() - 1
+        }
+        None => return None,
+    };
+    Some(f(&mut open[at]))
+}
+
+impl super::Call {
+    /// The tap for the proxy of argument `arg` (the receiver counts).
+    pub fn tap(&self, arg: u32) -> Tap {
+        if self.serial == 0 {
+            return Tap::OFF;
+        }
+        busy(|| {
+            with_open(self.serial, true, |o| {
+                let node = o.nodes;
+                o.nodes += 1;
+                o.entries.push(Entry::Arg { node, arg });
+                Tap {
+                    call: self.serial,
+                    node,
+                }
+            })
+            .unwrap_or(Tap::OFF)
+        })
+    }
+}
+
+impl Tap {
+    /// A proxy's method `method` (its index among the mock's set-up methods) is called; its
+    /// value is logged by [`Slot::returned`] or [`Slot::returned_box`].
+    pub fn calling(&self, method: u32) -> Slot {
+        if self.call == 0 {
+            return Slot::OFF;
+        }
+        busy(|| {
+            let entry = with_open(self.call, false, |o| {
+                o.entries.push(Entry::Open {
+                    node: self.node,
+                    method,
+                });
+                o.entries.len() - 1
+            });
+            Slot {
+                call: self.call,
+                entry,
+                hide_from: hide_from(self.call),
+            }
+        })
+    }
+
+    /// A proxy's method that returns nothing is called: nothing is logged, but what the real
+    /// value does meanwhile is hidden from the call.
+    pub fn forwarding(&self) -> Slot {
+        if self.call == 0 {
+            return Slot::OFF;
+        }
+        busy(|| Slot {
+            call: self.call,
+            entry: None,
+            hide_from: hide_from(self.call),
+        })
+    }
+}
+
+/// The first event the real value may log, when the call is open on this thread.
+fn hide_from(call: u64) -> Option<usize> {
+    let here = FRAMES
+        .try_with(|f| f.borrow().iter().any(|f| f.serial == call))
+        .unwrap_or(false);
+    here.then(|| EVENTS.with_borrow(Vec::len))
+}
+
+/// A proxied method in progress. Dropped without a value (the real method panicked), it stays
+/// logged as open, and the call cannot be replayed.
+pub struct Slot {
+    call: u64,
+    entry: Option<usize>,
+    hide_from: Option<usize>,
+}
+
+impl Slot {
+    const OFF: Slot = Slot {
+        call: 0,
+        entry: None,
+        hide_from: None,
+    };
+
+    /// The method returned the value `value` captures.
+    pub fn returned(mut self, value: impl FnOnce(&mut Writer)) {
+        let Some(at) = self.entry.take() else {
+            return;
+        };
+        busy(|| {
+            let mut w = Writer::default();
+            value(&mut w);
+            let text = w.values.pop().flatten();
+            with_open(self.call, false, |o| {
+                if let Some(Entry::Open { node, method }) = o.entries.get(at) {
+                    o.entries[at] = Entry::Value {
+                        node: *node,
+                        method: *method,
+                        text,
+                    };
+                }
+            });
+        })
+    }
+
+    /// The method returned a box: the tap for the proxy that wraps it.
+    pub fn returned_box(mut self) -> Tap {
+        let Some(at) = self.entry.take() else {
+            return Tap::OFF;
+        };
+        busy(|| {
+            with_open(self.call, false, |o| {
+                let Some(&Entry::Open { node, method }) = o.entries.get(at) else {
+                    return Tap::OFF;
+                };
+                let child = o.nodes;
+                o.nodes += 1;
+                o.entries[at] = Entry::Boxed {
+                    node,
+                    method,
+                    child,
+                };
+                Tap {
+                    call: self.call,
+                    node: child,
+                }
+            })
+            .unwrap_or(Tap::OFF)
+        })
+    }
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        let Some(from) = self.hide_from.take() else {
+            return;
+        };
+        let call = self.call;
+        busy(|| {
+            let to = EVENTS.with_borrow(Vec::len);
+            let _ = FRAMES.try_with(|f| {
+                if let Some(frame) = f.borrow_mut().iter_mut().find(|f| f.serial == call) {
+                    frame.hidden.push((from, to));
+                }
+            });
+        })
+    }
+}
+
+/// Appends `,"proxies":[..]` for the call `serial` to its log line, if it had proxies, and
+/// forgets them.
+pub(super) fn write_log(line: &mut String, serial: u64) {
+    let entries = {
+        let mut open = OPEN.lock().unwrap_or_else(|e| e.into_inner());
+        match open.iter().position(|o| o.call == serial) {
+            Some(at) => open.swap_remove(at).entries,
+            None => return,
+        }
+    };
+    line.push_str(",\"proxies\":[");
+    for (i, e) in entries.iter().enumerate() {
+        if i > 0 {
+            line.push(',');
+        }
+        let _ = match e {
+            Entry::Arg { node, arg } => {
+                write!(line, "{{\"k\":\"arg\",\"node\":{node},\"arg\":{arg}}}")
+            }
+            Entry::Open { node, method } => {
+                write!(
+                    line,
+                    "{{\"k\":\"open\",\"node\":{node},\"method\":{method}}}"
+                )
+            }
+            Entry::Value { node, method, text } => {
+                let _ = write!(
+                    line,
+                    "{{\"k\":\"ret\",\"node\":{node},\"method\":{method},\"text\":"
+                );
+                super::opt_str(line, text.as_deref());
+                line.push('}');
+                Ok(())
+            }
+            Entry::Boxed {
+                node,
+                method,
+                child,
+            } => write!(
+                line,
+                "{{\"k\":\"box\",\"node\":{node},\"method\":{method},\"child\":{child}}}"
+            ),
+        };
+    }
+    line.push(']');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(serial: u64) -> super::super::Call {
+        super::super::Call {
+            depth: None,
+            serial,
+        }
+    }
+
+    #[test]
+    // The double borrow is the point: it is how proxies pick `Debug` when there is one.
+    #[allow(clippy::needless_borrow)]
+    fn a_tree_of_proxies_is_logged_in_call_order() {
+        use super::super::{ViaDebug as _, ViaOpaque as _, Wrap};
+        let c = call(u64::MAX - 1);
+        let root = c.tap(1);
+        root.calling(0).returned(|w| (&&Wrap(&Some(4))).capture(w));
+        let child = root.calling(2).returned_box();
+        struct NoDebug;
+        child.calling(0).returned(|w| (&&Wrap(&NoDebug)).capture(w));
+        drop(child.calling(1));
+        let mut line = String::new();
+        write_log(&mut line, c.serial);
+        assert_eq!(
+            line,
+            concat!(
+                ",\"proxies\":[{\"k\":\"arg\",\"node\":0,\"arg\":1},",
+                "{\"k\":\"ret\",\"node\":0,\"method\":0,\"text\":\"Some(4)\"},",
+                "{\"k\":\"box\",\"node\":0,\"method\":2,\"child\":1},",
+                "{\"k\":\"ret\",\"node\":1,\"method\":0,\"text\":null},",
+                "{\"k\":\"open\",\"node\":1,\"method\":1}]"
+            )
+        );
+        // Forgotten once written; a proxy used after its call returned logs nothing.
+        root.calling(0).returned(|w| w.opaque());
+        let mut again = String::new();
+        write_log(&mut again, c.serial);
+        assert_eq!(again, "");
+    }
+
+    #[test]
+    fn a_call_that_is_not_captured_has_silent_proxies() {
+        let tap = call(0).tap(0);
+        assert_eq!(tap, Tap::OFF);
+        assert!(tap.calling(0).entry.is_none());
+        assert_eq!(tap.calling(0).returned_box(), Tap::OFF);
+    }
+
+    #[test]
+    fn holders_reach_the_real_value() {
+        let mut n = 3;
+        let mut by_mut: &mut i32 = &mut n;
+        *by_mut.get_mut() += 1;
+        assert_eq!(*by_mut.get(), 4);
+        let mut owned = Owned(String::from("a"));
+        owned.get_mut().push('b');
+        assert_eq!(owned.get(), "ab");
+        let boxed: Box<dyn std::fmt::Debug> = Box::new(1);
+        assert_eq!(format!("{:?}", boxed.get()), "1");
+    }
+}
