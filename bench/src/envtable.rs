@@ -193,7 +193,7 @@ pub fn run(root: &Path, work: &Path, opts: &EnvOptions) -> usize {
         fmt(off, 0),
         fmt(on, 0),
         match on {
-            Some(n) if n == 0.0 => "on = 0: met",
+            Some(0.0) => "on = 0: met",
             Some(_) => "on > 0: NOT met",
             None => "no result",
         }
@@ -355,12 +355,12 @@ fn print_table(results: &[Vec<Option<EnvRun>>], opts: &EnvOptions) {
     );
     let mods: String = MODULES.iter().map(|m| format!(" {:>7}", m)).collect();
     println!(
-        "{:<7} {:<6} | {:>8} {:>6} | {} | {:>7} {:>7} {:>7} | {:>6}",
+        "{:<7} {:<6} | {:>8} {:>6} | {:^48} | {:>7} {:>7} {:>7} | {:>6}",
         "",
         "static",
         "branches",
         "",
-        format!("{:^48}", "uncovered"),
+        "uncovered",
         "tests",
         "dropped",
         "dropped",

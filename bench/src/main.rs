@@ -7,6 +7,7 @@
 //! [--env-max-executions N] [--only generation|environment] [--keep]`
 //! (normally through `bench/run`, which builds the CLI first).
 
+use hermetic_bench::copy_dir;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -360,24 +361,6 @@ fn median(values: impl Iterator<Item = f64>) -> Option<f64> {
 
 fn fmt(x: Option<f64>, decimals: usize) -> String {
     x.map_or("-".to_string(), |x| format!("{x:.decimals$}"))
-}
-
-/// Copies a crate's directory, leaving out build output.
-fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(to)?;
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let name = entry.file_name();
-        if name == "target" {
-            continue;
-        }
-        if entry.file_type()?.is_dir() {
-            copy_dir(&entry.path(), &to.join(&name))?;
-        } else {
-            std::fs::copy(entry.path(), to.join(&name))?;
-        }
-    }
-    Ok(())
 }
 
 fn parse_args() -> Options {

@@ -4,6 +4,7 @@
 //! Usage: `record_overhead --cli PATH [--calls N] [--repeat R] [--keep]`. Prints a table and
 //! exits non-zero when the realistic workload (`parse`) is more than 3x slower probed.
 
+use hermetic_bench::copy_dir;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -111,21 +112,4 @@ fn main() {
     if failed {
         std::process::exit(1);
     }
-}
-
-fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(to)?;
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let name = entry.file_name();
-        if name == "target" {
-            continue;
-        }
-        if entry.file_type()?.is_dir() {
-            copy_dir(&entry.path(), &to.join(name))?;
-        } else {
-            std::fs::copy(entry.path(), to.join(name))?;
-        }
-    }
-    Ok(())
 }

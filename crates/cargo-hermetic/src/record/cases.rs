@@ -315,19 +315,20 @@ pub fn environment(events: &[Event]) -> (EnvSpec, EnvReport) {
     (spec, report)
 }
 
-/// Which candidates of one function become tests: one per behaviour first, in the order they
-/// were seen, then other distinct calls, at most `max` in all. Returns indices into `cands`.
-pub fn choose(cands: &[&Candidate], max: usize) -> Vec<usize> {
+/// Which calls of one function become tests, given each call's `(behaviour, key)`: one per
+/// behaviour, in the order they were seen (at most `behaviours`), then other distinct calls
+/// while there are fewer than `fill`. Returns indices into `calls`.
+pub fn choose(calls: &[(&str, &str)], behaviours: usize, fill: usize) -> Vec<usize> {
     let mut chosen = Vec::new();
-    let mut behaviours = BTreeSet::new();
+    let mut seen = BTreeSet::new();
     let mut keys = BTreeSet::new();
-    for (i, c) in cands.iter().enumerate() {
-        if chosen.len() < max && behaviours.insert(&c.behaviour) && keys.insert(&c.key) {
+    for (i, (behaviour, key)) in calls.iter().enumerate() {
+        if chosen.len() < behaviours && seen.insert(behaviour) && keys.insert(key) {
             chosen.push(i);
         }
     }
-    for (i, c) in cands.iter().enumerate() {
-        if chosen.len() < max && keys.insert(&c.key) {
+    for (i, (_, key)) in calls.iter().enumerate() {
+        if chosen.len() < fill && keys.insert(key) {
             chosen.push(i);
         }
     }
@@ -338,6 +339,27 @@ pub fn choose(cands: &[&Candidate], max: usize) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_behaviour_gets_a_test_then_other_calls_fill_up_to_a_few() {
+        let calls = [
+            ("Some/Add", "a1"),
+            ("Some/Add", "a2"),
+            ("Some/Roll", "r1"),
+            ("Some/Add", "a3"),
+            ("None", "n"),
+        ];
+        // Three behaviours, then one more call to reach four.
+        assert_eq!(choose(&calls, 8, 4), vec![0, 1, 2, 4]);
+        // More behaviours than `fill`: each still gets its test, nothing else does.
+        let many: Vec<(String, String)> =
+            (0..6).map(|i| (format!("b{i}"), format!("k{i}"))).collect();
+        let many: Vec<(&str, &str)> = many.iter().map(|(b, k)| (b.as_str(), k.as_str())).collect();
+        assert_eq!(choose(&many, 8, 4), vec![0, 1, 2, 3, 4, 5]);
+        assert_eq!(choose(&many, 5, 4), vec![0, 1, 2, 3, 4]);
+        // The same call twice is one test.
+        assert_eq!(choose(&[("Ok", "k"), ("Ok", "k")], 8, 4), vec![0]);
+    }
     use crate::record::log::Bytes;
 
     #[test]

@@ -36,7 +36,10 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::PathBuf;
 use std::time::Instant;
 
-/// Tests written per function at most (one per behaviour first).
+/// Tests written per function: one per behaviour (the way it ended: `Ok`, `Some(Add)`, a
+/// panic, ...), at most [`MAX_BEHAVIOURS_PER_FUNCTION`], then other distinct calls up to
+/// [`MAX_TESTS_PER_FUNCTION`].
+const MAX_BEHAVIOURS_PER_FUNCTION: usize = 8;
 const MAX_TESTS_PER_FUNCTION: usize = 4;
 
 #[derive(Args, Debug, Clone)]
@@ -402,7 +405,7 @@ fn candidates(
     (usable, skipped)
 }
 
-/// The tests to write: distinct calls, at most [`MAX_TESTS_PER_FUNCTION`] per function.
+/// The tests to write: distinct calls, a few per function (see [`MAX_TESTS_PER_FUNCTION`]).
 fn choose_tests(usable: &[Candidate]) -> Vec<&Candidate> {
     let mut by_fn: BTreeMap<CallableId, Vec<&Candidate>> = BTreeMap::new();
     let mut unique: HashSet<&str> = HashSet::new();
@@ -413,7 +416,11 @@ fn choose_tests(usable: &[Candidate]) -> Vec<&Candidate> {
     }
     let mut tests = Vec::new();
     for cands in by_fn.values() {
-        for i in cases::choose(cands, MAX_TESTS_PER_FUNCTION) {
+        let calls: Vec<(&str, &str)> = cands
+            .iter()
+            .map(|c| (c.behaviour.as_str(), c.key.as_str()))
+            .collect();
+        for i in cases::choose(&calls, MAX_BEHAVIOURS_PER_FUNCTION, MAX_TESTS_PER_FUNCTION) {
             tests.push(cands[i]);
         }
     }
