@@ -6,7 +6,8 @@
 //! [`Holder`]: `&dyn T`, `&mut dyn T`, `Box<dyn T>` or an [`Owned`] value). A probe hands the
 //! function proxies instead of its trait-typed arguments; each proxy logs through its [`Tap`],
 //! per method, the `Debug` text of every value it returned, in call order, against the probed
-//! call. A method returning `Box<dyn U>` gets the returned box wrapped in a proxy of `U`, a new
+//! call, and with it the `Debug` text of the arguments for methods whose calls the recorded mock
+//! tells apart by arguments ([`Tap::calling_with`]). A method returning `Box<dyn U>` gets the returned box wrapped in a proxy of `U`, a new
 //! node of the call's tree of proxies (a connection hands out statements, which hand out rows).
 //!
 //! What the real value reads and writes while a proxy forwards to it is hidden from the call's
@@ -86,21 +87,39 @@ enum Entry {
     /// Node `node` is the proxy of the call's argument `arg` (the receiver counts).
     Arg { node: u32, arg: u32 },
     /// A method was called and has not returned (yet).
-    Open { node: u32, method: u32 },
+    Open { at: Method },
     /// It returned a value, with this `Debug` text (`None`: the type has no `Debug`).
-    Value {
-        node: u32,
-        method: u32,
-        text: Option<String>,
-    },
+    Value { at: Method, text: Option<String> },
     /// It returned a box, now the proxy `child`.
-    Boxed { node: u32, method: u32, child: u32 },
+    Boxed { at: Method, child: u32 },
+}
+
+/// A call of a proxy's method: the proxy, the method, and its arguments' `Debug` texts when
+/// they were captured (`None` each without `Debug`).
+#[derive(Debug, PartialEq)]
+struct Method {
+    node: u32,
+    method: u32,
+    args: Option<Vec<Option<String>>>,
 }
 
 struct Open {
     call: u64,
     nodes: u32,
     entries: Vec<Entry>,
+}
+
+impl Open {
+    /// The method call of entry `at` while it is open; the entry is left to be replaced.
+    fn take_open(&mut self, at: usize) -> Option<Method> {
+        match self.entries.get_mut(at) {
+            Some(Entry::Open { at: m }) => Some(Method {
+                args: m.args.take(),
+                ..*m
+            }),
+            _ => None,
+        }
+    }
 }
 
 /// The calls with proxies that are still open, on any thread (a proxy may be used from a
@@ -149,15 +168,36 @@ impl Tap {
     /// A proxy's method `method` (its index among the mock's set-up methods) is called; its
     /// value is logged by [`Slot::returned`] or [`Slot::returned_box`].
     pub fn calling(&self, method: u32) -> Slot {
+        self.open(method, None)
+    }
+
+    /// As [`Tap::calling`], for a method whose calls a recorded mock tells apart by their
+    /// arguments: `args` captures them (as a probe's arguments), before the real value gets
+    /// them.
+    pub fn calling_with(&self, method: u32, args: impl FnOnce(&mut Writer)) -> Slot {
+        if self.call == 0 {
+            return Slot::OFF;
+        }
+        let args = busy(|| {
+            let mut w = Writer::default();
+            args(&mut w);
+            w.values
+        });
+        self.open(method, Some(args))
+    }
+
+    fn open(&self, method: u32, args: Option<Vec<Option<String>>>) -> Slot {
         if self.call == 0 {
             return Slot::OFF;
         }
         busy(|| {
+            let at = Method {
+                node: self.node,
+                method,
+                args,
+            };
             let entry = with_open(self.call, false, |o| {
-                o.entries.push(Entry::Open {
-                    node: self.node,
-                    method,
-                });
+                o.entries.push(Entry::Open { at });
                 o.entries.len() - 1
             });
             Slot {
@@ -215,12 +255,8 @@ impl Slot {
             value(&mut w);
             let text = w.values.pop().flatten();
             with_open(self.call, false, |o| {
-                if let Some(Entry::Open { node, method }) = o.entries.get(at) {
-                    o.entries[at] = Entry::Value {
-                        node: *node,
-                        method: *method,
-                        text,
-                    };
+                if let Some(m) = o.take_open(at) {
+                    o.entries[at] = Entry::Value { at: m, text };
                 }
             });
         })
@@ -233,16 +269,12 @@ impl Slot {
         };
         busy(|| {
             with_open(self.call, false, |o| {
-                let Some(&Entry::Open { node, method }) = o.entries.get(at) else {
+                let Some(m) = o.take_open(at) else {
                     return Tap::OFF;
                 };
                 let child = o.nodes;
                 o.nodes += 1;
-                o.entries[at] = Entry::Boxed {
-                    node,
-                    method,
-                    child,
-                };
+                o.entries[at] = Entry::Boxed { at: m, child };
                 Tap {
                     call: self.call,
                     node: child,
@@ -285,36 +317,44 @@ pub(super) fn write_log(line: &mut String, serial: u64) {
         if i > 0 {
             line.push(',');
         }
-        let _ = match e {
+        match e {
             Entry::Arg { node, arg } => {
-                write!(line, "{{\"k\":\"arg\",\"node\":{node},\"arg\":{arg}}}")
+                let _ = write!(line, "{{\"k\":\"arg\",\"node\":{node},\"arg\":{arg}");
             }
-            Entry::Open { node, method } => {
-                write!(
-                    line,
-                    "{{\"k\":\"open\",\"node\":{node},\"method\":{method}}}"
-                )
-            }
-            Entry::Value { node, method, text } => {
-                let _ = write!(
-                    line,
-                    "{{\"k\":\"ret\",\"node\":{node},\"method\":{method},\"text\":"
-                );
+            Entry::Open { at } => write_method(line, "open", at),
+            Entry::Value { at, text } => {
+                write_method(line, "ret", at);
+                line.push_str(",\"text\":");
                 super::opt_str(line, text.as_deref());
-                line.push('}');
-                Ok(())
             }
-            Entry::Boxed {
-                node,
-                method,
-                child,
-            } => write!(
-                line,
-                "{{\"k\":\"box\",\"node\":{node},\"method\":{method},\"child\":{child}}}"
-            ),
-        };
+            Entry::Boxed { at, child } => {
+                write_method(line, "box", at);
+                let _ = write!(line, ",\"child\":{child}");
+            }
+        }
+        line.push('}');
     }
     line.push(']');
+}
+
+/// `{"k":"ret","node":0,"method":1,"args":["1"]`: the start of an entry for a method call,
+/// left open for what it returned.
+fn write_method(line: &mut String, kind: &str, at: &Method) {
+    let _ = write!(
+        line,
+        "{{\"k\":\"{kind}\",\"node\":{},\"method\":{}",
+        at.node, at.method
+    );
+    if let Some(args) = &at.args {
+        line.push_str(",\"args\":[");
+        for (i, a) in args.iter().enumerate() {
+            if i > 0 {
+                line.push(',');
+            }
+            super::opt_str(line, a.as_deref());
+        }
+        line.push(']');
+    }
 }
 
 #[cfg(test)]
@@ -340,6 +380,15 @@ mod tests {
         struct NoDebug;
         child.calling(0).returned(|w| (&&Wrap(&NoDebug)).capture(w));
         drop(child.calling(1));
+        // A method told apart by its arguments logs them, `Debug` or not.
+        let column = 2usize;
+        child
+            .calling_with(3, |w| {
+                (&&Wrap(&column)).capture(w);
+                (&&Wrap(&"ada")).capture(w);
+                (&&Wrap(&NoDebug)).capture(w);
+            })
+            .returned(|w| (&&Wrap(&"engineer")).capture(w));
         let mut line = String::new();
         write_log(&mut line, c.serial);
         assert_eq!(
@@ -349,7 +398,9 @@ mod tests {
                 "{\"k\":\"ret\",\"node\":0,\"method\":0,\"text\":\"Some(4)\"},",
                 "{\"k\":\"box\",\"node\":0,\"method\":2,\"child\":1},",
                 "{\"k\":\"ret\",\"node\":1,\"method\":0,\"text\":null},",
-                "{\"k\":\"open\",\"node\":1,\"method\":1}]"
+                "{\"k\":\"open\",\"node\":1,\"method\":1},",
+                "{\"k\":\"ret\",\"node\":1,\"method\":3,\"args\":[\"2\",\"\\\"ada\\\"\",null],",
+                "\"text\":\"\\\"engineer\\\"\"}]"
             )
         );
         // Forgotten once written; a proxy used after its call returned logs nothing.
@@ -364,6 +415,8 @@ mod tests {
         let tap = call(0).tap(0);
         assert_eq!(tap, Tap::OFF);
         assert!(tap.calling(0).entry.is_none());
+        let slot = tap.calling_with(0, |_| unreachable!("a silent proxy captures nothing"));
+        assert!(slot.entry.is_none());
         assert_eq!(tap.calling(0).returned_box(), Tap::OFF);
     }
 
