@@ -356,15 +356,7 @@ fn print_table(results: &[Vec<Option<EnvRun>>], opts: &EnvOptions) {
     let mods: String = MODULES.iter().map(|m| format!(" {:>7}", m)).collect();
     println!(
         "{:<7} {:<6} | {:>8} {:>6} | {:^48} | {:>7} {:>7} {:>7} | {:>6}",
-        "",
-        "static",
-        "branches",
-        "",
-        "uncovered",
-        "tests",
-        "dropped",
-        "dropped",
-        ""
+        "", "static", "branches", "", "uncovered", "tests", "dropped", "dropped", ""
     );
     println!(
         "{:<7} {:<6} | {:>8} {:>6} |{mods} | {:>7} {:>7} {:>7} | {:>6}",

@@ -295,8 +295,11 @@ pub struct TraitDef {
 pub struct MockMethod {
     pub name: String,
     pub receiver: Receiver,
-    /// Parameter types after the receiver; the mock ignores the values.
+    /// Parameter types after the receiver; the mock ignores the values, but a recorded
+    /// mock may tell calls apart by them (`mock_syntax::by_args`).
     pub params: Vec<Ty>,
+    /// Their names as the trait writes them (`argN` for a pattern that is not a name).
+    pub param_names: Vec<String>,
     /// `Ty::Unit` for methods that return nothing (they need no set-up).
     pub ret: Ty,
     /// Whether the last value set up is given again on later calls (the type is `Clone`);

@@ -1,15 +1,19 @@
 //! How a trait's mock is written: one struct per trait (`MockLedger`), a `Returns` per method
 //! that returns something, a `<method>_returns(..)` set-up method for each, and the trait impls.
 //! Recorded tests' mocks have a `recorded()` constructor too: `cargo hermetic record` replays a
-//! run's values with it (each value once, and all of them).
+//! run's values with it (each value once, and all of them). A recorded mock's method that takes
+//! arguments also has `<method>_returns_for(<its arguments>, values)`, which sets values up for
+//! calls with those arguments (seed 002 §III-F7: a mock's calls grouped by arguments, a
+//! sequence of values each); which methods have one is [`by_args`].
 //!
 //! The driver and the emitted tests use the same code, so a mock behaves alike in the search
 //! and in the tests it produces; the driver's version also counts calls, which the search uses
 //! to fit the number of values set up to the number of calls (seed 003 §III-C).
 
-use crate::cluster::{Cluster, ModuleId, Receiver, TraitId, Ty};
+use crate::cluster::{Cluster, MockMethod, ModuleId, Receiver, TraitId, Ty};
 use crate::rust_syntax::{ident, item_path, ty, ty_with};
-use proc_macro2::TokenStream;
+use hermetic_driver::Value;
+use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
 /// Where the mock lives and what it may use.
@@ -26,6 +30,82 @@ pub enum MockFlavour {
 /// The name of the set-up method for a mocked method: `balance` → `balance_returns`.
 pub fn setup_method(method: &str) -> proc_macro2::Ident {
     format_ident!("{}_returns", method)
+}
+
+/// The name of the set-up method by arguments: `get` → `get_returns_for`, called as
+/// `get_returns_for(1, ["ada".to_string()])`: "`get` returns, for 1, "ada"", the arguments
+/// first, as in the call it answers.
+pub fn setup_for_method(method: &str) -> Ident {
+    format_ident!("{}_returns_for", method)
+}
+
+/// Whether a recorded mock tells calls of `m` apart by their arguments (and has
+/// [`setup_for_method`] for it): `m` takes arguments, and each parameter's type can be a set-up
+/// method's parameter whose `Debug` text the mock can take. Not a `&mut` (the test would lend
+/// the mock a value it cannot give back), a trait object, or a crate type without `Debug`;
+/// other methods keep one sequence of values for all calls.
+pub fn by_args(cluster: &Cluster, m: &MockMethod) -> bool {
+    !m.params.is_empty() && m.params.iter().all(|p| set_up_param(cluster, p))
+}
+
+fn set_up_param(cluster: &Cluster, t: &Ty) -> bool {
+    match t {
+        Ty::RefMut(_) | Ty::Mock(_) | Ty::Reader | Ty::IntoIter(_) | Ty::IoError => false,
+        Ty::Adt(id, args) => {
+            let def = &cluster.types[*id];
+            let debug = def.derives.iter().chain(&def.impls).any(|d| d == "Debug");
+            debug && args.iter().all(|a| set_up_param(cluster, a))
+        }
+        Ty::Vec(e) | Ty::Slice(e) | Ty::Array(e, _) | Ty::Option(e) | Ty::Box(e) | Ty::Ref(e) => {
+            set_up_param(cluster, e)
+        }
+        Ty::Result(a, b) => set_up_param(cluster, a) && set_up_param(cluster, b),
+        Ty::Tuple(items) => items.iter().all(|i| set_up_param(cluster, i)),
+        Ty::Unit | Ty::Bool | Ty::Char | Ty::Int(_) | Ty::Float(_) | Ty::String | Ty::Str => true,
+    }
+}
+
+/// The names of `m`'s parameters in a set-up method: the trait's, but never `values`, which the
+/// set-up method takes after them.
+fn param_names(m: &MockMethod) -> Vec<Ident> {
+    m.param_names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| match n.as_str() {
+            "values" => format_ident!("arg{i}"),
+            n => ident(n),
+        })
+        .collect()
+}
+
+/// A recorded mock's values for one method set up by arguments, as the value of the mock
+/// constructor's parameter for that method: a tuple of `(arguments, values)` pairs. The
+/// parameter is a `Vec` of values, which never takes a tuple otherwise, so one statement
+/// carries both kinds of set-up.
+pub fn values_by_args(groups: Vec<(Vec<Value>, Vec<Value>)>) -> Value {
+    Value::Tuple(
+        groups
+            .into_iter()
+            .map(|(args, values)| Value::Tuple(vec![Value::Tuple(args), Value::Seq(values)]))
+            .collect(),
+    )
+}
+
+/// The `(arguments, values)` pairs of [`values_by_args`], if `v` is one.
+pub fn groups_by_args(v: &Value) -> Option<Vec<(&[Value], &[Value])>> {
+    let Value::Tuple(groups) = v else {
+        return None;
+    };
+    groups
+        .iter()
+        .map(|g| match g {
+            Value::Tuple(pair) => match pair.as_slice() {
+                [Value::Tuple(args), Value::Seq(values)] => Some((&args[..], &values[..])),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
 }
 
 /// The mock's struct, set-up methods and trait impls, as items of module `from`.
@@ -51,11 +131,33 @@ pub fn mock_items(
         let f = ident(&m.name);
         let setup = setup_method(&m.name);
         let r = ty(cluster, &m.ret, from);
+        let for_args = match flavour {
+            MockFlavour::Recorded if by_args(cluster, m) => {
+                let setup_for = setup_for_method(&m.name);
+                let names = param_names(m);
+                let params = m.params.iter().zip(&names).map(|(p, n)| {
+                    let p = as_trait_wrote(cluster, p, from);
+                    quote!(#n: #p)
+                });
+                quote! {
+                    pub(crate) fn #setup_for(
+                        mut self,
+                        #(#params,)*
+                        values: impl IntoIterator<Item = #r>,
+                    ) -> Self {
+                        self.#f.set_for(&[#(&#names),*], values);
+                        self
+                    }
+                }
+            }
+            _ => quote!(),
+        };
         quote! {
             pub(crate) fn #setup(mut self, values: impl IntoIterator<Item = #r>) -> Self {
                 self.#f.set(values);
                 self
             }
+            #for_args
         }
     });
     let (tag_field, vis) = match flavour {
@@ -93,6 +195,21 @@ pub fn mock_items(
                     Receiver::RefMut => quote!(&mut self),
                     Receiver::Value => quote!(self),
                 };
+                let what = format!("{}::{}", tr.name, m.name);
+                // A recorded mock finds a call's values by its arguments.
+                if flavour == MockFlavour::Recorded && m.ret != Ty::Unit && by_args(cluster, m) {
+                    let names = param_names(m);
+                    let params = m.params.iter().zip(&names).map(|(p, n)| {
+                        let p = as_trait_wrote(cluster, p, from);
+                        quote!(#n: #p)
+                    });
+                    let r = as_trait_wrote(cluster, &m.ret, from);
+                    return quote! {
+                        fn #name(#recv, #(#params),*) -> #r {
+                            self.#name.next_for(&[#(&#names),*], #what)
+                        }
+                    };
+                }
                 let params = m.params.iter().map(|p| {
                     let p = as_trait_wrote(cluster, p, from);
                     quote!(_: #p)
@@ -101,7 +218,6 @@ pub fn mock_items(
                     return quote!(fn #name(#recv, #(#params),*) {});
                 }
                 let r = as_trait_wrote(cluster, &m.ret, from);
-                let what = format!("{}::{}", tr.name, m.name);
                 let next = if m.repeats {
                     quote!(next)
                 } else {
@@ -130,8 +246,12 @@ pub fn mock_items(
                 }
             }
         });
+    let by = match flavour {
+        MockFlavour::Recorded => " (or, for given arguments, `<method>_returns_for`)",
+        MockFlavour::Test | MockFlavour::Driver => "",
+    };
     let doc = format!(
-        " Stands in for `{}`: each method returns the values a test sets up with `<method>_returns`.",
+        " Stands in for `{}`: each method returns the values a test sets up with `<method>_returns`{by}.",
         def.name
     );
     quote! {
@@ -160,4 +280,79 @@ pub fn as_trait_wrote(cluster: &Cluster, t: &Ty, from: ModuleId) -> TokenStream 
         let path = item_path(cluster, tr.module, &tr.name, from);
         quote!(dyn #path)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyze;
+
+    fn cluster(lib: &str) -> Cluster {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("src")).unwrap();
+        std::fs::write(d.path().join("src/lib.rs"), lib).unwrap();
+        analyze::analyze(&d.path().join("src/lib.rs"), "demo").unwrap()
+    }
+
+    const LIB: &str = "#[derive(Debug)] pub struct Tagged; pub struct Plain;\n\
+        pub trait Rows {\n\
+            fn get(&self, column: usize, values: &str) -> String;\n\
+            fn tagged(&self, t: &Tagged, _: Option<Vec<(u8, char)>>) -> u8;\n\
+            fn plain(&self, p: &Plain) -> u8;\n\
+            fn fill(&mut self, into: &mut Vec<u8>) -> usize;\n\
+            fn via(&self, other: &dyn Rows) -> bool;\n\
+            fn next(&mut self) -> bool;\n\
+        }\n";
+
+    #[test]
+    fn methods_with_arguments_a_test_can_pass_and_the_mock_can_print_are_set_up_by_them() {
+        let c = cluster(LIB);
+        let by: Vec<(&str, bool)> = c.traits[0]
+            .methods
+            .iter()
+            .map(|m| (m.name.as_str(), by_args(&c, m)))
+            .collect();
+        assert_eq!(
+            by,
+            [
+                ("get", true),
+                ("tagged", true),
+                ("plain", false),
+                ("fill", false),
+                ("via", false),
+                ("next", false),
+            ]
+        );
+        // A parameter called `values` or not named gets another name.
+        let names = |k: usize| param_names(&c.traits[0].methods[k]);
+        assert_eq!(names(0), [format_ident!("column"), format_ident!("arg1")]);
+        assert_eq!(names(1), [format_ident!("t"), format_ident!("arg1")]);
+    }
+
+    #[test]
+    fn only_recorded_mocks_have_set_up_by_arguments() {
+        let c = cluster(LIB);
+        let text = |flavour| {
+            let items = mock_items(&c, 0, 0, flavour);
+            quote!(#items).to_string()
+        };
+        let recorded = text(MockFlavour::Recorded);
+        assert!(
+            recorded.contains("pub (crate) fn get_returns_for (mut self , column : usize , arg1 : & str , values : impl IntoIterator < Item = String > ,) -> Self { self . get . set_for (& [& column , & arg1] , values) ;"),
+            "{recorded}"
+        );
+        assert!(
+            recorded.contains("fn get (& self , column : usize , arg1 : & str) -> String { self . get . next_for (& [& column , & arg1] , \"Rows::get\") }"),
+            "{recorded}"
+        );
+        for flavour in [MockFlavour::Test, MockFlavour::Driver] {
+            let generated = text(flavour);
+            assert!(!generated.contains("returns_for"), "{generated}");
+            assert!(!generated.contains("next_for"), "{generated}");
+            assert!(
+                generated.contains("fn get (& self , _ : usize , _ : & str) -> String {"),
+                "{generated}"
+            );
+        }
+    }
 }

@@ -366,27 +366,40 @@ mod tests {
         let ada = Person { name: "ada" };
         let mut r = Returns::recorded("Store::put");
         r.set_for(&[&"visits-ada", &&ada, &b"3".as_slice()], [Ok(())]);
-        r.set_for(&[&"visits-ada".to_string(), &&ada, &[4u8].as_slice()], [Err(2)]);
+        r.set_for(
+            &[&"visits-ada".to_string(), &&ada, &[4u8].as_slice()],
+            [Err(2)],
+        );
         // An owned `String` and a `&str` with the same text are the same argument.
         let key = String::from("visits-ada");
-        assert_eq!(r.next_for(&[&key, &&ada, &&[4u8][..]], "Store::put"), Err(2));
-        assert_eq!(r.next_for(&[&"visits-ada", &ada, &b"3"], "Store::put"), Ok(()));
+        assert_eq!(
+            r.next_for(&[&key, &&ada, &&[4u8][..]], "Store::put"),
+            Err(2)
+        );
+        assert_eq!(
+            r.next_for(&[&"visits-ada", &ada, &b"3"], "Store::put"),
+            Ok(())
+        );
         assert_eq!(ada.name, "ada");
     }
 
     #[test]
-    #[should_panic(expected = "hermetic mock: `Rows::get(3)` was called, but the recorded run \
+    #[should_panic(
+        expected = "hermetic mock: `Rows::get(3)` was called, but the recorded run \
                                only called `Rows::get(1)`, `Rows::get(2)`. The code under test \
                                has changed since the test was recorded: regenerate it with \
-                               `cargo hermetic record`.")]
+                               `cargo hermetic record`."
+    )]
     fn arguments_the_recorded_run_never_passed_ask_for_regeneration() {
         columns().next_for(&[&3usize], "Rows::get");
     }
 
     #[test]
-    #[should_panic(expected = "hermetic mock: `Rows::get(2)` was called more often than this \
+    #[should_panic(
+        expected = "hermetic mock: `Rows::get(2)` was called more often than this \
                                test set up. The code under test has changed since the test was \
-                               recorded")]
+                               recorded"
+    )]
     fn known_arguments_asked_once_more_ask_for_regeneration() {
         let r = columns();
         r.next_for(&[&2usize], "Rows::get");
@@ -394,9 +407,11 @@ mod tests {
     }
 
     #[test]
-    #[should_panic(expected = "hermetic mock: `Rows::get(1)` was called 1 time(s), 2 in the \
+    #[should_panic(
+        expected = "hermetic mock: `Rows::get(1)` was called 1 time(s), 2 in the \
                                recorded run; `Rows::get(2)` was called 0 time(s), 1 in the \
-                               recorded run. The code under test has changed")]
+                               recorded run. The code under test has changed"
+    )]
     fn values_left_for_some_arguments_fail_the_test_when_dropped() {
         let r = columns();
         r.next_for(&[&1usize], "Rows::get");

@@ -211,6 +211,7 @@ fn method(cx: &TyCx, sig: &syn::Signature, defs: &[TypeDef]) -> Result<MockMetho
     }
     let mut receiver = None;
     let mut params = Vec::new();
+    let mut param_names = Vec::new();
     for input in &sig.inputs {
         match input {
             FnArg::Receiver(r) if r.colon_token.is_none() => {
@@ -237,6 +238,10 @@ fn method(cx: &TyCx, sig: &syn::Signature, defs: &[TypeDef]) -> Result<MockMetho
                     return Err(format!("parameter type `{}`", text(&p.ty)));
                 }
                 params.push(ty);
+                param_names.push(match &*p.pat {
+                    syn::Pat::Ident(i) => i.ident.to_string(),
+                    _ => format!("arg{}", param_names.len()),
+                });
             }
         }
     }
@@ -257,6 +262,7 @@ fn method(cx: &TyCx, sig: &syn::Signature, defs: &[TypeDef]) -> Result<MockMetho
         name: sig.ident.to_string(),
         receiver,
         params,
+        param_names,
         repeats: is_clone(&ret, defs),
         ret,
     })

@@ -556,23 +556,45 @@ impl Writer<'_> {
             }
             CallableKind::Mock(t) => {
                 // `MockLedger::default().balance_returns([Ok(862)])`: set-up for the methods
-                // the code calls, nothing for the others.
+                // the code calls, nothing for the others; a recorded mock's values may be set
+                // up by arguments (`mock_syntax::values_by_args`).
                 let mock = rust_syntax::ident(&cluster.traits[*t].mock_name);
                 let mut expr = match self.suite {
                     Suite::Generated => quote!(#mock::default()),
                     Suite::Recorded => quote!(#mock::recorded()),
                 };
-                for (v, p) in args.iter().zip(&c.params) {
-                    let (Value::Seq(items), Ty::Vec(elem)) = (v, &p.ty) else {
+                let methods = cluster.mock_methods(*t);
+                for ((v, p), (_, m)) in args.iter().zip(&c.params).zip(&methods) {
+                    let Ty::Vec(elem) = &p.ty else {
+                        return None;
+                    };
+                    let values = |items: &[Value]| -> Option<Vec<TokenStream>> {
+                        items.iter().map(|v| self.value(v, elem, vars)).collect()
+                    };
+                    if let Some(groups) = mock_syntax::groups_by_args(v) {
+                        // `.get_returns_for(1, ["ada".to_string()])`: recorded mocks only.
+                        if self.suite != Suite::Recorded {
+                            return None;
+                        }
+                        let setup = mock_syntax::setup_for_method(&m.name);
+                        for (a, items) in groups {
+                            let a = a
+                                .iter()
+                                .zip(&m.params)
+                                .map(|(v, t)| self.value(v, t, vars))
+                                .collect::<Option<Vec<_>>>()?;
+                            let items = values(items)?;
+                            expr = quote!(#expr.#setup(#(#a,)* [#(#items),*]));
+                        }
+                        continue;
+                    }
+                    let Value::Seq(items) = v else {
                         return None;
                     };
                     if items.is_empty() {
                         continue;
                     }
-                    let items = items
-                        .iter()
-                        .map(|v| self.value(v, elem, vars))
-                        .collect::<Option<Vec<_>>>()?;
+                    let items = values(items)?;
                     let setup = mock_syntax::setup_method(&p.name);
                     expr = quote!(#expr.#setup([#(#items),*]));
                 }

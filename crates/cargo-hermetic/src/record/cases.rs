@@ -413,26 +413,37 @@ mod tests {
 
     /// Recorded calls of a crate with a trait in one module and its impls in another, emitted.
     fn emitted(records: impl Fn(&Cluster) -> Vec<String>) -> BTreeMap<String, String> {
-        let d = tempfile::tempdir().unwrap();
-        let src = d.path().join("src");
-        std::fs::create_dir_all(&src).unwrap();
-        std::fs::write(d.path().join("Cargo.toml"), "[package]\nname = \"demo\"\n").unwrap();
-        for (file, text) in [
-            ("lib.rs", "pub mod a;\npub mod b;\n"),
-            (
-                "a.rs",
-                "pub trait Tariff { fn rate(&self) -> u32; }\n\
+        emitted_from(
+            &[
+                ("lib.rs", "pub mod a;\npub mod b;\n"),
+                (
+                    "a.rs",
+                    "pub trait Tariff { fn rate(&self) -> u32; }\n\
                  pub fn fee(t: &dyn Tariff, x: u32) -> u32 { x * t.rate() }\n",
-            ),
-            (
-                "b.rs",
-                "#[derive(Debug)] pub struct Flat;\n\
+                ),
+                (
+                    "b.rs",
+                    "#[derive(Debug)] pub struct Flat;\n\
                  impl crate::a::Tariff for Flat { fn rate(&self) -> u32 { 10 } }\n\
                  #[derive(Debug)] pub struct Twice;\n\
                  impl Twice { pub fn rate(&self) -> u32 { 2 } }\n\
                  impl crate::a::Tariff for Twice { fn rate(&self) -> u32 { 20 } }\n",
-            ),
-        ] {
+                ),
+            ],
+            records,
+        )
+    }
+
+    /// Recorded calls of the crate of `files` (in `src/`), emitted.
+    fn emitted_from(
+        files: &[(&str, &str)],
+        records: impl Fn(&Cluster) -> Vec<String>,
+    ) -> BTreeMap<String, String> {
+        let d = tempfile::tempdir().unwrap();
+        let src = d.path().join("src");
+        std::fs::create_dir_all(&src).unwrap();
+        std::fs::write(d.path().join("Cargo.toml"), "[package]\nname = \"demo\"\n").unwrap();
+        for (file, text) in files {
             std::fs::write(src.join(file), text).unwrap();
         }
         let options = crate::analyze::Options {
@@ -524,5 +535,63 @@ mod tests {
             b.contains("assert_eq!(crate::a::Tariff::rate(&twice), 20);"),
             "{b}"
         );
+    }
+
+    #[test]
+    fn recorded_mocks_are_set_up_by_arguments_where_the_parameters_allow() {
+        let lib = "#[derive(Debug, Clone, PartialEq)] pub struct Person { pub name: String }\n\
+                   pub trait Rows {\n\
+                       fn get(&self, column: usize) -> String;\n\
+                       fn raw(&self, key: &[u8], who: &Person, note: String, name: &str) -> Option<u8>;\n\
+                       fn fill(&mut self, into: &mut Vec<u8>) -> usize;\n\
+                       fn next(&mut self) -> bool;\n\
+                       fn close(&mut self, values: u8);\n\
+                   }\n\
+                   pub fn read(r: &mut dyn Rows) -> String { r.get(1) }\n";
+        let files = emitted_from(&[("lib.rs", lib)], |c| {
+            let read = site(c, "read", false, true);
+            let ret = |method: usize, args: &str, text: &str| {
+                format!(
+                    "{{\"k\":\"ret\",\"node\":0,\"method\":{method},\"args\":{args},\"text\":{text:?}}}"
+                )
+            };
+            let proxies = [
+                "{\"k\":\"arg\",\"node\":0,\"arg\":0}".to_string(),
+                ret(0, "[\"1\"]", "\"ada\""),
+                ret(0, "[\"2\"]", "\"engineer\""),
+                ret(
+                    1,
+                    r#"["[1, 2]","Person { name: \"ada\" }","\"n\"","\"x\""]"#,
+                    "Some(3)",
+                ),
+                // `fill` takes a `&mut`: no arguments logged, one sequence.
+                "{\"k\":\"ret\",\"node\":0,\"method\":2,\"text\":\"4\"}".to_string(),
+                "{\"k\":\"ret\",\"node\":0,\"method\":3,\"text\":\"true\"}".to_string(),
+            ];
+            vec![format!(
+                "{{\"site\":{read},\"args\":[null],\"ret\":\"\\\"ada\\\"\",\"proxies\":[{}],\"events\":[]}}",
+                proxies.join(",")
+            )]
+        });
+        let text = &files["src/hermetic_recorded.rs"];
+        let flat: String = text.split_whitespace().collect();
+        for expected in [
+            // The set-up: by arguments where the method takes any it can be given.
+            "letperson=Person{name:\"ada\".to_string(),};",
+            "letmutrows=MockRows::recorded().get_returns_for(1,[\"ada\".to_string()]).get_returns_for(2,[\"engineer\".to_string()]).raw_returns_for(&[1,2],&person,\"n\".to_string(),\"x\",[Some(3)]).fill_returns([4]).next_returns([true]);",
+            "assert_eq!(read(&mutrows),\"ada\");",
+            // The mock: the trait's parameter types and names, values after them.
+            "pub(crate)fnget_returns_for(mutself,column:usize,values:implIntoIterator<Item=String>,)->Self{self.get.set_for(&[&column],values);self}",
+            "pub(crate)fnraw_returns_for(mutself,key:&[u8],who:&Person,note:String,name:&str,values:implIntoIterator<Item=Option<u8>>,)->Self{self.raw.set_for(&[&key,&who,&note,&name],values);self}",
+            "fnget(&self,column:usize)->String{self.get.next_for(&[&column],\"Rows::get\")}",
+            "fnfill(&mutself,_:&mutVec<u8>)->usize{self.fill.next(\"Rows::fill\")}",
+            // Methods that return nothing are not counted, whatever they take.
+            "fnclose(&mutself,_:u8){}",
+        ] {
+            assert!(flat.contains(expected), "no {expected}:\n{text}");
+        }
+        for absent in ["fill_returns_for", "next_returns_for", "close_returns"] {
+            assert!(!flat.contains(absent), "{absent}:\n{text}");
+        }
     }
 }

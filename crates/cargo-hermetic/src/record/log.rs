@@ -37,16 +37,21 @@ pub enum ProxyEvent {
     /// Node `node` stands for argument `arg` (the receiver counts).
     Arg { node: u32, arg: usize },
     /// Its method `method` (the mock's set-up method of that index) returned a value with this
-    /// `Debug` text (`None`: without `Debug`).
+    /// `Debug` text (`None`: without `Debug`). `args`: the `Debug` text of each argument, for
+    /// methods a recorded mock tells apart by arguments (`mock_syntax::by_args`).
     Ret {
         node: u32,
         method: usize,
+        #[serde(default)]
+        args: Option<Vec<Option<String>>>,
         text: Option<String>,
     },
     /// ... returned a box, which became node `child`.
     Box {
         node: u32,
         method: usize,
+        #[serde(default)]
+        args: Option<Vec<Option<String>>>,
         child: u32,
     },
     /// ... did not return before the call did (it panicked).
@@ -200,7 +205,8 @@ mod tests {
             "{\"k\":\"random\",\"hex\":\"00ff10\"},{\"k\":\"hashkeys\",\"hex\":\"0a\"}]}\n",
             "{\"site\":3,\"args\":[],\"panic\":\"boom\",\"proxies\":[",
             "{\"k\":\"arg\",\"node\":0,\"arg\":1},{\"k\":\"ret\",\"node\":0,\"method\":2,\"text\":null},",
-            "{\"k\":\"box\",\"node\":0,\"method\":0,\"child\":1},{\"k\":\"open\",\"node\":1,\"method\":0}",
+            "{\"k\":\"box\",\"node\":0,\"method\":0,\"args\":[\"\\\"q\\\"\",null],\"child\":1},",
+            "{\"k\":\"open\",\"node\":1,\"method\":0,\"args\":[]}",
             "],\"events\":[]}\n",
             "{\"counts\":[[2,10],[3,1]]}\n",
             "{\"site\":3,\"args\":[],\"pan"
@@ -235,11 +241,13 @@ mod tests {
                 ProxyEvent::Ret {
                     node: 0,
                     method: 2,
+                    args: None,
                     text: None
                 },
                 ProxyEvent::Box {
                     node: 0,
                     method: 0,
+                    args: Some(vec![Some("\"q\"".into()), None]),
                     child: 1
                 },
                 ProxyEvent::Open { node: 1, method: 0 },

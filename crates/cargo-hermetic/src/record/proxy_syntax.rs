@@ -3,11 +3,13 @@
 //! real value it holds and logging, through the runtime's `Tap`, what each method returned.
 //!
 //! The proxy mirrors the trait's mock (`mock_syntax`): the same methods, spelled the same way,
-//! numbered as the mock's set-up methods, so what a proxy logs is what the mock replays. A
-//! method returning `Box<dyn U>` wraps the box in `U`'s proxy: a tree of proxies.
+//! numbered as the mock's set-up methods, so what a proxy logs is what the mock replays; the
+//! methods a recorded mock tells apart by arguments (`mock_syntax::by_args`) log their
+//! arguments too. A method returning `Box<dyn U>` wraps the box in `U`'s proxy: a tree of
+//! proxies.
 
 use crate::cluster::{Cluster, Receiver, TraitId, Ty};
-use crate::mock_syntax::as_trait_wrote;
+use crate::mock_syntax::{as_trait_wrote, by_args};
 use crate::rust_syntax::{ident, item_path};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -181,6 +183,17 @@ pub fn proxy_module(cluster: &Cluster, t: TraitId) -> syn::Item {
                 .position(|(o, n)| *o == owner && *n == m.name)
                 .unwrap_or(usize::MAX) as u32;
             let r = as_trait_wrote(cluster, &m.ret, from);
+            // Arguments the recorded mock tells calls apart by are logged before the real
+            // value gets them (it may take them by value).
+            let slot = if by_args(cluster, m) {
+                quote! {
+                    self.tap.calling_with(#k, |__hermetic_w: &mut ::hermetic::record::Writer| {
+                        #((&&::hermetic::record::Wrap(&#args)).capture(__hermetic_w);)*
+                    })
+                }
+            } else {
+                quote!(self.tap.calling(#k))
+            };
             let log = match boxed_mock(&m.ret) {
                 Some(u) => {
                     let proxy = proxy_path(cluster, u);
@@ -195,7 +208,7 @@ pub fn proxy_module(cluster: &Cluster, t: TraitId) -> syn::Item {
             };
             quote! {
                 fn #name(#recv, #(#params),*) -> #r {
-                    let __hermetic_slot = self.tap.calling(#k);
+                    let __hermetic_slot = #slot;
                     let __hermetic_ret = #call;
                     #log
                 }
@@ -305,5 +318,27 @@ mod tests {
             module_in_line("let x = crate::__hermetic_proxy_2::Proxy::new(a, t);"),
             None
         );
+    }
+
+    #[test]
+    fn arguments_are_logged_for_the_methods_a_recorded_mock_tells_apart_by_them() {
+        let c = cluster(
+            "pub trait Rows { fn get(&self, column: usize, name: &str) -> String; \
+             fn fill(&mut self, into: &mut Vec<u8>) -> usize; fn next(&mut self) -> bool; }\n",
+        );
+        let m = proxy_module(&c, 0);
+        let text = quote!(#m).to_string();
+        let capture = |a: &str| {
+            format!("(& & :: hermetic :: record :: Wrap (& {a})) . capture (__hermetic_w) ;")
+        };
+        let expected = format!(
+            "self . tap . calling_with (0u32 , | __hermetic_w : & mut :: hermetic :: record :: \
+             Writer | {{ {} {} }}) ; let __hermetic_ret = Rows :: get",
+            capture("__hermetic_a0"),
+            capture("__hermetic_a1")
+        );
+        assert!(text.contains(&expected), "{text}");
+        assert!(text.contains("self . tap . calling (1u32)"), "{text}");
+        assert!(text.contains("self . tap . calling (2u32)"), "{text}");
     }
 }
