@@ -392,25 +392,28 @@ fn trait_typed_arguments_are_recorded_through_proxies_and_replayed_as_mocks() {
     );
 
     // Every call became a test, those of `MemoryStore`'s trait impl methods included.
-    assert_eq!(run.count("functions_probed"), 7, "{}", run.describe());
-    assert_eq!(run.count("calls_traced"), 15, "{}", run.describe());
-    assert_eq!(run.count("calls_tested"), 15, "{}", run.describe());
+    assert_eq!(run.count("functions_probed"), 8, "{}", run.describe());
+    assert_eq!(run.count("calls_traced"), 16, "{}", run.describe());
+    assert_eq!(run.count("calls_tested"), 16, "{}", run.describe());
     let files = fixture.recorded_files();
     let db = squash(&files["src/db/hermetic_recorded.rs"]);
     let store = squash(&files["src/store/hermetic_recorded.rs"]);
-    // A tree of mocks (connection → statement → rows) set up with the recorded values.
+    // A tree of mocks (connection → statement → rows) set up with the recorded values, by
+    // the arguments each method was called with (seed 002's access events).
     for expected in [
-        "letrows=MockRows::recorded().next_returns([true]).get_returns([\"ada\".to_string(),\"engineer\".to_string()]);",
+        "letrows=MockRows::recorded().next_returns([true]).get_returns_for(1,[\"ada\".to_string()]).get_returns_for(2,[\"engineer\".to_string()]);",
         "letstatement=MockStatement::recorded().query_returns([Box::new(rows)]);",
-        "letconnection=MockConnection::recorded().prepare_returns([Box::new(statement)]);",
+        "letconnection=MockConnection::recorded().prepare_returns_for(\"SELECTname,occupationFROMpeopleWHEREname=?\",[Box::new(statement)]);",
         "person_details(&connection,\"ada\")",
         "MockRows::recorded().next_returns([true,true,false]);",
         "count_with(Box::new(connection),\"engineer\")",
+        // Owned `String`, a crate type by reference and `&[u8]` arguments.
+        "MockJournal::recorded().note_returns_for(\"main\".to_string(),&person,&[97,100,97],[1]);",
     ] {
         assert!(db.contains(expected), "no {expected}:\n{}", files["src/db/hermetic_recorded.rs"]);
     }
     for expected in [
-        "MockStore::recorded().get_returns([Some(\"2\".to_string())]).put_returns([Ok(())]);",
+        "MockStore::recorded().get_returns_for(\"visits-ada\",[Some(\"2\".to_string())]).put_returns_for(\"visits-ada\",\"3\",[Ok(())]);",
         "visit(&mutstore,\"ada\"),Ok(3)",
         "greeting(&store,\"zed\")",
         "notes_of::<MockStore>(store,&[\"ada\".to_string(),\"bob\".to_string()])",
@@ -428,12 +431,13 @@ fn trait_typed_arguments_are_recorded_through_proxies_and_replayed_as_mocks() {
     // The mocks stand in for the files, which are gone.
     std::fs::remove_dir_all(&data).unwrap();
     let emitted = run.count("tests_emitted") as usize;
-    assert_eq!(emitted, 14, "{}", run.describe());
+    assert_eq!(emitted, 15, "{}", run.describe());
     assert_eq!(cargo_test_in(&fixture, &cwd, &[]), emitted);
     assert!(!data.exists(), "a test wrote to the real disk");
 
-    // The code asks its dependencies for more (greeting reads the note twice) and for less
-    // (visit no longer stores the count): the recorded mocks fail those tests.
+    // The code asks its dependencies for more (greeting reads the note twice), for less (visit
+    // no longer stores the count) and for something else (another column): the recorded mocks
+    // fail those tests.
     let lib = fixture.read("src/store.rs");
     let changed = lib
         .replace(
@@ -443,23 +447,31 @@ fn trait_typed_arguments_are_recorded_through_proxies_and_replayed_as_mocks() {
         .replace("    store.put(&key, &n.to_string())?;\n", "");
     assert_ne!(changed, lib);
     fixture.write("src/store.rs", &changed);
+    let db = fixture.read("src/db.rs");
+    let changed = db.replace("occupation: rows.get(2),", "occupation: rows.get(3),");
+    assert_ne!(changed, db);
+    fixture.write("src/db.rs", &changed);
     let out = cargo_test_run(&fixture, &cwd, &[]);
     assert!(!out.status.success(), "{}", out.stdout);
-    assert!(
-        out.stdout.contains(
-            "`Store::get` was called more often than this test set up. The code under test has \
-             changed since the test was recorded: regenerate it with `cargo hermetic record`."
-        ),
-        "{}",
-        out.stdout
-    );
-    assert!(
-        out.stdout
-            .contains("`Store::put` was called 0 time(s), 1 in the recorded run."),
-        "{}",
-        out.stdout
-    );
-    for failed in ["greeting_returns_hello_zed", "visit_returns_ok_1"] {
+    for message in [
+        "`Store::get(\"zed\")` was called more often than this test set up. The code under test \
+         has changed since the test was recorded: regenerate it with `cargo hermetic record`.",
+        "`Store::put(\"visits-ada\", \"3\")` was called 0 time(s), 1 in the recorded run.",
+        "`Rows::get(3)` was called, but the recorded run only called `Rows::get(1)`, \
+         `Rows::get(2)`. The code under test has changed since the test was recorded: \
+         regenerate it with `cargo hermetic record`.",
+    ] {
+        assert!(
+            out.stdout.contains(message),
+            "no {message}:\n{}",
+            out.stdout
+        );
+    }
+    for failed in [
+        "greeting_returns_hello_zed",
+        "visit_returns_ok_1",
+        "person_details_returns_ok",
+    ] {
         assert!(
             out.stdout.contains(&format!("{failed} ... FAILED")),
             "{}",
