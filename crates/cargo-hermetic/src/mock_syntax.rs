@@ -285,14 +285,7 @@ pub fn as_trait_wrote(cluster: &Cluster, t: &Ty, from: ModuleId) -> TokenStream 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyze;
-
-    fn cluster(lib: &str) -> Cluster {
-        let d = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(d.path().join("src")).unwrap();
-        std::fs::write(d.path().join("src/lib.rs"), lib).unwrap();
-        analyze::analyze(&d.path().join("src/lib.rs"), "demo").unwrap()
-    }
+    use crate::analyze::analyze_lib as cluster;
 
     const LIB: &str = "#[derive(Debug)] pub struct Tagged; pub struct Plain;\n\
         pub trait Rows {\n\

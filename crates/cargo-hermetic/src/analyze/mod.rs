@@ -135,5 +135,14 @@ fn add_mock_constructors(cluster: &mut Cluster, infos: &[types::TraitInfo]) {
     }
 }
 
+/// The cluster of a one-file crate `demo` whose `src/lib.rs` is `lib`, for unit tests.
+#[cfg(test)]
+pub fn analyze_lib(lib: &str) -> Cluster {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(d.path().join("src")).unwrap();
+    std::fs::write(d.path().join("src/lib.rs"), lib).unwrap();
+    analyze(&d.path().join("src/lib.rs"), "demo").unwrap()
+}
+
 #[cfg(test)]
 mod tests;

@@ -229,14 +229,7 @@ fn read_args(b: &mut Builder, m: &MockMethod, texts: &[&str]) -> Option<Vec<Valu
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyze;
-
-    fn cluster(lib: &str) -> crate::cluster::Cluster {
-        let d = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(d.path().join("src")).unwrap();
-        std::fs::write(d.path().join("src/lib.rs"), lib).unwrap();
-        analyze::analyze(&d.path().join("src/lib.rs"), "demo").unwrap()
-    }
+    use crate::analyze::analyze_lib as cluster;
 
     fn record(proxies: &str) -> CallRecord {
         let line = format!("{{\"site\":0,\"args\":[null],\"proxies\":[{proxies}],\"events\":[]}}");

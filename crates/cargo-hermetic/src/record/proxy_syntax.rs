@@ -264,14 +264,7 @@ pub fn proxy_module(cluster: &Cluster, t: TraitId) -> syn::Item {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyze;
-
-    fn cluster(lib: &str) -> Cluster {
-        let d = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(d.path().join("src")).unwrap();
-        std::fs::write(d.path().join("src/lib.rs"), lib).unwrap();
-        analyze::analyze(&d.path().join("src/lib.rs"), "demo").unwrap()
-    }
+    use crate::analyze::analyze_lib as cluster;
 
     #[test]
     fn traits_whose_methods_take_self_by_value_get_no_proxy_nor_those_returning_them() {
