@@ -632,25 +632,19 @@ impl Function {
         })
     }
 
-    /// Which blocks some execution may reach (`false`: dead). Gives up when code that no entry
-    /// reaches at all is more than padding: an entry would be missing.
+    /// Which blocks some execution may reach (`false`: dead). Only code that the entries reach
+    /// along some edges is claimed; code they do not reach at all (padding, a trap the compiler
+    /// left without predecessors) is not, and gives up the proof when it leads into reached
+    /// code: it would be an entry we do not know of, bringing no facts.
     fn solve(&self, hooks: &[u64]) -> Result<Vec<bool>, GaveUp> {
         let structural = self.reachable();
-        let padding = |b: &Block| {
-            self.instructions[b.first..b.end]
-                .iter()
-                .all(|i| matches!(i.mnemonic(), Mnemonic::Int3 | Mnemonic::Nop))
-        };
-        if self
-            .blocks
-            .iter()
-            .zip(&structural)
-            .any(|(b, &reached)| !reached && !padding(b))
-        {
+        let unknown_entry = (0..self.blocks.len())
+            .filter(|&b| !structural[b])
+            .any(|b| self.successors[b].iter().any(|&s| structural[s]));
+        if unknown_entry {
             return Err(GaveUp::Unreached);
         }
         let at_entry = self.fixed_point(hooks)?;
-        // Code no entry reaches is padding: not claimed, it has no counters.
         Ok(at_entry
             .iter()
             .zip(structural)
@@ -1067,37 +1061,45 @@ fn compare(a: Option<Value>, b: Option<Value>) -> Condition {
     }
 }
 
+/// The constant an operand holds, if known.
+fn constant(v: Option<Value>) -> Option<u64> {
+    match v?.sym {
+        Sym::Const(c) => Some(c),
+        _ => None,
+    }
+}
+
 /// When `a & b` is zero, one of them being a constant.
 fn test(a: Option<Value>, b: Option<Value>, size: u32) -> Condition {
-    match (a, b) {
-        (
-            Some(v),
-            Some(Value {
-                sym: Sym::Const(m), ..
-            }),
-        )
-        | (
-            Some(Value {
-                sym: Sym::Const(m), ..
-            }),
-            Some(v),
-        ) => zero_under(v, m & mask(size)),
-        _ => Condition::Unknown,
+    let (v, m) = match (constant(a), constant(b)) {
+        (_, Some(m)) => (a, m),
+        (Some(m), None) => (b, m),
+        (None, None) => return Condition::Unknown,
+    };
+    match v {
+        _ if m & mask(size) == 0 => Condition::Known(true),
+        Some(v) => zero_under(v, m & mask(size)),
+        None => Condition::Unknown,
     }
 }
 
 fn and(a: Option<Value>, b: Option<Value>, size: u32) -> Option<Value> {
-    match (a?.sym, b?.sym) {
-        (Sym::Const(x), Sym::Const(y)) => Some(Value::constant(x & y, size)),
-        (Sym::Bool(t), Sym::Const(m)) | (Sym::Const(m), Sym::Bool(t)) => Some(if m & 1 == 1 {
-            Value {
-                sym: Sym::Bool(t),
-                width: size,
-                zero_above: true,
-            }
-        } else {
-            Value::constant(0, size)
+    let (v, m) = match (constant(a), constant(b)) {
+        (_, Some(m)) => (a, m),
+        (Some(m), None) => (b, m),
+        (None, None) => return None,
+    };
+    if m & mask(size) == 0 {
+        return Some(Value::constant(0, size));
+    }
+    match v?.sym {
+        Sym::Const(x) => Some(Value::constant(x & m, size)),
+        Sym::Bool(t) if m & 1 == 1 => Some(Value {
+            sym: Sym::Bool(t),
+            width: size,
+            zero_above: true,
         }),
+        Sym::Bool(_) => Some(Value::constant(0, size)),
         _ => None,
     }
 }
@@ -1133,5 +1135,338 @@ fn choose(
         (Condition::Of(test), Sym::Const(1), Sym::Const(0)) => Some(boolean(test)),
         (Condition::Of(test), Sym::Const(0), Sym::Const(1)) => Some(boolean(test.negated())),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    const START: u64 = 0x1000;
+    /// A comparison hook, and some other function (a drop, `read_to_string`).
+    const HOOK: u64 = 0x9000;
+    const OTHER: u64 = 0xa000;
+    /// `Err`'s niche in a `Result<String, io::Error>`: the value the re-tests compare with.
+    const NICHE: [u8; 8] = [0, 0, 0, 0, 0, 0, 0, 0x80];
+
+    /// A tiny assembler for the tests: raw instructions (encodings checked with GNU `as`),
+    /// labels, and rel32 jumps and calls.
+    #[derive(Default)]
+    struct Asm {
+        code: Vec<u8>,
+        labels: HashMap<&'static str, u64>,
+        fixups: Vec<(usize, &'static str)>,
+    }
+
+    impl Asm {
+        fn raw(&mut self, bytes: &[u8]) -> &mut Self {
+            self.code.extend_from_slice(bytes);
+            self
+        }
+
+        fn label(&mut self, name: &'static str) -> &mut Self {
+            self.labels.insert(name, START + self.code.len() as u64);
+            self
+        }
+
+        /// `jmp` (`&[0xE9]`), `je` (`&[0x0F, 0x84]`), `jne` (`&[0x0F, 0x85]`) to a label.
+        fn jump(&mut self, opcode: &[u8], to: &'static str) -> &mut Self {
+            self.code.extend_from_slice(opcode);
+            self.fixups.push((self.code.len(), to));
+            self.raw(&[0; 4])
+        }
+
+        fn jmp(&mut self, to: &'static str) -> &mut Self {
+            self.jump(&[0xE9], to)
+        }
+
+        fn je(&mut self, to: &'static str) -> &mut Self {
+            self.jump(&[0x0F, 0x84], to)
+        }
+
+        fn jne(&mut self, to: &'static str) -> &mut Self {
+            self.jump(&[0x0F, 0x85], to)
+        }
+
+        fn call(&mut self, target: u64) -> &mut Self {
+            let next = START + self.code.len() as u64 + 5;
+            self.code.push(0xE8);
+            let rel = target.wrapping_sub(next) as i32;
+            self.code.extend_from_slice(&rel.to_le_bytes());
+            self
+        }
+
+        /// `nop`: stands for a block's counter.
+        fn counter(&mut self) -> &mut Self {
+            self.raw(&[0x90])
+        }
+
+        /// The debug build's test of the 8-byte slot at `[rsp+0x10]` against `NICHE` (seed
+        /// shape from `check_content`): spilled through `[rsp+8]` around the comparison hook,
+        /// a `cmove` boolean in `rax`, then `test $1,%rax`; ZF is set when the slot differs.
+        fn test_slot(&mut self, hook: u64) -> &mut Self {
+            self.raw(&[0x48, 0x8B, 0x74, 0x24, 0x10]) // mov 0x10(%rsp),%rsi
+                .raw(&[0x48, 0x89, 0x74, 0x24, 0x08]) // mov %rsi,0x8(%rsp)
+                .raw(&[0x48, 0xBF]) // movabs $NICHE,%rdi
+                .raw(&NICHE)
+                .call(hook)
+                .raw(&[0x48, 0x8B, 0x54, 0x24, 0x08]) // mov 0x8(%rsp),%rdx
+                .raw(&[0x48, 0xBE]) // movabs $NICHE,%rsi
+                .raw(&NICHE)
+                .raw(&[0x31, 0xC0]) // xor %eax,%eax
+                .raw(&[0xB9, 0x01, 0x00, 0x00, 0x00]) // mov $1,%ecx
+                .raw(&[0x48, 0x39, 0xF2]) // cmp %rsi,%rdx
+                .raw(&[0x48, 0x0F, 0x44, 0xC1]) // cmove %rcx,%rax
+                .raw(&[0x48, 0xA9, 0x01, 0x00, 0x00, 0x00]) // test $1,%rax
+        }
+
+        fn prologue(&mut self) -> &mut Self {
+            self.raw(&[0x48, 0x83, 0xEC, 0x48]) // sub $0x48,%rsp
+        }
+
+        fn epilogue(&mut self) -> &mut Self {
+            self.label("end")
+                .raw(&[0x48, 0x83, 0xC4, 0x48]) // add $0x48,%rsp
+                .raw(&[0xC3]) // ret
+        }
+
+        fn assemble(&mut self) -> (Vec<u8>, HashMap<&'static str, u64>) {
+            for &(at, to) in &self.fixups {
+                let next = START + at as u64 + 4;
+                let rel = self.labels[to].wrapping_sub(next) as i32;
+                self.code[at..at + 4].copy_from_slice(&rel.to_le_bytes());
+            }
+            (self.code.clone(), self.labels.clone())
+        }
+    }
+
+    /// Which of the labels are dead.
+    fn dead(asm: &mut Asm, pads: &[&str]) -> Vec<&'static str> {
+        let (code, labels) = asm.assemble();
+        let pads: Vec<u64> = pads.iter().map(|p| labels[p]).collect();
+        let dead = dead_code(&code, START, &pads, &[HOOK]).expect("a proof");
+        let mut names: Vec<&str> = labels
+            .iter()
+            .filter(|(_, &at)| dead.contains(at))
+            .map(|(&name, _)| name)
+            .collect();
+        names.sort_unstable();
+        names
+    }
+
+    /// `let Ok(text) = read_to_string(..) else { return }` and the drops after it: each path
+    /// tests the discriminant again, and one way of each re-test contradicts the first test.
+    /// `between` runs on the `Ok` path before its re-test.
+    fn retest(between: impl FnOnce(&mut Asm)) -> Asm {
+        let mut a = Asm::default();
+        a.prologue().call(OTHER).test_slot(HOOK).je("ok");
+        // Err: the slot is NICHE.
+        a.label("err").test_slot(HOOK).jne("err_live");
+        a.label("err_dead").counter().jmp("end");
+        a.label("err_live").counter().jmp("end");
+        // Ok: the slot is not NICHE. The debug build copies the value out first.
+        a.label("ok").raw(&[0x48, 0x89, 0x44, 0x24, 0x28]); // mov %rax,0x28(%rsp)
+        between(&mut a);
+        a.test_slot(HOOK).jne("ok_dead");
+        a.label("ok_live").counter().jmp("end");
+        a.label("ok_dead").counter().call(OTHER).jmp("ok_dropped");
+        a.label("ok_dropped").counter().jmp("end");
+        a.epilogue();
+        a
+    }
+
+    #[test]
+    fn a_re_test_that_contradicts_the_first_test_is_dead() {
+        assert_eq!(
+            dead(&mut retest(|_| {}), &[]),
+            ["err_dead", "ok_dead", "ok_dropped"]
+        );
+    }
+
+    #[test]
+    fn a_store_to_the_slot_between_the_tests_keeps_the_re_test_live() {
+        // mov %eax,0x14(%rsp): 4 bytes inside the 8-byte slot at 0x10.
+        let mut asm = retest(|a| {
+            a.raw(&[0x89, 0x44, 0x24, 0x14]);
+        });
+        assert_eq!(dead(&mut asm, &[]), ["err_dead"]);
+        // lea 0x10(%rsp),%rdi; mov %rax,(%rdi): the same slot through a register.
+        let mut asm = retest(|a| {
+            a.raw(&[0x48, 0x8D, 0x7C, 0x24, 0x10])
+                .raw(&[0x48, 0x89, 0x07]);
+        });
+        assert_eq!(dead(&mut asm, &[]), ["err_dead"]);
+    }
+
+    #[test]
+    fn stores_that_may_reach_the_slot_keep_the_re_test_live() {
+        for store in [
+            &[0x48, 0x89, 0x07][..],   // mov %rax,(%rdi): an unknown pointer
+            &[0x48, 0x89, 0x45, 0xF8], // mov %rax,-0x8(%rbp): another base
+            &[0x50, 0x58],             // push %rax; pop %rax: rsp moves
+            &[0xF3, 0x48, 0xAB],       // rep stos %rax,(%rdi)
+        ] {
+            let mut asm = retest(|a| {
+                a.raw(store);
+            });
+            assert_eq!(dead(&mut asm, &[]), ["err_dead"], "{store:02x?}");
+        }
+    }
+
+    #[test]
+    fn a_store_beside_the_slot_keeps_the_proof() {
+        // mov %rax,0x18(%rsp): the next 8 bytes.
+        let mut asm = retest(|a| {
+            a.raw(&[0x48, 0x89, 0x44, 0x24, 0x18]);
+        });
+        assert_eq!(dead(&mut asm, &[]), ["err_dead", "ok_dead", "ok_dropped"]);
+    }
+
+    #[test]
+    fn a_call_between_the_tests_keeps_the_re_test_live() {
+        let mut asm = retest(|a| {
+            a.call(OTHER);
+        });
+        assert_eq!(dead(&mut asm, &[]), ["err_dead"]);
+        // call *%rax
+        let mut asm = retest(|a| {
+            a.raw(&[0xFF, 0xD0]);
+        });
+        assert_eq!(dead(&mut asm, &[]), ["err_dead"]);
+    }
+
+    #[test]
+    fn a_call_to_a_comparison_hook_between_the_tests_keeps_the_proof() {
+        let mut asm = retest(|a| {
+            a.call(HOOK);
+        });
+        assert_eq!(dead(&mut asm, &[]), ["err_dead", "ok_dead", "ok_dropped"]);
+    }
+
+    #[test]
+    fn a_merge_keeps_only_the_facts_of_every_incoming_edge() {
+        // One path to `join` knows the slot is not NICHE, the other that it is.
+        let mut a = Asm::default();
+        a.prologue().call(OTHER).test_slot(HOOK).je("differs");
+        a.label("same").counter().jmp("join");
+        a.label("differs").counter().jmp("join");
+        a.label("join").test_slot(HOOK).jne("is_niche");
+        a.label("not_niche").counter().jmp("end");
+        a.label("is_niche").counter().jmp("end");
+        a.epilogue();
+        assert!(dead(&mut a, &[]).is_empty());
+
+        // Both paths to `join` know it is not NICHE (another test between).
+        let mut a = Asm::default();
+        a.prologue().call(OTHER).test_slot(HOOK).je("differs");
+        a.label("same").counter().jmp("end");
+        a.label("differs")
+            .raw(&[0x8A, 0x44, 0x24, 0x30]) // mov 0x30(%rsp),%al
+            .raw(&[0xA8, 0x01]) // test $1,%al
+            .je("flag_clear");
+        a.label("flag_set").counter().jmp("join");
+        a.label("flag_clear").counter().jmp("join");
+        a.label("join").test_slot(HOOK).jne("is_niche");
+        a.label("not_niche").counter().jmp("end");
+        a.label("is_niche").counter().jmp("end");
+        a.epilogue();
+        assert_eq!(dead(&mut a, &[]), ["is_niche"]);
+    }
+
+    #[test]
+    fn a_landing_pad_is_an_entry_without_facts() {
+        // The dead block is also a landing pad: it runs when a call unwinds.
+        assert_eq!(dead(&mut retest(|_| {}), &["ok_dead"]), ["err_dead"]);
+        // A pad that tests the slot: both ways are live, the pad knows nothing.
+        let mut a = retest(|_| {});
+        a.label("pad").test_slot(HOOK).jne("pad_niche");
+        a.label("pad_other").counter().raw(&[0x0F, 0x0B]); // ud2
+        a.label("pad_niche").counter().raw(&[0x0F, 0x0B]);
+        assert_eq!(
+            dead(&mut a, &["pad"]),
+            ["err_dead", "ok_dead", "ok_dropped"]
+        );
+    }
+
+    #[test]
+    fn constant_stores_and_constant_tests_decide_branches() {
+        // A drop flag cleared, then tested: the drop never runs.
+        let mut a = Asm::default();
+        a.prologue()
+            .raw(&[0xC6, 0x44, 0x24, 0x20, 0x00]) // movb $0,0x20(%rsp)
+            .raw(&[0x8A, 0x44, 0x24, 0x20]) // mov 0x20(%rsp),%al
+            .raw(&[0xA8, 0x01]) // test $1,%al
+            .jne("drop");
+        a.label("keep").counter().jmp("check");
+        a.label("drop").counter().call(OTHER).jmp("check");
+        // `x / 1460` cannot overflow: the debug build's `(x == MIN) & false`.
+        a.label("check")
+            .raw(&[0x48, 0x8B, 0x44, 0x24, 0x10]) // mov 0x10(%rsp),%rax
+            .raw(&[0x48, 0x39, 0xC8]) // cmp %rcx,%rax
+            .raw(&[0x0F, 0x94, 0xC0]) // sete %al
+            .raw(&[0x24, 0x00]) // and $0,%al
+            .raw(&[0xA8, 0x01]) // test $1,%al
+            .jne("overflow");
+        a.label("divide").counter().jmp("end");
+        a.label("overflow").counter().call(OTHER).raw(&[0x0F, 0x0B]); // ud2
+        a.epilogue();
+        assert_eq!(dead(&mut a, &[]), ["drop", "overflow"]);
+    }
+
+    #[test]
+    fn a_sete_boolean_spilled_and_tested_again() {
+        // b = slot == 5 (8 bytes at 0x10); if b {..}; the same test again.
+        let mut a = Asm::default();
+        let compare = |a: &mut Asm| {
+            a.raw(&[0x48, 0x83, 0x7C, 0x24, 0x10, 0x05]) // cmpq $5,0x10(%rsp)
+                .raw(&[0x0F, 0x94, 0xC0]) // sete %al
+                .raw(&[0x24, 0x01]) // and $1,%al
+                .raw(&[0x88, 0x44, 0x24, 0x20]) // mov %al,0x20(%rsp)
+                .raw(&[0x8A, 0x44, 0x24, 0x20]) // mov 0x20(%rsp),%al
+                .raw(&[0xA8, 0x01]); // test $1,%al
+        };
+        a.prologue().call(OTHER);
+        compare(&mut a);
+        a.jne("five");
+        a.label("other").counter().jmp("end");
+        a.label("five").counter();
+        compare(&mut a);
+        a.je("contradiction");
+        a.label("still_five").counter().jmp("end");
+        a.label("contradiction").counter().jmp("end");
+        a.epilogue();
+        assert_eq!(dead(&mut a, &[]), ["contradiction"]);
+    }
+
+    #[test]
+    fn gives_up_on_what_it_cannot_follow() {
+        let give_up = |a: &mut Asm, pads: &[u64]| {
+            let (code, _) = a.assemble();
+            dead_code(&code, START, pads, &[HOOK]).err()
+        };
+        // jmp *%rax: a jump table's targets are unknown entries.
+        let mut a = retest(|a| {
+            a.raw(&[0xFF, 0xE0]);
+        });
+        assert_eq!(give_up(&mut a, &[]), Some(GaveUp::IndirectJump));
+        // Code that no entry reaches and that leads into reached code: an entry we do not
+        // know of (a landing pad missing from the tables), which brings no facts.
+        let mut a = retest(|_| {});
+        a.label("orphan").counter().jmp("ok_dead");
+        assert_eq!(give_up(&mut a, &[]), Some(GaveUp::Unreached));
+        // ... unless it leads nowhere else: padding, or a trap left without predecessors.
+        let mut a = retest(|_| {});
+        a.label("orphan")
+            .counter()
+            .raw(&[0x0F, 0x0B, 0xCC, 0xCC, 0x90]);
+        assert_eq!(dead(&mut a, &[]), ["err_dead", "ok_dead", "ok_dropped"]);
+        // A byte that is no instruction in 64-bit mode (`push %es`).
+        let mut a = retest(|_| {});
+        a.raw(&[0x06]);
+        assert_eq!(give_up(&mut a, &[]), Some(GaveUp::Undecodable));
+        // A landing pad inside an instruction.
+        let mut a = retest(|_| {});
+        assert_eq!(give_up(&mut a, &[START + 1]), Some(GaveUp::StrayTarget));
     }
 }
