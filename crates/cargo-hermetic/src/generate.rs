@@ -252,10 +252,11 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
 /// left without a proof.
 fn debug_goal_map(goal_map: &goals::GoalMap, took: Duration) {
     eprintln!(
-        "goals: {} ({} infeasible) mapped in {:.1} ms",
+        "goals: {} ({} infeasible) mapped in {:.1} ms ({:.1} ms proving)",
         goal_map.len(),
         goal_map.infeasible.len(),
-        took.as_secs_f64() * 1e3
+        took.as_secs_f64() * 1e3,
+        goal_map.proof_time.as_secs_f64() * 1e3
     );
     for i in &goal_map.infeasible {
         eprintln!(

@@ -46,6 +46,8 @@ pub struct GoalMap {
     pub infeasible: Vec<Infeasible>,
     /// Selected functions left without a proof, and why (for `HERMETIC_DEBUG`).
     pub unproven: Vec<(String, GaveUp)>,
+    /// The time the proofs took (for `HERMETIC_DEBUG`).
+    pub proof_time: std::time::Duration,
     /// Address ranges of the selected functions, sorted.
     selected_code: Vec<(u64, u64)>,
     /// For each counter, its goal index.
@@ -139,6 +141,7 @@ pub fn map_goals(
     let prover = Prover::new(&file, &pads);
     let mut proofs: std::collections::HashMap<usize, Result<DeadCode, GaveUp>> = Default::default();
     let mut infeasible = Vec::new();
+    let mut proof_time = std::time::Duration::ZERO;
     let mut functions: Vec<(u64, u64, String)> = file
         .symbols()
         .filter(|s| s.kind() == SymbolKind::Text && s.size() > 0)
@@ -188,9 +191,12 @@ pub fn map_goals(
             } else {
                 GoalKind::Branch
             };
-            let proof = proofs
-                .entry(idx - 1)
-                .or_insert_with(|| prover.prove(*addr, *size));
+            let proof = proofs.entry(idx - 1).or_insert_with(|| {
+                let started = std::time::Instant::now();
+                let proof = prover.prove(*addr, *size);
+                proof_time += started.elapsed();
+                proof
+            });
             if !unknown && proof.as_ref().is_ok_and(|dead| dead.contains(pc)) {
                 infeasible.push(Infeasible {
                     counter: counter as u32,
@@ -224,6 +230,7 @@ pub fn map_goals(
         goals,
         infeasible,
         unproven,
+        proof_time,
         selected_code,
         by_counter,
     })

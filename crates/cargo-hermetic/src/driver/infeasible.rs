@@ -149,9 +149,15 @@ impl Slot {
     /// Whether a write to `written` may change this slot: they overlap, or they are addressed
     /// from different registers, whose distance is unknown.
     fn clobbered_by(&self, written: &Slot) -> bool {
-        self.base != written.base
-            || (self.offset < written.offset + i64::from(written.size)
-                && written.offset < self.offset + i64::from(self.size))
+        let (start, end) = self.bytes();
+        let (w_start, w_end) = written.bytes();
+        self.base != written.base || (start < w_end && w_start < end)
+    }
+
+    /// Its byte range (wide, so that no offset overflows).
+    fn bytes(&self) -> (i128, i128) {
+        let start = i128::from(self.offset);
+        (start, start + i128::from(self.size))
     }
 
     /// Its first `size` bytes (the low bytes: x86 is little-endian).
@@ -243,8 +249,8 @@ fn pinned_bits(facts: &Facts, slot: Slot) -> (u64, u64) {
     let (mut known, mut value) = (0u64, 0u64);
     for f in facts.iter().filter(|f| f.equal && f.slot.base == slot.base) {
         for byte in 0..slot.size.min(8) {
-            let at = slot.offset + i64::from(byte) - f.slot.offset;
-            if (0..i64::from(f.slot.size.min(8))).contains(&at) {
+            let at = slot.bytes().0 + i128::from(byte) - f.slot.bytes().0;
+            if (0..i128::from(f.slot.size.min(8))).contains(&at) {
                 let shift = 8 * at as u32;
                 known |= ((f.mask >> shift) & 0xff) << (8 * byte);
                 value |= ((f.value & f.mask) >> shift & 0xff) << (8 * byte);
@@ -1468,5 +1474,52 @@ mod tests {
         // A landing pad inside an instruction.
         let mut a = retest(|_| {});
         assert_eq!(give_up(&mut a, &[START + 1]), Some(GaveUp::StrayTarget));
+    }
+}
+
+/// A stress test and a timing on a real executable, every function of it (the standard
+/// library's optimised code included):
+/// `HERMETIC_PROVE=<driver executable> cargo test -p cargo-hermetic --bin cargo-hermetic
+/// prove_every_function -- --ignored --nocapture`.
+#[cfg(test)]
+mod on_an_executable {
+    use super::*;
+
+    #[test]
+    #[ignore]
+    fn prove_every_function() {
+        let Some(path) = std::env::var_os("HERMETIC_PROVE") else {
+            return;
+        };
+        let data = std::fs::read(path).unwrap();
+        let file = object::File::parse(&*data).unwrap();
+        let pads = super::super::cleanup::landing_pads(&file);
+        let prover = Prover::new(&file, &pads);
+        let functions: Vec<(u64, u64, String)> = file
+            .symbols()
+            .filter(|s| s.kind() == SymbolKind::Text && s.size() > 0)
+            .map(|s| (s.address(), s.size(), s.name().unwrap_or("").to_string()))
+            .collect();
+        let started = std::time::Instant::now();
+        let mut gave_up: std::collections::BTreeMap<String, usize> = Default::default();
+        let (mut proven, mut dead) = (0, 0);
+        for (start, size, name) in &functions {
+            match prover.prove(*start, *size) {
+                Ok(d) => {
+                    proven += 1;
+                    dead += d.instructions.len();
+                    if let Some(first) = d.instructions.first() {
+                        let name = rustc_demangle::demangle(name);
+                        eprintln!("dead: {first:#x} ({}) in {name:#}", d.instructions.len());
+                    }
+                }
+                Err(why) => *gave_up.entry(format!("{why:?}")).or_default() += 1,
+            }
+        }
+        eprintln!(
+            "{} functions in {:.1} ms: {proven} proven ({dead} dead instructions), gave up {gave_up:?}",
+            functions.len(),
+            started.elapsed().as_secs_f64() * 1e3
+        );
     }
 }
