@@ -15,8 +15,10 @@
 //!
 //! **Claims only what it proves; uncertain means feasible.** A store through a pointer it cannot
 //! follow, a call (the sanitizer's comparison hooks aside), or a change of `rsp`/`rbp` forgets
-//! facts; an indirect jump, an undecodable byte, a branch out of the function, code that no entry
-//! reaches (an entry we do not know of) or unreadable landing pads give up on the function.
+//! facts; an indirect jump, an undecodable byte, a branch out of the function, unreadable
+//! landing pads, or code that no known entry reaches but that leads into reached code (an entry
+//! we do not know of) give up on the function. Only code that the entries reach along some edge
+//! is ever claimed.
 
 use super::cleanup::LandingPads;
 use iced_x86::{
@@ -35,7 +37,7 @@ pub enum GaveUp {
     IndirectJump,
     /// A branch or call into the middle of an instruction, or a branch out of the function.
     StrayTarget,
-    /// Code no known entry reaches: some entry is unknown to us.
+    /// Code no known entry reaches leads into reached code: some entry is unknown to us.
     Unreached,
     /// The exception tables of the function could not be read: its landing pads are unknown.
     UnknownPads,
@@ -240,7 +242,7 @@ fn implied(facts: &Facts, test: &Test) -> Option<bool> {
         }
     }
     let (known, value) = pinned_bits(facts, test.slot);
-    (test.mask & !known == 0).then(|| ((value & test.mask) == test.value) == test.equal)
+    (test.mask & !known == 0).then_some(((value & test.mask) == test.value) == test.equal)
 }
 
 /// The bits of `slot` (at most 8 bytes) that equalities on overlapping slots pin, and their
