@@ -64,7 +64,11 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         .env
         .split(',')
         .any(|p| p.trim() == "real" || p.trim() == "none");
+    let mapping = Instant::now();
     let goal_map = goals::map_goals(&built.executable, &pool.hello.pcs, &cluster, &selection)?;
+    if std::env::var_os("HERMETIC_DEBUG").is_some() {
+        debug_goal_map(&goal_map, mapping.elapsed());
+    }
     if goal_map.len() == 0 {
         bail!("the selected code has no branches to cover (check --module and --function)");
     }
@@ -227,6 +231,9 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         goals_covered: count_covered(goals::GoalKind::Branch),
         checks_total: goal_map.count(goals::GoalKind::Check),
         checks_covered: count_covered(goals::GoalKind::Check),
+        goals_infeasible: goal_map.count_infeasible(goals::GoalKind::Branch),
+        checks_infeasible: goal_map.count_infeasible(goals::GoalKind::Check),
+        infeasible_covered: outcome.infeasible_covered.len(),
         tests_emitted,
         tests_dropped_unstable: verified.dropped_unstable.len(),
         tests_dropped_static_state: verified.dropped_static.len(),
@@ -246,6 +253,27 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         files: files.iter().map(|f| f.path.clone()).collect(),
         dry_run: args.dry_run,
     })
+}
+
+/// What `HERMETIC_DEBUG` shows of the goals: the counters proven infeasible, and the functions
+/// left without a proof.
+fn debug_goal_map(goal_map: &goals::GoalMap, took: Duration) {
+    eprintln!(
+        "goals: {} ({} infeasible) mapped in {:.1} ms ({:.1} ms proving)",
+        goal_map.len(),
+        goal_map.infeasible.len(),
+        took.as_secs_f64() * 1e3,
+        goal_map.proof_time.as_secs_f64() * 1e3
+    );
+    for i in &goal_map.infeasible {
+        eprintln!(
+            "infeasible: {} pc {:#x} (counter {}, {:?})",
+            i.function, i.pc, i.counter, i.kind
+        );
+    }
+    for (function, why) in &goal_map.unproven {
+        eprintln!("infeasible: no proof for {function}: {why:?}");
+    }
 }
 
 /// The `--env` list: which parts of the environment the search sets up (`none`: the real

@@ -15,6 +15,14 @@ pub struct Report {
     /// Edges to the panics the compiler inserts (overflow, bounds): searched for, reported apart.
     pub checks_total: usize,
     pub checks_covered: usize,
+    /// Branches the compiler emits that no input can take (a re-test of a value already tested,
+    /// a test of a constant), proven from the machine code: not counted in `goals_total`.
+    pub goals_infeasible: usize,
+    /// The same for compiler checks: not counted in `checks_total`.
+    pub checks_infeasible: usize,
+    /// Edges proven infeasible that an execution covered nevertheless: a bug in the proof
+    /// (always 0).
+    pub infeasible_covered: usize,
     pub tests_emitted: usize,
     /// Tests dropped because they failed or flaked in verification (not only beside others).
     pub tests_dropped_unstable: usize,
@@ -190,6 +198,21 @@ impl Report {
                 out,
                 "  warning: the sandbox is incomplete here (landlock: {}, seccomp: {}); code that bypasses libc could write files, reach the network or start programs during generation",
                 self.containment.landlock, self.containment.seccomp
+            )?;
+        }
+        let infeasible = self.goals_infeasible + self.checks_infeasible;
+        if infeasible > 0 {
+            writeln!(
+                out,
+                "  {infeasible} edge(s) the compiler emits can never be taken ({} branch(es), {} check(s): re-tests of a value already tested, tests of a constant); left out of the goals",
+                self.goals_infeasible, self.checks_infeasible
+            )?;
+        }
+        if self.infeasible_covered > 0 {
+            writeln!(
+                out,
+                "  warning: {} edge(s) proven never taken were taken: a bug in hermetic's proof (HERMETIC_DEBUG=1 shows them)",
+                self.infeasible_covered
             )?;
         }
         if self.goals_reached_only_by_findings > 0 {

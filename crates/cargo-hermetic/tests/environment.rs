@@ -87,6 +87,20 @@ fn environment_is_set_up_by_tests_and_the_machine_is_left_alone() {
         "phone_home's refusal is not shown:\n{}",
         fixture.dump_generated()
     );
+    // Seed 001, Figure 1: every branch of `check_content` is taken, the file holding today's
+    // date included; the blocks the debug build emits that no input can take are no goals.
+    assert!(
+        !run.uncovered_functions()
+            .iter()
+            .any(|f| f == "content::check_content"),
+        "check_content has uncovered branches:\n{}",
+        run.describe()
+    );
+    assert!(
+        all.contains("fn check_content_returns_true()"),
+        "no test shows check_content returning true:\n{}",
+        fixture.dump_generated()
+    );
 
     // The tests pass, and keep passing when the real environment changes.
     fixture.cargo_test_passes();
@@ -131,6 +145,38 @@ fn environment_is_set_up_by_tests_and_the_machine_is_left_alone() {
             .as_deref(),
         Some("still here\n"),
         "running the generated tests touched the canary directory"
+    );
+}
+
+/// Seed 001, Figure 1, as the issue measures it (`--module content`): every branch of
+/// `check_content` is covered. After `let Ok(text) = read_to_string(path) else { .. }` the debug
+/// build tests the `Result`'s discriminant again on each path to drop what is left, and one way
+/// of each re-test contradicts the first test: those three blocks are proven infeasible and are
+/// not goals (and no execution reaches them: `common` checks `infeasible_covered` is 0).
+#[test]
+fn check_content_reaches_every_branch() {
+    let fixture = Fixture::copy("envdeps");
+    let run = fixture
+        .generate()
+        .arg("--module")
+        .arg("content")
+        .seed(1)
+        .max_executions(3_000)
+        .arg("--no-verify")
+        .arg("--dry-run")
+        .run();
+    run.assert_success();
+    assert_eq!(
+        run.count("goals_covered"),
+        run.count("goals_total"),
+        "{}",
+        run.describe()
+    );
+    assert!(run.count("goals_infeasible") >= 3, "{}", run.describe());
+    assert!(
+        run.stdout.contains("fn check_content_returns_true()"),
+        "{}",
+        run.describe()
     );
 }
 

@@ -171,7 +171,9 @@ fn log_cmp(a: u64, b: u64, pc: usize) {
 
 /// The comparison hooks: a naked entry reads the return address (the comparison's place in the
 /// code, so the engine can keep only the comparisons of the code under test) and jumps to a
-/// handler that takes it as a third argument.
+/// handler that takes it as a third argument. They must never write the caller's stack frame:
+/// the engine's proofs of infeasible edges (`driver/infeasible.rs`) keep what they know of the
+/// frame across calls to `__sanitizer_cov_trace_*`.
 macro_rules! cmp_hook {
     ($hook:ident, $handler:ident, $t:ty) => {
         #[cfg(target_arch = "x86_64")]

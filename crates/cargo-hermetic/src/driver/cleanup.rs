@@ -11,17 +11,36 @@ use iced_x86::{Decoder, DecoderOptions, FlowControl};
 use object::{Object, ObjectSection};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
+/// The landing pads of every function in the executable, and where they are unknown.
+#[derive(Debug, Default)]
+pub struct LandingPads {
+    pub pads: BTreeSet<u64>,
+    /// Functions (by start address) whose call-site table could not be read.
+    unread: BTreeSet<u64>,
+    /// Whether every frame description entry could be read (else any function may have pads
+    /// we do not know of).
+    complete: bool,
+}
+
+impl LandingPads {
+    /// Whether all the landing pads of the function at `start` are known.
+    pub fn readable(&self, start: u64) -> bool {
+        self.complete && !self.unread.contains(&start)
+    }
+}
+
 /// Addresses of the landing pads of every function in the executable.
-pub fn landing_pads(file: &object::File) -> BTreeSet<u64> {
-    let mut pads = BTreeSet::new();
-    let (Some(eh), Some(table)) = (
-        file.section_by_name(".eh_frame"),
-        file.section_by_name(".gcc_except_table"),
-    ) else {
-        return pads;
+pub fn landing_pads(file: &object::File) -> LandingPads {
+    let mut found = LandingPads::default();
+    let Some(eh) = file.section_by_name(".eh_frame") else {
+        // Nothing unwinds, so no landing pad ever runs.
+        found.complete = true;
+        return found;
     };
-    let (Ok(eh_data), Ok(table_data)) = (eh.data(), table.data()) else {
-        return pads;
+    let table = file.section_by_name(".gcc_except_table");
+    let table_data = table.as_ref().and_then(|t| t.data().ok());
+    let Ok(eh_data) = eh.data() else {
+        return found;
     };
     let eh_frame = EhFrame::new(eh_data, LittleEndian);
     let mut bases = BaseAddresses::default().set_eh_frame(eh.address());
@@ -29,26 +48,37 @@ pub fn landing_pads(file: &object::File) -> BTreeSet<u64> {
         bases = bases.set_text(text.address());
     }
     let mut entries = eh_frame.entries(&bases);
-    while let Ok(Some(entry)) = entries.next() {
+    loop {
+        let entry = match entries.next() {
+            Ok(Some(entry)) => entry,
+            Ok(None) => break,
+            Err(_) => return found,
+        };
         let CieOrFde::Fde(partial) = entry else {
             continue;
         };
         let Ok(fde) =
             partial.parse(|section, bases, offset| section.cie_from_offset(bases, offset))
         else {
+            return found;
+        };
+        let Some(lsda) = fde.lsda() else {
             continue;
         };
-        let Some(Pointer::Direct(lsda)) = fde.lsda() else {
-            continue;
+        let table_bytes = match (lsda, &table, table_data) {
+            (Pointer::Direct(lsda), Some(table), Some(data)) => lsda
+                .checked_sub(table.address())
+                .and_then(|offset| data.get(offset as usize..)),
+            _ => None,
         };
-        let Some(offset) = lsda.checked_sub(table.address()) else {
-            continue;
-        };
-        if let Some(table_bytes) = table_data.get(offset as usize..) {
-            read_lsda(table_bytes, fde.initial_address(), &mut pads);
+        let read =
+            table_bytes.and_then(|bytes| read_lsda(bytes, fde.initial_address(), &mut found.pads));
+        if read.is_none() {
+            found.unread.insert(fde.initial_address());
         }
     }
-    pads
+    found.complete = true;
+    found
 }
 
 /// Reads an LSDA's call-site table; each non-zero landing pad is relative to `func`.

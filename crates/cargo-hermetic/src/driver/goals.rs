@@ -4,6 +4,7 @@
 //! The driver module, the test harness's `main`, the crate's own tests and code derived by
 //! `#[derive]` are compiled into the same crate, so their counters are set aside here.
 
+use super::infeasible::{DeadCode, GaveUp, Prover};
 use crate::cluster::{Cluster, ModuleId};
 use anyhow::{Context, Result};
 use object::{Object, ObjectSymbol, SymbolKind};
@@ -40,10 +41,29 @@ pub struct Selection {
 
 pub struct GoalMap {
     pub goals: Vec<Goal>,
+    /// Counters of the selected code that no execution can reach (`infeasible.rs`), by counter:
+    /// they are not goals.
+    pub infeasible: Vec<Infeasible>,
+    /// Selected functions left without a proof, and why (for `HERMETIC_DEBUG`).
+    pub unproven: Vec<(String, GaveUp)>,
+    /// The time the proofs took (for `HERMETIC_DEBUG`).
+    pub proof_time: std::time::Duration,
     /// Address ranges of the selected functions, sorted.
     selected_code: Vec<(u64, u64)>,
     /// For each counter, its goal index.
     by_counter: Vec<Option<u32>>,
+}
+
+/// A counter of the selected code that no execution can reach.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Infeasible {
+    pub counter: u32,
+    /// The function it is in, as for goals.
+    pub function: String,
+    /// Its block's address (relative to the load address).
+    pub pc: u64,
+    /// What the goal would have been.
+    pub kind: GoalKind,
 }
 
 impl GoalMap {
@@ -55,6 +75,20 @@ impl GoalMap {
             .map(|g| g as usize)
     }
 
+    /// The counters proven infeasible among an execution's covered counters: each one is a
+    /// bug in the proof.
+    pub fn infeasible_hit<'a>(
+        &'a self,
+        covered: &'a [u32],
+    ) -> impl Iterator<Item = &'a Infeasible> + 'a {
+        covered.iter().filter_map(|&c| {
+            self.infeasible
+                .binary_search_by_key(&c, |i| i.counter)
+                .ok()
+                .map(|i| &self.infeasible[i])
+        })
+    }
+
     pub fn len(&self) -> usize {
         self.goals.len()
     }
@@ -62,6 +96,11 @@ impl GoalMap {
     /// The number of goals of a kind.
     pub fn count(&self, kind: GoalKind) -> usize {
         self.goals.iter().filter(|g| g.kind == kind).count()
+    }
+
+    /// The number of counters proven infeasible that would have been goals of a kind.
+    pub fn count_infeasible(&self, kind: GoalKind) -> usize {
+        self.infeasible.iter().filter(|i| i.kind == kind).count()
     }
 
     /// Whether an address (relative to the load address) lies in selected code.
@@ -97,12 +136,12 @@ pub fn map_goals(
     let file =
         object::File::parse(&*data).with_context(|| format!("parse {}", executable.display()))?;
     let checks = CheckCalls::new(&file);
-    let cleanup = super::cleanup::cleanup_counters(
-        &super::cleanup::landing_pads(&file),
-        pcs,
-        checks.text,
-        checks.text_addr,
-    );
+    let pads = super::cleanup::landing_pads(&file);
+    let cleanup = super::cleanup::cleanup_counters(&pads.pads, pcs, checks.text, checks.text_addr);
+    let prover = Prover::new(&file, &pads);
+    let mut proofs: std::collections::HashMap<usize, Result<DeadCode, GaveUp>> = Default::default();
+    let mut infeasible = Vec::new();
+    let mut proof_time = std::time::Duration::ZERO;
     let mut functions: Vec<(u64, u64, String)> = file
         .symbols()
         .filter(|s| s.kind() == SymbolKind::Text && s.size() > 0)
@@ -140,7 +179,6 @@ pub fn map_goals(
             if selected_code.last() != Some(&(*addr, addr + size)) {
                 selected_code.push((*addr, addr + size));
             }
-            by_counter[counter] = Some(goals.len() as u32);
             let next = pcs
                 .get(counter + 1)
                 .copied()
@@ -153,6 +191,22 @@ pub fn map_goals(
             } else {
                 GoalKind::Branch
             };
+            let proof = proofs.entry(idx - 1).or_insert_with(|| {
+                let started = std::time::Instant::now();
+                let proof = prover.prove(*addr, *size);
+                proof_time += started.elapsed();
+                proof
+            });
+            if !unknown && proof.as_ref().is_ok_and(|dead| dead.contains(pc)) {
+                infeasible.push(Infeasible {
+                    counter: counter as u32,
+                    function: function.clone(),
+                    pc,
+                    kind,
+                });
+                continue;
+            }
+            by_counter[counter] = Some(goals.len() as u32);
             goals.push(Goal {
                 kind,
                 counter: counter as u32,
@@ -163,8 +217,20 @@ pub fn map_goals(
     }
     selected_code.sort();
     selected_code.dedup();
+    let mut unproven: Vec<(String, GaveUp)> = proofs
+        .into_iter()
+        .filter_map(|(idx, proof)| {
+            let why = proof.err()?;
+            let name = format!("{:#}", rustc_demangle::demangle(&functions[idx].2));
+            Some((name, why))
+        })
+        .collect();
+    unproven.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(GoalMap {
         goals,
+        infeasible,
+        unproven,
+        proof_time,
         selected_code,
         by_counter,
     })

@@ -5,4 +5,5 @@ pub mod build;
 pub mod cleanup;
 pub mod codegen;
 pub mod goals;
+pub mod infeasible;
 pub mod process;

@@ -88,6 +88,8 @@ pub struct SearchOutcome {
     pub goals_needing_private: usize,
     /// Goals (branches and outcomes) whose best test builds mocks.
     pub goals_needing_mocks: usize,
+    /// Counters proven infeasible that some execution covered: bugs in the proof.
+    pub infeasible_covered: BTreeSet<u32>,
 }
 
 /// Progress as the search goes: executions so far and goals covered.
@@ -129,6 +131,7 @@ pub fn run(
     let mut outputs = outputs::Outputs::new(goals.len(), eligible, &boolean);
     let expected: Vec<usize> = outputs.expected().collect();
     let (mut refused_by_runtime, mut refused_by_sandbox) = (0u64, 0u64);
+    let mut infeasible_covered = BTreeSet::new();
     let started = Instant::now();
     let max = cfg.max_executions.unwrap_or(u64::MAX);
     while executions < max && cfg.deadline.is_none_or(|d| Instant::now() < d) {
@@ -205,6 +208,7 @@ pub fn run(
         let reports = pool.exec_batch(batch.iter().map(TestCase::request).collect())?;
         executions += batch.len() as u64;
         for (case, report) in batch.into_iter().zip(reports) {
+            check_infeasible(goals, &report, &mut infeasible_covered);
             // Only what the code under test compared: the driver's and std's comparisons are noise.
             let ints: Vec<u64> = report
                 .cmp_ints
@@ -289,7 +293,14 @@ pub fn run(
     };
     let goals_needing_private = needing(|t| t.uses_private);
     let goals_needing_mocks = needing(|t| t.uses_mocks);
-    let (tests, extra) = minimise(space, goals, &mut outputs, pool, &archive)?;
+    let (tests, extra) = minimise(
+        space,
+        goals,
+        &mut outputs,
+        pool,
+        &archive,
+        &mut infeasible_covered,
+    )?;
     executions += extra;
     let covered: BTreeSet<usize> = archive.goals().filter(|&g| !outputs.is_output(g)).collect();
     reached_by_findings.retain(|g| !covered.contains(g));
@@ -307,7 +318,21 @@ pub fn run(
         refused_by_sandbox,
         goals_needing_private,
         goals_needing_mocks,
+        infeasible_covered,
     })
+}
+
+/// The self-check of the infeasibility proofs: an execution that covers a counter proven
+/// infeasible shows a bug in the proof. Counted for the report, shown under `HERMETIC_DEBUG`.
+fn check_infeasible(goals: &GoalMap, report: &ExecReport, seen: &mut BTreeSet<u32>) {
+    for i in goals.infeasible_hit(&report.covered) {
+        if seen.insert(i.counter) && std::env::var_os("HERMETIC_DEBUG").is_some() {
+            eprintln!(
+                "BUG: an execution covered {} pc {:#x} (counter {}), which was proven infeasible",
+                i.function, i.pc, i.counter
+            );
+        }
+    }
 }
 
 /// How much of the budget is spent: the larger of the executions' and the time's share. (With
@@ -460,14 +485,20 @@ fn minimise(
     outputs: &mut outputs::Outputs,
     pool: &mut DriverPool,
     archive: &Archive,
+    infeasible_covered: &mut BTreeSet<u32>,
 ) -> Result<(Vec<FinishedTest>, u64)> {
+    let mut execute = |candidate: &TestCase| -> Result<ExecReport> {
+        let report = pool.exec_batch(vec![candidate.request()])?.remove(0);
+        check_infeasible(goals, &report, infeasible_covered);
+        Ok(report)
+    };
     let mut executions = 0;
     let mut shrunk: Vec<(FinishedTest, BTreeSet<usize>)> = Vec::new();
     for (test, own) in archive.assignments() {
         let own: BTreeSet<usize> = own.into_iter().collect();
         let mut best = test.clone();
         if let Some(candidate) = mocks::trim(space, &best.case, &best.report) {
-            let report = pool.exec_batch(vec![candidate.request()])?.remove(0);
+            let report = execute(&candidate)?;
             executions += 1;
             if let Some(t) = kept(space, goals, outputs, candidate, report, &own) {
                 best = t;
@@ -485,7 +516,7 @@ fn minimise(
             if candidate.stmts.is_empty() {
                 continue;
             }
-            let report = pool.exec_batch(vec![candidate.request()])?.remove(0);
+            let report = execute(&candidate)?;
             executions += 1;
             if let Some(t) = kept(space, goals, outputs, candidate, report, &own) {
                 if t.uses_private <= best.uses_private && t.uses_mocks <= best.uses_mocks {
@@ -499,7 +530,7 @@ fn minimise(
             g -= 1;
             let mut candidate = best.case.clone();
             candidate.env = env::without_gene(&candidate.env, g);
-            let report = pool.exec_batch(vec![candidate.request()])?.remove(0);
+            let report = execute(&candidate)?;
             executions += 1;
             if let Some(t) = kept(space, goals, outputs, candidate, report, &own) {
                 best = t;
@@ -529,6 +560,9 @@ fn minimise(
     }
     // Observations that differ between two runs must not become assertions.
     let reruns = pool.exec_batch(chosen.iter().map(|t| t.case.request()).collect())?;
+    for rerun in &reruns {
+        check_infeasible(goals, rerun, infeasible_covered);
+    }
     executions += chosen.len() as u64;
     let mut stable = Vec::new();
     for (mut test, rerun) in chosen.into_iter().zip(reruns) {

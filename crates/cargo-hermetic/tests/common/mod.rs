@@ -422,6 +422,7 @@ impl Generate<'_> {
             elapsed.as_secs_f64()
         );
         assert_originals_untouched();
+        run.assert_no_infeasible_covered();
         run
     }
 }
@@ -468,6 +469,20 @@ impl Run {
             self.describe()
         );
         self
+    }
+
+    /// The self-check of the proofs that some edges can never be taken: no execution took one.
+    fn assert_no_infeasible_covered(&self) {
+        let covered = self
+            .report
+            .as_ref()
+            .and_then(|r| r.get("infeasible_covered"))
+            .and_then(Value::as_u64);
+        assert!(
+            covered.is_none_or(|n| n == 0),
+            "an execution took an edge proven infeasible (a bug in driver/infeasible.rs):\n{}",
+            self.describe()
+        );
     }
 
     /// The JSON report (panics when none was written).
