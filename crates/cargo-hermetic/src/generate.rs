@@ -235,7 +235,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         checks_infeasible: goal_map.count_infeasible(goals::GoalKind::Check),
         infeasible_covered: outcome.infeasible_covered.len(),
         tests_emitted,
-        tests_dropped_unstable: verified.dropped_unstable.len(),
+        tests_dropped_unstable: verified.unstable_count(),
         tests_dropped_static_state: verified.dropped_static.len(),
         tests_dropped_uncompilable: verified.dropped_uncompilable.len(),
         dropped: verified.dropped_reports(),

@@ -1,5 +1,6 @@
 //! Verification: the emitted tests are compiled and run in a copy of the crate, three times
-//! (once one at a time, once in a shuffled order); tests that fail or flake are dropped. A
+//! (once one at a time, once in a shuffled order), and those that check what the code wrote to
+//! fd 1 or 2 once more alone without libtest's capture; tests that fail or flake are dropped. A
 //! dropped test that passes when run alone, each time in a fresh process, failed only beside
 //! other tests in one process: through state they share (statics). Those are counted apart.
 
@@ -13,6 +14,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 
+#[derive(Default)]
 pub struct Verified {
     pub files: Vec<GeneratedFile>,
     /// Tests that failed at least once, and not only beside other tests.
@@ -20,6 +22,9 @@ pub struct Verified {
     /// Tests that failed beside other tests in one process but pass alone: they depend on
     /// static state other tests change.
     pub dropped_static: Vec<String>,
+    /// Tests whose check of fd 1 or 2 failed without libtest's capture (the code prints
+    /// through the print macros too): unstable across ways of running tests.
+    pub dropped_capture_bound: Vec<String>,
     /// Tests whose code did not compile.
     pub dropped_uncompilable: Vec<String>,
 }
@@ -29,20 +34,25 @@ impl Verified {
     pub fn unchecked(files: Vec<GeneratedFile>) -> Verified {
         Verified {
             files,
-            dropped_unstable: vec![],
-            dropped_static: vec![],
-            dropped_uncompilable: vec![],
+            ..Verified::default()
         }
+    }
+
+    /// Tests dropped because they failed in some run, for whatever reason but static state.
+    pub fn unstable_count(&self) -> usize {
+        self.dropped_unstable.len() + self.dropped_capture_bound.len()
     }
 
     /// Every dropped test with the reason, for the report.
     pub fn dropped_reports(&self) -> Vec<crate::report::DroppedReport> {
         use crate::report::{
-            DroppedReport, DROPPED_STATIC, DROPPED_UNCOMPILABLE, DROPPED_UNSTABLE,
+            DroppedReport, DROPPED_CAPTURE_BOUND, DROPPED_STATIC, DROPPED_UNCOMPILABLE,
+            DROPPED_UNSTABLE,
         };
         [
             (&self.dropped_unstable, DROPPED_UNSTABLE),
             (&self.dropped_static, DROPPED_STATIC),
+            (&self.dropped_capture_bound, DROPPED_CAPTURE_BOUND),
             (&self.dropped_uncompilable, DROPPED_UNCOMPILABLE),
         ]
         .into_iter()
@@ -68,17 +78,11 @@ pub fn verify(
     suite: Suite,
     mut files: Vec<GeneratedFile>,
 ) -> Result<Verified> {
-    let mut dropped_unstable = Vec::new();
-    let mut dropped_static = Vec::new();
-    let mut dropped_uncompilable = Vec::new();
+    let mut verified = Verified::default();
     for _ in 0..MAX_ROUNDS {
         if files.iter().all(|f| f.test_names.is_empty()) {
-            return Ok(Verified {
-                files,
-                dropped_unstable,
-                dropped_static,
-                dropped_uncompilable,
-            });
+            verified.files = files;
+            return Ok(verified);
         }
         let copy = shadow::copy_crate(origin, "verify", &[])?;
         let rebased = rebase(cluster, origin.crate_dir, &copy.root);
@@ -118,15 +122,29 @@ pub fn verify(
                     );
                 }
                 files = drop_tests(files, &culprits)?;
-                dropped_uncompilable.extend(culprits);
+                verified.dropped_uncompilable.extend(culprits);
                 continue;
             }
         };
         let mut failed = BTreeSet::new();
+        let mut passed = BTreeSet::new();
         for run in 0..RUNS {
-            failed.extend(run_tests(&exe, &copy.root, suite, run)?);
+            let (ok, not) = run_tests(&exe, &copy.root, suite, run)?;
+            passed.extend(ok);
+            failed.extend(not);
         }
         let alone = passing_alone(&exe, &copy.root, &failed)?;
+        // Checks of fd 1 and 2 that hold only under libtest's capture are not static state:
+        // they are found after `alone`, so they count as unstable.
+        let checks_output: BTreeSet<&str> = files
+            .iter()
+            .flat_map(|f| f.asserting_output.iter().map(String::as_str))
+            .collect();
+        let output_tests = passed
+            .iter()
+            .filter(|t| !failed.contains(*t) && checks_output.contains(short_name(t).as_str()));
+        let capture_bound = failing_without_capture(&exe, &copy.root, output_tests)?;
+        failed.extend(capture_bound.iter().cloned());
         if std::env::var_os("HERMETIC_DEBUG").is_some() {
             eprintln!(
                 "verify: failed {failed:?} (passing alone: {alone:?}) in {}",
@@ -134,21 +152,20 @@ pub fn verify(
             );
         }
         if failed.is_empty() {
-            return Ok(Verified {
-                files,
-                dropped_unstable,
-                dropped_static,
-                dropped_uncompilable,
-            });
+            verified.files = files;
+            return Ok(verified);
         }
         let short: BTreeSet<String> = failed.iter().map(|t| short_name(t)).collect();
         files = drop_tests(files, &short)?;
         for test in &failed {
-            if alone.contains(test) {
-                dropped_static.push(short_name(test));
+            let list = if capture_bound.contains(test) {
+                &mut verified.dropped_capture_bound
+            } else if alone.contains(test) {
+                &mut verified.dropped_static
             } else {
-                dropped_unstable.push(short_name(test));
-            }
+                &mut verified.dropped_unstable
+            };
+            list.push(short_name(test));
         }
     }
     bail!("the generated tests kept failing after dropping the failing ones")
@@ -215,9 +232,39 @@ fn outcomes(stdout: &str) -> (BTreeSet<String>, BTreeSet<String>) {
     (passed, failed)
 }
 
+/// Of tests that check what the code wrote to fd 1 and 2 (full paths), those that fail alone
+/// with `--nocapture`, where the print macros reach fd 1 and 2 too (`cargo test -- --nocapture`,
+/// cargo-nextest): the code also prints through them, so the check holds only under capture.
+fn failing_without_capture<'a>(
+    exe: &Path,
+    cwd: &Path,
+    tests: impl Iterator<Item = &'a String>,
+) -> Result<BTreeSet<String>> {
+    let mut failing = BTreeSet::new();
+    for test in tests {
+        let status = Command::new(exe)
+            .args([test.as_str(), "--exact", "--nocapture"])
+            .current_dir(cwd)
+            .env_remove("HERMETIC_DRIVER")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .with_context(|| format!("run {test} with --nocapture"))?;
+        if !status.success() {
+            failing.insert(test.clone());
+        }
+    }
+    Ok(failing)
+}
+
 /// Runs the suite's tests once (the crate's own tests and the other suite's stay out); returns
-/// the full paths of those that failed.
-fn run_tests(exe: &Path, cwd: &Path, suite: Suite, run: usize) -> Result<BTreeSet<String>> {
+/// the full paths of those that passed and of those that failed.
+fn run_tests(
+    exe: &Path,
+    cwd: &Path,
+    suite: Suite,
+    run: usize,
+) -> Result<(BTreeSet<String>, BTreeSet<String>)> {
     let mut cmd = Command::new(exe);
     cmd.arg(suite.module())
         .current_dir(cwd)
@@ -248,7 +295,7 @@ fn run_tests(exe: &Path, cwd: &Path, suite: Suite, run: usize) -> Result<BTreeSe
             String::from_utf8_lossy(&out.stderr)
         );
     }
-    Ok(failed)
+    Ok((passed, failed))
 }
 
 /// The `#[test]` function around a line of a generated file.
@@ -276,7 +323,12 @@ pub fn drop_tests(
             let (header, body) = f.contents.split_once('\n').unwrap_or(("", &f.contents));
             debug_assert!(header.contains(GENERATED_MARKER));
             f.contents = format!("{header}\n{}", without_functions(body, names)?);
-            for list in [&mut f.test_names, &mut f.using_private, &mut f.using_mocks] {
+            for list in [
+                &mut f.test_names,
+                &mut f.using_private,
+                &mut f.using_mocks,
+                &mut f.asserting_output,
+            ] {
                 list.retain(|n| !names.contains(n));
             }
             Ok(f)
@@ -343,10 +395,12 @@ mod tests {
             test_names: vec!["a".into(), "b".into()],
             using_private: vec![],
             using_mocks: vec!["a".into()],
+            asserting_output: vec!["a".into(), "b".into()],
         };
         let out = drop_tests(vec![f], &["a".to_string()].into()).unwrap();
         assert_eq!(out[0].test_names, vec!["b".to_string()]);
         assert!(out[0].using_mocks.is_empty());
+        assert_eq!(out[0].asserting_output, vec!["b".to_string()]);
         assert!(out[0].contents.starts_with("// @generated"));
         assert!(!out[0].contents.contains("fn a()"));
         assert!(out[0].contents.contains("fn b()"));

@@ -297,3 +297,56 @@ fn executions_the_sandbox_stopped_are_not_tests() {
         run.describe()
     );
 }
+
+#[test]
+fn output_the_code_writes_to_fd_1_and_2_is_checked_where_it_holds_without_capture_too() {
+    let fixture = Fixture::copy("console");
+    let run = fixture.generate().seed(1).max_executions(2_000).run();
+    run.assert_success();
+    let tests = &fixture.generated_files()["src/hermetic_tests.rs"];
+    // What `greet` wrote through fd 1 and 2 itself is checked.
+    assert!(
+        tests.contains("assert_eq!(env.stdout_string(), \"hello, "),
+        "{tests}"
+    );
+    assert!(
+        tests.contains("assert_eq!(env.stderr_string(), \"greet: no name given\\n\");"),
+        "{tests}"
+    );
+    // `println!` goes to libtest under `cargo test`: `announce`'s output is never checked.
+    assert!(tests.contains("announce("), "{tests}");
+    assert!(!tests.contains("count: "), "{tests}");
+    // `banner` prints through both: a check on fd 1 would fail without libtest's capture, so
+    // verification dropped the tests that had one.
+    assert!(!tests.contains("== "), "{tests}");
+    let dropped = run.report()["dropped"].as_array().unwrap();
+    assert!(
+        !dropped.is_empty()
+            && dropped
+                .iter()
+                .all(|d| d["test"].as_str().unwrap().starts_with("banner")
+                    && d["reason"]
+                        .as_str()
+                        .unwrap()
+                        .contains("only under libtest's capture")),
+        "the banner tests were not dropped for their capture-bound checks:\n{}",
+        run.describe()
+    );
+    check_generated_files(&fixture, &run);
+    // The tests pass with and without libtest's capture.
+    for args in [&[][..], &["--", "--nocapture"][..]] {
+        let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+        cmd.arg("test")
+            .arg("--manifest-path")
+            .arg(fixture.manifest())
+            .args(args)
+            .env("CARGO_TARGET_DIR", cargo_test_target_dir());
+        let out = run_with_timeout(cmd, CARGO_TEST_TIMEOUT);
+        assert!(
+            out.status.success(),
+            "cargo test {args:?} failed:\n{}\n{}\n{tests}",
+            out.stdout,
+            out.stderr
+        );
+    }
+}

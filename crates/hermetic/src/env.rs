@@ -464,6 +464,16 @@ impl EnvGuard {
         self.inspect(|st| st.stderr.clone())
     }
 
+    /// [`stdout`](EnvGuard::stdout) as text (bytes that are not UTF-8 become U+FFFD).
+    pub fn stdout_string(&self) -> String {
+        String::from_utf8_lossy(&self.stdout()).into_owned()
+    }
+
+    /// [`stderr`](EnvGuard::stderr) as text (bytes that are not UTF-8 become U+FFFD).
+    pub fn stderr_string(&self) -> String {
+        String::from_utf8_lossy(&self.stderr()).into_owned()
+    }
+
     /// The value of a virtual variable now.
     pub fn var(&self, name: impl AsRef<OsStr>) -> Option<OsString> {
         self.inspect(|st| {

@@ -60,7 +60,10 @@ impl Driver {
         let (request_read, request_write) = pipe()?;
         let (reply_fd, request_fd) = (reply_write.as_raw_fd(), request_read.as_raw_fd());
         let mut cmd = Command::new(&launch.executable);
-        cmd.args(["--exact", SERVE_TEST, "--nocapture", "--test-threads=1"])
+        // libtest captures the output of the print macros here as it does under `cargo test`
+        // (the case threads inherit the capture), so what reaches fd 1 and 2 in the search is
+        // what the emitted tests will see there.
+        cmd.args(["--exact", SERVE_TEST, "--test-threads=1"])
             .env(DRIVER_ENV, "1")
             .env("HERMETIC_SCRATCH", &launch.scratch)
             .env("RUST_BACKTRACE", "0")

@@ -58,22 +58,49 @@ pub fn prelude(spec: &EnvSpec, checked: bool) -> TokenStream {
     quote!(let #var = hermetic::Env::new() #(#calls)* .enter();)
 }
 
-/// Assertions on the files the code wrote or removed.
+/// Assertions on what the code left: the files it wrote or removed, then what it wrote to
+/// fd 1 and fd 2 (output of the print macros is libtest's, under `cargo test`, and never
+/// reaches them: see [`output_checks`]).
 pub fn checks(report: &EnvReport) -> Vec<TokenStream> {
     let (assert_eq, assert) = (super::layout::assert_eq(), super::layout::assert());
-    report
-        .files
-        .iter()
-        .map(|(path, contents)| match contents {
-            Some(data) => match std::str::from_utf8(data) {
-                Ok(text) => quote!(#assert_eq(env.file_string(#path).as_deref(), Some(#text));),
-                Err(_) => {
-                    let data = Literal::byte_string(data);
-                    quote!(#assert_eq(env.file_contents(#path).as_deref(), Some(&#data[..]));)
-                }
-            },
-            None => quote!(#assert(!env.exists(#path));),
+    let files = report.files.iter().map(|(path, contents)| match contents {
+        Some(data) => match std::str::from_utf8(data) {
+            Ok(text) => quote!(#assert_eq(env.file_string(#path).as_deref(), Some(#text));),
+            Err(_) => {
+                let data = Literal::byte_string(data);
+                quote!(#assert_eq(env.file_contents(#path).as_deref(), Some(&#data[..]));)
+            }
+        },
+        None => quote!(#assert(!env.exists(#path));),
+    });
+    files.chain(output_checks(report)).collect()
+}
+
+/// `assert_eq!(env.stdout_string(), "..")` and the same for stderr, for output the code wrote
+/// through fd 1 and 2 itself (`writeln!(io::stdout(), ..)`, a C library). Such a test passes
+/// under libtest's capture; whether it also passes without (`--nocapture`, where the print
+/// macros reach fd 1 too) verification checks.
+pub fn output_checks(report: &EnvReport) -> Vec<TokenStream> {
+    let assert_eq = super::layout::assert_eq();
+    let stream = |name: &str, data: &[u8]| {
+        if data.is_empty() {
+            return None;
+        }
+        Some(match std::str::from_utf8(data) {
+            Ok(text) => {
+                let read = quote::format_ident!("{name}_string");
+                quote!(#assert_eq(env.#read(), #text);)
+            }
+            Err(_) => {
+                let read = quote::format_ident!("{name}");
+                let data = Literal::byte_string(data);
+                quote!(#assert_eq(env.#read(), #data);)
+            }
         })
+    };
+    [("stdout", &report.stdout), ("stderr", &report.stderr)]
+        .into_iter()
+        .filter_map(|(name, data)| stream(name, data))
         .collect()
 }
 
@@ -172,6 +199,24 @@ mod tests {
         let lit: syn::LitByteStr =
             syn::parse_str(&byte_string(&spec.random_bytes).to_string()).unwrap();
         assert_eq!(lit.value(), spec.random_bytes);
+    }
+
+    #[test]
+    fn output_through_fd_1_and_2_is_checked_as_text_or_bytes() {
+        let report = EnvReport {
+            stdout: b"hello\n".to_vec(),
+            stderr: vec![0xff],
+            ..EnvReport::default()
+        };
+        let checks: Vec<String> = checks(&report).iter().map(|c| c.to_string()).collect();
+        assert_eq!(
+            checks,
+            [
+                "ASSERT_EQ_ (env . stdout_string () , \"hello\\n\") ;",
+                "ASSERT_EQ_ (env . stderr () , b\"\\xFF\") ;"
+            ]
+        );
+        assert!(output_checks(&EnvReport::default()).is_empty());
     }
 
     #[test]

@@ -50,6 +50,8 @@ pub struct GeneratedFile {
     pub using_private: Vec<String>,
     /// The tests among them that build mocks.
     pub using_mocks: Vec<String>,
+    /// The tests among them that check what the code wrote to fd 1 or 2.
+    pub asserting_output: Vec<String>,
 }
 
 /// Writes one file of `suite` per module that has tests. `command` is the command line that
@@ -85,6 +87,7 @@ pub fn emit(
                 contents,
                 using_private: with(|w| w.uses_private),
                 using_mocks: with(|w| w.uses_mocks),
+                asserting_output: with(|w| w.asserts_output),
                 test_names: written.into_iter().map(|w| w.name).collect(),
             }
         })
@@ -104,6 +107,7 @@ struct RenderedTest {
     /// Traits whose methods the test calls and must import.
     imports: BTreeSet<TraitId>,
     uses_private: bool,
+    asserts_output: bool,
 }
 
 /// A test as written to its file.
@@ -111,6 +115,7 @@ struct WrittenTest {
     name: String,
     uses_private: bool,
     uses_mocks: bool,
+    asserts_output: bool,
 }
 
 /// The text of a module's test file and its test names, in file order.
@@ -194,6 +199,7 @@ fn file_contents(
             name: names[i].clone(),
             uses_private: t.uses_private,
             uses_mocks: !t.mocks.is_empty(),
+            asserts_output: t.asserts_output,
         });
     }
     let text = layout::rustfmt(&text).unwrap_or(text);
@@ -309,10 +315,12 @@ fn render_test(cluster: &Cluster, test: &FinishedTest, suite: Suite) -> Option<R
         }
     }
 
+    let mut asserts_output = false;
     if environment::needed(&case.env, &report.env) {
         let checks = if panic.is_some() {
             Vec::new()
         } else {
+            asserts_output = !environment::output_checks(&report.env).is_empty();
             environment::checks(&report.env)
         };
         body.insert(0, environment::prelude(&case.env, !checks.is_empty()));
@@ -362,6 +370,7 @@ fn render_test(cluster: &Cluster, test: &FinishedTest, suite: Suite) -> Option<R
             })
             .collect(),
         uses_private: test.uses_private,
+        asserts_output,
     })
 }
 

@@ -247,6 +247,7 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
         verify::verify(&origin, &cluster, Suite::Recorded, files)?
     };
     let dropped = verified.dropped_reports();
+    let tests_dropped = verified.unstable_count() + verified.dropped_static.len();
     let files: Vec<_> = verified
         .files
         .into_iter()
@@ -353,7 +354,7 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
         distinct_calls: distinct.len(),
         distinct_calls_with_a_test: distinct_tested,
         tests_emitted,
-        tests_dropped_unstable: verified.dropped_unstable.len() + verified.dropped_static.len(),
+        tests_dropped_unstable: tests_dropped,
         tests_dropped_uncompilable: verified.dropped_uncompilable.len(),
         dropped,
         functions_probed: probed.probed.len(),

@@ -37,6 +37,11 @@ pub const FIXTURES: &[&str] = &[
     "inventory",
     "crashy",
     "tally",
+    "console",
+    "envdeps",
+    "mocks",
+    "stdtraits",
+    "people",
 ];
 
 /// Budget passed with every run: generous, so that runs are bounded by `--max-executions`
