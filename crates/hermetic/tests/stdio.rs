@@ -38,6 +38,8 @@ fn writes_to_fd_1_and_2_are_captured() {
     write!(io::stdout(), "partial").unwrap();
     assert_eq!(env.stdout(), b"to stdout\npartial");
     assert_eq!(env.stderr(), b"to stderr\n");
+    assert_eq!(env.stdout_string(), "to stdout\npartial");
+    assert_eq!(env.stderr_string(), "to stderr\n");
     assert!(env.accesses().contains(&Access::StdoutWritten));
 }
 
