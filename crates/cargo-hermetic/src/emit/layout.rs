@@ -62,8 +62,50 @@ pub(crate) fn rustfmt(text: &str) -> Option<String> {
     let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
     let output = child.wait_with_output().ok()?;
     writer.join().ok()?.ok()?;
-    let formatted = String::from_utf8(output.stdout).ok()?;
+    let formatted = without_commas_before_close(&String::from_utf8(output.stdout).ok()?);
     (output.status.success() && syn::parse_file(&formatted).is_ok()).then_some(formatted)
+}
+
+/// Where a string or char literal starting at `i` ends (the index after it); `None` when no
+/// literal starts there (a lifetime's `'` is not one).
+fn literal_end(chars: &[char], i: usize) -> Option<usize> {
+    match chars[i] {
+        '"' => {
+            let mut j = i + 1;
+            while j < chars.len() && chars[j] != '"' {
+                j += if chars[j] == '\\' { 2 } else { 1 };
+            }
+            Some((j + 1).min(chars.len()))
+        }
+        '\'' if chars.get(i + 1) == Some(&'\\') => {
+            // '\n', '\'', '\u{..}': up to the next quote after the escaped character.
+            let close = (i + 3..chars.len().min(i + 12)).find(|&j| chars[j] == '\'')?;
+            Some(close + 1)
+        }
+        '\'' if chars.get(i + 2) == Some(&'\'') => Some(i + 3),
+        _ => None,
+    }
+}
+
+/// rustfmt keeps the comma prettyplease puts after the last argument of a call inside a macro
+/// when it hugs that argument (`Ok(vec![\n ..\n],)`); outside literals, `],)` and `},)` lose it.
+fn without_commas_before_close(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < chars.len() {
+        if let Some(end) = literal_end(&chars, i) {
+            out.extend(&chars[i..end]);
+            i = end;
+            continue;
+        }
+        let hugging = i > 0 && matches!(chars[i - 1], ']' | '}') && chars.get(i + 1) == Some(&')');
+        if !(chars[i] == ',' && hugging) {
+            out.push(chars[i]);
+        }
+        i += 1;
+    }
+    out
 }
 
 /// Replaces stand-in calls by the macros they stand for (`VEC_(a, b)` → `vec![a, b]`).
@@ -76,29 +118,10 @@ fn restore_macros(text: &str) -> String {
     while i < chars.len() {
         let c = chars[i];
         match c {
-            '"' => {
-                let start = i;
-                i += 1;
-                while i < chars.len() && chars[i] != '"' {
-                    i += if chars[i] == '\\' { 2 } else { 1 };
-                }
-                i = (i + 1).min(chars.len());
-                out.extend(&chars[start..i]);
-            }
-            '\'' => {
-                // A char literal (generated code has no lifetimes): 'x' or '\..'.
-                let start = i;
-                i += 1;
-                if chars.get(i) == Some(&'\\') {
-                    i += 2;
-                } else {
-                    i += 1;
-                }
-                while i < chars.len() && chars[i] != '\'' {
-                    i += 1;
-                }
-                i = (i + 1).min(chars.len());
-                out.extend(&chars[start..i]);
+            '"' | '\'' if literal_end(&chars, i).is_some() => {
+                let end = literal_end(&chars, i).unwrap_or(chars.len());
+                out.extend(&chars[i..end]);
+                i = end;
             }
             c if c.is_alphanumeric() || c == '_' => {
                 let start = i;
@@ -152,6 +175,19 @@ mod tests {
         assert_eq!(
             restore_macros("let x = '\\'';\nASSERT_(x)"),
             "let x = '\\'';\nassert!(x)"
+        );
+        // A lifetime is no char literal: what follows it is still code.
+        assert_eq!(
+            restore_macros("fn f<'a>(x: &'a str) { VEC_(x) }"),
+            "fn f<'a>(x: &'a str) { vec![x] }"
+        );
+    }
+
+    #[test]
+    fn a_hugging_last_argument_loses_its_comma_outside_literals() {
+        assert_eq!(
+            without_commas_before_close("Ok(vec![\n    1,\n],), Ok(A {\n},), \"],)\", ',', f(a,)"),
+            "Ok(vec![\n    1,\n]), Ok(A {\n}), \"],)\", ',', f(a,)"
         );
     }
 }
