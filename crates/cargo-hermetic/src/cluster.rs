@@ -46,6 +46,10 @@ pub struct Module {
     /// Whether the file is a "mod-rs" file (lib.rs, main.rs, mod.rs), whose child module files
     /// live beside it rather than in a directory named after it.
     pub mod_rs: bool,
+    /// Prelude types (`Result`, `Option`, `Vec`, `String`, `Box`) whose name means something
+    /// else here: a crate alias `Result<T>`, a `use std::io::Result`, a crate type. Code placed
+    /// in a child module with `use super::*` spells them by their std path.
+    pub shadowed_prelude: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]

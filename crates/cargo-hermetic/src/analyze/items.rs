@@ -84,6 +84,7 @@ fn fill(mods: &[ModuleSrc], names: &Names, infos: &[TypeInfo], defs: &mut [TypeD
                 module: m,
                 self_ty: infos[id].generics.is_empty().then_some(&self_ty),
                 subst: &no_subst,
+                expanding: &[],
             };
             if let Item::Struct(s) = item {
                 defs[id].kind = TypeKind::Struct(fields(&cx, &s.fields, false));

@@ -60,7 +60,7 @@ pub fn generate(
                 quote!(Err(DecodeError::new(#reason)))
             });
             entries.push(quote! {
-                fn #name(args: &[Value], slots: &mut Slots) -> Result<Returned, DecodeError> {
+                fn #name(args: &[Value], slots: &mut Slots) -> ::std::result::Result<Returned, DecodeError> {
                     #body
                 }
             });
@@ -95,7 +95,7 @@ pub fn generate(
                     ::hermetic_driver::serve(&table);
                 }
 
-                fn missing(_: &[Value], _: &mut Slots) -> Result<Returned, DecodeError> {
+                fn missing(_: &[Value], _: &mut Slots) -> ::std::result::Result<Returned, DecodeError> {
                     Err(DecodeError::new("no dispatch entry"))
                 }
             }
@@ -142,7 +142,7 @@ fn mocks_of_module(cluster: &Cluster, m: ModuleId) -> Vec<TokenStream> {
             quote! {
                 #items
                 impl ::hermetic_driver::Decode for #mock {
-                    fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
+                    fn decode(value: &Value, slots: &mut Slots) -> ::std::result::Result<Self, DecodeError> {
                         ::hermetic_driver::decode::take_stored(value, slots)
                     }
                 }
@@ -384,7 +384,7 @@ fn type_impls(cluster: &Cluster, id: usize) -> TokenStream {
     let observe_body = observe_body(cluster, id);
     quote! {
         impl #decl ::hermetic_driver::Decode for #name #args {
-            fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
+            fn decode(value: &Value, slots: &mut Slots) -> ::std::result::Result<Self, DecodeError> {
                 ::hermetic_driver::decode::take_stored(value, slots)
             }
         }

@@ -499,6 +499,7 @@ mod tests {
             file: "src/lib.rs".into(),
             body: ModuleBody::File,
             mod_rs: true,
+            shadowed_prelude: Vec::new(),
         };
         Cluster {
             crate_name: "demo".into(),

@@ -16,6 +16,7 @@ fn module(path: &[&str], parent: Option<usize>, file: &str, mod_rs: bool) -> Mod
         file: file.into(),
         body: ModuleBody::File,
         mod_rs,
+        shadowed_prelude: Vec::new(),
     }
 }
 
