@@ -98,6 +98,48 @@ fn numparse_covers_every_branch() {
 }
 
 #[test]
+fn aliases_are_followed_and_their_tests_compile() {
+    let (fixture, run) = generate("aliases", 1, 5_000);
+    // Every function behind an alias is called (the driver compiled each call), but `index`,
+    // whose alias names a `HashMap`.
+    let skipped = run.skipped();
+    assert!(
+        matches!(skipped.as_slice(), [(item, reason)] if item == "units::index"
+            && reason.contains("type alias `Index`")
+            && reason.contains("`HashMap<String, usize>` is not supported")),
+        "aliases: expected only `units::index` skipped, for its alias:\n{}",
+        run.describe()
+    );
+    let files = fixture.dump_generated();
+    for call in [
+        "parse_port(",
+        "port_or(",
+        "tally(",
+        "metres(",
+        "width(",
+        "repeated(",
+    ] {
+        assert!(
+            files.contains(call),
+            "aliases: no test calls `{call}..)`:\n{files}"
+        );
+    }
+    // The root's `Result<T>` hides the prelude's there, so the mock spells std's.
+    let root = fixture.read("src/hermetic_tests.rs");
+    assert!(
+        root.contains("fn port(&self) -> std::result::Result<String, crate::error::Error>"),
+        "aliases: the mock of `Config` does not spell std's `Result`:\n{root}"
+    );
+    let coverage = run.branch_coverage();
+    assert!(
+        coverage >= 0.9,
+        "aliases: branch coverage {:.1}% < 90%:\n{}",
+        coverage * 100.0,
+        run.describe()
+    );
+}
+
+#[test]
 fn generics_skips_fn_pointer_and_impl_fn_parameters_with_a_reason() {
     let (_fixture, run) = generate("generics", 1, 2_000);
     let skipped = run.skipped();
