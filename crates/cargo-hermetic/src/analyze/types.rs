@@ -281,13 +281,11 @@ impl TyCx<'_> {
         expanding: &'b [AliasId],
     ) -> TyCx<'b> {
         TyCx {
-            names: self.names,
-            infos: self.infos,
-            traits: self.traits,
             module,
             self_ty: None,
             subst,
             expanding,
+            ..*self
         }
     }
 
