@@ -81,6 +81,9 @@ pub struct TypeDef {
     /// Names of the type parameters, in order (`["T"]` for `Wrapper<T>`); lifetimes make the
     /// type unusable and are not listed (such types are skipped).
     pub generics: Vec<String>,
+    /// Why no `Ty` can name the type (lifetime or const parameters), if none can: the driver
+    /// gives it no `Decode`/`Observe` impls, which would not compile.
+    pub unsupported_generics: Option<String>,
     /// Traits in `#[derive(..)]`, by last path segment: `["Debug", "Clone", "PartialEq"]`.
     pub derives: Vec<String>,
     /// Traits implemented by hand in the crate (`impl Display for X`), by last path segment.

@@ -47,13 +47,14 @@ pub fn collect(
             infos.push(TypeInfo {
                 name: name.clone(),
                 generics: type_params.clone(),
-                unsupported_generics,
+                unsupported_generics: unsupported_generics.clone(),
             });
             defs.push(TypeDef {
                 name,
                 module: m,
                 vis: syntax::vis(vis),
                 generics: type_params,
+                unsupported_generics,
                 derives: syntax::derives(attrs),
                 impls: Vec::new(),
                 kind: TypeKind::Struct(Fields::Unit),

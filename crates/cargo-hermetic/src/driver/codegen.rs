@@ -79,7 +79,9 @@ pub fn generate(
             .types
             .iter()
             .enumerate()
-            .filter(|(_, t)| t.module == m)
+            // A type no `Ty` names is never decoded or observed, and its impls would need
+            // its lifetime or const parameters.
+            .filter(|(_, t)| t.module == m && t.unsupported_generics.is_none())
             .map(|(id, _)| type_impls(cluster, id));
         let mocks = mocks_of_module(cluster, m);
         let imported_mocks = mock_imports(cluster, m);
@@ -377,7 +379,7 @@ fn type_impls(cluster: &Cluster, id: usize) -> TokenStream {
         (quote!(), quote!())
     } else {
         (
-            quote!(<#(#params: 'static + ::hermetic_driver::Observe + ::core::fmt::Debug),*>),
+            quote!(<#(#params: 'static + ::hermetic_driver::Observe + ::std::fmt::Debug),*>),
             quote!(<#(#params),*>),
         )
     };

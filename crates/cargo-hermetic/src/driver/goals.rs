@@ -509,6 +509,7 @@ mod tests {
                 module: 1,
                 vis: Vis::Pub,
                 generics: vec![],
+                unsupported_generics: None,
                 derives: vec!["Debug".into(), "PartialEq".into()],
                 impls: vec!["Display".into()],
                 kind: TypeKind::Struct(Fields::Unit),
