@@ -46,6 +46,10 @@ pub struct Module {
     /// Whether the file is a "mod-rs" file (lib.rs, main.rs, mod.rs), whose child module files
     /// live beside it rather than in a directory named after it.
     pub mod_rs: bool,
+    /// Prelude types (`Result`, `Option`, `Vec`, `String`, `Box`) whose name means something
+    /// else here: a crate alias `Result<T>`, a `use std::io::Result`, a crate type. Code placed
+    /// in a child module with `use super::*` spells them by their std path.
+    pub shadowed_prelude: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -77,6 +81,9 @@ pub struct TypeDef {
     /// Names of the type parameters, in order (`["T"]` for `Wrapper<T>`); lifetimes make the
     /// type unusable and are not listed (such types are skipped).
     pub generics: Vec<String>,
+    /// Why no `Ty` can name the type (lifetime or const parameters), if none can: the driver
+    /// gives it no `Decode`/`Observe` impls, which would not compile.
+    pub unsupported_generics: Option<String>,
     /// Traits in `#[derive(..)]`, by last path segment: `["Debug", "Clone", "PartialEq"]`.
     pub derives: Vec<String>,
     /// Traits implemented by hand in the crate (`impl Display for X`), by last path segment.

@@ -69,11 +69,11 @@ pub fn ty_with(
         Ty::Int(i) => int_ty(*i),
         Ty::Float(FloatTy::F32) => quote!(f32),
         Ty::Float(FloatTy::F64) => quote!(f64),
-        Ty::String => quote!(String),
+        Ty::String => prelude(cluster, from, "String", quote!(std::string::String)),
         Ty::Str => quote!(&str),
         Ty::Vec(e) => {
-            let e = rec(e);
-            quote!(Vec<#e>)
+            let (vec, e) = (prelude(cluster, from, "Vec", quote!(std::vec::Vec)), rec(e));
+            quote!(#vec<#e>)
         }
         Ty::Slice(e) => {
             let e = rec(e);
@@ -88,16 +88,23 @@ pub fn ty_with(
             quote!((#(#items,)*))
         }
         Ty::Option(e) => {
-            let e = rec(e);
-            quote!(Option<#e>)
+            let (option, e) = (
+                prelude(cluster, from, "Option", quote!(std::option::Option)),
+                rec(e),
+            );
+            quote!(#option<#e>)
         }
         Ty::Result(o, e) => {
+            let result = prelude(cluster, from, "Result", quote!(std::result::Result));
             let (o, e) = (rec(o), rec(e));
-            quote!(Result<#o, #e>)
+            quote!(#result<#o, #e>)
         }
         Ty::Box(e) => {
-            let e = rec(e);
-            quote!(Box<#e>)
+            let (boxed, e) = (
+                prelude(cluster, from, "Box", quote!(std::boxed::Box)),
+                rec(e),
+            );
+            quote!(#boxed<#e>)
         }
         Ty::Ref(e) => {
             let e = rec(e);
@@ -124,6 +131,21 @@ pub fn ty_with(
             quote!(std::vec::IntoIter<#e>)
         }
         Ty::Mock(id) => mock(*id),
+    }
+}
+
+/// A prelude type's name as written in module `from`: its std path where the name means
+/// something else there (a crate alias `Result<T>` that `use super::*` brings in).
+fn prelude(cluster: &Cluster, from: ModuleId, name: &str, std_path: TokenStream) -> TokenStream {
+    if cluster.modules[from]
+        .shadowed_prelude
+        .iter()
+        .any(|s| s == name)
+    {
+        std_path
+    } else {
+        let name = ident(name);
+        quote!(#name)
     }
 }
 
@@ -244,6 +266,7 @@ mod tests {
             file: "src/lib.rs".into(),
             body: ModuleBody::File,
             mod_rs: true,
+            shadowed_prelude: Vec::new(),
         }
     }
 
@@ -279,6 +302,24 @@ mod tests {
         assert!(c.visible_from(1, Vis::Pub, 3));
         assert!(!c.is_public_api(1, Vis::Pub));
         assert!(c.is_public_api(3, Vis::Pub));
+    }
+
+    #[test]
+    fn prelude_types_a_module_shadows_are_spelled_by_their_std_path() {
+        let mut c = cluster();
+        c.modules[1].shadowed_prelude = vec!["Result".into(), "Vec".into()];
+        let t = Ty::Result(
+            Box::new(Ty::Vec(Box::new(Ty::Option(Box::new(Ty::String))))),
+            Box::new(Ty::Box(Box::new(Ty::Unit))),
+        );
+        let spelled = |m| ty(&c, &t, m).to_string().replace(' ', "");
+        assert_eq!(spelled(0), "Result<Vec<Option<String>>,Box<()>>");
+        assert_eq!(
+            spelled(1),
+            "std::result::Result<std::vec::Vec<Option<String>>,Box<()>>"
+        );
+        // A child module has its own names.
+        assert_eq!(spelled(2), "Result<Vec<Option<String>>,Box<()>>");
     }
 
     #[test]

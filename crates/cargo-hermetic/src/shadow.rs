@@ -319,6 +319,26 @@ fn workspace_tables(origin: &Origin) -> Result<Option<(Table, Table)>> {
     Ok(Some((table("package"), table("dependencies"))))
 }
 
+/// Declares `extern crate <krate>;` (in tests) at the end of the copy's crate root: edition
+/// 2015 resolves `::krate` paths only through one, and later editions do not mind it.
+pub fn declare_extern_crate(
+    shadow: &Shadow,
+    origin_dir: &Path,
+    cluster: &Cluster,
+    krate: &str,
+) -> Result<()> {
+    let root = &cluster.modules[0].file;
+    let file = shadow
+        .root
+        .join(root.strip_prefix(origin_dir).unwrap_or(root));
+    let mut text =
+        std::fs::read_to_string(&file).with_context(|| format!("read {}", file.display()))?;
+    text.push_str(&format!(
+        "\n#[cfg(test)]\n#[allow(unused_extern_crates)]\nextern crate {krate};\n"
+    ));
+    std::fs::write(&file, text).with_context(|| format!("write {}", file.display()))
+}
+
 /// Adds `#[cfg(test)] #[path = ".."] mod <name>;` to every module of the copy, pointing at the
 /// given files (absolute paths). Insertions into one file go from its end backwards so the
 /// recorded offsets of inline modules stay valid.

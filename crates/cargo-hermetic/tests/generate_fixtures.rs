@@ -98,6 +98,79 @@ fn numparse_covers_every_branch() {
 }
 
 #[test]
+fn aliases_are_followed_and_their_tests_compile() {
+    let (fixture, run) = generate("aliases", 1, 5_000);
+    // Every function behind an alias is called (the driver compiled each call), but those
+    // whose alias names a `HashMap` or a type with a lifetime.
+    let mut skipped = run.skipped();
+    skipped.sort();
+    let expected = [
+        ("units::Words", "type `Words` has lifetime parameters"),
+        (
+            "units::count_words",
+            "parameter `words`: type alias `Borrowed`: type `Words` has lifetime parameters",
+        ),
+        (
+            "units::index",
+            "return type: type alias `Index`: `HashMap<String, usize>` is not supported",
+        ),
+    ];
+    assert!(
+        skipped.len() == expected.len()
+            && skipped
+                .iter()
+                .zip(&expected)
+                .all(|((item, reason), (want, why))| item == want && reason.contains(why)),
+        "aliases: expected {expected:?} skipped:\n{}",
+        run.describe()
+    );
+    let files = fixture.dump_generated();
+    for call in [
+        "parse_port(",
+        "port_or(",
+        "tally(",
+        "metres(",
+        "width(",
+        "repeated(",
+    ] {
+        assert!(
+            files.contains(call),
+            "aliases: no test calls `{call}..)`:\n{files}"
+        );
+    }
+    // The root's `Result<T>` hides the prelude's there, so the mock spells std's.
+    let root = fixture.read("src/hermetic_tests.rs");
+    assert!(
+        root.contains("fn port(&self) -> std::result::Result<String, crate::error::Error>"),
+        "aliases: the mock of `Config` does not spell std's `Result`:\n{root}"
+    );
+    let coverage = run.branch_coverage();
+    assert!(
+        coverage >= 0.9,
+        "aliases: branch coverage {:.1}% < 90%:\n{}",
+        coverage * 100.0,
+        run.describe()
+    );
+}
+
+#[test]
+fn edition_2015_crates_get_a_driver_and_passing_tests() {
+    // Edition 2015 resolves `::hermetic_driver` and `::core` only through `extern crate`.
+    let fixture = Fixture::copy("triangle");
+    let manifest = fixture.read("Cargo.toml");
+    assert!(manifest.contains("edition = \"2021\""), "{manifest}");
+    fixture.write(
+        "Cargo.toml",
+        &manifest.replace("edition = \"2021\"", "edition = \"2015\""),
+    );
+    let run = fixture.generate().seed(1).max_executions(1_000).run();
+    run.assert_success();
+    let emitted = check_generated_files(&fixture, &run);
+    assert!(emitted > 0, "no tests emitted:\n{}", run.describe());
+    assert!(fixture.cargo_test_passes() >= emitted);
+}
+
+#[test]
 fn generics_skips_fn_pointer_and_impl_fn_parameters_with_a_reason() {
     let (_fixture, run) = generate("generics", 1, 2_000);
     let skipped = run.skipped();

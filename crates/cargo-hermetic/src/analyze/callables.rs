@@ -136,6 +136,7 @@ impl Collector<'_> {
             module,
             self_ty: None,
             subst: &no_subst,
+            expanding: &[],
         };
         let mock = |p: &ParamBounds| scope.mock_for_bounds(p.bounds.iter());
         let mut subst: BTreeMap<String, Ty> =
@@ -157,6 +158,7 @@ impl Collector<'_> {
             module,
             self_ty: self_ty.as_ref(),
             subst: &subst,
+            expanding: &[],
         };
         let mut receiver = None;
         let mut params = Vec::new();
@@ -205,6 +207,7 @@ impl Collector<'_> {
             module,
             self_ty: None,
             subst,
+            expanding: &[],
         };
         cx.map(ty, Mode::Owned)
     }
@@ -407,6 +410,7 @@ impl Collector<'_> {
             module: m,
             self_ty: Some(self_ty),
             subst,
+            expanding: &[],
         };
         fields
             .iter()

@@ -47,13 +47,14 @@ pub fn collect(
             infos.push(TypeInfo {
                 name: name.clone(),
                 generics: type_params.clone(),
-                unsupported_generics,
+                unsupported_generics: unsupported_generics.clone(),
             });
             defs.push(TypeDef {
                 name,
                 module: m,
                 vis: syntax::vis(vis),
                 generics: type_params,
+                unsupported_generics,
                 derives: syntax::derives(attrs),
                 impls: Vec::new(),
                 kind: TypeKind::Struct(Fields::Unit),
@@ -84,6 +85,7 @@ fn fill(mods: &[ModuleSrc], names: &Names, infos: &[TypeInfo], defs: &mut [TypeD
                 module: m,
                 self_ty: infos[id].generics.is_empty().then_some(&self_ty),
                 subst: &no_subst,
+                expanding: &[],
             };
             if let Item::Struct(s) = item {
                 defs[id].kind = TypeKind::Struct(fields(&cx, &s.fields, false));

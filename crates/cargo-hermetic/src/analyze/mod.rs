@@ -15,7 +15,7 @@ mod syntax;
 mod traits;
 mod types;
 
-use crate::cluster::{Callable, CallableKind, Cluster, Param, Ty};
+use crate::cluster::{Callable, CallableKind, Cluster, Module, Param, Ty};
 use std::path::Path;
 
 /// What analysis lists besides what every test generator can use.
@@ -56,7 +56,14 @@ pub fn analyze_with(lib_rs: &Path, crate_name: &str, options: Options) -> anyhow
     let literals = literals::merge(mods.iter().map(|m| literals::collect(&m.items)).collect());
     let mut cluster = Cluster {
         crate_name: crate_name.to_string(),
-        modules: mods.into_iter().map(|m| m.module).collect(),
+        modules: mods
+            .into_iter()
+            .enumerate()
+            .map(|(id, m)| Module {
+                shadowed_prelude: names.shadowed_prelude(id),
+                ..m.module
+            })
+            .collect(),
         types,
         callables,
         traits: trait_defs,

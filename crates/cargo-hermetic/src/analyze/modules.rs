@@ -44,6 +44,8 @@ pub fn load(lib_rs: &Path, skipped: &mut Vec<Skipped>) -> anyhow::Result<Vec<Mod
         file: lib_rs.to_path_buf(),
         body: ModuleBody::File,
         mod_rs: true,
+        // Known once names resolve (`analyze_with`).
+        shadowed_prelude: Vec::new(),
     };
     let dirs = ChildDirs {
         dir: parent_dir(lib_rs),
@@ -153,6 +155,7 @@ fn child(
             body: ModuleBody::Inline { close_brace },
             // The field describes the file, which an inline module shares with its parent.
             mod_rs: file.mod_rs,
+            shadowed_prelude: Vec::new(),
         };
         let inner = ChildDirs {
             dir: dirs.dir.join(path_attr.unwrap_or(name)),
@@ -209,6 +212,7 @@ fn child(
         file: child_path,
         body: ModuleBody::File,
         mod_rs,
+        shadowed_prelude: Vec::new(),
     };
     let inner = ChildDirs { dir, inline: false };
     walk(out, skipped, module, ast.items, &inner, &child_file)

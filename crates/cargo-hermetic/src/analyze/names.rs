@@ -2,16 +2,27 @@
 
 use super::modules::ModuleSrc;
 use crate::cluster::{ModuleId, TraitId, TypeId};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use syn::{Item, UseTree};
+
+/// Index into the crate's aliases (`Names::alias`).
+pub type AliasId = usize;
+
+/// A `type X<..> = ..;` of the crate: the module it is written in, where the names of its
+/// target resolve (not where the alias is used), and its definition.
+#[derive(Debug)]
+pub struct Alias {
+    pub module: ModuleId,
+    pub item: syn::ItemType,
+}
 
 /// What a path names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target {
     Type(TypeId),
     Trait(TraitId),
-    /// A `type X = ..;` alias of the crate (not followed).
-    Alias(String),
+    /// A `type X = ..;` alias of the crate, followed by `types` where it is used.
+    Alias(AliasId),
     Module(ModuleId),
     /// A path into another crate (`std::fmt::Result`), as far as it can be told.
     External(Vec<String>),
@@ -25,13 +36,23 @@ pub enum Target {
 struct Scope {
     types: BTreeMap<String, TypeId>,
     traits: BTreeMap<String, TraitId>,
-    aliases: BTreeSet<String>,
+    aliases: BTreeMap<String, AliasId>,
     children: BTreeMap<String, ModuleId>,
     /// `use a::b::C as D;` → `D` ↦ `[a, b, C]`; a leading `::` is kept as a `::` segment.
     uses: BTreeMap<String, Vec<String>>,
     /// `use a::b::*;` → `[a, b]`.
     globs: Vec<Vec<String>>,
 }
+
+/// The prelude's types that `Ty`s are spelled with, and their path below `std`, `core` or
+/// `alloc`.
+const PRELUDE_TYPES: [(&str, [&str; 2]); 5] = [
+    ("Box", ["boxed", "Box"]),
+    ("Option", ["option", "Option"]),
+    ("Result", ["result", "Result"]),
+    ("String", ["string", "String"]),
+    ("Vec", ["vec", "Vec"]),
+];
 
 /// Cycles through glob imports end here.
 const MAX_DEPTH: usize = 32;
@@ -40,6 +61,7 @@ const MAX_DEPTH: usize = 32;
 pub struct Names {
     scopes: Vec<Scope>,
     parents: Vec<Option<ModuleId>>,
+    aliases: Vec<Alias>,
 }
 
 impl Names {
@@ -47,6 +69,7 @@ impl Names {
     pub fn new(modules: &[ModuleSrc]) -> Names {
         let mut scopes: Vec<Scope> = modules.iter().map(|_| Scope::default()).collect();
         let parents = modules.iter().map(|m| m.module.parent).collect();
+        let mut aliases = Vec::new();
         for (id, m) in modules.iter().enumerate() {
             if let (Some(parent), Some(name)) = (m.module.parent, m.module.path.last()) {
                 scopes[parent].children.insert(name.clone(), id);
@@ -54,7 +77,14 @@ impl Names {
             for item in &m.items {
                 match item {
                     Item::Type(t) => {
-                        scopes[id].aliases.insert(t.ident.to_string());
+                        scopes[id]
+                            .aliases
+                            .entry(t.ident.to_string())
+                            .or_insert(aliases.len());
+                        aliases.push(Alias {
+                            module: id,
+                            item: t.clone(),
+                        });
                     }
                     Item::Use(u) => {
                         let mut prefix = Vec::new();
@@ -67,7 +97,16 @@ impl Names {
                 }
             }
         }
-        Names { scopes, parents }
+        Names {
+            scopes,
+            parents,
+            aliases,
+        }
+    }
+
+    /// The alias `Target::Alias(id)` names.
+    pub fn alias(&self, id: AliasId) -> &Alias {
+        &self.aliases[id]
     }
 
     pub fn add_type(&mut self, module: ModuleId, name: &str, id: TypeId) {
@@ -82,6 +121,25 @@ impl Names {
             .traits
             .entry(name.to_string())
             .or_insert(id);
+    }
+
+    /// The prelude types whose name means something else in module `m`: a crate alias
+    /// `Result<T>`, a `use std::io::Result`, a crate type named `Box`. Code in a child module
+    /// with `use super::*` sees that meaning too, so it must spell them by their std path.
+    pub fn shadowed_prelude(&self, m: ModuleId) -> Vec<String> {
+        let std_type = |p: &[String], below: &[&str; 2]| {
+            matches!(p, [root, a, b] if matches!(root.as_str(), "std" | "core" | "alloc")
+                && a == below[0] && b == below[1])
+        };
+        PRELUDE_TYPES
+            .iter()
+            .filter(|(name, below)| match self.resolve(m, &[name.to_string()]) {
+                Target::Unknown => false,
+                Target::External(p) => !std_type(&p, below),
+                _ => true,
+            })
+            .map(|(name, _)| name.to_string())
+            .collect()
     }
 
     /// What `segments` (a path as written in `module`) names.
@@ -129,8 +187,8 @@ impl Names {
         if let Some(&id) = s.traits.get(name) {
             return Target::Trait(id);
         }
-        if s.aliases.contains(name) {
-            return Target::Alias(name.to_string());
+        if let Some(&id) = s.aliases.get(name) {
+            return Target::Alias(id);
         }
         if let Some(&c) = s.children.get(name) {
             return Target::Module(c);
@@ -268,6 +326,27 @@ mod tests {
             Target::External(path("std::collections::HashMap"))
         );
         assert_eq!(n.resolve(0, &path("Nope")), Target::Unknown);
+    }
+
+    #[test]
+    fn prelude_types_are_shadowed_by_crate_items_and_other_imports() {
+        let n = names(&[(
+            "lib.rs",
+            "mod alias { pub type Result<T> = std::result::Result<T, ()>; }\n\
+             mod io { use std::io::Result; }\n\
+             mod same { use std::result::Result; use core::option::Option; }\n\
+             mod own { pub struct Box; pub use std::vec::Vec as Option; }\n\
+             mod glob { use super::alias::*; }\n\
+             mod plain { use std::collections::HashMap; }",
+        )]);
+        let shadowed = |m| n.shadowed_prelude(m);
+        assert_eq!(shadowed(1), ["Result"]);
+        assert_eq!(shadowed(2), ["Result"]);
+        assert!(shadowed(3).is_empty());
+        assert_eq!(shadowed(4), ["Box", "Option"]);
+        assert_eq!(shadowed(5), ["Result"]);
+        assert!(shadowed(6).is_empty());
+        assert!(shadowed(0).is_empty());
     }
 
     #[test]

@@ -731,3 +731,187 @@ fn trait_impl_methods_are_listed_for_record_only() {
         "{names:?}"
     );
 }
+
+#[test]
+fn aliases_are_followed_with_their_arguments_and_defaults() {
+    let c = inline(&[(
+        "lib.rs",
+        r#"
+        pub mod strsim {
+            #[derive(Debug)] pub struct StrSimError;
+            pub type HammingResult = Result<usize, StrSimError>;
+            pub fn hamming(a: &str, b: &str) -> HammingResult { Ok(0) }
+        }
+        pub struct Error;
+        pub type Result<T> = std::result::Result<T, Error>;
+        pub fn parse(s: &str) -> Result<u8> { Ok(0) }
+        pub type Res<T, E = Error> = std::result::Result<T, E>;
+        pub fn res_default() -> Res<u8> { Ok(0) }
+        pub fn res_given() -> Res<u8, String> { Ok(0) }
+        pub type Pair<A, B = Vec<A>> = (A, B);
+        pub fn pair(p: Pair<char>) {}
+        type Name<'a> = &'a str;
+        pub fn greet(name: Name<'_>) {}
+        pub type Bytes = Vec<u8>;
+        pub struct Packet { pub body: Bytes }
+        pub type Wrap<U> = Vec<U>;
+        pub fn wrapped<T: Copy>(x: Wrap<T>) {}
+        pub fn io_err() -> std::io::Result<u8> { Ok(0) }
+        "#,
+    )]);
+    let u8_ = Ty::Int(IntTy::U8);
+    assert_eq!(
+        callable(&c, "hamming").ret,
+        Ty::Result(b(Ty::Int(IntTy::Usize)), b(adt(&c, "StrSimError")))
+    );
+    let error = adt(&c, "Error");
+    let u8_or_error = Ty::Result(b(u8_.clone()), b(error.clone()));
+    assert_eq!(callable(&c, "parse").ret, u8_or_error);
+    assert_eq!(callable(&c, "res_default").ret, u8_or_error);
+    assert_eq!(
+        callable(&c, "res_given").ret,
+        Ty::Result(b(u8_.clone()), b(Ty::String))
+    );
+    // A default naming an earlier parameter gets that parameter's argument.
+    assert_eq!(
+        callable(&c, "pair").params[0].ty,
+        Ty::Tuple(vec![Ty::Char, Ty::Vec(b(Ty::Char))])
+    );
+    assert_eq!(callable(&c, "greet").params[0].ty, Ty::Str);
+    assert_eq!(callable(&c, "Packet").params[0].ty, Ty::Vec(b(u8_)));
+    // The use site's own type parameter is chosen there, then passed to the alias.
+    let wrapped = callable(&c, "wrapped");
+    assert_eq!(wrapped.params[0].ty, Ty::Vec(b(I64)));
+    assert_eq!(
+        callable(&c, "io_err").ret,
+        Ty::Result(b(Ty::Int(IntTy::U8)), b(Ty::IoError))
+    );
+    assert!(c.skipped.is_empty(), "{:?}", c.skipped);
+    // The crate's `Result` hides the prelude's in the root (and in tests with `use super::*`).
+    assert_eq!(c.modules[0].shadowed_prelude, ["Result"]);
+    assert!(c.modules[1].shadowed_prelude.is_empty());
+}
+
+#[test]
+fn alias_targets_resolve_where_the_alias_is_written() {
+    let c = inline(&[
+        (
+            "lib.rs",
+            "pub mod error; mod parse; pub(crate) mod util;\n\
+             pub use self::error::Result;\n\
+             pub fn top() -> Result<bool> { Ok(true) }\n",
+        ),
+        (
+            "error.rs",
+            "#[derive(Debug)] pub struct Error(Kind);\n\
+             #[derive(Debug)] enum Kind { Bad }\n\
+             pub type Result<T> = std::result::Result<T, Error>;\n\
+             pub(crate) type Outcome = Result<Kind>;\n",
+        ),
+        (
+            "parse.rs",
+            "use crate::error::{Outcome, Result as Res};\n\
+             pub struct Error;\n\
+             pub fn parse(s: &str) -> Res<u8> { unreachable!() }\n\
+             pub(crate) fn outcome() -> Outcome { unreachable!() }\n\
+             pub fn through_reexport() -> crate::Result<String> { unreachable!() }\n",
+        ),
+        (
+            "util.rs",
+            "use super::*;\n\
+             pub(crate) type Counts = Vec<(String, usize)>;\n\
+             pub(crate) fn counts() -> Result<Counts> { Ok(Vec::new()) }\n",
+        ),
+    ]);
+    // `Error` is `error::Error`, not `parse::Error`, wherever the alias is used.
+    let error = Ty::Adt(
+        c.types
+            .iter()
+            .position(|t| t.name == "Error" && c.modules[t.module].path == ["error"])
+            .unwrap(),
+        Vec::new(),
+    );
+    let result = |ok: Ty| Ty::Result(b(ok), b(error.clone()));
+    assert_eq!(callable(&c, "top").ret, result(Ty::Bool));
+    assert_eq!(callable(&c, "parse").ret, result(Ty::Int(IntTy::U8)));
+    // An alias of an alias, naming a private type of its module.
+    assert_eq!(callable(&c, "outcome").ret, result(adt(&c, "Kind")));
+    assert_eq!(callable(&c, "through_reexport").ret, result(Ty::String));
+    assert_eq!(
+        callable(&c, "counts").ret,
+        result(Ty::Vec(b(Ty::Tuple(vec![
+            Ty::String,
+            Ty::Int(IntTy::Usize)
+        ]))))
+    );
+    assert!(c.skipped.is_empty(), "{:?}", c.skipped);
+    // Modules where `Result` is the crate's, by definition, re-export or glob import.
+    let shadowing: Vec<String> = c
+        .modules
+        .iter()
+        .filter(|m| m.shadowed_prelude.iter().any(|s| s == "Result"))
+        .map(|m| m.path.join("::"))
+        .collect();
+    assert_eq!(shadowing, ["", "error", "util"]);
+}
+
+#[test]
+fn aliases_that_cannot_be_followed_are_skipped_with_both_reasons() {
+    let c = inline(&[(
+        "lib.rs",
+        r#"
+        use std::collections::HashMap;
+        pub type Table = HashMap<String, u8>;
+        pub fn table() -> Table { HashMap::new() }
+        pub type Indirect = Table;
+        pub fn indirect(t: Indirect) {}
+        pub type Loop = Other;
+        pub type Other = Loop;
+        pub fn cycle() -> Loop { unreachable!() }
+        pub type Nested = Vec<Nested>;
+        pub fn nested(n: Nested) {}
+        pub type One<T> = Option<T>;
+        pub fn too_many() -> One<u8, u8> { None }
+        pub fn too_few() -> One { None }
+        pub type Arr<const N: usize> = [u8; N];
+        pub fn arr() -> Arr<3> { [0; 3] }
+        pub type Chain0 = Chain1; pub type Chain1 = Chain2; pub type Chain2 = Chain3;
+        pub type Chain3 = Chain4; pub type Chain4 = Chain5; pub type Chain5 = Chain6;
+        pub type Chain6 = Chain7; pub type Chain7 = Chain8; pub type Chain8 = Chain9;
+        pub type Chain9 = Chain10; pub type Chain10 = Chain11; pub type Chain11 = Chain12;
+        pub type Chain12 = Chain13; pub type Chain13 = Chain14; pub type Chain14 = Chain15;
+        pub type Chain15 = Chain16; pub type Chain16 = u8;
+        pub fn deep() -> Chain0 { 0 }
+        pub fn shallow() -> Chain1 { 0 }
+        pub type Callback = fn(u8) -> u8;
+        pub fn register(cb: Callback) {}
+        "#,
+    )]);
+    assert_eq!(
+        skip_reason(&c, "table"),
+        "return type: type alias `Table`: `HashMap<String, u8>` is not supported"
+    );
+    assert_eq!(
+        skip_reason(&c, "indirect"),
+        "parameter `t`: type alias `Indirect`: type alias `Table`: \
+         `HashMap<String, u8>` is not supported"
+    );
+    assert!(
+        skip_reason(&c, "cycle").ends_with("type alias `Loop` refers to itself"),
+        "{}",
+        skip_reason(&c, "cycle")
+    );
+    assert!(skip_reason(&c, "nested").ends_with("type alias `Nested` refers to itself"));
+    assert_eq!(
+        skip_reason(&c, "too_many"),
+        "return type: `One<u8, u8>` has more type arguments than type alias `One` takes"
+    );
+    assert_eq!(
+        skip_reason(&c, "too_few"),
+        "return type: `One` lacks type alias `One`'s argument `T`"
+    );
+    assert!(skip_reason(&c, "arr").contains("const generic parameter `N`"));
+    assert!(skip_reason(&c, "deep").ends_with("is nested in more than 16 other aliases"));
+    assert_eq!(callable(&c, "shallow").ret, Ty::Int(IntTy::U8));
+    assert!(skip_reason(&c, "register").contains("type alias `Callback`: function pointers"));
+}

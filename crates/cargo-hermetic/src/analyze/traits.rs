@@ -64,6 +64,7 @@ pub fn collect(
                     module: m,
                     self_ty: None,
                     subst: &BTreeMap::new(),
+                    expanding: &[],
                 };
                 check_header(t)
                     .and_then(|()| supertraits(&cx, t, &mut supers, &mut def.markers))

@@ -1,6 +1,6 @@
 //! `syn` types → cluster types (`Ty`), resolving the crate's type names in a module.
 
-use super::names::{Names, Target};
+use super::names::{AliasId, Names, Target};
 use super::syntax::text;
 use crate::cluster::{FloatTy, IntTy, ModuleId, Ty};
 use std::collections::BTreeMap;
@@ -54,7 +54,13 @@ pub struct TyCx<'a> {
     pub self_ty: Option<&'a Ty>,
     /// Generic parameters and the concrete types chosen for them.
     pub subst: &'a BTreeMap<String, Ty>,
+    /// The crate aliases whose targets are being read, outermost first (`&[]` outside any):
+    /// a cycle among them is a skip reason, not endless recursion.
+    pub expanding: &'a [AliasId],
 }
+
+/// Aliases of aliases are followed this deep; deeper is reported as a cycle would be.
+const MAX_ALIAS_DEPTH: usize = 16;
 
 impl TyCx<'_> {
     /// The cluster type for `ty`, or why it is unsupported (naming the type as written).
@@ -199,10 +205,7 @@ impl TyCx<'_> {
             }
             Target::Trait(id) if mode != Mode::Ret && last.arguments.is_none() => self.mock(id),
             Target::Trait(_) => Err(format!("trait `{}` used as a type", text(ty))),
-            Target::Alias(name) => Err(format!(
-                "type alias `{name}` is not supported (`{}`)",
-                text(ty)
-            )),
+            Target::Alias(id) => self.alias(id, last, ty, mode),
             Target::Ambiguous => Err(format!("ambiguous type `{}`", text(ty))),
             Target::External(p) => self.std(&p, last, ty, mode),
             Target::Unknown if segs.len() == 1 => self.std(&segs, last, ty, mode),
@@ -211,6 +214,78 @@ impl TyCx<'_> {
                 Err(format!("`{}` is not supported", text(ty)))
             }
             Target::Module(_) | Target::Unknown => Err(format!("unknown type `{}`", text(ty))),
+        }
+    }
+
+    /// The type the crate alias `id` stands for, used as `ty` (whose last segment is `last`):
+    /// its target read in the alias's own module, since names in an alias resolve where it is
+    /// written, with the alias's parameters replaced by the use site's arguments or their
+    /// defaults (`Result<u8>` → `std::result::Result<u8, Error>`).
+    fn alias(
+        &self,
+        id: AliasId,
+        last: &syn::PathSegment,
+        ty: &Type,
+        mode: Mode,
+    ) -> Result<Ty, String> {
+        let alias = self.names.alias(id);
+        let name = alias.item.ident.to_string();
+        if self.expanding.contains(&id) {
+            return Err(format!("type alias `{name}` refers to itself"));
+        }
+        if self.expanding.len() >= MAX_ALIAS_DEPTH {
+            return Err(format!(
+                "type alias `{name}` is nested in more than {MAX_ALIAS_DEPTH} other aliases"
+            ));
+        }
+        let params = alias_params(&alias.item)?;
+        // The arguments are written at the use site and read there.
+        let args = self.args(last, ty, mode)?;
+        let expanding: Vec<AliasId> = self.expanding.iter().copied().chain([id]).collect();
+        let mut subst = BTreeMap::new();
+        let mut args = args.into_iter();
+        for param in params {
+            let t = match (args.next(), &param.default) {
+                (Some(t), _) => t,
+                // A default may name the parameters before it (`type R<T, E = Wrap<T>>`).
+                (None, Some(default)) => self
+                    .in_alias(alias.module, &subst, &expanding)
+                    .map(default, mode.inner())
+                    .map_err(|e| format!("type alias `{name}`: {e}"))?,
+                (None, None) => {
+                    return Err(format!(
+                        "`{}` lacks type alias `{name}`'s argument `{}`",
+                        text(ty),
+                        param.ident
+                    ))
+                }
+            };
+            subst.insert(param.ident.to_string(), t);
+        }
+        if args.next().is_some() {
+            return Err(format!(
+                "`{}` has more type arguments than type alias `{name}` takes",
+                text(ty)
+            ));
+        }
+        self.in_alias(alias.module, &subst, &expanding)
+            .map(&alias.item.ty, mode)
+            .map_err(|e| format!("type alias `{name}`: {e}"))
+    }
+
+    /// The scope of an alias's target: its module, its own parameters, no `Self`.
+    fn in_alias<'b>(
+        &'b self,
+        module: ModuleId,
+        subst: &'b BTreeMap<String, Ty>,
+        expanding: &'b [AliasId],
+    ) -> TyCx<'b> {
+        TyCx {
+            module,
+            self_ty: None,
+            subst,
+            expanding,
+            ..*self
         }
     }
 
@@ -389,6 +464,18 @@ impl TyCx<'_> {
     }
 }
 
+/// An alias's type parameters (its lifetimes need no argument: `args` drops them); const
+/// parameters are a skip reason.
+fn alias_params(item: &syn::ItemType) -> Result<Vec<&syn::TypeParam>, String> {
+    if let Some(c) = item.generics.const_params().next() {
+        return Err(format!(
+            "type alias `{}` has a const generic parameter `{}`, which is not supported",
+            item.ident, c.ident
+        ));
+    }
+    Ok(item.generics.type_params().collect())
+}
+
 /// Whether every mock has the trait `path` names: mocks are `Debug`, `Send`, `Sync`, `Sized`,
 /// `Unpin` (and `'static`).
 pub fn mock_has(path: &[String]) -> bool {
@@ -464,6 +551,7 @@ mod tests {
             module: 0,
             self_ty: None,
             subst: &subst,
+            expanding: &[],
         };
         cx.map(&syn::parse_str(ty).unwrap(), mode)
     }
@@ -513,7 +601,7 @@ mod tests {
 
     #[test]
     fn explains_unsupported_types() {
-        let lib = "pub struct L<'a>(&'a str); type Alias = u8; use std::collections::HashMap;";
+        let lib = "pub struct L<'a>(&'a str); type Table = HashMap<u8, u8>; use std::collections::HashMap;";
         let err = |ty: &str, mode| map(lib, ty, mode).unwrap_err();
         assert_eq!(
             err("fn(i32) -> i32", Mode::Arg),
@@ -523,7 +611,10 @@ mod tests {
         assert!(err("&mut [u8]", Mode::Arg).contains("mutable slices"));
         assert!(err("Option<&str>", Mode::Arg).contains("references inside"));
         assert!(err("L<'static>", Mode::Arg).contains("type `L` has lifetime parameters"));
-        assert!(err("Alias", Mode::Arg).contains("type alias `Alias`"));
+        assert_eq!(
+            err("Table", Mode::Arg),
+            "type alias `Table`: `HashMap<u8, u8>` is not supported"
+        );
         assert_eq!(
             err("HashMap<String, i32>", Mode::Arg),
             "`HashMap<String, i32>` is not supported"

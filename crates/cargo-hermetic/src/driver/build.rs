@@ -40,6 +40,8 @@ pub fn build_driver(target: &Target, cluster: &Cluster, work_dir: &Path) -> Resu
         }
         if !injected {
             shadow::inject_modules(&shadow, &target.crate_dir, cluster, DISPATCH_MODULE, &paths)?;
+            // The dispatch modules name `::hermetic_driver`.
+            shadow::declare_extern_crate(&shadow, &target.crate_dir, cluster, "hermetic_driver")?;
             injected = true;
         }
         let manifest = shadow.root.join("Cargo.toml");

@@ -60,7 +60,7 @@ pub fn generate(
                 quote!(Err(DecodeError::new(#reason)))
             });
             entries.push(quote! {
-                fn #name(args: &[Value], slots: &mut Slots) -> Result<Returned, DecodeError> {
+                fn #name(args: &[Value], slots: &mut Slots) -> ::std::result::Result<Returned, DecodeError> {
                     #body
                 }
             });
@@ -79,7 +79,9 @@ pub fn generate(
             .types
             .iter()
             .enumerate()
-            .filter(|(_, t)| t.module == m)
+            // A type no `Ty` names is never decoded or observed, and its impls would need
+            // its lifetime or const parameters.
+            .filter(|(_, t)| t.module == m && t.unsupported_generics.is_none())
             .map(|(id, _)| type_impls(cluster, id));
         let mocks = mocks_of_module(cluster, m);
         let imported_mocks = mock_imports(cluster, m);
@@ -95,7 +97,7 @@ pub fn generate(
                     ::hermetic_driver::serve(&table);
                 }
 
-                fn missing(_: &[Value], _: &mut Slots) -> Result<Returned, DecodeError> {
+                fn missing(_: &[Value], _: &mut Slots) -> ::std::result::Result<Returned, DecodeError> {
                     Err(DecodeError::new("no dispatch entry"))
                 }
             }
@@ -142,7 +144,7 @@ fn mocks_of_module(cluster: &Cluster, m: ModuleId) -> Vec<TokenStream> {
             quote! {
                 #items
                 impl ::hermetic_driver::Decode for #mock {
-                    fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
+                    fn decode(value: &Value, slots: &mut Slots) -> ::std::result::Result<Self, DecodeError> {
                         ::hermetic_driver::decode::take_stored(value, slots)
                     }
                 }
@@ -377,14 +379,14 @@ fn type_impls(cluster: &Cluster, id: usize) -> TokenStream {
         (quote!(), quote!())
     } else {
         (
-            quote!(<#(#params: 'static + ::hermetic_driver::Observe + ::core::fmt::Debug),*>),
+            quote!(<#(#params: 'static + ::hermetic_driver::Observe + ::std::fmt::Debug),*>),
             quote!(<#(#params),*>),
         )
     };
     let observe_body = observe_body(cluster, id);
     quote! {
         impl #decl ::hermetic_driver::Decode for #name #args {
-            fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
+            fn decode(value: &Value, slots: &mut Slots) -> ::std::result::Result<Self, DecodeError> {
                 ::hermetic_driver::decode::take_stored(value, slots)
             }
         }

@@ -499,6 +499,7 @@ mod tests {
             file: "src/lib.rs".into(),
             body: ModuleBody::File,
             mod_rs: true,
+            shadowed_prelude: Vec::new(),
         };
         Cluster {
             crate_name: "demo".into(),
@@ -508,6 +509,7 @@ mod tests {
                 module: 1,
                 vis: Vis::Pub,
                 generics: vec![],
+                unsupported_generics: None,
                 derives: vec!["Debug".into(), "PartialEq".into()],
                 impls: vec!["Display".into()],
                 kind: TypeKind::Struct(Fields::Unit),

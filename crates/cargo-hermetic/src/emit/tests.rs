@@ -16,6 +16,7 @@ fn module(path: &[&str], parent: Option<usize>, file: &str, mod_rs: bool) -> Mod
         file: file.into(),
         body: ModuleBody::File,
         mod_rs,
+        shadowed_prelude: Vec::new(),
     }
 }
 
@@ -33,6 +34,7 @@ fn ty_def(name: &str, derives: &[&str], kind: TypeKind) -> TypeDef {
         module: 0,
         vis: Vis::Pub,
         generics: vec![],
+        unsupported_generics: None,
         derives: derives.iter().map(|s| s.to_string()).collect(),
         impls: vec![],
         kind,

@@ -42,6 +42,7 @@ pub const FIXTURES: &[&str] = &[
     "mocks",
     "stdtraits",
     "people",
+    "aliases",
 ];
 
 /// Budget passed with every run: generous, so that runs are bounded by `--max-executions`
