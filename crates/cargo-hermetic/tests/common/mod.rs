@@ -43,6 +43,7 @@ pub const FIXTURES: &[&str] = &[
     "stdtraits",
     "people",
     "aliases",
+    "addresses",
 ];
 
 /// Budget passed with every run: generous, so that runs are bounded by `--max-executions`
