@@ -313,7 +313,7 @@ mod tests {
         for p in [&*on_the_heap as *const u64, &on_the_stack as *const u64] {
             assert!(looks_like_an_address(p as u64), "{p:p}");
         }
-        assert!(looks_like_an_address(main_like as usize as u64));
+        assert!(looks_like_an_address(main_like as fn() as usize as u64));
         for v in [0, 42, u64::MAX, i64::MIN as u64, 0x5EC2_E7A1_B00F >> 4] {
             assert!(!looks_like_an_address(v), "{v:#x}");
         }
