@@ -86,7 +86,7 @@ pub struct UncoveredReport {
 #[derive(Debug, Serialize)]
 pub struct DroppedReport {
     pub test: String,
-    /// One of `DROPPED_UNSTABLE`, `DROPPED_STATIC`, `DROPPED_CAPTURE_BOUND`,
+    /// One of `DROPPED_UNSTABLE`, `DROPPED_STATIC`, `DROPPED_CAPTURE_BOUND`, `DROPPED_MACHINE`,
     /// `DROPPED_UNCOMPILABLE`.
     pub reason: String,
 }
@@ -95,6 +95,8 @@ pub struct DroppedReport {
 pub const DROPPED_UNSTABLE: &str = "failed or flaky";
 pub const DROPPED_STATIC: &str = "static state: passes alone, fails beside other tests";
 pub const DROPPED_UNCOMPILABLE: &str = "did not compile";
+pub const DROPPED_MACHINE: &str =
+    "leans on the real machine: fails from another directory, time zone or HOME";
 pub const DROPPED_CAPTURE_BOUND: &str =
     "its check of stdout/stderr holds only under libtest's capture (fails with --nocapture)";
 

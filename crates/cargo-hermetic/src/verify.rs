@@ -1,6 +1,7 @@
 //! Verification: the emitted tests are compiled and run in a copy of the crate, three times
-//! (once one at a time, once in a shuffled order), and those that check what the code wrote to
-//! fd 1 or 2 once more alone without libtest's capture; tests that fail or flake are dropped. A
+//! (once one at a time, once in a shuffled order; the later two from other working directories,
+//! in other time zones, with another `HOME` and `USER` and with none), and those that check what the code wrote to fd 1
+//! or 2 once more alone without libtest's capture; tests that fail or flake are dropped. A
 //! dropped test that passes when run alone, each time in a fresh process, failed only beside
 //! other tests in one process: through state they share (statics). Those are counted apart.
 
@@ -10,7 +11,7 @@ use crate::emit::{self, GeneratedFile, Suite, GENERATED_MARKER};
 use crate::manifest;
 use crate::shadow::{self, Origin};
 use anyhow::{bail, Context, Result};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::Command;
 
@@ -25,6 +26,9 @@ pub struct Verified {
     /// Tests whose check of fd 1 or 2 failed without libtest's capture (the code prints
     /// through the print macros too): unstable across ways of running tests.
     pub dropped_capture_bound: Vec<String>,
+    /// Tests that failed from another working directory, time zone or `HOME`, and pass where
+    /// they were generated: they lean on the real machine.
+    pub dropped_machine: Vec<String>,
     /// Tests whose code did not compile.
     pub dropped_uncompilable: Vec<String>,
 }
@@ -40,19 +44,20 @@ impl Verified {
 
     /// Tests dropped because they failed in some run, for whatever reason but static state.
     pub fn unstable_count(&self) -> usize {
-        self.dropped_unstable.len() + self.dropped_capture_bound.len()
+        self.dropped_unstable.len() + self.dropped_capture_bound.len() + self.dropped_machine.len()
     }
 
     /// Every dropped test with the reason, for the report.
     pub fn dropped_reports(&self) -> Vec<crate::report::DroppedReport> {
         use crate::report::{
-            DroppedReport, DROPPED_CAPTURE_BOUND, DROPPED_STATIC, DROPPED_UNCOMPILABLE,
-            DROPPED_UNSTABLE,
+            DroppedReport, DROPPED_CAPTURE_BOUND, DROPPED_MACHINE, DROPPED_STATIC,
+            DROPPED_UNCOMPILABLE, DROPPED_UNSTABLE,
         };
         [
             (&self.dropped_unstable, DROPPED_UNSTABLE),
             (&self.dropped_static, DROPPED_STATIC),
             (&self.dropped_capture_bound, DROPPED_CAPTURE_BOUND),
+            (&self.dropped_machine, DROPPED_MACHINE),
             (&self.dropped_uncompilable, DROPPED_UNCOMPILABLE),
         ]
         .into_iter()
@@ -69,7 +74,8 @@ impl Verified {
 /// How many times the emitted tests run; the runs differ in order and parallelism.
 const RUNS: usize = 3;
 const MAX_ROUNDS: usize = 4;
-/// Runs of a failing test alone, each in a fresh process, to tell static state from flakiness.
+/// Runs of a failing test alone, each in a fresh process, to tell static state and the real
+/// machine from flakiness.
 const ALONE_RUNS: usize = 2;
 
 pub fn verify(
@@ -126,44 +132,45 @@ pub fn verify(
                 continue;
             }
         };
-        let mut failed = BTreeSet::new();
+        // Each failed test, with the first run it failed in.
+        let mut failed: BTreeMap<String, usize> = BTreeMap::new();
         let mut passed = BTreeSet::new();
         for run in 0..RUNS {
             let (ok, not) = run_tests(&exe, &copy.root, suite, run)?;
             passed.extend(ok);
-            failed.extend(not);
+            for test in not {
+                failed.entry(test).or_insert(run);
+            }
         }
-        let alone = passing_alone(&exe, &copy.root, &failed)?;
-        // Checks of fd 1 and 2 that hold only under libtest's capture are not static state:
-        // they are found after `alone`, so they count as unstable.
+        let mut why: BTreeMap<String, Failure> = BTreeMap::new();
+        for (test, &run) in &failed {
+            why.insert(test.clone(), failure(&exe, &copy.root, test, run)?);
+        }
         let checks_output: BTreeSet<&str> = files
             .iter()
             .flat_map(|f| f.asserting_output.iter().map(String::as_str))
             .collect();
         let output_tests = passed
             .iter()
-            .filter(|t| !failed.contains(*t) && checks_output.contains(short_name(t).as_str()));
-        let capture_bound = failing_without_capture(&exe, &copy.root, output_tests)?;
-        failed.extend(capture_bound.iter().cloned());
-        if std::env::var_os("HERMETIC_DEBUG").is_some() {
-            eprintln!(
-                "verify: failed {failed:?} (passing alone: {alone:?}) in {}",
-                copy.root.display()
-            );
+            .filter(|t| !failed.contains_key(*t) && checks_output.contains(short_name(t).as_str()));
+        for test in failing_without_capture(&exe, &copy.root, output_tests)? {
+            why.insert(test, Failure::CaptureBound);
         }
-        if failed.is_empty() {
+        if std::env::var_os("HERMETIC_DEBUG").is_some() {
+            eprintln!("verify: failed {why:?} in {}", copy.root.display());
+        }
+        if why.is_empty() {
             verified.files = files;
             return Ok(verified);
         }
-        let short: BTreeSet<String> = failed.iter().map(|t| short_name(t)).collect();
+        let short: BTreeSet<String> = why.keys().map(|t| short_name(t)).collect();
         files = drop_tests(files, &short)?;
-        for test in &failed {
-            let list = if capture_bound.contains(test) {
-                &mut verified.dropped_capture_bound
-            } else if alone.contains(test) {
-                &mut verified.dropped_static
-            } else {
-                &mut verified.dropped_unstable
+        for (test, failure) in &why {
+            let list = match failure {
+                Failure::CaptureBound => &mut verified.dropped_capture_bound,
+                Failure::StaticState => &mut verified.dropped_static,
+                Failure::Machine => &mut verified.dropped_machine,
+                Failure::Unstable => &mut verified.dropped_unstable,
             };
             list.push(short_name(test));
         }
@@ -187,26 +194,44 @@ fn short_name(path: &str) -> String {
     path.rsplit("::").next().unwrap_or(path).to_string()
 }
 
-/// Of the failed tests (full paths), those that pass every time they run alone in a fresh
-/// process.
-fn passing_alone(exe: &Path, cwd: &Path, failed: &BTreeSet<String>) -> Result<BTreeSet<String>> {
-    let mut alone = BTreeSet::new();
-    'tests: for test in failed {
-        for _ in 0..ALONE_RUNS {
-            let out = Command::new(exe)
-                .args([test.as_str(), "--exact"])
-                .current_dir(cwd)
-                .env_remove("HERMETIC_DRIVER")
-                .output()
-                .with_context(|| format!("run {test} alone"))?;
-            let (passed, _) = outcomes(&String::from_utf8_lossy(&out.stdout));
-            if !out.status.success() || !passed.contains(test) {
-                continue 'tests;
-            }
-        }
-        alone.insert(test.clone());
+/// Why a test failed in verification.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Failure {
+    /// It passes alone, each time in a fresh process, where it failed beside other tests.
+    StaticState,
+    /// It fails alone in the surroundings of the run it failed in, and passes alone in the
+    /// crate where it was generated: it leans on the real machine.
+    Machine,
+    /// Its check of fd 1 or 2 fails with `--nocapture`.
+    CaptureBound,
+    Unstable,
+}
+
+/// Tells why `test` (a full path) failed in run `run`, running it alone in fresh processes.
+fn failure(exe: &Path, crate_root: &Path, test: &str, run: usize) -> Result<Failure> {
+    if passes_alone(exe, crate_root, test, run)? {
+        Ok(Failure::StaticState)
+    } else if run > 0 && passes_alone(exe, crate_root, test, 0)? {
+        Ok(Failure::Machine)
+    } else {
+        Ok(Failure::Unstable)
     }
-    Ok(alone)
+}
+
+/// Whether `test` passes every time it runs alone in a fresh process, in run `run`'s
+/// surroundings.
+fn passes_alone(exe: &Path, crate_root: &Path, test: &str, run: usize) -> Result<bool> {
+    for _ in 0..ALONE_RUNS {
+        let mut cmd = Command::new(exe);
+        cmd.args([test, "--exact"]).env_remove("HERMETIC_DRIVER");
+        elsewhere(&mut cmd, crate_root, run)?;
+        let out = cmd.output().with_context(|| format!("run {test} alone"))?;
+        let (passed, _) = outcomes(&String::from_utf8_lossy(&out.stdout));
+        if !out.status.success() || !passed.contains(test) {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// The tests libtest's output says passed and failed, by full path.
@@ -257,6 +282,32 @@ fn failing_without_capture<'a>(
     Ok(failing)
 }
 
+/// The real surroundings of run `run`: the first runs in the crate; the later ones from another
+/// working directory and time zone, one with another `HOME` and `USER`, one with none, so that a
+/// test leaning on the machine it was written on fails here rather than on someone else's.
+fn elsewhere(cmd: &mut Command, crate_root: &Path, run: usize) -> Result<()> {
+    if run == 0 {
+        cmd.current_dir(crate_root);
+        return Ok(());
+    }
+    let dir = crate_root.join(format!(".hermetic-elsewhere-{run}"));
+    let home = dir.join("home");
+    std::fs::create_dir_all(&home).with_context(|| format!("create {}", home.display()))?;
+    cmd.current_dir(&dir);
+    if run % 2 == 1 {
+        cmd.env("TZ", "Pacific/Kiritimati")
+            .env("HOME", &home)
+            .env("USER", "hermetic-verify")
+            .env("LOGNAME", "hermetic-verify");
+    } else {
+        cmd.env("TZ", "America/St_Johns")
+            .env_remove("HOME")
+            .env_remove("USER")
+            .env_remove("LOGNAME");
+    }
+    Ok(())
+}
+
 /// Runs the suite's tests once (the crate's own tests and the other suite's stay out); returns
 /// the full paths of those that passed and of those that failed.
 fn run_tests(
@@ -266,9 +317,8 @@ fn run_tests(
     run: usize,
 ) -> Result<(BTreeSet<String>, BTreeSet<String>)> {
     let mut cmd = Command::new(exe);
-    cmd.arg(suite.module())
-        .current_dir(cwd)
-        .env_remove("HERMETIC_DRIVER");
+    cmd.arg(suite.module()).env_remove("HERMETIC_DRIVER");
+    elsewhere(&mut cmd, cwd, run)?;
     match run {
         0 => {}
         1 => {

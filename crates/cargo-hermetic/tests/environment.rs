@@ -350,3 +350,43 @@ fn output_the_code_writes_to_fd_1_and_2_is_checked_where_it_holds_without_captur
         );
     }
 }
+
+#[test]
+fn verification_drops_tests_that_lean_on_the_real_machine() {
+    // In the real environment the search sees this machine's TZ and HOME; verification runs
+    // the tests again under another time zone and HOME, where those tests fail.
+    let fixture = Fixture::copy("machine");
+    let real = fixture
+        .generate()
+        .arg("--env")
+        .arg("real")
+        .seed(1)
+        .max_executions(300)
+        .arg("--dry-run")
+        .run();
+    real.assert_success();
+    assert!(
+        !real.stdout.contains("time_zone()") && !real.stdout.contains("has_home()"),
+        "a test leaning on the real TZ or HOME was kept:\n{}",
+        real.describe()
+    );
+    let dropped = real.report()["dropped"].as_array().unwrap();
+    assert!(
+        dropped.len() >= 2
+            && dropped.iter().all(|d| d["reason"]
+                .as_str()
+                .unwrap()
+                .starts_with("leans on the real machine")),
+        "{}",
+        real.describe()
+    );
+    // In the virtual environment the same functions get tests that hold anywhere.
+    let virtual_env = fixture.generate().seed(1).max_executions(300).run();
+    virtual_env.assert_success();
+    let tests = &fixture.generated_files()["src/hermetic_tests.rs"];
+    assert!(
+        tests.contains("time_zone()") && tests.contains("has_home()"),
+        "{tests}"
+    );
+    check_generated_files(&fixture, &virtual_env);
+}

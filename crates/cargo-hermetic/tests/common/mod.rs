@@ -44,6 +44,7 @@ pub const FIXTURES: &[&str] = &[
     "people",
     "aliases",
     "addresses",
+    "machine",
 ];
 
 /// Budget passed with every run: generous, so that runs are bounded by `--max-executions`
