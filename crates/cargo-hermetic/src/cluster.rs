@@ -156,6 +156,8 @@ pub enum Ty {
     Adt(TypeId, Vec<Ty>),
     /// `std::io::Error`: observed by its kind; never built by tests.
     IoError,
+    /// `std::cmp::Ordering` (`Less`, `Equal`, `Greater`; passed as -1, 0, 1).
+    Ordering,
     /// `std::io::Cursor<String>`: text to read, standing in for `io::Read` and `io::BufRead`.
     Reader,
     /// `std::vec::IntoIter<T>`: standing in for `Iterator<Item = T>`.
@@ -253,6 +255,10 @@ pub enum CallableKind {
     /// A mock of a trait, set up with the values its methods return: one parameter per
     /// configurable method (`MockTrait::methods`), a sequence of return values each.
     Mock(TraitId),
+    /// `"text".parse::<Type>().unwrap()`: a value rebuilt from its `Display` text (one `&str`
+    /// parameter). Only `cargo hermetic record` lists these (`analyze::Options`), for types
+    /// whose `Debug` cannot be read back but whose `Display` and `FromStr` round-trip.
+    Parse { self_ty: Ty },
 }
 
 impl CallableKind {
@@ -264,7 +270,8 @@ impl CallableKind {
             | CallableKind::Method { self_ty, .. }
             | CallableKind::TraitFn { self_ty, .. }
             | CallableKind::StructLiteral { self_ty, .. }
-            | CallableKind::Variant { self_ty, .. } => Some(self_ty),
+            | CallableKind::Variant { self_ty, .. }
+            | CallableKind::Parse { self_ty } => Some(self_ty),
         }
     }
 }

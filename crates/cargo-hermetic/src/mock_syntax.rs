@@ -61,7 +61,14 @@ fn set_up_param(cluster: &Cluster, t: &Ty) -> bool {
         }
         Ty::Result(a, b) => set_up_param(cluster, a) && set_up_param(cluster, b),
         Ty::Tuple(items) => items.iter().all(|i| set_up_param(cluster, i)),
-        Ty::Unit | Ty::Bool | Ty::Char | Ty::Int(_) | Ty::Float(_) | Ty::String | Ty::Str => true,
+        Ty::Unit
+        | Ty::Bool
+        | Ty::Char
+        | Ty::Int(_)
+        | Ty::Float(_)
+        | Ty::String
+        | Ty::Str
+        | Ty::Ordering => true,
     }
 }
 

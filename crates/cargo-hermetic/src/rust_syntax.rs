@@ -125,6 +125,7 @@ pub fn ty_with(
             }
         }
         Ty::IoError => quote!(std::io::Error),
+        Ty::Ordering => quote!(std::cmp::Ordering),
         Ty::Reader => quote!(std::io::Cursor<String>),
         Ty::IntoIter(e) => {
             let e = rec(e);

@@ -319,20 +319,26 @@ fn a_program_that_panics_or_aborts_still_yields_tests_for_completed_calls() {
         run.describe()
     );
     // `Lines::put`, a method of a trait impl, is probed too (called through `log_to`'s proxy).
-    assert_eq!(run.count("calls_traced"), 9, "{}", run.describe());
-    // `describe` takes a value without Debug: skipped and counted, with the reason. It is the
-    // only one: `log_to` takes a trait object, recorded through a proxy.
+    assert_eq!(run.count("calls_traced"), 10, "{}", run.describe());
+    // `call_hook` takes a value that cannot have Debug even derived (a closure): skipped and
+    // counted, with the reason. It is the only one: `log_to` takes a trait object, recorded
+    // through a proxy, and `describe` a `Handle`, which has no Debug but gets one derived in
+    // the probed copy.
     let skipped = report["calls_skipped"].as_array().unwrap();
     assert_eq!(skipped.len(), 1, "{}", run.describe());
     assert!(
-        skipped.iter().any(|s| s["function"] == "describe"
+        skipped.iter().any(|s| s["function"] == "call_hook"
             && s["reason"].as_str().unwrap().contains("no Debug")
             && s["calls"] == 1),
         "{}",
         run.describe()
     );
-    assert_eq!(run.count("calls_tested"), 8, "{}", run.describe());
+    assert_eq!(run.count("calls_tested"), 9, "{}", run.describe());
     let all: String = fixture.recorded_files().values().cloned().collect();
+    assert!(
+        squash(&all).contains("lethandle=Handle{id:7};assert_eq!(describe(&handle),\"handle#7\");"),
+        "{all}"
+    );
     assert!(
         all.contains("#[should_panic(expected = \"level 5 is too high\")]"),
         "{all}"
@@ -359,8 +365,8 @@ fn a_program_that_panics_or_aborts_still_yields_tests_for_completed_calls() {
         "{}",
         run.describe()
     );
-    assert_eq!(run.count("calls_traced"), 8, "{}", run.describe());
-    assert_eq!(run.count("calls_tested"), 7, "{}", run.describe());
+    assert_eq!(run.count("calls_traced"), 9, "{}", run.describe());
+    assert_eq!(run.count("calls_tested"), 8, "{}", run.describe());
 }
 
 /// The text without white space or trailing commas, to find code however it is laid out.

@@ -69,6 +69,18 @@ impl Decode for char {
     }
 }
 
+/// `Ordering` is passed as -1, 0 or 1 (`Ordering as i8`).
+impl Decode for std::cmp::Ordering {
+    fn decode(value: &Value, _: &mut Slots) -> Result<Self, DecodeError> {
+        match value {
+            Value::Int(-1) => Ok(std::cmp::Ordering::Less),
+            Value::Int(0) => Ok(std::cmp::Ordering::Equal),
+            Value::Int(1) => Ok(std::cmp::Ordering::Greater),
+            other => mismatch("Ordering", other),
+        }
+    }
+}
+
 impl Decode for () {
     fn decode(_: &Value, _: &mut Slots) -> Result<Self, DecodeError> {
         Ok(())

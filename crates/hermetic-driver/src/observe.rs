@@ -55,6 +55,12 @@ impl Observe for char {
     }
 }
 
+impl Observe for std::cmp::Ordering {
+    fn observe(&self) -> Observed {
+        Observed::Variant(format!("{self:?}"), Vec::new())
+    }
+}
+
 impl Observe for () {
     fn observe(&self) -> Observed {
         Observed::Unit

@@ -73,6 +73,9 @@ pub enum Observed {
     Variant(String, Vec<(String, Observed)>),
     /// Only the `Debug` text is known.
     Debug(String),
+    /// A crate value known by its `Display` text, which parses back to an equal value
+    /// (`cargo hermetic record` only: the driver never observes it).
+    Shown(String),
     /// Nothing can be said about the value.
     Opaque,
 }

@@ -5,7 +5,9 @@
 //! at the top of each selected function and [`Call::exit`] with its result. The first
 //! [`CAPTURED_PER_SITE`] calls of each function are captured in full: their arguments and
 //! result as `Debug` text (through [`Wrap`], which falls back to "opaque" for types without
-//! `Debug`), and the files, variables, stdin, clock and random bytes the call read, and the
+//! `Debug`), and, for the values the probe asks for ([`ViaDisplay`]), their `Display` text when
+//! it parses back to an equal value; and the files, variables, stdin, clock and random bytes
+//! the call read, and the
 //! files it wrote, nested calls included. Later calls are only counted, so a hot function costs
 //! a load and a store per call. Each captured call is written to the log as one JSON line as
 //! soon as it returns (so calls that completed survive a crash); the counts are written at
@@ -78,10 +80,12 @@ impl Site {
     }
 }
 
-/// Collects the captured values of a call: `Some(debug text)` or `None` for an opaque value.
+/// Collects the captured values of a call: `Some(debug text)` or `None` for an opaque value,
+/// and the `Display` text of some of them (by their index among the values).
 #[derive(Default)]
 pub struct Writer {
     values: Vec<Option<String>>,
+    shown: Vec<(usize, String)>,
 }
 
 impl Writer {
@@ -93,6 +97,19 @@ impl Writer {
 
     pub fn opaque(&mut self) {
         self.values.push(None);
+    }
+
+    /// Keeps the `Display` text of the value captured last, when parsing it gives back an equal
+    /// value: a test can then rebuild the value as `text.parse::<T>()` (a hand-written `Debug`
+    /// cannot be read back).
+    pub fn shown<T: std::fmt::Display + std::str::FromStr + PartialEq>(&mut self, v: &T) {
+        let Some(last) = self.values.len().checked_sub(1) else {
+            return;
+        };
+        let text = v.to_string();
+        if text.parse::<T>().is_ok_and(|back| back == *v) {
+            self.shown.push((last, text));
+        }
     }
 }
 
@@ -120,6 +137,28 @@ impl<T: ?Sized> ViaOpaque for Wrap<'_, T> {
     }
 }
 
+/// The `Display` text of the value captured last: `(&&Wrap(&v)).capture_shown(w)` picks
+/// [`ViaDisplay`] when the type implements `Display`, `FromStr` and `PartialEq`, and
+/// [`ViaNoDisplay`] (nothing) otherwise. Probes ask only for values whose `Debug` analysis
+/// cannot read back.
+pub trait ViaDisplay {
+    fn capture_shown(&self, w: &mut Writer);
+}
+
+impl<T: std::fmt::Display + std::str::FromStr + PartialEq> ViaDisplay for &Wrap<'_, T> {
+    fn capture_shown(&self, w: &mut Writer) {
+        w.shown(self.0)
+    }
+}
+
+pub trait ViaNoDisplay {
+    fn capture_shown(&self, w: &mut Writer);
+}
+
+impl<T: ?Sized> ViaNoDisplay for Wrap<'_, T> {
+    fn capture_shown(&self, _: &mut Writer) {}
+}
+
 /// A probed call in progress; [`Call::exit`] logs it. Dropped without `exit` (unwinding), it is
 /// logged as panicked.
 pub struct Call {
@@ -140,6 +179,8 @@ struct Frame {
     site: u32,
     serial: u64,
     args: Vec<Option<String>>,
+    /// The `Display` text of some arguments, by index.
+    shown: Vec<(usize, String)>,
     /// Index of this call's first event in the thread's event list.
     start: usize,
     /// Ranges of events that the real values behind this call's proxies caused: not the
@@ -229,6 +270,7 @@ pub fn enter(site: &'static Site, args: impl FnOnce(&mut Writer)) -> Call {
                 site: site.id,
                 serial,
                 args: w.values,
+                shown: w.shown,
                 start,
                 hidden: Vec::new(),
                 overflow: false,
@@ -250,7 +292,8 @@ impl Call {
             busy(|| {
                 let mut w = Writer::default();
                 ret(&mut w);
-                finish(depth, Outcome::Returned(w.values.pop().flatten()));
+                let shown = w.shown.pop().map(|(_, text)| text);
+                finish(depth, Outcome::Returned(w.values.pop().flatten(), shown));
             });
         }
     }
@@ -268,7 +311,8 @@ impl Drop for Call {
 }
 
 enum Outcome {
-    Returned(Option<String>),
+    /// The result's `Debug` text and `Display` text (see [`Writer::shown`]).
+    Returned(Option<String>, Option<String>),
     Panicked(String),
 }
 
@@ -293,10 +337,26 @@ fn finish(depth: usize, outcome: Outcome) {
         opt_str(&mut line, a.as_deref());
     }
     line.push_str("],");
+    if !frame.shown.is_empty() {
+        line.push_str("\"shown\":[");
+        for (i, (arg, text)) in frame.shown.iter().enumerate() {
+            if i > 0 {
+                line.push(',');
+            }
+            let _ = write!(line, "[{arg},");
+            json_str(&mut line, text);
+            line.push(']');
+        }
+        line.push_str("],");
+    }
     match &outcome {
-        Outcome::Returned(r) => {
+        Outcome::Returned(r, shown) => {
             line.push_str("\"ret\":");
             opt_str(&mut line, r.as_deref());
+            if let Some(text) = shown {
+                line.push_str(",\"ret_shown\":");
+                json_str(&mut line, text);
+            }
         }
         Outcome::Panicked(msg) => {
             line.push_str("\"panic\":");
@@ -708,6 +768,40 @@ mod tests {
         assert_eq!(
             w.values,
             vec![Some("\"a\\n\"".into()), None, Some("[Some(1)]".into())]
+        );
+    }
+
+    #[test]
+    #[allow(clippy::needless_borrow)]
+    fn display_text_is_kept_when_it_parses_back_to_the_same_value() {
+        #[derive(PartialEq)]
+        struct Lossy(f64);
+        impl std::fmt::Display for Lossy {
+            fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                write!(f, "{:.1}", self.0)
+            }
+        }
+        impl std::str::FromStr for Lossy {
+            type Err = std::num::ParseFloatError;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                s.parse().map(Lossy)
+            }
+        }
+        struct NoDisplay;
+        let mut w = Writer::default();
+        for (i, v) in [Lossy(1.5), Lossy(1.25)].iter().enumerate() {
+            (&&Wrap(v)).capture(&mut w);
+            (&&Wrap(v)).capture_shown(&mut w);
+            assert_eq!(w.values[i], None);
+        }
+        (&&Wrap(&NoDisplay)).capture(&mut w);
+        (&&Wrap(&NoDisplay)).capture_shown(&mut w);
+        (&&Wrap(&std::net::Ipv4Addr::LOCALHOST)).capture(&mut w);
+        (&&Wrap(&std::net::Ipv4Addr::LOCALHOST)).capture_shown(&mut w);
+        // 1.25 shows as 1.2, another value: only what round-trips is kept.
+        assert_eq!(
+            w.shown,
+            vec![(0, "1.5".to_string()), (3, "127.0.0.1".to_string())]
         );
     }
 

@@ -24,6 +24,20 @@ pub struct Options {
     /// Methods of `impl Trait for Type` blocks of crate traits, as methods of the type: a
     /// recorded run calls them, a search reaches them through the crate's other callables.
     pub trait_impl_methods: bool,
+    /// A `"text".parse::<T>()` constructor (`CallableKind::Parse`) for each type whose
+    /// `Display` and `FromStr` may round-trip and whose `Debug` cannot be read back: a
+    /// recorded value of it is rebuilt from its `Display` text.
+    pub parse_constructors: bool,
+}
+
+impl Options {
+    /// What `cargo hermetic record` lists.
+    pub fn record() -> Options {
+        Options {
+            trait_impl_methods: true,
+            parse_constructors: true,
+        }
+    }
 }
 
 /// Analyses the library crate whose root file is `lib_rs`.
@@ -72,7 +86,47 @@ pub fn analyze_with(lib_rs: &Path, crate_name: &str, options: Options) -> anyhow
     };
     add_implementor_variants(&mut cluster);
     add_mock_constructors(&mut cluster, &trait_infos);
+    if options.parse_constructors {
+        add_parse_constructors(&mut cluster);
+    }
     Ok(cluster)
+}
+
+/// Whether values of crate type `def` are rebuilt from their `Display` text: it implements
+/// `Display`, `FromStr` and `PartialEq` (so a probe can check that the text parses back to an
+/// equal value), has no type parameters, and its `Debug` is hand-written or missing (derived
+/// `Debug` text is read back as a literal, which says more).
+pub fn shown_by_display(def: &crate::cluster::TypeDef) -> bool {
+    let has = |t: &str| def.derives.iter().chain(&def.impls).any(|d| d == t);
+    has("Display")
+        && has("FromStr")
+        && has("PartialEq")
+        && !def.derives.iter().any(|d| d == "Debug")
+        && def.generics.is_empty()
+        && def.unsupported_generics.is_none()
+}
+
+/// One `"text".parse::<T>()` constructor per type [`shown_by_display`] accepts.
+fn add_parse_constructors(cluster: &mut Cluster) {
+    for (id, def) in cluster.types.iter().enumerate() {
+        if !shown_by_display(def) {
+            continue;
+        }
+        cluster.callables.push(Callable {
+            module: def.module,
+            name: "parse".into(),
+            kind: CallableKind::Parse {
+                self_ty: Ty::Adt(id, Vec::new()),
+            },
+            vis: def.vis,
+            params: vec![Param {
+                name: "text".into(),
+                ty: Ty::Str,
+            }],
+            ret: Ty::Adt(id, Vec::new()),
+            generic_args: Vec::new(),
+        });
+    }
 }
 
 /// For a callable with trait-typed parameters, a twin taking a crate type that implements

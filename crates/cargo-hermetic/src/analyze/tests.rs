@@ -58,7 +58,8 @@ fn display(c: &Cluster, k: &Callable) -> String {
         CallableKind::AssocFn { self_ty }
         | CallableKind::Method { self_ty, .. }
         | CallableKind::TraitFn { self_ty, .. }
-        | CallableKind::Variant { self_ty, .. } => match self_ty {
+        | CallableKind::Variant { self_ty, .. }
+        | CallableKind::Parse { self_ty } => match self_ty {
             Ty::Adt(id, _) => format!("{}::{}", c.types[*id].name, k.name),
             other => format!("{other:?}::{}", k.name),
         },
@@ -693,6 +694,7 @@ fn trait_impl_methods_are_listed_for_record_only() {
         &files,
         super::Options {
             trait_impl_methods: true,
+            ..Default::default()
         },
     );
     let (tariff, named) = (trait_id(&c, "Tariff"), trait_id(&c, "Named"));
@@ -914,4 +916,79 @@ fn aliases_that_cannot_be_followed_are_skipped_with_both_reasons() {
     assert!(skip_reason(&c, "deep").ends_with("is nested in more than 16 other aliases"));
     assert_eq!(callable(&c, "shallow").ret, Ty::Int(IntTy::U8));
     assert!(skip_reason(&c, "register").contains("type alias `Callback`: function pointers"));
+}
+
+#[test]
+fn record_lists_parse_constructors_for_types_shown_by_display() {
+    let lib = "
+        use std::fmt;
+        use std::str::FromStr;
+        #[derive(Clone, PartialEq)]
+        pub struct Version { pub major: u64, pub minor: u64 }
+        impl fmt::Display for Version {
+            fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result { write!(f, \"{}.{}\", self.major, self.minor) }
+        }
+        impl fmt::Debug for Version {
+            fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result { write!(f, \"v{}\", self) }
+        }
+        impl FromStr for Version {
+            type Err = String;
+            fn from_str(s: &str) -> Result<Self, String> { Err(s.to_string()) }
+        }
+        // Derived Debug is read back as a literal: no parse constructor.
+        #[derive(Debug, PartialEq)]
+        pub struct Plain(pub u8);
+        impl fmt::Display for Plain {
+            fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result { write!(f, \"{}\", self.0) }
+        }
+        impl std::str::FromStr for Plain {
+            type Err = ();
+            fn from_str(_: &str) -> Result<Self, ()> { Err(()) }
+        }
+        // No PartialEq: a probe cannot tell that the text parses back.
+        pub struct Loose;
+        impl fmt::Display for Loose {
+            fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result { f.write_str(\"loose\") }
+        }
+        impl FromStr for Loose {
+            type Err = ();
+            fn from_str(_: &str) -> Result<Self, ()> { Ok(Loose) }
+        }
+    ";
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(d.path().join("src")).unwrap();
+    std::fs::write(d.path().join("src/lib.rs"), lib).unwrap();
+    let lib_rs = d.path().join("src/lib.rs");
+    let c =
+        crate::analyze::analyze_with(&lib_rs, "demo", crate::analyze::Options::record()).unwrap();
+    let parse: Vec<String> = c
+        .callables
+        .iter()
+        .filter(|k| matches!(k.kind, CallableKind::Parse { .. }))
+        .map(|k| display(&c, k))
+        .collect();
+    assert_eq!(parse, ["Version::parse"]);
+    let p = callable(&c, "Version::parse");
+    assert_eq!(p.params.len(), 1);
+    assert_eq!(p.params[0].ty, Ty::Str);
+    // `generate` lists none.
+    let plain = crate::analyze::analyze(&lib_rs, "demo").unwrap();
+    assert!(!plain
+        .callables
+        .iter()
+        .any(|k| matches!(k.kind, CallableKind::Parse { .. })));
+}
+
+#[test]
+fn ordering_is_a_std_type_by_any_of_its_paths() {
+    let c = super::analyze_lib(
+        "use std::cmp::{self, Ordering};
+        pub fn a(x: Ordering) -> Option<Ordering> { Some(x) }
+        pub fn b() -> cmp::Ordering { cmp::Ordering::Less }
+        pub fn c() -> core::cmp::Ordering { Ordering::Equal }",
+    );
+    assert_eq!(callable(&c, "a").params[0].ty, Ty::Ordering);
+    assert_eq!(callable(&c, "a").ret, Ty::Option(b(Ty::Ordering)));
+    assert_eq!(callable(&c, "b").ret, Ty::Ordering);
+    assert_eq!(callable(&c, "c").ret, Ty::Ordering);
 }

@@ -405,6 +405,7 @@ impl TyCx<'_> {
             ["std" | "alloc", "boxed", "Box"] => Some("Box"),
             ["std", "io", "Result"] => Some("io::Result"),
             ["std", "io", "Error"] => Some("io::Error"),
+            ["std" | "core", "cmp", "Ordering"] => Some("Ordering"),
             _ => None,
         };
         let Some(known) = known else {
@@ -419,7 +420,7 @@ impl TyCx<'_> {
         }
         let mut args = self.args(last, ty, mode)?;
         let want = match known {
-            "String" | "io::Error" => 0,
+            "String" | "io::Error" | "Ordering" => 0,
             "Result" => 2,
             _ => 1,
         };
@@ -436,6 +437,7 @@ impl TyCx<'_> {
             "Option" => Ty::Option(next()),
             "Box" => Ty::Box(next()),
             "io::Error" => Ty::IoError,
+            "Ordering" => Ty::Ordering,
             "io::Result" => Ty::Result(next(), Box::new(Ty::IoError)),
             _ => {
                 let ok = next();

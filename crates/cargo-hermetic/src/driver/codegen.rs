@@ -336,6 +336,10 @@ fn call_body(cluster: &Cluster, id: usize) -> Result<TokenStream, String> {
                 #(#fields: ::hermetic_driver::mock::Returns::new(#exprs),)*
             })
         }
+        CallableKind::Parse { self_ty } => {
+            let owner = ty(cluster, self_ty, m);
+            quote!(#(#exprs)*.parse::<#owner>().unwrap())
+        }
         CallableKind::Variant { self_ty, fields } => {
             let owner = ty_in_expr(cluster, self_ty, m);
             let names = c.params.iter().map(|p| ident(&p.name));

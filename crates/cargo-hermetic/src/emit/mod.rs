@@ -428,6 +428,16 @@ fn expected_panic(message: &str) -> Option<String> {
     Some(prefix[..cut].to_string())
 }
 
+/// The `Ordering` variant an argument passes as -1, 0 or 1 (as `Ordering as i8` gives).
+pub(crate) fn ordering_name(i: i128) -> Option<&'static str> {
+    Some(match i {
+        -1 => "Less",
+        0 => "Equal",
+        1 => "Greater",
+        _ => return None,
+    })
+}
+
 /// Marks the statements whose results `v` borrows mutably.
 fn mark_mutated(v: &Value, mutated: &mut [bool]) {
     match v {
@@ -609,6 +619,11 @@ impl Writer<'_> {
                 }
                 expr
             }
+            CallableKind::Parse { self_ty } => {
+                let t = rust_syntax::ty(cluster, self_ty, self.home);
+                let a = params(args)?;
+                quote!(#(#a)*.parse::<#t>().unwrap())
+            }
             CallableKind::Variant { self_ty, fields } => {
                 let path = in_expr(self_ty);
                 let a = params(args)?;
@@ -664,6 +679,7 @@ impl Writer<'_> {
             }
             (Value::Unit, _) => quote!(()),
             (Value::Bool(b), _) => quote!(#b),
+            (Value::Int(i), Ty::Ordering) => oracle::ordering_literal(ordering_name(*i)?)?,
             (Value::Int(i), _) => oracle::int_literal(*i),
             (Value::Float(bits), t) => {
                 let f = match t {

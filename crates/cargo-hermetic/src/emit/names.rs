@@ -73,6 +73,7 @@ pub(crate) fn var_base(cluster: &Cluster, ty: &Ty, role: Option<&str>) -> String
         Ty::Int(_) | Ty::Float(_) => "number",
         Ty::Bool => "flag",
         Ty::Char => "character",
+        Ty::Ordering => "ordering",
         Ty::Tuple(items) if items.len() == 2 => "pair",
         _ => "value",
     }
@@ -112,7 +113,9 @@ pub(crate) fn callee(cluster: &Cluster, id: CallableId) -> String {
             };
             format!("{}_{method}", type_name(self_ty))
         }
-        CallableKind::StructLiteral { self_ty, .. } => type_name(self_ty),
+        CallableKind::StructLiteral { self_ty, .. } | CallableKind::Parse { self_ty } => {
+            type_name(self_ty)
+        }
         CallableKind::Variant { self_ty, .. } => {
             format!("{}_{}", type_name(self_ty), snake_words(&c.name))
         }
@@ -256,6 +259,13 @@ pub(crate) fn short_value(obs: &Observed) -> Option<String> {
             None => "err".to_string(),
         },
         Observed::Variant(name, _) => snake_words(name),
+        Observed::Shown(text) => {
+            let w = words(text, 3);
+            if w.is_empty() || w.len() > 24 {
+                return None;
+            }
+            w
+        }
         Observed::Debug(text) => {
             // A hand-written Debug: use its leading identifier (`ParseIntError { .. }`).
             let ident: String = text

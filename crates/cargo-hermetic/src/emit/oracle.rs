@@ -18,6 +18,8 @@ use quote::quote;
 pub(crate) enum Check {
     /// `assert_eq!(value, literal)`
     Eq(TokenStream),
+    /// `assert!(value == literal)`, for a type with `PartialEq` but without `Debug`.
+    EqWithoutDebug(TokenStream),
     /// `assert!(value.is_nan())`
     IsNan,
     /// `assert!(value.is_none())`, for an `Option` whose inside cannot be written.
@@ -71,7 +73,12 @@ impl Oracle<'_> {
         }
         if self.partial_eq(ty) && !has_nan(obs) {
             if let Some(lit) = self.literal(ty, obs, true) {
-                return Some(Check::Eq(lit));
+                // `assert_eq!` prints both sides when they differ: it needs `Debug`.
+                return Some(if self.debug(ty) {
+                    Check::Eq(lit)
+                } else {
+                    Check::EqWithoutDebug(lit)
+                });
             }
         }
         let inner = match (ty, obs) {
@@ -145,6 +152,10 @@ impl Oracle<'_> {
                 let target = if by_ref { quote!(*#target) } else { target };
                 out.push(quote!(#assert_eq(#target, #lit);));
             }
+            Check::EqWithoutDebug(lit) => {
+                let target = if by_ref { quote!(*#target) } else { target };
+                out.push(quote!(#assert(#target == #lit);));
+            }
             Check::IsNan => out.push(quote!(#assert(#target.is_nan());)),
             Check::IsNone => out.push(quote!(#assert(#target.is_none());)),
             Check::IsEmpty => out.push(quote!(#assert(#target.is_empty());)),
@@ -193,9 +204,14 @@ impl Oracle<'_> {
     fn has_trait(&self, ty: &Ty, name: &str) -> bool {
         let rec = |t: &Ty| self.has_trait(t, name);
         match ty {
-            Ty::Unit | Ty::Bool | Ty::Char | Ty::Int(_) | Ty::Float(_) | Ty::String | Ty::Str => {
-                true
-            }
+            Ty::Unit
+            | Ty::Bool
+            | Ty::Char
+            | Ty::Int(_)
+            | Ty::Float(_)
+            | Ty::String
+            | Ty::Str
+            | Ty::Ordering => true,
             Ty::Vec(t)
             | Ty::Slice(t)
             | Ty::Array(t, _)
@@ -235,6 +251,9 @@ impl Oracle<'_> {
                 quote!(#u)
             }
             (Ty::Float(f), Observed::Float(bits)) => float_literal(*f, f64::from_bits(*bits))?,
+            (Ty::Ordering, Observed::Variant(name, fields)) if fields.is_empty() => {
+                ordering_literal(name)?
+            }
             (Ty::Char, Observed::Char(c)) => {
                 let c = Literal::character(*c);
                 quote!(#c)
@@ -304,6 +323,15 @@ impl Oracle<'_> {
             (Ty::RefMut(t), o) => {
                 let o = rec(t, o)?;
                 quote!(&mut #o)
+            }
+            (Ty::Adt(id, _), Observed::Shown(text)) => {
+                let def = &self.cluster.types[*id];
+                if !self.cluster.visible_from(def.module, def.vis, self.home) {
+                    return None;
+                }
+                let t = rust_syntax::ty(self.cluster, ty, self.home);
+                let text = Literal::string(text);
+                quote!(#text.parse::<#t>().unwrap())
             }
             (Ty::Adt(id, _), Observed::Struct(observed)) => {
                 let def = &self.cluster.types[*id];
@@ -388,7 +416,7 @@ impl Oracle<'_> {
         };
         Some(match obs {
             Observed::Debug(text) => text.clone(),
-            Observed::Opaque => return None,
+            Observed::Opaque | Observed::Shown(_) => return None,
             Observed::Unit => "()".to_string(),
             Observed::Bool(b) => b.to_string(),
             Observed::Int(i) => i.to_string(),
@@ -611,4 +639,13 @@ mod tests {
             format!("{:?}", Some((0.1f32, "a\"\n".to_string())))
         );
     }
+}
+
+/// `std::cmp::Ordering::Less` (spelled in full: the test's module may not import it).
+pub(crate) fn ordering_literal(name: &str) -> Option<TokenStream> {
+    if !matches!(name, "Less" | "Equal" | "Greater") {
+        return None;
+    }
+    let v = rust_syntax::ident(name);
+    Some(quote!(std::cmp::Ordering::#v))
 }

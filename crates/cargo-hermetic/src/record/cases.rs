@@ -70,14 +70,21 @@ pub fn candidate(
     };
     let mut args = Vec::new();
     let mut texts = rec.args.iter();
+    // The `Display` text of values whose `Debug` cannot be read back (see `wrapper::Shown`).
+    let shown = |i: usize| {
+        rec.shown
+            .iter()
+            .find(|(at, _)| *at == i)
+            .map(|(_, t)| t.as_str())
+    };
     if let Some((self_ty, kind)) = receiver {
-        let text = texts
-            .next()
-            .and_then(Option::as_deref)
-            .ok_or("the receiver has no Debug (opaque value)".to_string())?;
-        let j = b
-            .build(&debug_text::parse(text)?, self_ty)
-            .map_err(|w| format!("receiver: {w}"))?;
+        let debug = texts.next().and_then(Option::as_deref);
+        let j = match (shown(0), debug) {
+            (Some(text), _) => b.parse(text, self_ty),
+            (None, Some(text)) => b.build(&debug_text::parse(text)?, self_ty),
+            (None, None) => return Err("the receiver has no Debug (opaque value)".into()),
+        }
+        .map_err(|w| format!("receiver: {w}"))?;
         args.push(match kind {
             Receiver::Ref => Value::Borrow(j),
             Receiver::RefMut => Value::BorrowMut(j),
@@ -109,12 +116,15 @@ pub fn candidate(
                 no_proxy.unwrap_or("a trait-typed value inside another type")
             ));
         }
-        let text = text
-            .as_deref()
-            .ok_or_else(|| format!("argument `{}` has no Debug (opaque value)", p.name))?;
-        let v = b
-            .value(&debug_text::parse(text)?, &p.ty)
-            .map_err(|w| format!("argument `{}`: {w}", p.name))?;
+        let arg = i + usize::from(receiver.is_some());
+        let v = match (shown(arg), text.as_deref()) {
+            (Some(text), _) => b.parsed(text, &p.ty),
+            (None, Some(text)) => b.value(&debug_text::parse(text)?, &p.ty),
+            (None, None) => {
+                return Err(format!("argument `{}` has no Debug (opaque value)", p.name))
+            }
+        }
+        .map_err(|w| format!("argument `{}`: {w}", p.name))?;
         args.push(v);
     }
     let target = b.stmts.len();
@@ -132,19 +142,29 @@ pub fn candidate(
             "panic".to_string(),
         ),
         (None, Some(text)) => {
-            // A result that cannot be read back (a hand-written Debug, a map) is still checked
-            // by its Debug text as a whole.
+            // A result that cannot be read back (a hand-written Debug, a map) is checked
+            // against the value its Display text parses to, when it round-trips, or else by
+            // its Debug text as a whole.
             let expr = debug_text::parse(text).ok();
-            let obs = expr
-                .as_ref()
-                .and_then(|e| debug_text::observed(cluster, e, &c.ret).ok())
-                .unwrap_or_else(|| Observed::Debug(text.clone()));
+            let obs = match &rec.ret_shown {
+                Some(shown) => Observed::Shown(shown.clone()),
+                None => expr
+                    .as_ref()
+                    .and_then(|e| debug_text::observed(cluster, e, &c.ret).ok())
+                    .unwrap_or_else(|| Observed::Debug(text.clone())),
+            };
             let behaviour = expr.as_ref().map_or_else(|| "value".into(), behaviour);
             (Outcome::Completed, Some(obs), behaviour)
         }
         (None, None) if c.ret == Ty::Unit => {
             (Outcome::Completed, Some(Observed::Unit), "value".into())
         }
+        // No Debug at all, but a Display text that parses back.
+        (None, None) if rec.ret_shown.is_some() => (
+            Outcome::Completed,
+            rec.ret_shown.clone().map(Observed::Shown),
+            "value".into(),
+        ),
         (None, None) => return Err("its result has no Debug (opaque value)".into()),
     };
     let (spec, env) = environment(&rec.events);
@@ -161,8 +181,8 @@ pub fn candidate(
         });
     }
     let key = format!(
-        "{:?}|{:?}|{:?}|{:?}|{:?}",
-        rec.args, rec.ret, rec.panic, spec, rec.proxies
+        "{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}",
+        rec.args, rec.shown, rec.ret, rec.ret_shown, rec.panic, spec, rec.proxies
     );
     Ok(Candidate {
         callable: rec.site,
@@ -446,9 +466,7 @@ mod tests {
         for (file, text) in files {
             std::fs::write(src.join(file), text).unwrap();
         }
-        let options = crate::analyze::Options {
-            trait_impl_methods: true,
-        };
+        let options = crate::analyze::Options::record();
         let cluster = crate::analyze::analyze_with(&src.join("lib.rs"), "demo", options).unwrap();
         let tests: Vec<FinishedTest> = records(&cluster)
             .iter()
@@ -535,6 +553,39 @@ mod tests {
             b.contains("assert_eq!(crate::a::Tariff::rate(&twice), 20);"),
             "{b}"
         );
+    }
+
+    #[test]
+    fn values_with_a_hand_written_debug_are_rebuilt_from_their_display_text() {
+        let lib = "use std::fmt;\n\
+                   #[derive(Clone, PartialEq)] pub struct Version { pub major: u64, pub minor: u64 }\n\
+                   impl fmt::Debug for Version { fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result { write!(f, \"v{}\", self) } }\n\
+                   impl fmt::Display for Version { fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result { write!(f, \"{}.{}\", self.major, self.minor) } }\n\
+                   impl std::str::FromStr for Version { type Err = String; fn from_str(s: &str) -> Result<Self, String> { Err(s.into()) } }\n\
+                   impl Version { pub fn bump(&self, by: u64) -> Version { self.clone() } }\n\
+                   pub fn newer(a: &Version, b: Version) -> bool { a.major > b.major }\n";
+        let files = emitted_from(&[("lib.rs", lib)], |c| {
+            let bump = site(c, "bump", false, false);
+            let newer = site(c, "newer", false, false);
+            vec![
+                format!(
+                    "{{\"site\":{bump},\"args\":[\"v1.2\",\"1\"],\"shown\":[[0,\"1.2\"]],\"ret\":\"v2.0\",\"ret_shown\":\"2.0\",\"events\":[]}}"
+                ),
+                format!(
+                    "{{\"site\":{newer},\"args\":[\"v1.2\",\"v0.9\"],\"shown\":[[0,\"1.2\"],[1,\"0.9\"]],\"ret\":\"true\",\"events\":[]}}"
+                ),
+            ]
+        });
+        let text = &files["src/hermetic_recorded.rs"];
+        let flat: String = text.split_whitespace().collect();
+        for expected in [
+            "letversion=\"1.2\".parse::<Version>().unwrap();",
+            "assert_eq!(version.bump(1),\"2.0\".parse::<Version>().unwrap());",
+            "letversion_2=\"0.9\".parse::<Version>().unwrap();",
+            "assert_eq!(newer(&version,version_2),true);",
+        ] {
+            assert!(flat.contains(expected), "no {expected}:\n{text}");
+        }
     }
 
     #[test]

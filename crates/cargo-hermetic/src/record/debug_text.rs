@@ -67,6 +67,10 @@ pub fn observed(cluster: &Cluster, expr: &Expr, ty: &Ty) -> Result<Observed, Why
             _ => return Err("expected Ok or Err".into()),
         },
         (Ty::IoError, e) => Observed::Debug(io_error_kind(e)?),
+        (Ty::Ordering, e) => match head(e)?.as_str() {
+            n @ ("Less" | "Equal" | "Greater") => Observed::Variant(n.to_string(), Vec::new()),
+            other => return Err(format!("`{other}` is not an Ordering")),
+        },
         (Ty::Adt(id, _), e) => {
             let def = &cluster.types[*id];
             if def.impls.iter().any(|i| i == "Debug") {
@@ -309,6 +313,16 @@ mod tests {
             Observed::Err(Box::new(Observed::Debug("NotFound".into())))
         );
         assert_eq!(obs("()", &Ty::Unit), Observed::Unit);
+        assert_eq!(
+            obs("Some(Less)", &Ty::Option(Box::new(Ty::Ordering))),
+            Observed::Opt(Some(Box::new(Observed::Variant("Less".into(), vec![]))))
+        );
+        assert!(observed(
+            &Cluster::default(),
+            &parse("Lesser").unwrap(),
+            &Ty::Ordering
+        )
+        .is_err());
     }
 
     #[test]

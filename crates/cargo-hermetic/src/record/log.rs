@@ -13,9 +13,16 @@ pub struct CallRecord {
     pub site: usize,
     /// `Debug` text of each argument (the receiver first); `None`: no `Debug`.
     pub args: Vec<Option<String>>,
+    /// `Display` text of the arguments the probe asked it of (`[index, text]`): values whose
+    /// `Debug` cannot be read back, when the text parses back to an equal value.
+    #[serde(default)]
+    pub shown: Vec<(usize, String)>,
     /// `Debug` text of the result; `None` when it has no `Debug` or the call panicked.
     #[serde(default)]
     pub ret: Option<String>,
+    /// `Display` text of the result, as for `shown`.
+    #[serde(default)]
+    pub ret_shown: Option<String>,
     /// The panic message, when the call panicked.
     #[serde(default)]
     pub panic: Option<String>,

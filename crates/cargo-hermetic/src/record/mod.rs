@@ -125,9 +125,7 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
     };
     say(&format!("analysing {}", target.package));
     // A recorded run calls the methods of trait impls too (a search reaches them otherwise).
-    let options = analyze::Options {
-        trait_impl_methods: true,
-    };
+    let options = analyze::Options::record();
     let cluster = analyze::analyze_with(&target.lib_rs, &target.crate_name, options)
         .with_context(|| format!("analyse {}", target.lib_rs.display()))?;
     let sel = selection_of(args.module.as_deref(), args.function.as_deref(), &cluster)?;

@@ -8,7 +8,7 @@
 
 use super::proxy_syntax;
 use super::wrapper::{self, Body, Proxying};
-use crate::cluster::{CallableId, CallableKind, Cluster, ModuleBody, TraitId, Ty};
+use crate::cluster::{CallableId, CallableKind, Cluster, ModuleBody, TraitId, Ty, TypeId};
 use anyhow::{Context, Result};
 use quote::quote;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -39,7 +39,14 @@ pub struct Limits {
     pub no_proxies: BTreeMap<CallableId, String>,
     /// Traits whose proxy did not compile, with the reason.
     pub broken_proxies: BTreeMap<TraitId, String>,
+    /// Crate types whose derived `Debug` did not compile (a field without `Debug`), with the
+    /// reason.
+    pub no_debug: BTreeMap<TypeId, String>,
 }
+
+/// Marks a `Debug` derive the copy adds (`#[cfg_attr(any(), doc = "__hermetic_debug N")]`,
+/// which the compiler drops unread), so a compiler error below it is traced to type `N`.
+pub const DEBUG_MARKER: &str = "__hermetic_debug ";
 
 /// A probed function's key: its module, its type (for methods), the trait of its impl (for
 /// methods of trait impls) and its name.
@@ -234,6 +241,12 @@ impl Walk<'_> {
         body: Body,
     ) -> Result<wrapper::Wrapper, String> {
         let mut proxies: Vec<Option<Proxying>> = Vec::new();
+        let shown = self
+            .cluster
+            .callables
+            .get(c)
+            .map(|callable| wrapper::Shown::of(self.cluster, callable))
+            .unwrap_or_default();
         if let Some(callable) = self.cluster.callables.get(c) {
             let inline = matches!(body, Body::Inline(_));
             let (plan, why_not) = wrapper::plan(self.cluster, callable, sig, self.verdicts, inline);
@@ -249,7 +262,7 @@ impl Walk<'_> {
                 }
             }
         }
-        let w = wrapper::wrap(c, sig, attrs, body, &proxies)?;
+        let w = wrapper::wrap(c, sig, attrs, body, &proxies, &shown)?;
         if proxies.iter().any(Option::is_some) {
             self.out.proxied.insert(c);
         }
@@ -314,6 +327,8 @@ impl Walk<'_> {
                         self.inherent_impl(path, module, owner, imp);
                     }
                 }
+                Item::Struct(s) => self.derive_debug(module, &s.ident, &mut s.attrs),
+                Item::Enum(e) => self.derive_debug(module, &e.ident, &mut e.attrs),
                 Item::Mod(m) if !is_cfg_test(&m.attrs) => {
                     if let Some((_, inner)) = &mut m.content {
                         let mut p = path.to_vec();
@@ -334,6 +349,29 @@ impl Walk<'_> {
                 self.changed = true;
             }
         }
+    }
+
+    /// Gives a crate type without `Debug` a derived one in the copy, so that probes capture its
+    /// values (tests build them by their literal, which needs no `Debug`): internal types
+    /// often have none. One the compiler rejects is left out (`Limits::no_debug`).
+    fn derive_debug(&mut self, module: usize, name: &syn::Ident, attrs: &mut Vec<syn::Attribute>) {
+        let Some(id) = self
+            .cluster
+            .types
+            .iter()
+            .position(|t| t.module == module && *name == t.name)
+        else {
+            return;
+        };
+        let def = &self.cluster.types[id];
+        let has_debug = def.derives.iter().chain(&def.impls).any(|d| d == "Debug");
+        if has_debug || self.limits.no_debug.contains_key(&id) {
+            return;
+        }
+        let marker = format!("{DEBUG_MARKER}{id}");
+        attrs.push(syn::parse_quote!(#[cfg_attr(any(), doc = #marker)]));
+        attrs.push(syn::parse_quote!(#[derive(Debug)]));
+        self.changed = true;
     }
 
     /// Inherent methods: each wrapper's body moves to a sibling method.
@@ -431,14 +469,8 @@ mod tests {
         let src = d.path().join("src");
         std::fs::create_dir_all(&src).unwrap();
         std::fs::write(src.join("lib.rs"), lib).unwrap();
-        let cluster = analyze::analyze_with(
-            &src.join("lib.rs"),
-            "demo",
-            analyze::Options {
-                trait_impl_methods: true,
-            },
-        )
-        .unwrap();
+        let cluster =
+            analyze::analyze_with(&src.join("lib.rs"), "demo", analyze::Options::record()).unwrap();
         let all: Vec<CallableId> = (0..cluster.callables.len()).collect();
         let probed = insert(&cluster, &all, &HashMap::new(), limits, d.path(), d.path()).unwrap();
         let text = std::fs::read_to_string(src.join("lib.rs")).unwrap();

@@ -3,7 +3,7 @@
 
 use super::proxy_syntax;
 use crate::cargo::{CompileError, Target};
-use crate::cluster::TraitId;
+use crate::cluster::{TraitId, TypeId};
 use anyhow::{bail, Context, Result};
 use cargo_metadata::{Message, MetadataCommand, TargetKind};
 use std::io::BufReader;
@@ -152,6 +152,9 @@ pub struct Failing {
     pub sites: Vec<usize>,
     /// Traits whose proxy module (`mod __hermetic_proxy_N`) holds such a line.
     pub proxies: Vec<TraitId>,
+    /// Crate types whose `Debug` derive the copy added (`probes::DEBUG_MARKER`) sit above such
+    /// a line.
+    pub debug_types: Vec<TypeId>,
 }
 
 /// The probes and proxies around the lines the errors point at, in the copy at `root`: the
@@ -182,9 +185,17 @@ pub fn failing(root: &Path, errors: &[CompileError]) -> Failing {
                 out.sites.push(site);
                 break;
             }
+            let derived = l
+                .split(super::probes::DEBUG_MARKER)
+                .nth(1)
+                .and_then(|rest| rest.split('"').next()?.trim().parse::<TypeId>().ok());
+            if let Some(t) = derived {
+                out.debug_types.push(t);
+                break;
+            }
         }
     }
-    for v in [&mut out.sites, &mut out.proxies] {
+    for v in [&mut out.sites, &mut out.proxies, &mut out.debug_types] {
         v.sort_unstable();
         v.dedup();
     }
@@ -277,6 +288,7 @@ mod tests {
                 "pub fn a() {\n    static S: ::hermetic::record::Site = ::hermetic::record::Site::new(3);\n    let x = 1;\n}\n",
                 "pub fn b() {\n    static S: ::hermetic::record::Site = ::hermetic::record::Site::new(12);\n    oops();\n}\n",
                 "pub(crate) mod __hermetic_proxy_4 {\n    use super::*;\n    oops();\n}\n",
+                "#[cfg_attr(any(), doc = \"__hermetic_debug 7\")]\n#[derive(Debug)]\nstruct S {\n    f: NoDebug,\n}\n",
             ),
         )
         .unwrap();
@@ -286,10 +298,11 @@ mod tests {
             rendered: "error".into(),
         };
         assert_eq!(
-            failing(dir.path(), &[error(7), error(3), error(11)]),
+            failing(dir.path(), &[error(7), error(3), error(11), error(16)]),
             Failing {
                 sites: vec![3, 12],
-                proxies: vec![4]
+                proxies: vec![4],
+                debug_types: vec![7],
             }
         );
         assert_eq!(failing(dir.path(), &[error(1)]), Failing::default());

@@ -35,6 +35,14 @@ impl Builder<'_> {
                 Int::Big(_) => return Err("integer beyond i128".into()),
             },
             Ty::Float(f) => Value::float(float_lit(e, *f)?),
+            Ty::Ordering => match debug_text::observed(self.cluster, e, ty)? {
+                Observed::Variant(name, _) => Value::Int(match name.as_str() {
+                    "Less" => -1,
+                    "Equal" => 0,
+                    _ => 1,
+                }),
+                _ => return Err("expected an Ordering".into()),
+            },
             Ty::Char => match debug_text::observed(self.cluster, e, ty)? {
                 Observed::Char(c) => Value::Char(c),
                 _ => return Err("expected a char".into()),
@@ -73,6 +81,39 @@ impl Builder<'_> {
             Ty::Reader | Ty::IntoIter(_) => return Err(STD_TRAIT.into()),
             Ty::Mock(_) => return Err("a trait-typed value inside another type".into()),
         })
+    }
+
+    /// A value of type `ty` (a crate type shown by `Display`, or a reference or box of one)
+    /// rebuilt from its `Display` text by an earlier statement.
+    pub fn parsed(&mut self, text: &str, ty: &Ty) -> Result<Value, Why> {
+        Ok(match ty {
+            Ty::Box(t) => self.parsed(text, t)?,
+            Ty::Ref(t) if matches!(**t, Ty::Adt(..)) => Value::Borrow(self.parse(text, t)?),
+            Ty::RefMut(t) if matches!(**t, Ty::Adt(..)) => Value::BorrowMut(self.parse(text, t)?),
+            Ty::Adt(..) => Value::Use(self.parse(text, ty)?),
+            _ => return Err("a Display text for a value that is not a crate type".into()),
+        })
+    }
+
+    /// Adds the statement that parses a crate value from its `Display` text (`text.parse()`);
+    /// returns its index.
+    pub fn parse(&mut self, text: &str, ty: &Ty) -> Result<usize, Why> {
+        let Ty::Adt(id, _) = ty else {
+            return Err("not a crate type".into());
+        };
+        let parse = self
+            .cluster
+            .callables
+            .iter()
+            .position(
+                |c| matches!(&c.kind, CallableKind::Parse { self_ty } if same_adt(self_ty, *id)),
+            )
+            .ok_or_else(|| format!("`{}` cannot be parsed", self.cluster.types[*id].name))?;
+        self.stmts.push(Stmt {
+            callable: parse,
+            args: vec![Value::Str(text.to_string())],
+        });
+        Ok(self.stmts.len() - 1)
     }
 
     /// Adds the statement that builds a crate value from its `Debug` text; returns its index.

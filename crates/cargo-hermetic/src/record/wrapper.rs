@@ -9,7 +9,7 @@
 //! the same.
 
 use super::proxy_syntax;
-use crate::cluster::{Callable, Cluster, Ty};
+use crate::cluster::{Callable, CallableKind, Cluster, Receiver, Ty};
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, ToTokens};
 use syn::{FnArg, GenericArgument, PathArguments, ReturnType, Signature, Type};
@@ -53,6 +53,48 @@ pub struct Wrapper {
     pub sig: Signature,
     /// The sibling that keeps the original body, for [`Body::Moved`].
     pub inner: syn::Ident,
+}
+
+/// Which values a probe also captures by their `Display` text (`ViaDisplay`), as the number of
+/// references or boxes to look through to reach them: those of crate types whose `Debug`
+/// cannot be read back but whose `Display` may round-trip (`analyze::shown_by_display`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Shown {
+    /// By input, the receiver included.
+    pub inputs: Vec<Option<usize>>,
+    pub ret: Option<usize>,
+}
+
+impl Shown {
+    pub fn of(cluster: &Cluster, c: &Callable) -> Shown {
+        let derefs = |t: &Ty| derefs_to_shown(cluster, t);
+        let mut inputs = Vec::new();
+        if let CallableKind::Method {
+            self_ty, receiver, ..
+        } = &c.kind
+        {
+            let by_ref = usize::from(*receiver != Receiver::Value);
+            inputs.push(derefs(self_ty).map(|d| d + by_ref));
+        }
+        inputs.extend(c.params.iter().map(|p| derefs(&p.ty)));
+        Shown {
+            inputs,
+            ret: derefs(&c.ret),
+        }
+    }
+}
+
+/// How many `&`, `&mut` or `Box` layers hide a value of a type shown by `Display`, if `t` is one.
+fn derefs_to_shown(cluster: &Cluster, t: &Ty) -> Option<usize> {
+    match t {
+        Ty::Ref(inner) | Ty::RefMut(inner) | Ty::Box(inner) => {
+            derefs_to_shown(cluster, inner).map(|d| d + 1)
+        }
+        Ty::Adt(id, args) if args.is_empty() => {
+            crate::analyze::shown_by_display(&cluster.types[*id]).then_some(0)
+        }
+        _ => None,
+    }
 }
 
 /// The proxies for the trait-typed parameters of callable `c` (by input, the receiver
@@ -259,6 +301,7 @@ pub fn wrap(
     attrs: &[syn::Attribute],
     body: Body,
     proxies: &[Option<Proxying>],
+    shown: &Shown,
 ) -> Result<Wrapper, String> {
     if sig.asyncness.is_some() {
         return Err("async functions are not probed yet".into());
@@ -290,6 +333,7 @@ pub fn wrap(
         match arg {
             FnArg::Receiver(_) => {
                 captures.push(capture(quote!(self)));
+                captures.extend(capture_shown(quote!(self), shown.inputs.get(i)));
                 pass.push(quote!(self));
             }
             FnArg::Typed(pt) => {
@@ -306,6 +350,7 @@ pub fn wrap(
                     }
                 };
                 captures.push(capture(quote!(#name)));
+                captures.extend(capture_shown(quote!(#name), shown.inputs.get(i)));
                 pass.push(quote!(#name));
                 if let Some(px) = proxies.get(i).and_then(Option::as_ref) {
                     shadows.push(shadow(&name, mutable, i as u32, px));
@@ -343,10 +388,11 @@ pub fn wrap(
         }
     };
     let w = syn::Ident::new("__hermetic_w", Span::call_site());
+    let ret_shown = capture_shown(quote!(__hermetic_ret), Some(&shown.ret));
     let body: TokenStream = quote!({
         static __HERMETIC_SITE: ::hermetic::record::Site = ::hermetic::record::Site::new(#id);
         #[allow(unused_imports)]
-        use ::hermetic::record::{ViaDebug as _, ViaOpaque as _};
+        use ::hermetic::record::{ViaDebug as _, ViaDisplay as _, ViaNoDisplay as _, ViaOpaque as _};
         let __hermetic_call = ::hermetic::record::enter(&__HERMETIC_SITE, |#w: &mut ::hermetic::record::Writer| {
             #(#captures)*
         });
@@ -354,6 +400,7 @@ pub fn wrap(
         let __hermetic_ret: #ret = #call;
         __hermetic_call.exit(|#w: &mut ::hermetic::record::Writer| {
             (&&::hermetic::record::Wrap(&__hermetic_ret)).capture(#w);
+            #ret_shown
         });
         __hermetic_ret
     });
@@ -406,6 +453,14 @@ fn capture(value: TokenStream) -> TokenStream {
     quote!((&&::hermetic::record::Wrap(&#value)).capture(__hermetic_w);)
 }
 
+/// `(&&Wrap(&**value)).capture_shown(w);` for a value [`Shown`] asks for, behind `derefs`
+/// references or boxes.
+fn capture_shown(value: TokenStream, derefs: Option<&Option<usize>>) -> Option<TokenStream> {
+    let derefs = (*derefs?)?;
+    let stars = std::iter::repeat_n(quote!(*), derefs);
+    Some(quote!((&&::hermetic::record::Wrap(&#(#stars)* #value)).capture_shown(__hermetic_w);))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -423,7 +478,15 @@ mod tests {
                 Ok(n)
             }
         );
-        let w = wrap(3, &f.sig, &f.attrs, Body::Moved { method: false }, &[]).unwrap();
+        let w = wrap(
+            3,
+            &f.sig,
+            &f.attrs,
+            Body::Moved { method: false },
+            &[],
+            &Shown::default(),
+        )
+        .unwrap();
         assert_eq!(w.inner, "__hermetic_recorded_load");
         let text = text(&w);
         assert!(text.contains("Site :: new (3)"), "{text}");
@@ -442,13 +505,29 @@ mod tests {
                 0..3
             }
         );
-        assert!(wrap(0, &f.sig, &f.attrs, Body::Moved { method: false }, &[]).is_err());
+        assert!(wrap(
+            0,
+            &f.sig,
+            &f.attrs,
+            Body::Moved { method: false },
+            &[],
+            &Shown::default()
+        )
+        .is_err());
         let f: syn::ItemFn = syn::parse_quote!(
             fn sum((a, b): (u8, u8)) -> u8 {
                 a + b
             }
         );
-        let w = wrap(0, &f.sig, &f.attrs, Body::Moved { method: false }, &[]).unwrap();
+        let w = wrap(
+            0,
+            &f.sig,
+            &f.attrs,
+            Body::Moved { method: false },
+            &[],
+            &Shown::default(),
+        )
+        .unwrap();
         let sig = &w.sig;
         assert_eq!(
             quote!(#sig).to_string(),
@@ -456,7 +535,15 @@ mod tests {
         );
         assert!(text(&w).contains("__hermetic_recorded_sum (__hermetic_arg0)"));
         // A trait method keeps its body in place, where patterns cannot be named.
-        assert!(wrap(0, &f.sig, &f.attrs, Body::Inline(&f.block), &[]).is_err());
+        assert!(wrap(
+            0,
+            &f.sig,
+            &f.attrs,
+            Body::Inline(&f.block),
+            &[],
+            &Shown::default()
+        )
+        .is_err());
     }
 
     #[test]
@@ -469,7 +556,15 @@ mod tests {
                 Ok(n * self.rate()?)
             }
         );
-        let w = wrap(5, &f.sig, &f.attrs, Body::Inline(&f.block), &[]).unwrap();
+        let w = wrap(
+            5,
+            &f.sig,
+            &f.attrs,
+            Body::Inline(&f.block),
+            &[],
+            &Shown::default(),
+        )
+        .unwrap();
         assert!(
             text(&w).contains("= (| | -> Result < u32 , String > { if n == 0"),
             "{}",
@@ -480,7 +575,15 @@ mod tests {
                 &self.name
             }
         );
-        let w = wrap(5, &f.sig, &f.attrs, Body::Inline(&f.block), &[]).unwrap();
+        let w = wrap(
+            5,
+            &f.sig,
+            &f.attrs,
+            Body::Inline(&f.block),
+            &[],
+            &Shown::default(),
+        )
+        .unwrap();
         assert!(
             text(&w).contains("= (| | { & self . name }) ()"),
             "{}",

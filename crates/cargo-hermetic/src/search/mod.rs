@@ -122,6 +122,7 @@ pub fn run(
                 CallableKind::StructLiteral { .. }
                     | CallableKind::Variant { .. }
                     | CallableKind::Mock(_)
+                    | CallableKind::Parse { .. }
             )
         })
         .collect();

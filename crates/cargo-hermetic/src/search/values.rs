@@ -101,6 +101,7 @@ pub fn random_value(rng: &mut ChaCha8Rng, pool: &ValuePool, ty: &Ty, depth: usiz
         Ty::Unit => Value::Unit,
         Ty::Bool => Value::Bool(rng.gen()),
         Ty::Char => Value::Char(random_char(rng, pool)),
+        Ty::Ordering => Value::Int(rng.gen_range(-1..=1)),
         Ty::Int(t) => Value::Int(random_int(rng, pool, *t)),
         Ty::Float(t) => Value::float(random_float(rng, pool, *t)),
         Ty::String | Ty::Str | Ty::Reader => Value::Str(random_string(rng, pool)),
