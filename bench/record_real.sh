@@ -5,11 +5,14 @@
 # top skip reasons. A quick measuring aid; `record_yield --real` is the benchmark proper.
 # Usage: bench/record_real.sh [CRATE-VERSION ...]   (default: the crates below)
 # Env: CLI (default target/release/cargo-hermetic), TOP (skip reasons shown, default 8),
+#      HARNESS (the test harness's arguments, default --test-threads=1: with several threads
+#      a function may be captured more than 64 times, so figures vary from run to run),
 #      KEEP=1 keeps the work directory.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cli="$(realpath "${CLI:-target/release/cargo-hermetic}")"
 top="${TOP:-8}"
+harness="${HARNESS---test-threads=1}"
 crates=("$@")
 [[ ${#crates[@]} -gt 0 ]] || crates=(strsim-0.11.1 semver-1.0.28 heck-0.5.0 either-1.15.0 itoa-1.0.18
   oorandom-11.1.5 number_prefix-0.4.0 fastrand-2.5.0 crc32fast-1.5.4)
@@ -28,7 +31,7 @@ for krate in "${crates[@]}"; do
   report="$work/$krate.json"
   start=$(date +%s)
   if ! (cd "$work" && CARGO_HERMETIC_TARGET_DIR="$target" "$cli" hermetic record --test --quiet \
-      --dry-run --manifest-path "$krate/Cargo.toml" --report-json "$report" \
+      --dry-run --manifest-path "$krate/Cargo.toml" --report-json "$report" -- $harness \
       >"$work/$krate.out" 2>"$work/$krate.err"); then
     echo "== $krate: FAILED ($(tail -3 "$work/$krate.err" | tr '\n' ' '))"
     continue

@@ -513,3 +513,33 @@ fn user_mistakes_get_clear_errors_and_change_nothing() {
     );
     assert!(fixture.recorded_files().is_empty());
 }
+
+#[test]
+fn values_with_a_hand_written_debug_are_rebuilt_from_their_display_text() {
+    let fixture = Fixture::copy("versions");
+    let cwd = fixture.tmp.path().to_path_buf();
+    let run = record(
+        &fixture,
+        &cwd,
+        &[],
+        &["0.9.1", "1.2.3", "0.9.1", "0.1.0", "x.1.2", "1.2"],
+    );
+    run.assert_success();
+    // Every call became a test: `Version` (a hand-written Debug) by its Display text, `Part`
+    // (no Debug) by its literal, `Ordering` results and arguments by their variant.
+    assert_eq!(run.count("calls_traced"), 18, "{}", run.describe());
+    assert_eq!(run.count("calls_tested"), 18, "{}", run.describe());
+    let text = &fixture.recorded_files()["src/hermetic_recorded.rs"];
+    let flat = squash(text);
+    for expected in [
+        // Receivers, arguments and results, the `Ok` of a result included.
+        "letversion=\"0.9.1\".parse::<Version>().unwrap();letpart=Part::Major;assert_eq!(version.bump(part),\"1.0.0\".parse::<Version>().unwrap());",
+        "assert_eq!(parse_version(\"1.2.3\"),Ok(\"1.2.3\".parse::<Version>().unwrap()));",
+        "letversion_2=\"1.2.3\".parse::<Version>().unwrap();assert_eq!(compare(&version,&version_2),std::cmp::Ordering::Less);",
+        "assert_eq!(verdict(std::cmp::Ordering::Equal),\"uptodate\");",
+    ] {
+        assert!(flat.contains(expected), "no {expected}:\n{text}");
+    }
+    let emitted = run.count("tests_emitted") as usize;
+    assert_eq!(cargo_test_in(&fixture, &cwd, &[]), emitted);
+}

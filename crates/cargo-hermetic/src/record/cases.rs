@@ -147,7 +147,7 @@ pub fn candidate(
             // its Debug text as a whole.
             let expr = debug_text::parse(text).ok();
             let obs = match &rec.ret_shown {
-                Some(shown) => Observed::Shown(shown.clone()),
+                Some(shown) => shown_result(&c.ret, shown),
                 None => expr
                     .as_ref()
                     .and_then(|e| debug_text::observed(cluster, e, &c.ret).ok())
@@ -162,7 +162,7 @@ pub fn candidate(
         // No Debug at all, but a Display text that parses back.
         (None, None) if rec.ret_shown.is_some() => (
             Outcome::Completed,
-            rec.ret_shown.clone().map(Observed::Shown),
+            rec.ret_shown.as_deref().map(|s| shown_result(&c.ret, s)),
             "value".into(),
         ),
         (None, None) => return Err("its result has no Debug (opaque value)".into()),
@@ -231,6 +231,17 @@ fn mocked(ty: &Ty) -> Option<(usize, Pass)> {
             _ => None,
         },
         _ => None,
+    }
+}
+
+/// A result known by the `Display` text of its value, or of what its `Ok` or `Some` holds
+/// (`wrapper::Shown`: the probe logs that text only when the result is one).
+fn shown_result(ty: &Ty, text: &str) -> Observed {
+    let shown = Observed::Shown(text.to_string());
+    match ty {
+        Ty::Result(..) => Observed::Ok(Box::new(shown)),
+        Ty::Option(_) => Observed::Opt(Some(Box::new(shown))),
+        _ => shown,
     }
 }
 

@@ -62,7 +62,16 @@ pub struct Wrapper {
 pub struct Shown {
     /// By input, the receiver included.
     pub inputs: Vec<Option<usize>>,
-    pub ret: Option<usize>,
+    pub ret: Option<(Inside, usize)>,
+}
+
+/// Where a result's value shown by `Display` is: the result itself, or what an `Ok` or a
+/// `Some` holds (its text is then logged only when the result is one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Inside {
+    Whole,
+    Ok,
+    Some,
 }
 
 impl Shown {
@@ -77,10 +86,12 @@ impl Shown {
             inputs.push(derefs(self_ty).map(|d| d + by_ref));
         }
         inputs.extend(c.params.iter().map(|p| derefs(&p.ty)));
-        Shown {
-            inputs,
-            ret: derefs(&c.ret),
-        }
+        let ret = match &c.ret {
+            Ty::Result(ok, _) => derefs(ok).map(|d| (Inside::Ok, d)),
+            Ty::Option(some) => derefs(some).map(|d| (Inside::Some, d)),
+            t => derefs(t).map(|d| (Inside::Whole, d)),
+        };
+        Shown { inputs, ret }
     }
 }
 
@@ -388,7 +399,20 @@ pub fn wrap(
         }
     };
     let w = syn::Ident::new("__hermetic_w", Span::call_site());
-    let ret_shown = capture_shown(quote!(__hermetic_ret), Some(&shown.ret));
+    let ret_shown = shown.ret.map(|(inside, derefs)| {
+        let v = quote!(__hermetic_v);
+        // `if let Ok(v) = &ret` binds a reference: one more to look through.
+        let inner = capture_shown(v.clone(), Some(&Some(derefs + 1)));
+        match inside {
+            Inside::Whole => capture_shown(quote!(__hermetic_ret), Some(&Some(derefs))),
+            Inside::Ok => {
+                Some(quote!(if let ::std::result::Result::Ok(#v) = &__hermetic_ret { #inner }))
+            }
+            Inside::Some => {
+                Some(quote!(if let ::std::option::Option::Some(#v) = &__hermetic_ret { #inner }))
+            }
+        }
+    });
     let body: TokenStream = quote!({
         static __HERMETIC_SITE: ::hermetic::record::Site = ::hermetic::record::Site::new(#id);
         #[allow(unused_imports)]
@@ -496,6 +520,37 @@ mod tests {
             ),
             "{text}"
         );
+    }
+
+    #[test]
+    fn values_shown_by_display_are_captured_through_their_references() {
+        let f: syn::ImplItemFn = syn::parse_quote!(
+            fn pick(&self, other: &Version, n: u32) -> Result<Version, String> {
+                Ok(self.clone())
+            }
+        );
+        let shown = Shown {
+            inputs: vec![Some(1), Some(1), None],
+            ret: Some((Inside::Ok, 0)),
+        };
+        let w = wrap(
+            2,
+            &f.sig,
+            &f.attrs,
+            Body::Moved { method: true },
+            &[],
+            &shown,
+        )
+        .unwrap();
+        let text = text(&w);
+        for expected in [
+            "(& & :: hermetic :: record :: Wrap (& * self)) . capture_shown (__hermetic_w) ;",
+            "(& & :: hermetic :: record :: Wrap (& * other)) . capture_shown (__hermetic_w) ;",
+            "if let :: std :: result :: Result :: Ok (__hermetic_v) = & __hermetic_ret { (& & :: hermetic :: record :: Wrap (& * __hermetic_v)) . capture_shown (__hermetic_w) ; }",
+        ] {
+            assert!(text.contains(expected), "no {expected}: {text}");
+        }
+        assert!(!text.contains("Wrap (& n)) . capture_shown"), "{text}");
     }
 
     #[test]
