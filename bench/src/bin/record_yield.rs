@@ -1,9 +1,12 @@
 //! Record-mode yield: how many traced calls become passing tests, on every record fixture
-//! (`tests/fixtures/{inventory,crashy,people,tally}`), each run as a user would run it, with
-//! verification on (the tests are compiled and run three times).
+//! (`tests/fixtures/{inventory,crashy,people,tally,versions}`), each run as a user would run
+//! it, with verification on (the tests are compiled and run three times).
 //!
-//! Usage: `record_yield --cli PATH [--keep]`. Prints a table and exits non-zero when fewer than
-//! 95% of all traced calls are shown by passing tests (the issue's bar).
+//! Usage: `record_yield --cli PATH [--keep] [--real]`. Prints a table and exits non-zero when
+//! fewer than 95% of all traced calls are shown by passing tests (the issue's bar). `--real`
+//! prints a second table instead: real crates from crates.io, each recording its own test
+//! suite (`record --test`), copied from cargo's registry cache (fetched through cargo when not
+//! there); it has no bar (it measures), and fails only when a run fails.
 
 use hermetic_bench::copy_dir;
 use serde_json::Value;
@@ -24,6 +27,23 @@ struct Run {
     args: &'static [&'static str],
     stdin: Option<&'static str>,
 }
+
+/// Real crates whose test suites `--real` records (name, version): small, without
+/// dependencies, with tests in their published package.
+const REAL: &[(&str, &str)] = &[
+    ("strsim", "0.11.1"),
+    ("semver", "1.0.28"),
+    ("heck", "0.5.0"),
+    ("either", "1.15.0"),
+    ("itoa", "1.0.18"),
+    ("oorandom", "11.1.5"),
+    ("number_prefix", "0.4.0"),
+    ("fastrand", "2.5.0"),
+    ("crc32fast", "1.5.4"),
+];
+
+/// Skip reasons shown per row of the real crates' table.
+const TOP_REASONS: usize = 3;
 
 const RUNS: &[Run] = &[
     Run {
@@ -82,6 +102,15 @@ const RUNS: &[Run] = &[
         stdin: None,
     },
     Run {
+        name: "versions (Display)",
+        fixture: "versions",
+        files: &[],
+        vars: &[],
+        options: &[],
+        args: &["0.9.1", "1.2.3", "0.9.1", "0.1.0", "x.1.2", "1.2"],
+        stdin: None,
+    },
+    Run {
         name: "tally (stdin, random)",
         fixture: "tally",
         files: &[("home/.tallyrc", "title = Depot 7\n")],
@@ -97,14 +126,18 @@ const RUNS: &[Run] = &[
 fn main() {
     let mut cli = None;
     let mut keep = false;
+    let mut real = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--cli" => cli = args.next().map(PathBuf::from),
             "--keep" => keep = true,
+            "--real" => real = true,
             "--quick" => {}
             other => {
-                eprintln!("unknown option {other}\nusage: record_yield --cli PATH [--keep]");
+                eprintln!(
+                    "unknown option {other}\nusage: record_yield --cli PATH [--keep] [--real]"
+                );
                 std::process::exit(2);
             }
         }
@@ -116,6 +149,11 @@ fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let work = std::env::temp_dir().join(format!("hermetic-record-yield-{}", std::process::id()));
     let target = root.join("target/hermetic-bench-record");
+    if real {
+        let ok = real_crates(&cli, &work, &target);
+        finish(keep, &work);
+        std::process::exit(if ok { 0 } else { 1 });
+    }
 
     println!(
         "{:<24} {:>7} {:>7} {:>6} {:>6}  calls without a passing test",
@@ -213,13 +251,161 @@ fn main() {
         "{:<24} {:>7} {:>7} {:>6.1}  (bar: {BAR}%)",
         "all runs", traced, tested, total
     );
+    finish(keep, &work);
+    if failed || total < BAR {
+        std::process::exit(1);
+    }
+}
+
+fn finish(keep: bool, work: &Path) {
     if keep {
         println!("work directory kept: {}", work.display());
     } else {
-        let _ = std::fs::remove_dir_all(&work);
+        let _ = std::fs::remove_dir_all(work);
     }
-    if failed || total < BAR {
-        std::process::exit(1);
+}
+
+/// The real crates' table: each crate's own test suite recorded (`record --test`, one test
+/// thread, so that each function's first 64 calls are the same from run to run). Returns
+/// whether every run went through.
+fn real_crates(cli: &Path, work: &Path, target: &Path) -> bool {
+    println!(
+        "{:<22} {:>7} {:>7} {:>6} {:>6}  top reasons calls have no passing test",
+        "crate (record --test)", "traced", "tested", "%", "tests"
+    );
+    let (mut traced, mut tested) = (0u64, 0u64);
+    let mut ok = true;
+    for (name, version) in REAL {
+        let label = format!("{name} {version}");
+        let Some(src) = registry_source(name, version, work) else {
+            println!("{label:<22} FAILED: not in cargo's registry cache, and `cargo fetch` did not bring it");
+            ok = false;
+            continue;
+        };
+        let krate = work.join("real").join(format!("{name}-{version}"));
+        copy_dir(&src, &krate).expect("copy the crate");
+        make_writable(&krate);
+        let report = work.join(format!("{name}.json"));
+        let out = Command::new(cli)
+            .args(["hermetic", "record", "--test", "--manifest-path"])
+            .arg(krate.join("Cargo.toml"))
+            .args(["--quiet", "--dry-run", "--report-json"])
+            .arg(&report)
+            .args(["--", "--test-threads=1"])
+            .current_dir(&krate)
+            .env("CARGO_HERMETIC_TARGET_DIR", target)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .output()
+            .expect("start cargo-hermetic");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let parsed: Option<Value> = std::fs::read(&report)
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok());
+        let Some(r) = parsed.filter(|_| out.status.success()) else {
+            // A crate none of whose functions can be probed is a finding, not a failure.
+            if stderr.contains("no function of the selection can be recorded") {
+                let why = stderr.lines().nth(1).unwrap_or_default().trim();
+                println!("{label:<22} no function can be recorded ({why})");
+            } else {
+                println!("{label:<22} FAILED: {stderr}");
+                ok = false;
+            }
+            continue;
+        };
+        let count = |k: &str| r[k].as_u64().unwrap_or(0);
+        traced += count("calls_traced");
+        tested += count("calls_tested");
+        println!(
+            "{label:<22} {:>7} {:>7} {:>6.1} {:>6}  {}",
+            count("calls_traced"),
+            count("calls_tested"),
+            percent(count("calls_tested"), count("calls_traced")),
+            count("tests_emitted"),
+            top_reasons(&r).join("; ")
+        );
+    }
+    println!(
+        "{:<22} {:>7} {:>7} {:>6.1}",
+        "all crates",
+        traced,
+        tested,
+        percent(tested, traced)
+    );
+    ok
+}
+
+/// The most common reasons in a report's `calls_skipped`, with their counts over all
+/// functions.
+fn top_reasons(report: &Value) -> Vec<String> {
+    let mut by_reason: std::collections::BTreeMap<String, u64> = Default::default();
+    for s in report["calls_skipped"].as_array().into_iter().flatten() {
+        let reason = s["reason"].as_str().unwrap_or("?").to_string();
+        *by_reason.entry(reason).or_default() += s["calls"].as_u64().unwrap_or(0);
+    }
+    let mut all: Vec<(String, u64)> = by_reason.into_iter().collect();
+    all.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    all.into_iter()
+        .take(TOP_REASONS)
+        .map(|(reason, n)| format!("{n} x {reason}"))
+        .collect()
+}
+
+/// The crate's sources in cargo's registry cache (`$CARGO_HOME/registry/src/*/name-version`),
+/// fetched through cargo (a throwaway crate depending on exactly that version) when absent.
+fn registry_source(name: &str, version: &str, work: &Path) -> Option<PathBuf> {
+    let cargo_home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")))?;
+    let find = || -> Option<PathBuf> {
+        let src = cargo_home.join("registry/src");
+        std::fs::read_dir(src)
+            .ok()?
+            .flatten()
+            .map(|index| index.path().join(format!("{name}-{version}")))
+            .find(|p| p.join("Cargo.toml").is_file())
+    };
+    if let Some(found) = find() {
+        return Some(found);
+    }
+    let fetcher = work.join("fetch").join(name);
+    std::fs::create_dir_all(fetcher.join("src")).ok()?;
+    std::fs::write(
+        fetcher.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"fetch-{name}\"\nversion = \"0.0.0\"\nedition = \"2021\"\n\n\
+             [dependencies]\n{name} = \"={version}\"\n\n[workspace]\n"
+        ),
+    )
+    .ok()?;
+    std::fs::write(fetcher.join("src/lib.rs"), "").ok()?;
+    let fetched = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+        .arg("fetch")
+        .arg("--manifest-path")
+        .arg(fetcher.join("Cargo.toml"))
+        .stdout(Stdio::null())
+        .status()
+        .ok()?;
+    if !fetched.success() {
+        return None;
+    }
+    find()
+}
+
+/// Cargo unpacks registry sources as they were packed; the copy is the tool's to change.
+fn make_writable(dir: &Path) {
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if let Ok(meta) = entry.metadata() {
+            let mut perms = meta.permissions();
+            #[allow(clippy::permissions_set_readonly_false)]
+            perms.set_readonly(false);
+            let _ = std::fs::set_permissions(&path, perms);
+            if meta.is_dir() {
+                make_writable(&path);
+            }
+        }
     }
 }
 

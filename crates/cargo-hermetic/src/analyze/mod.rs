@@ -196,6 +196,15 @@ fn add_mock_constructors(cluster: &mut Cluster, infos: &[types::TraitInfo]) {
     }
 }
 
+/// [`analyze_lib`] with what `cargo hermetic record` lists, for unit tests.
+#[cfg(test)]
+pub fn analyze_with_record_options(lib: &str) -> Cluster {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(d.path().join("src")).unwrap();
+    std::fs::write(d.path().join("src/lib.rs"), lib).unwrap();
+    analyze_with(&d.path().join("src/lib.rs"), "demo", Options::record()).unwrap()
+}
+
 /// The cluster of a one-file crate `demo` whose `src/lib.rs` is `lib`, for unit tests.
 #[cfg(test)]
 pub fn analyze_lib(lib: &str) -> Cluster {

@@ -596,6 +596,15 @@ fn has_nan(obs: &Observed) -> bool {
     }
 }
 
+/// `std::cmp::Ordering::Less` (spelled in full: the test's module may not import it).
+pub(crate) fn ordering_literal(name: &str) -> Option<TokenStream> {
+    if !matches!(name, "Less" | "Equal" | "Greater") {
+        return None;
+    }
+    let v = rust_syntax::ident(name);
+    Some(quote!(std::cmp::Ordering::#v))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -639,13 +648,4 @@ mod tests {
             format!("{:?}", Some((0.1f32, "a\"\n".to_string())))
         );
     }
-}
-
-/// `std::cmp::Ordering::Less` (spelled in full: the test's module may not import it).
-pub(crate) fn ordering_literal(name: &str) -> Option<TokenStream> {
-    if !matches!(name, "Less" | "Equal" | "Greater") {
-        return None;
-    }
-    let v = rust_syntax::ident(name);
-    Some(quote!(std::cmp::Ordering::#v))
 }

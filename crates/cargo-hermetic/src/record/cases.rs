@@ -3,6 +3,7 @@
 //! recorded result and the files it wrote as what the test checks.
 
 use super::debug_text::{self, Why};
+use super::learnt::Learnt;
 use super::log::{CallRecord, Event, PathState};
 use super::mocks::Tree;
 use super::random;
@@ -34,6 +35,7 @@ pub struct Candidate {
 /// parameter of the function got no recording proxy, if one did not.
 pub fn candidate(
     cluster: &Cluster,
+    learnt: &Learnt,
     rec: &CallRecord,
     no_proxy: Option<&str>,
 ) -> Result<Candidate, Why> {
@@ -66,6 +68,7 @@ pub fn candidate(
     }
     let mut b = Builder {
         cluster,
+        learnt,
         stmts: Vec::new(),
     };
     let mut args = Vec::new();
@@ -150,7 +153,7 @@ pub fn candidate(
                 Some(shown) => shown_result(&c.ret, shown),
                 None => expr
                     .as_ref()
-                    .and_then(|e| debug_text::observed(cluster, e, &c.ret).ok())
+                    .and_then(|e| debug_text::observed(cluster, learnt, e, &c.ret).ok())
                     .unwrap_or_else(|| Observed::Debug(text.clone())),
             };
             let behaviour = expr.as_ref().map_or_else(|| "value".into(), behaviour);
@@ -483,7 +486,9 @@ mod tests {
             .iter()
             .map(|line| {
                 let rec: CallRecord = serde_json::from_str(line).unwrap();
-                candidate(&cluster, &rec, None).unwrap().test
+                candidate(&cluster, &Learnt::default(), &rec, None)
+                    .unwrap()
+                    .test
             })
             .collect();
         crate::emit::emit(

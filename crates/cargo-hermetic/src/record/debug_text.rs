@@ -6,6 +6,7 @@
 //! type says what the expression means. Anything else (maps, hand-written `Debug`, skipped
 //! fields) is refused with a reason.
 
+use super::learnt::Learnt;
 use crate::cluster::{Cluster, Fields, FloatTy, Ty, TypeKind};
 use hermetic_driver::Observed;
 use syn::{Expr, Lit};
@@ -27,8 +28,9 @@ fn short(text: &str) -> String {
 }
 
 /// A recorded result as an observed value.
-pub fn observed(cluster: &Cluster, expr: &Expr, ty: &Ty) -> Result<Observed, Why> {
-    let rec = |e: &Expr, t: &Ty| observed(cluster, e, t);
+/// `learnt`: what hand-written `Debug` texts stand for, as the run showed.
+pub fn observed(cluster: &Cluster, learnt: &Learnt, expr: &Expr, ty: &Ty) -> Result<Observed, Why> {
+    let rec = |e: &Expr, t: &Ty| observed(cluster, learnt, e, t);
     Ok(match (ty, strip(expr)) {
         (Ty::Box(t) | Ty::Ref(t) | Ty::RefMut(t), e) => rec(e, t)?,
         (Ty::Unit, Expr::Tuple(t)) if t.elems.is_empty() => Observed::Unit,
@@ -74,12 +76,15 @@ pub fn observed(cluster: &Cluster, expr: &Expr, ty: &Ty) -> Result<Observed, Why
         (Ty::Adt(id, _), e) => {
             let def = &cluster.types[*id];
             if def.impls.iter().any(|i| i == "Debug") {
-                return Err(format!("`{}` has a hand-written Debug", def.name));
+                return match learnt.shown(*id, e) {
+                    Some(text) => Ok(Observed::Shown(text.to_string())),
+                    None => Err(format!("`{}` has a hand-written Debug", def.name)),
+                };
             }
             match &def.kind {
                 TypeKind::Struct(fields) => {
                     let (_, values) = fields_of(e, fields)?;
-                    Observed::Struct(observe_fields(cluster, fields, values)?)
+                    Observed::Struct(observe_fields(cluster, learnt, fields, values)?)
                 }
                 TypeKind::Enum(variants) => {
                     let name = head(e)?;
@@ -88,7 +93,7 @@ pub fn observed(cluster: &Cluster, expr: &Expr, ty: &Ty) -> Result<Observed, Why
                         .find(|v| v.name == name)
                         .ok_or_else(|| format!("`{name}` is not a variant of `{}`", def.name))?;
                     let (_, values) = fields_of(e, &v.fields)?;
-                    Observed::Variant(name, observe_fields(cluster, &v.fields, values)?)
+                    Observed::Variant(name, observe_fields(cluster, learnt, &v.fields, values)?)
                 }
             }
         }
@@ -103,6 +108,7 @@ pub fn observed(cluster: &Cluster, expr: &Expr, ty: &Ty) -> Result<Observed, Why
 
 fn observe_fields(
     cluster: &Cluster,
+    learnt: &Learnt,
     fields: &Fields,
     values: Vec<&Expr>,
 ) -> Result<Vec<(String, Observed)>, Why> {
@@ -114,7 +120,7 @@ fn observe_fields(
             let ty =
                 f.ty.as_ref()
                     .ok_or_else(|| format!("field `{}` has an unsupported type", f.name))?;
-            Ok((f.name.clone(), observed(cluster, e, ty)?))
+            Ok((f.name.clone(), observed(cluster, learnt, e, ty)?))
         })
         .collect()
 }
@@ -288,7 +294,13 @@ mod tests {
     use crate::cluster::IntTy;
 
     fn obs(text: &str, ty: &Ty) -> Observed {
-        observed(&Cluster::default(), &parse(text).unwrap(), ty).unwrap()
+        observed(
+            &Cluster::default(),
+            &Learnt::default(),
+            &parse(text).unwrap(),
+            ty,
+        )
+        .unwrap()
     }
 
     #[test]
@@ -319,6 +331,7 @@ mod tests {
         );
         assert!(observed(
             &Cluster::default(),
+            &Learnt::default(),
             &parse("Lesser").unwrap(),
             &Ty::Ordering
         )
@@ -331,6 +344,7 @@ mod tests {
             parse("{\"a\": 1}").is_err()
                 || observed(
                     &Cluster::default(),
+                    &Learnt::default(),
                     &parse("{\"a\": 1}").unwrap(),
                     &Ty::String
                 )

@@ -255,6 +255,7 @@ mod tests {
         let tree = Tree::of(&rec);
         let mut b = Builder {
             cluster: &c,
+            learnt: &Default::default(),
             stmts: Vec::new(),
         };
         let root = tree.root(0).unwrap();
@@ -281,6 +282,7 @@ mod tests {
         let c = cluster(DAO);
         let mut b = Builder {
             cluster: &c,
+            learnt: &Default::default(),
             stmts: Vec::new(),
         };
         let open = record(concat!(
@@ -328,6 +330,7 @@ mod tests {
         ));
         let mut b = Builder {
             cluster: &c,
+            learnt: &Default::default(),
             stmts: Vec::new(),
         };
         let rows = c.traits.iter().position(|t| t.name == "Rows").unwrap();
@@ -361,6 +364,7 @@ mod tests {
         let rec = record(&[note(ada), note(ada)].join(","));
         let mut b = Builder {
             cluster: &c,
+            learnt: &Default::default(),
             stmts: Vec::new(),
         };
         let j = Tree::of(&rec).build(&mut b, 0, journal).unwrap();
@@ -382,6 +386,7 @@ mod tests {
             let rec = record(&[note(ada), note(args)].join(","));
             let mut b = Builder {
                 cluster: &c,
+                learnt: &Default::default(),
                 stmts: Vec::new(),
             };
             let j = Tree::of(&rec).build(&mut b, 0, journal).unwrap();

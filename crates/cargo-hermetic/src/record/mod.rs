@@ -8,6 +8,7 @@
 mod cases;
 mod copy;
 mod debug_text;
+mod learnt;
 mod log;
 mod mocks;
 mod probes;
@@ -377,6 +378,7 @@ fn candidates(
 ) -> (Vec<Candidate>, SkippedTally) {
     let mut skipped = SkippedTally::new();
     let mut usable = Vec::new();
+    let learnt = learnt::Learnt::from_log(cluster, &log.calls);
     for rec in &log.calls {
         if let Some((item, reason)) = rec
             .site
@@ -389,7 +391,7 @@ fn candidates(
             continue;
         }
         let no_proxy = probed.no_proxy.get(&rec.site).map(String::as_str);
-        match cases::candidate(cluster, rec, no_proxy) {
+        match cases::candidate(cluster, &learnt, rec, no_proxy) {
             Ok(c) => usable.push(c),
             Err(why) => {
                 let f = if rec.site < cluster.callables.len() {

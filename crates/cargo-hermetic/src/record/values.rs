@@ -2,6 +2,7 @@
 //! `debug_text`), crate structs and enums built by their literal in earlier statements.
 
 use super::debug_text::{self, Why};
+use super::learnt::Learnt;
 use crate::cluster::{CallableKind, Cluster, Ty, TypeKind};
 use crate::test_case::Stmt;
 use hermetic_driver::{Observed, Value};
@@ -16,6 +17,8 @@ pub const STD_TRAIT: &str =
 /// that the call uses.
 pub struct Builder<'a> {
     pub cluster: &'a Cluster,
+    /// What hand-written `Debug` texts stand for, as the run showed.
+    pub learnt: &'a Learnt,
     pub stmts: Vec<Stmt>,
 }
 
@@ -35,7 +38,7 @@ impl Builder<'_> {
                 Int::Big(_) => return Err("integer beyond i128".into()),
             },
             Ty::Float(f) => Value::float(float_lit(e, *f)?),
-            Ty::Ordering => match debug_text::observed(self.cluster, e, ty)? {
+            Ty::Ordering => match debug_text::observed(self.cluster, self.learnt, e, ty)? {
                 Observed::Variant(name, _) => Value::Int(match name.as_str() {
                     "Less" => -1,
                     "Equal" => 0,
@@ -43,7 +46,7 @@ impl Builder<'_> {
                 }),
                 _ => return Err("expected an Ordering".into()),
             },
-            Ty::Char => match debug_text::observed(self.cluster, e, ty)? {
+            Ty::Char => match debug_text::observed(self.cluster, self.learnt, e, ty)? {
                 Observed::Char(c) => Value::Char(c),
                 _ => return Err("expected a char".into()),
             },
@@ -123,7 +126,10 @@ impl Builder<'_> {
         };
         let def = &self.cluster.types[*id];
         if def.impls.iter().any(|i| i == "Debug") {
-            return Err(format!("`{}` has a hand-written Debug", def.name));
+            return match self.learnt.shown(*id, e) {
+                Some(text) => self.parse(text, ty),
+                None => Err(format!("`{}` has a hand-written Debug", def.name)),
+            };
         }
         let fields = match &def.kind {
             TypeKind::Struct(f) => f.clone(),
