@@ -228,3 +228,19 @@ fn shapes_example_generates_passing_tests() {
         );
     }
 }
+
+#[test]
+fn ordering_is_passed_and_checked_by_its_variant() {
+    let (fixture, run) = generate("versions", 1, 3_000);
+    let file = fixture.read("src/hermetic_tests.rs");
+    for expected in [
+        "assert_eq!(verdict(std::cmp::Ordering::Less), \"upgrade\");",
+        "std::cmp::Ordering::Greater);",
+    ] {
+        assert!(
+            file.contains(expected),
+            "no {expected}:\n{file}\n{}",
+            run.describe()
+        );
+    }
+}
