@@ -2,11 +2,13 @@
 //! (`tests/fixtures/{inventory,crashy,people,tally,versions}`), each run as a user would run
 //! it, with verification on (the tests are compiled and run three times).
 //!
-//! Usage: `record_yield --cli PATH [--keep] [--real]`. Prints a table and exits non-zero when
+//! Usage: `record_yield --cli PATH [--keep] [--real] [--only NAME]`. Prints a table and exits non-zero when
 //! fewer than 95% of all traced calls are shown by passing tests (the bar). `--real`
 //! prints a second table instead: real crates from crates.io, each recording its own test
 //! suite (`record --test`), copied from cargo's registry cache (fetched through cargo when not
-//! there); it has no bar (it measures), and fails only when a run fails.
+//! there); it has no bar (it measures), and fails only when a run fails. `--only NAME` runs the
+//! fixtures' runs whose name contains NAME (or, with `--real`, the crate named NAME) and nothing
+//! else.
 
 use hermetic_bench::copy_dir;
 use serde_json::Value;
@@ -127,16 +129,18 @@ fn main() {
     let mut cli = None;
     let mut keep = false;
     let mut real = false;
+    let mut only: Option<String> = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--cli" => cli = args.next().map(PathBuf::from),
             "--keep" => keep = true,
             "--real" => real = true,
+            "--only" => only = args.next(),
             "--quick" => {}
             other => {
                 eprintln!(
-                    "unknown option {other}\nusage: record_yield --cli PATH [--keep] [--real]"
+                    "unknown option {other}\nusage: record_yield --cli PATH [--keep] [--real] [--only NAME]"
                 );
                 std::process::exit(2);
             }
@@ -150,7 +154,7 @@ fn main() {
     let work = std::env::temp_dir().join(format!("hermetic-record-yield-{}", std::process::id()));
     let target = root.join("target/hermetic-bench-record");
     if real {
-        let ok = real_crates(&cli, &work, &target);
+        let ok = real_crates(&cli, &work, &target, only.as_deref());
         finish(keep, &work);
         std::process::exit(if ok { 0 } else { 1 });
     }
@@ -162,6 +166,9 @@ fn main() {
     let (mut traced, mut tested) = (0u64, 0u64);
     let mut failed = false;
     for (i, run) in RUNS.iter().enumerate() {
+        if only.as_deref().is_some_and(|o| !run.name.contains(o)) {
+            continue;
+        }
         let dir = work.join(format!("{i}"));
         let krate = dir.join(run.fixture);
         copy_dir(&root.join("tests/fixtures").join(run.fixture), &krate).expect("copy the fixture");
@@ -268,7 +275,7 @@ fn finish(keep: bool, work: &Path) {
 /// The real crates' table: each crate's own test suite recorded (`record --test`, one test
 /// thread, so that each function's first 64 calls are the same from run to run). Returns
 /// whether every run went through.
-fn real_crates(cli: &Path, work: &Path, target: &Path) -> bool {
+fn real_crates(cli: &Path, work: &Path, target: &Path, only: Option<&str>) -> bool {
     println!(
         "{:<22} {:>7} {:>7} {:>6} {:>6}  top reasons calls have no passing test",
         "crate (record --test)", "traced", "tested", "%", "tests"
@@ -276,6 +283,9 @@ fn real_crates(cli: &Path, work: &Path, target: &Path) -> bool {
     let (mut traced, mut tested) = (0u64, 0u64);
     let mut ok = true;
     for (name, version) in REAL {
+        if only.is_some_and(|o| o != *name) {
+            continue;
+        }
         let label = format!("{name} {version}");
         let Some(src) = registry_source(name, version, work) else {
             println!("{label:<22} FAILED: not in cargo's registry cache, and `cargo fetch` did not bring it");

@@ -224,6 +224,9 @@ pub struct Callable {
     /// For generic functions: the concrete types chosen for its type parameters, in order
     /// (written as a turbofish where they cannot be inferred).
     pub generic_args: Vec<Ty>,
+    /// An `unsafe fn` (listed for record only, `analyze::Options::unsafe_fns`): a test calls
+    /// it inside `unsafe { .. }`, as the recorded run did.
+    pub unsafe_fn: bool,
 }
 
 #[derive(Debug, Clone, PartialEq)]

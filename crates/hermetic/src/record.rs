@@ -113,9 +113,88 @@ impl Writer {
     }
 }
 
-/// A value to capture: `(&&Wrap(&v)).capture(w)` picks [`ViaDebug`] when the type implements
-/// `Debug` and [`ViaOpaque`] otherwise (method resolution tries `&&Wrap` before `&Wrap`).
+/// A value to capture: `(&&&Wrap(&v)).capture(w)` picks [`ViaCapture`] when the type
+/// implements [`Capture`], [`ViaDebug`] when it implements `Debug` and [`ViaOpaque`] otherwise
+/// (method resolution tries `&&&Wrap`, then `&&Wrap`, then `&Wrap`).
 pub struct Wrap<'a, T: ?Sized>(pub &'a T);
+
+/// A value written as the Rust literal that builds it, field by field: what `cargo hermetic
+/// record` implements, in the probed copy, for crate types whose `Debug` is hand-written (and
+/// so cannot be read back). The text has derived `Debug`'s shape (`Name { field: value }`,
+/// `Variant(value)`), each field captured as a probe would capture it.
+pub trait Capture {
+    /// `None` when a part of the value cannot be captured (a field without `Debug`).
+    fn literal(&self) -> Option<String>;
+}
+
+impl<T: Capture + ?Sized> Capture for &T {
+    fn literal(&self) -> Option<String> {
+        (**self).literal()
+    }
+}
+
+impl<T: Capture + ?Sized> Capture for &mut T {
+    fn literal(&self) -> Option<String> {
+        (**self).literal()
+    }
+}
+
+impl<T: Capture + ?Sized> Capture for Box<T> {
+    fn literal(&self) -> Option<String> {
+        (**self).literal()
+    }
+}
+
+impl<T: Capture> Capture for Option<T> {
+    fn literal(&self) -> Option<String> {
+        match self {
+            None => Some("None".into()),
+            Some(v) => Some(format!("Some({})", v.literal()?)),
+        }
+    }
+}
+
+impl<T: Capture> Capture for [T] {
+    fn literal(&self) -> Option<String> {
+        let items = self.iter().map(T::literal).collect::<Option<Vec<_>>>()?;
+        Some(format!("[{}]", items.join(", ")))
+    }
+}
+
+impl<T: Capture> Capture for Vec<T> {
+    fn literal(&self) -> Option<String> {
+        self.as_slice().literal()
+    }
+}
+
+impl Writer {
+    /// The values captured so far as the fields of `Name { a: .., b: .. }` (`names` in order).
+    pub fn named_literal(self, name: &str, names: &[&str]) -> Option<String> {
+        let values = self.values.into_iter().collect::<Option<Vec<_>>>()?;
+        let fields: Vec<String> = names
+            .iter()
+            .zip(values)
+            .map(|(n, v)| format!("{n}: {v}"))
+            .collect();
+        Some(format!("{name} {{ {} }}", fields.join(", ")))
+    }
+
+    /// The values captured so far as the fields of `Name(.., ..)`.
+    pub fn tuple_literal(self, name: &str) -> Option<String> {
+        let values = self.values.into_iter().collect::<Option<Vec<_>>>()?;
+        Some(format!("{name}({})", values.join(", ")))
+    }
+}
+
+pub trait ViaCapture {
+    fn capture(&self, w: &mut Writer);
+}
+
+impl<T: Capture + ?Sized> ViaCapture for &&Wrap<'_, T> {
+    fn capture(&self, w: &mut Writer) {
+        w.values.push(self.0.literal())
+    }
+}
 
 pub trait ViaDebug {
     fn capture(&self, w: &mut Writer);
@@ -773,6 +852,62 @@ mod tests {
         assert_eq!(
             w.values,
             vec![Some("\"a\\n\"".into()), None, Some("[Some(1)]".into())]
+        );
+    }
+
+    #[test]
+    #[allow(clippy::needless_borrow)]
+    fn values_with_a_capture_impl_are_written_as_literals_field_by_field() {
+        struct NoDebug;
+        struct Hasher {
+            amount: u64,
+            spec: Option<char>,
+        }
+        impl Debug for Hasher {
+            fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("Hasher { .. }")
+            }
+        }
+        // What the probed copy generates.
+        impl Capture for Hasher {
+            fn literal(&self) -> Option<String> {
+                let mut w = Writer::default();
+                (&&&Wrap(&self.amount)).capture(&mut w);
+                (&&&Wrap(&self.spec)).capture(&mut w);
+                w.named_literal("Hasher", &["amount", "spec"])
+            }
+        }
+        struct Opaque(NoDebug, u8);
+        impl Capture for Opaque {
+            fn literal(&self) -> Option<String> {
+                let mut w = Writer::default();
+                (&&&Wrap(&self.0)).capture(&mut w);
+                (&&&Wrap(&self.1)).capture(&mut w);
+                w.tuple_literal("Opaque")
+            }
+        }
+        let h = Hasher {
+            amount: 3,
+            spec: Some('x'),
+        };
+        let mut w = Writer::default();
+        (&&&Wrap(&h)).capture(&mut w);
+        (&&&Wrap(&&h)).capture(&mut w);
+        (&&&Wrap(&Some(&h))).capture(&mut w);
+        (&&&Wrap(&Opaque(NoDebug, 1))).capture(&mut w);
+        (&&&Wrap(&7u8)).capture(&mut w);
+        (&&&Wrap(&NoDebug)).capture(&mut w);
+        let h = "Hasher { amount: 3, spec: Some('x') }".to_string();
+        assert_eq!(
+            w.values,
+            vec![
+                Some(h.clone()),
+                Some(h.clone()),
+                Some(format!("Some({h})")),
+                None,
+                Some("7".into()),
+                None
+            ]
         );
     }
 

@@ -24,6 +24,7 @@ struct Sig {
     ret: Ty,
     /// Choices for the function's own type parameters.
     generic_args: Vec<Ty>,
+    unsafe_fn: bool,
     /// `Self` after instantiating the enclosing impl's parameters.
     self_ty: Option<Ty>,
     subst: BTreeMap<String, Ty>,
@@ -45,6 +46,8 @@ pub struct Collector<'a> {
     pub skipped: &'a mut Vec<Skipped>,
     /// List the methods of impls of crate traits (`Options::trait_impl_methods`).
     pub trait_impl_methods: bool,
+    /// List `unsafe fn`s (`Options::unsafe_fns`).
+    pub unsafe_fns: bool,
 }
 
 impl Collector<'_> {
@@ -104,6 +107,7 @@ impl Collector<'_> {
             params: sig.params,
             ret: sig.ret,
             generic_args: sig.generic_args,
+            unsafe_fn: sig.unsafe_fn,
         });
     }
 
@@ -114,7 +118,7 @@ impl Collector<'_> {
         sig: &Signature,
         imp: Option<&ImplCx>,
     ) -> Result<Sig, String> {
-        if sig.unsafety.is_some() {
+        if sig.unsafety.is_some() && !self.unsafe_fns {
             return Err("unsafe fn".into());
         }
         if sig.asyncness.is_some() {
@@ -188,6 +192,7 @@ impl Collector<'_> {
             params,
             ret,
             generic_args,
+            unsafe_fn: sig.unsafety.is_some(),
             self_ty,
             subst,
         })
@@ -455,6 +460,7 @@ impl Collector<'_> {
             params: fields.into_iter().map(|(p, _)| p).collect(),
             ret: self_ty,
             generic_args: Vec::new(),
+            unsafe_fn: false,
         });
     }
 
@@ -490,6 +496,7 @@ impl Collector<'_> {
                 params: fields.into_iter().map(|(p, _)| p).collect(),
                 ret: self_ty,
                 generic_args: Vec::new(),
+                unsafe_fn: false,
             });
         }
     }
@@ -513,6 +520,7 @@ impl Collector<'_> {
                 params: Vec::new(),
                 ret: self_ty,
                 generic_args: Vec::new(),
+                unsafe_fn: false,
             }),
             Err(why) => {
                 let name = format!("{}::default", self.defs[id].name);

@@ -28,6 +28,9 @@ pub struct Options {
     /// `Display` and `FromStr` may round-trip and whose `Debug` cannot be read back: a
     /// recorded value of it is rebuilt from its `Display` text.
     pub parse_constructors: bool,
+    /// `unsafe fn`s too: a recorded run's call of one, replayed with the very arguments it was
+    /// made with, keeps the contract its caller kept; a search's random arguments would not.
+    pub unsafe_fns: bool,
 }
 
 impl Options {
@@ -36,6 +39,7 @@ impl Options {
         Options {
             trait_impl_methods: true,
             parse_constructors: true,
+            unsafe_fns: true,
         }
     }
 }
@@ -64,6 +68,7 @@ pub fn analyze_with(lib_rs: &Path, crate_name: &str, options: Options) -> anyhow
         callables: Vec::new(),
         skipped: &mut skipped,
         trait_impl_methods: options.trait_impl_methods,
+        unsafe_fns: options.unsafe_fns,
     };
     collector.run(&mods);
     let callables = collector.callables;
@@ -125,6 +130,7 @@ fn add_parse_constructors(cluster: &mut Cluster) {
             }],
             ret: Ty::Adt(id, Vec::new()),
             generic_args: Vec::new(),
+            unsafe_fn: false,
         });
     }
 }
@@ -192,6 +198,7 @@ fn add_mock_constructors(cluster: &mut Cluster, infos: &[types::TraitInfo]) {
             params,
             ret: Ty::Mock(id),
             generic_args: Vec::new(),
+            unsafe_fn: false,
         });
     }
 }

@@ -334,6 +334,22 @@ fn analysis_is_deterministic() {
 }
 
 #[test]
+fn record_lists_unsafe_fns_marked_unsafe() {
+    let files = [(
+        "lib.rs",
+        "pub struct Buf;\n\
+         impl Buf { pub unsafe fn get_unchecked(&self, i: usize) -> u8 { 0 } }\n\
+         pub unsafe fn from_ascii(text: &str) -> String { text.to_string() }\n\
+         pub fn safe() {}\n",
+    )];
+    assert_eq!(skip_reason(&inline(&files), "from_ascii"), "unsafe fn");
+    let c = inline_with(&files, super::Options::record());
+    assert!(callable(&c, "from_ascii").unsafe_fn);
+    assert!(callable(&c, "Buf::get_unchecked").unsafe_fn);
+    assert!(!callable(&c, "safe").unsafe_fn);
+}
+
+#[test]
 fn unsupported_items_are_skipped_with_reasons() {
     let c = inline(&[(
         "lib.rs",

@@ -33,16 +33,27 @@ pub(crate) fn vec() -> Ident {
     Ident::new(VEC.0, Span::call_site())
 }
 
+/// A statement that prints as the line comment `// text` (tokens carry no comments).
+pub(crate) fn comment(text: &str) -> TokenStream {
+    let stand_in = Ident::new(COMMENT, Span::call_site());
+    let text = proc_macro2::Literal::string(text);
+    quote::quote!(#stand_in(#text);)
+}
+
 /// (stand-in, macro with `!`), both the same width.
 const ASSERT_EQ: (&str, &str) = ("ASSERT_EQ_", "assert_eq!");
 const ASSERT: (&str, &str) = ("ASSERT_", "assert!");
 const FORMAT: (&str, &str) = ("FORMAT_", "format!");
 const VEC: (&str, &str) = ("VEC_", "vec!");
+/// `COMMENT_("text");` alone on its line: a comment.
+const COMMENT: &str = "COMMENT_";
 
 /// Prints items with prettyplease, macros restored; `None` when the tokens are not items.
 pub(crate) fn unparse(tokens: TokenStream) -> Option<String> {
     let file: syn::File = syn::parse2(tokens).ok()?;
-    Some(restore_macros(&prettyplease::unparse(&file)))
+    Some(restore_comments(&restore_macros(&prettyplease::unparse(
+        &file,
+    ))))
 }
 
 /// `text` as rustfmt formats it, or `None` when rustfmt is not installed or fails.
@@ -104,6 +115,30 @@ fn without_commas_before_close(text: &str) -> String {
             out.push(chars[i]);
         }
         i += 1;
+    }
+    out
+}
+
+/// Replaces the lines `COMMENT_("text");` by `// text`, indented alike.
+fn restore_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        let indent = &line[..line.len() - trimmed.len()];
+        let literal = trimmed
+            .trim_end()
+            .strip_prefix(COMMENT)
+            .and_then(|rest| rest.strip_prefix('('))
+            .and_then(|rest| rest.strip_suffix(");"));
+        match literal.and_then(|l| syn::parse_str::<syn::LitStr>(l).ok()) {
+            Some(l) => {
+                out.push_str(indent);
+                out.push_str("// ");
+                out.push_str(&l.value());
+                out.push('\n');
+            }
+            None => out.push_str(line),
+        }
     }
     out
 }
@@ -180,6 +215,22 @@ mod tests {
         assert_eq!(
             restore_macros("fn f<'a>(x: &'a str) { VEC_(x) }"),
             "fn f<'a>(x: &'a str) { vec![x] }"
+        );
+    }
+
+    #[test]
+    fn comment_stand_ins_become_line_comments() {
+        let note = comment("SAFETY: \"a\" call");
+        let printed = unparse(quote::quote! {
+            fn t() {
+                #note
+                f();
+            }
+        })
+        .unwrap();
+        assert_eq!(
+            printed,
+            "fn t() {\n    // SAFETY: \"a\" call\n    f();\n}\n"
         );
     }
 

@@ -108,6 +108,8 @@ struct RenderedTest {
     imports: BTreeSet<TraitId>,
     uses_private: bool,
     asserts_output: bool,
+    /// Calls an `unsafe fn`: allowed even where the crate denies `unsafe_code`.
+    calls_unsafe: bool,
 }
 
 /// A test as written to its file.
@@ -181,9 +183,15 @@ fn file_contents(
                 quote!(#[should_panic(expected = #expected)])
             }
         };
+        let allow_unsafe = if t.calls_unsafe {
+            quote!(#[allow(unsafe_code)])
+        } else {
+            quote!()
+        };
         let item = quote! {
             #[test]
             #should_panic
+            #allow_unsafe
             fn #name() {
                 #(#body)*
             }
@@ -275,7 +283,10 @@ fn render_test(cluster: &Cluster, test: &FinishedTest, suite: Suite) -> Option<R
     let mut body = Vec::new();
     for (i, s) in stmts.iter().enumerate() {
         let c = &cluster.callables[s.callable];
-        let call = writer.call(s.callable, &s.args, &vars)?;
+        let mut call = writer.call(s.callable, &s.args, &vars)?;
+        if c.unsafe_fn {
+            call = unsafe_call(call, suite, &mut body)?;
+        }
         let returned = report.stmts.get(i).and_then(|r| r.returned.as_ref());
         if panic.is_some() && i == len - 1 {
             body.push(if c.ret == Ty::Unit {
@@ -371,7 +382,29 @@ fn render_test(cluster: &Cluster, test: &FinishedTest, suite: Suite) -> Option<R
             .collect(),
         uses_private: test.uses_private,
         asserts_output,
+        calls_unsafe: stmts
+            .iter()
+            .any(|s| cluster.callables[s.callable].unsafe_fn),
     })
+}
+
+/// Why a recorded call of an `unsafe fn` is sound to repeat, said before it.
+const RECORDED_SAFETY: &str =
+    "SAFETY: the recorded run made this very call with these arguments and it kept the contract.";
+
+/// An `unsafe fn`'s call inside `unsafe { .. }`, its `// SAFETY:` comment pushed before the
+/// statement. Recorded tests only: a generated test's arguments were never checked against
+/// the function's contract.
+fn unsafe_call(
+    call: TokenStream,
+    suite: Suite,
+    body: &mut Vec<TokenStream>,
+) -> Option<TokenStream> {
+    if suite != Suite::Recorded {
+        return None;
+    }
+    body.push(layout::comment(RECORDED_SAFETY));
+    Some(quote!(unsafe { #call }))
 }
 
 /// `io::Result`: an error is checked by its kind, a value like any other (`io::Error` has no

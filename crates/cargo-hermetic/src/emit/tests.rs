@@ -57,6 +57,7 @@ fn callable(name: &str, kind: CallableKind, params: Vec<Param>, ret: Ty) -> Call
         params,
         ret,
         generic_args: vec![],
+        unsafe_fn: false,
     }
 }
 

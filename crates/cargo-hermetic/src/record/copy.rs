@@ -76,6 +76,10 @@ pub fn build(
                     let why = format!("its proxy did not compile: {first}");
                     progress += usize::from(limits.broken_proxies.insert(t, why).is_none());
                 }
+                for t in failing.capture_types {
+                    let why = format!("its Capture impl did not compile: {first}");
+                    progress += usize::from(limits.no_capture.insert(t, why).is_none());
+                }
                 for t in failing.debug_types {
                     let why = format!("its derived Debug did not compile: {first}");
                     progress += usize::from(limits.no_debug.insert(t, why).is_none());

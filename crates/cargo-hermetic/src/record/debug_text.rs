@@ -7,7 +7,7 @@
 //! fields) is refused with a reason.
 
 use super::learnt::Learnt;
-use crate::cluster::{Cluster, Fields, FloatTy, Ty, TypeKind};
+use crate::cluster::{Cluster, Fields, FloatTy, Ty, TypeDef, TypeId, TypeKind};
 use hermetic_driver::Observed;
 use syn::{Expr, Lit};
 
@@ -75,10 +75,10 @@ pub fn observed(cluster: &Cluster, learnt: &Learnt, expr: &Expr, ty: &Ty) -> Res
         },
         (Ty::Adt(id, _), e) => {
             let def = &cluster.types[*id];
-            if def.impls.iter().any(|i| i == "Debug") {
+            if hand_written_debug(learnt, def, *id) {
                 return match learnt.shown(*id, e) {
                     Some(text) => Ok(Observed::Shown(text.to_string())),
-                    None => Err(format!("`{}` has a hand-written Debug", def.name)),
+                    None => Err(learnt.literals.why_unreadable(def, *id)),
                 };
             }
             match &def.kind {
@@ -104,6 +104,12 @@ pub fn observed(cluster: &Cluster, learnt: &Learnt, expr: &Expr, ty: &Ty) -> Res
             ))
         }
     })
+}
+
+/// Whether values of crate type `id` were captured by their hand-written `Debug` (not as a
+/// literal, `literals.rs`), a text that cannot be read back.
+pub fn hand_written_debug(learnt: &Learnt, def: &TypeDef, id: TypeId) -> bool {
+    def.impls.iter().any(|i| i == "Debug") && !learnt.literals.captured.contains(&id)
 }
 
 fn observe_fields(

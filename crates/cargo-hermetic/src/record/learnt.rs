@@ -4,6 +4,7 @@
 //! (a `Comparator`'s `pre: Prerelease("alpha")`), where the probe cannot ask for `Display`.
 
 use super::debug_text;
+use super::literals::Literals;
 use super::log::CallRecord;
 use crate::cluster::{CallableKind, Cluster, Ty, TypeId};
 use std::collections::HashMap;
@@ -14,11 +15,16 @@ use syn::Expr;
 #[derive(Debug, Default)]
 pub struct Learnt {
     by_debug: HashMap<(TypeId, String), Option<String>>,
+    /// Types with a hand-written `Debug` whose values the probes wrote as literals instead.
+    pub literals: Literals,
 }
 
 impl Learnt {
-    pub fn from_log(cluster: &Cluster, calls: &[CallRecord]) -> Learnt {
-        let mut learnt = Learnt::default();
+    pub fn from_log(cluster: &Cluster, calls: &[CallRecord], literals: Literals) -> Learnt {
+        let mut learnt = Learnt {
+            literals,
+            ..Learnt::default()
+        };
         for rec in calls {
             let Some(c) = cluster.callables.get(rec.site) else {
                 continue;
@@ -126,6 +132,7 @@ mod tests {
                     r#"{{"site":{same},"args":["Pre(\"c\")"],"shown":[[0,"c2"]],"ret":null,"events":[]}}"#
                 )),
             ],
+            Literals::default(),
         );
         let shown = |debug: &str| learnt.shown(0, &debug_text::parse(debug).unwrap());
         assert_eq!(shown("Pre(\"a\")"), Some("a"));

@@ -9,6 +9,7 @@ mod cases;
 mod copy;
 mod debug_text;
 mod learnt;
+mod literals;
 mod log;
 mod mocks;
 mod probes;
@@ -378,7 +379,7 @@ fn candidates(
 ) -> (Vec<Candidate>, SkippedTally) {
     let mut skipped = SkippedTally::new();
     let mut usable = Vec::new();
-    let learnt = learnt::Learnt::from_log(cluster, &log.calls);
+    let learnt = learnt::Learnt::from_log(cluster, &log.calls, probed.literals.clone());
     for rec in &log.calls {
         if let Some((item, reason)) = rec
             .site

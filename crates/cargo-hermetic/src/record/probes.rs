@@ -6,6 +6,7 @@
 //! wrapper rather than a guard inside the body, so the body keeps its own `return`s, `?`s and
 //! lifetimes.
 
+use super::literals::{self, Literals};
 use super::proxy_syntax;
 use super::wrapper::{self, Body, Proxying};
 use crate::cluster::{CallableId, CallableKind, Cluster, ModuleBody, TraitId, Ty, TypeId};
@@ -30,6 +31,9 @@ pub struct Probed {
     pub proxied: BTreeSet<CallableId>,
     /// Probed callables with a trait-typed parameter that gets no proxy, and why.
     pub no_proxy: BTreeMap<CallableId, String>,
+    /// Crate types with a hand-written `Debug` whose values the probes write as literals
+    /// (`literals.rs`), and why the others' are not.
+    pub literals: Literals,
 }
 
 /// What earlier builds of the copy ruled out.
@@ -42,6 +46,8 @@ pub struct Limits {
     /// Crate types whose derived `Debug` did not compile (a field without `Debug`), with the
     /// reason.
     pub no_debug: BTreeMap<TypeId, String>,
+    /// Crate types whose `Capture` impl did not compile, with the reason.
+    pub no_capture: BTreeMap<TypeId, String>,
 }
 
 /// Marks a `Debug` derive the copy adds (`#[cfg_attr(any(), doc = "__hermetic_debug N")]`,
@@ -329,6 +335,12 @@ impl Walk<'_> {
                 }
                 Item::Struct(s) => self.derive_debug(module, &s.ident, &mut s.attrs),
                 Item::Enum(e) => self.derive_debug(module, &e.ident, &mut e.attrs),
+                _ => {}
+            }
+            if let Some(capture) = self.capture_impl(module, item) {
+                added.push((at + 1, capture));
+            }
+            match item {
                 Item::Mod(m) if !is_cfg_test(&m.attrs) => {
                     if let Some((_, inner)) = &mut m.content {
                         let mut p = path.to_vec();
@@ -351,16 +363,48 @@ impl Walk<'_> {
         }
     }
 
+    /// The `Capture` impl for a struct or enum the probes write as a literal (`literals.rs`);
+    /// records why a type with a hand-written `Debug` gets none.
+    fn capture_impl(&mut self, module: usize, item: &Item) -> Option<Item> {
+        let name = match item {
+            Item::Struct(s) => &s.ident,
+            Item::Enum(e) => &e.ident,
+            _ => return None,
+        };
+        let id = self.type_id(module, name)?;
+        if !self.cluster.types[id].impls.iter().any(|i| i == "Debug") {
+            return None;
+        }
+        let made = match self.limits.no_capture.get(&id) {
+            Some(why) => Err(why.clone()),
+            None => literals::wanted(self.cluster, id).and_then(|()| literals::impl_item(id, item)),
+        };
+        match made {
+            Ok(capture) => {
+                self.out.literals.captured.insert(id);
+                self.changed = true;
+                Some(capture)
+            }
+            Err(why) => {
+                self.out.literals.refused.insert(id, why);
+                None
+            }
+        }
+    }
+
+    /// The crate type named `name` defined in `module`.
+    fn type_id(&self, module: usize, name: &syn::Ident) -> Option<TypeId> {
+        self.cluster
+            .types
+            .iter()
+            .position(|t| t.module == module && *name == t.name)
+    }
+
     /// Gives a crate type without `Debug` a derived one in the copy, so that probes capture its
     /// values (tests build them by their literal, which needs no `Debug`): internal types
     /// often have none. One the compiler rejects is left out (`Limits::no_debug`).
     fn derive_debug(&mut self, module: usize, name: &syn::Ident, attrs: &mut Vec<syn::Attribute>) {
-        let Some(id) = self
-            .cluster
-            .types
-            .iter()
-            .position(|t| t.module == module && *name == t.name)
-        else {
+        let Some(id) = self.type_id(module, name) else {
             return;
         };
         let def = &self.cluster.types[id];

@@ -155,6 +155,9 @@ pub struct Failing {
     /// Crate types whose `Debug` derive the copy added (`probes::DEBUG_MARKER`) sit above such
     /// a line.
     pub debug_types: Vec<TypeId>,
+    /// Crate types whose `Capture` impl the copy added (`literals::CAPTURE_MARKER`) sit above
+    /// such a line.
+    pub capture_types: Vec<TypeId>,
 }
 
 /// The probes and proxies around the lines the errors point at, in the copy at `root`: the
@@ -185,21 +188,33 @@ pub fn failing(root: &Path, errors: &[CompileError]) -> Failing {
                 out.sites.push(site);
                 break;
             }
-            let derived = l
-                .split(super::probes::DEBUG_MARKER)
-                .nth(1)
-                .and_then(|rest| rest.split('"').next()?.trim().parse::<TypeId>().ok());
-            if let Some(t) = derived {
+            if let Some(t) = marked_type(l, super::probes::DEBUG_MARKER) {
                 out.debug_types.push(t);
+                break;
+            }
+            if let Some(t) = marked_type(l, super::literals::CAPTURE_MARKER) {
+                out.capture_types.push(t);
                 break;
             }
         }
     }
-    for v in [&mut out.sites, &mut out.proxies, &mut out.debug_types] {
+    for v in [
+        &mut out.sites,
+        &mut out.proxies,
+        &mut out.debug_types,
+        &mut out.capture_types,
+    ] {
         v.sort_unstable();
         v.dedup();
     }
     out
+}
+
+/// The type of a line `#[cfg_attr(any(), doc = "<marker>N")]`.
+fn marked_type(line: &str, marker: &str) -> Option<TypeId> {
+    line.split(marker)
+        .nth(1)
+        .and_then(|rest| rest.split('"').next()?.trim().parse::<TypeId>().ok())
 }
 
 /// Copies a built executable to `dir`, so that another build into the same target directory
@@ -289,6 +304,7 @@ mod tests {
                 "pub fn b() {\n    static S: ::hermetic::record::Site = ::hermetic::record::Site::new(12);\n    oops();\n}\n",
                 "pub(crate) mod __hermetic_proxy_4 {\n    use super::*;\n    oops();\n}\n",
                 "#[cfg_attr(any(), doc = \"__hermetic_debug 7\")]\n#[derive(Debug)]\nstruct S {\n    f: NoDebug,\n}\n",
+                "#[cfg_attr(any(), doc = \"__hermetic_capture 9\")]\nimpl Capture for T {\n    oops();\n}\n",
             ),
         )
         .unwrap();
@@ -298,11 +314,15 @@ mod tests {
             rendered: "error".into(),
         };
         assert_eq!(
-            failing(dir.path(), &[error(7), error(3), error(11), error(16)]),
+            failing(
+                dir.path(),
+                &[error(7), error(3), error(11), error(16), error(20)]
+            ),
             Failing {
                 sites: vec![3, 12],
                 proxies: vec![4],
                 debug_types: vec![7],
+                capture_types: vec![9],
             }
         );
         assert_eq!(failing(dir.path(), &[error(1)]), Failing::default());

@@ -125,10 +125,10 @@ impl Builder<'_> {
             return Err("not a crate type".into());
         };
         let def = &self.cluster.types[*id];
-        if def.impls.iter().any(|i| i == "Debug") {
+        if debug_text::hand_written_debug(self.learnt, def, *id) {
             return match self.learnt.shown(*id, e) {
                 Some(text) => self.parse(text, ty),
-                None => Err(format!("`{}` has a hand-written Debug", def.name)),
+                None => Err(self.learnt.literals.why_unreadable(def, *id)),
             };
         }
         let fields = match &def.kind {

@@ -416,14 +416,14 @@ pub fn wrap(
     let body: TokenStream = quote!({
         static __HERMETIC_SITE: ::hermetic::record::Site = ::hermetic::record::Site::new(#id);
         #[allow(unused_imports)]
-        use ::hermetic::record::{ViaDebug as _, ViaDisplay as _, ViaNoDisplay as _, ViaOpaque as _};
+        use ::hermetic::record::{ViaCapture as _, ViaDebug as _, ViaDisplay as _, ViaNoDisplay as _, ViaOpaque as _};
         let __hermetic_call = ::hermetic::record::enter(&__HERMETIC_SITE, |#w: &mut ::hermetic::record::Writer| {
             #(#captures)*
         });
         #(#shadows)*
         let __hermetic_ret: #ret = #call;
         __hermetic_call.exit(|#w: &mut ::hermetic::record::Writer| {
-            (&&::hermetic::record::Wrap(&__hermetic_ret)).capture(#w);
+            (&&&::hermetic::record::Wrap(&__hermetic_ret)).capture(#w);
             #ret_shown
         });
         __hermetic_ret
@@ -473,8 +473,9 @@ fn elides_a_lifetime(output: &ReturnType) -> bool {
     }
 }
 
+/// `(&&&Wrap(&value)).capture(w);`: the value as a literal, its `Debug` text or opaque.
 fn capture(value: TokenStream) -> TokenStream {
-    quote!((&&::hermetic::record::Wrap(&#value)).capture(__hermetic_w);)
+    quote!((&&&::hermetic::record::Wrap(&#value)).capture(__hermetic_w);)
 }
 
 /// `(&&Wrap(&**value)).capture_shown(w);` for a value [`Shown`] asks for, behind `derefs`
