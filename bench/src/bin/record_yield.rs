@@ -1,5 +1,5 @@
 //! Record-mode yield: how many traced calls become passing tests, on every record fixture
-//! (`tests/fixtures/{inventory,crashy,people,tally,versions}`), each run as a user would run
+//! (`tests/fixtures/{inventory,crashy,people,tally,versions,checksum}`), each run as a user would run
 //! it, with verification on (the tests are compiled and run three times).
 //!
 //! Usage: `record_yield --cli PATH [--keep] [--real] [--only NAME]`. Prints a table and exits non-zero when
@@ -110,6 +110,15 @@ const RUNS: &[Run] = &[
         vars: &[],
         options: &[],
         args: &["0.9.1", "1.2.3", "0.9.1", "0.1.0", "x.1.2", "1.2"],
+        stdin: None,
+    },
+    Run {
+        name: "checksum (literals)",
+        fixture: "checksum",
+        files: &[],
+        vars: &[],
+        options: &[],
+        args: &["seed=7,salt=3/4,plain", "abcd", "ef", "12345678"],
         stdin: None,
     },
     Run {

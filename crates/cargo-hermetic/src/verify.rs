@@ -114,6 +114,9 @@ pub fn verify(
                         );
                     };
                     if let Some(name) = enclosing_test(&f.contents, e.line) {
+                        if std::env::var_os("HERMETIC_DEBUG").is_some() {
+                            eprintln!("verify: {name} does not compile:\n{}", e.rendered);
+                        }
                         culprits.insert(name);
                     }
                 }

@@ -543,3 +543,46 @@ fn values_with_a_hand_written_debug_are_rebuilt_from_their_display_text() {
     let emitted = run.count("tests_emitted") as usize;
     assert_eq!(cargo_test_in(&fixture, &cwd, &[]), emitted);
 }
+
+#[test]
+fn values_with_only_a_hand_written_debug_are_captured_field_by_field_and_unsafe_fns_called() {
+    let fixture = Fixture::copy("checksum");
+    let cwd = fixture.tmp.path().to_path_buf();
+    let run = record(
+        &fixture,
+        &cwd,
+        &[],
+        &["seed=7,salt=3/4,plain", "abcd", "ef", "12345678"],
+    );
+    run.assert_success();
+    // Every call but `Table::apply`'s became a test: `Hasher` and `Mode` (hand-written Debug,
+    // no Display) by their literal, the `unsafe fn` inside `unsafe { .. }`.
+    let skipped = run.report()["calls_skipped"].as_array().unwrap().clone();
+    assert_eq!(skipped.len(), 1, "{}", run.describe());
+    assert_eq!(skipped[0]["function"], "Table::apply");
+    let reason = skipped[0]["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("`Table` has a hand-written Debug and cannot be captured field by field: its field `step`"),
+        "{reason}"
+    );
+    assert_eq!(
+        run.count("calls_tested") + 1,
+        run.count("calls_traced"),
+        "{}",
+        run.describe()
+    );
+    let text = &fixture.recorded_files()["src/hermetic_recorded.rs"];
+    let flat = squash(text);
+    for expected in [
+        "letkernel=crate::kernel::Kernel{lanes:lanes};letmuthasher=Hasher{amount:0,state:0,kernel:Some(kernel),};hasher.update(&[97,98,99,100]);",
+        "assert_eq!(parse_mode(\"salt=3/4\"),Some(Mode::Salted(3,4)));",
+        "assert_eq!(parse_mode(\"seed=7\"),Some(Mode::Seeded{seed:7}));",
+        "letmode=Mode::Plain;",
+        "#[allow(unsafe_code)]fnsum_words_returns_value",
+        "//SAFETY:therecordedrunmadethisverycallwiththesearguments.assert_eq!(unsafe{sum_words(&[97,98,99,100])},1684234849);",
+    ] {
+        assert!(flat.contains(expected), "no {expected}:\n{text}");
+    }
+    let emitted = run.count("tests_emitted") as usize;
+    assert_eq!(cargo_test_in(&fixture, &cwd, &[]), emitted);
+}

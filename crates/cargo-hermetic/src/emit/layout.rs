@@ -119,28 +119,61 @@ fn without_commas_before_close(text: &str) -> String {
     out
 }
 
-/// Replaces the lines `COMMENT_("text");` by `// text`, indented alike.
+/// Replaces the statements `COMMENT_("text");` (which prettyplease may spread over lines) by
+/// `// text`, indented alike.
 fn restore_comments(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for line in text.split_inclusive('\n') {
-        let trimmed = line.trim_start();
-        let indent = &line[..line.len() - trimmed.len()];
-        let literal = trimmed
-            .trim_end()
-            .strip_prefix(COMMENT)
-            .and_then(|rest| rest.strip_prefix('('))
-            .and_then(|rest| rest.strip_suffix(");"));
-        match literal.and_then(|l| syn::parse_str::<syn::LitStr>(l).ok()) {
-            Some(l) => {
-                out.push_str(indent);
+    let mut rest = text;
+    while let Some(at) = rest.find(COMMENT) {
+        let (before, from) = rest.split_at(at);
+        let starts_line = before.ends_with(|c: char| c == ' ' || c == '\n') || before.is_empty();
+        match comment_statement(&from[COMMENT.len()..]).filter(|_| starts_line) {
+            Some((comment, len)) => {
+                out.push_str(before);
                 out.push_str("// ");
-                out.push_str(&l.value());
-                out.push('\n');
+                out.push_str(&comment);
+                rest = &from[COMMENT.len() + len..];
             }
-            None => out.push_str(line),
+            None => {
+                out.push_str(before);
+                out.push_str(COMMENT);
+                rest = &from[COMMENT.len()..];
+            }
         }
     }
+    out.push_str(rest);
     out
+}
+
+/// `("text");` (spaces, line breaks and a trailing comma allowed) at the start of `text`: the
+/// text and the statement's length.
+fn comment_statement(text: &str) -> Option<(String, usize)> {
+    let chars: Vec<char> = text.chars().collect();
+    let skip = |mut i: usize| {
+        while chars.get(i).is_some_and(|c| c.is_whitespace()) {
+            i += 1;
+        }
+        i
+    };
+    if chars.first() != Some(&'(') {
+        return None;
+    }
+    let start = skip(1);
+    if chars.get(start) != Some(&'"') {
+        return None;
+    }
+    let end = literal_end(&chars, start)?;
+    let literal: String = chars[start..end].iter().collect();
+    let mut i = skip(end);
+    if chars.get(i) == Some(&',') {
+        i = skip(i + 1);
+    }
+    if chars.get(i) != Some(&')') || chars.get(i + 1) != Some(&';') {
+        return None;
+    }
+    let value = syn::parse_str::<syn::LitStr>(&literal).ok()?.value();
+    let len: usize = chars[..i + 2].iter().map(|c| c.len_utf8()).sum();
+    Some((value, len))
 }
 
 /// Replaces stand-in calls by the macros they stand for (`VEC_(a, b)` → `vec![a, b]`).

@@ -389,8 +389,7 @@ fn render_test(cluster: &Cluster, test: &FinishedTest, suite: Suite) -> Option<R
 }
 
 /// Why a recorded call of an `unsafe fn` is sound to repeat, said before it.
-const RECORDED_SAFETY: &str =
-    "SAFETY: the recorded run made this very call with these arguments and it kept the contract.";
+const RECORDED_SAFETY: &str = "SAFETY: the recorded run made this very call with these arguments.";
 
 /// An `unsafe fn`'s call inside `unsafe { .. }`, its `// SAFETY:` comment pushed before the
 /// statement. Recorded tests only: a generated test's arguments were never checked against
