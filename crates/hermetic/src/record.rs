@@ -5,7 +5,8 @@
 //! at the top of each selected function and [`Call::exit`] with its result. The first
 //! [`CAPTURED_PER_SITE`] calls of each function are captured in full: their arguments and
 //! result as `Debug` text (through [`Wrap`], which falls back to "opaque" for types without
-//! `Debug`), and, for the values the probe asks for ([`ViaDisplay`]), their `Display` text when
+//! `Debug`, and prefers the literal a [`Capture`] impl writes for crate types whose `Debug` is
+//! hand-written), and, for the values the probe asks for ([`ViaDisplay`]), their `Display` text when
 //! it parses back to an equal value; and the files, variables, stdin, clock and random bytes
 //! the call read, and the
 //! files it wrote, nested calls included. Later calls are only counted, so a hot function costs

@@ -126,7 +126,7 @@ fn restore_comments(text: &str) -> String {
     let mut rest = text;
     while let Some(at) = rest.find(COMMENT) {
         let (before, from) = rest.split_at(at);
-        let starts_line = before.ends_with(|c: char| c == ' ' || c == '\n') || before.is_empty();
+        let starts_line = before.ends_with([' ', '\n']) || before.is_empty();
         match comment_statement(&from[COMMENT.len()..]).filter(|_| starts_line) {
             Some((comment, len)) => {
                 out.push_str(before);

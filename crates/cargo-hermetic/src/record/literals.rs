@@ -47,7 +47,7 @@ impl Literals {
 pub fn wanted(cluster: &Cluster, id: TypeId) -> Result<(), String> {
     let def = &cluster.types[id];
     if !def.impls.iter().any(|i| i == "Debug") || shown_by_display(def) {
-        return Err("its values are captured otherwise".into());
+        return Err("its Debug is derived, or it is rebuilt from its Display text".into());
     }
     if !def.generics.is_empty() || def.unsupported_generics.is_some() {
         return Err("it has type parameters".into());

@@ -372,7 +372,9 @@ impl Walk<'_> {
             _ => return None,
         };
         let id = self.type_id(module, name)?;
-        if !self.cluster.types[id].impls.iter().any(|i| i == "Debug") {
+        let def = &self.cluster.types[id];
+        // Types shown by `Display` are rebuilt from that text instead.
+        if !def.impls.iter().any(|i| i == "Debug") || crate::analyze::shown_by_display(def) {
             return None;
         }
         let made = match self.limits.no_capture.get(&id) {
