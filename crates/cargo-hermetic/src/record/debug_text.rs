@@ -68,6 +68,12 @@ pub fn observed(cluster: &Cluster, learnt: &Learnt, expr: &Expr, ty: &Ty) -> Res
             ("Err", args) if args.len() == 1 => Observed::Err(Box::new(rec(args[0], err)?)),
             _ => return Err("expected Ok or Err".into()),
         },
+        (Ty::Range(t, _), e) => match range_parts(e)? {
+            (Some(start), Some(end), inclusive) => {
+                Observed::Range(Box::new(rec(start, t)?), Box::new(rec(end, t)?), inclusive)
+            }
+            _ => return Err("expected a range with both bounds".into()),
+        },
         (Ty::IoError, e) => Observed::Debug(io_error_kind(e)?),
         (Ty::Ordering, e) => match head(e)?.as_str() {
             n @ ("Less" | "Equal" | "Greater") => Observed::Variant(n.to_string(), Vec::new()),
@@ -216,7 +222,21 @@ pub fn bool_lit(e: &Expr) -> Result<bool, Why> {
 
 pub enum Int {
     Signed(i128),
+    /// Above `i128::MAX`: only a `u128` holds it.
     Big(u128),
+}
+
+/// A range's `Debug` text (`3..7`, `3..=7`, `..`, `a..`, `..=b`): its bounds and whether the
+/// end is inclusive.
+pub fn range_parts(e: &Expr) -> Result<(Option<&Expr>, Option<&Expr>, bool), Why> {
+    match strip(e) {
+        Expr::Range(r) => Ok((
+            r.start.as_deref(),
+            r.end.as_deref(),
+            matches!(r.limits, syn::RangeLimits::Closed(_)),
+        )),
+        _ => Err("expected a range".into()),
+    }
 }
 
 pub fn int_lit(e: &Expr) -> Result<Int, Why> {
@@ -233,7 +253,11 @@ pub fn int_lit(e: &Expr) -> Result<Int, Why> {
         },
         Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => match int_lit(&u.expr)? {
             Int::Signed(v) => Ok(Int::Signed(-v)),
-            Int::Big(_) => Err("integer out of range".into()),
+            // `i128::MIN`'s magnitude is beyond `i128::MAX`.
+            Int::Big(u) => 0i128
+                .checked_sub_unsigned(u)
+                .map(Int::Signed)
+                .ok_or_else(|| "integer out of range".into()),
         },
         _ => Err("expected an integer".into()),
     }
