@@ -315,7 +315,7 @@ fn io_error_kind(e: &Expr) -> Result<String, Why> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cluster::IntTy;
+    use crate::cluster::{IntTy, RangeKind};
 
     fn obs(text: &str, ty: &Ty) -> Observed {
         observed(
@@ -325,6 +325,47 @@ mod tests {
             ty,
         )
         .unwrap()
+    }
+
+    #[test]
+    fn reads_128_bit_edges_and_ranges() {
+        let u128_max = "340282366920938463463374607431768211455";
+        assert_eq!(
+            obs(u128_max, &Ty::Int(IntTy::U128)),
+            Observed::BigUint(u128::MAX)
+        );
+        assert_eq!(
+            obs(
+                "-170141183460469231731687303715884105728",
+                &Ty::Int(IntTy::I128)
+            ),
+            Observed::Int(i128::MIN)
+        );
+        let range = |k| Ty::Range(Box::new(Ty::Int(IntTy::U32)), k);
+        assert_eq!(
+            obs("7..3", &range(RangeKind::HalfOpen)),
+            Observed::Range(
+                Box::new(Observed::Int(7)),
+                Box::new(Observed::Int(3)),
+                false
+            )
+        );
+        assert_eq!(
+            obs(
+                "'a'..='e'",
+                &Ty::Range(Box::new(Ty::Char), RangeKind::Inclusive)
+            ),
+            Observed::Range(
+                Box::new(Observed::Char('a')),
+                Box::new(Observed::Char('e')),
+                true
+            )
+        );
+        let to_8 = parse("..=8").unwrap();
+        let (start, end, inclusive) = range_parts(&to_8).unwrap();
+        assert!(start.is_none() && end.is_some() && inclusive);
+        // What `hermetic::record::Bounds` shows for an excluded start is no Rust value.
+        assert!(parse("(excluded 3)..8").is_err());
     }
 
     #[test]

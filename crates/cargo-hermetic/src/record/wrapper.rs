@@ -540,6 +540,35 @@ mod tests {
     }
 
     #[test]
+    fn range_bounds_arguments_are_captured_by_their_bounds() {
+        let f: syn::ItemFn = syn::parse_quote!(
+            fn clamp(x: u64, range: impl RangeBounds<u64>) -> u64 {
+                x
+            }
+        );
+        let shown = Shown {
+            inputs: vec![None, None],
+            ret: None,
+            range_bounds: vec![false, true],
+        };
+        let w = wrap(
+            0,
+            &f.sig,
+            &f.attrs,
+            Body::Moved { method: false },
+            &[],
+            &shown,
+        )
+        .unwrap();
+        let text = text(&w);
+        assert!(text.contains("Wrap (& x)) . capture"), "{text}");
+        assert!(
+            text.contains("Wrap (& :: hermetic :: record :: Bounds :: of (& range))) . capture"),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn values_shown_by_display_are_captured_through_their_references() {
         let f: syn::ImplItemFn = syn::parse_quote!(
             fn pick(&self, other: &Version, n: u32) -> Result<Version, String> {
@@ -549,6 +578,7 @@ mod tests {
         let shown = Shown {
             inputs: vec![Some(1), Some(1), None],
             ret: Some((Inside::Ok, 0)),
+            range_bounds: Vec::new(),
         };
         let w = wrap(
             2,

@@ -507,6 +507,69 @@ mod tests {
     }
 
     #[test]
+    fn u128_values_cover_its_upper_half() {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let pool = ValuePool::default();
+        let ty = Ty::Int(IntTy::U128);
+        let mut values: Vec<Value> = (0..300)
+            .map(|_| random_value(&mut rng, &pool, &ty, 0))
+            .collect();
+        assert!(values.contains(&Value::BigUint(u128::MAX)));
+        let mutated: Vec<Value> = values
+            .iter()
+            .map(|v| mutate_value(&mut rng, &pool, &ty, v))
+            .collect();
+        values.extend(mutated);
+        // Never an `Int` that a `u128` would not take, nor a `BigUint` that fits `Int`.
+        assert!(values.iter().all(|v| match v {
+            Value::Int(i) => *i >= 0,
+            Value::BigUint(u) => *u > i128::MAX as u128,
+            _ => false,
+        }));
+    }
+
+    #[test]
+    fn ranges_come_ordered_empty_reversed_and_in_every_form() {
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        let pool = ValuePool::default();
+        let int = |v: &Option<Box<Value>>| match v.as_deref() {
+            Some(Value::Int(i)) => Some(*i),
+            _ => None,
+        };
+        let half_open = Ty::Range(Box::new(Ty::Int(IntTy::U8)), RangeKind::HalfOpen);
+        let mut orders = BTreeSet::new();
+        for _ in 0..300 {
+            let v = random_value(&mut rng, &pool, &half_open, 0);
+            let v = mutate_value(&mut rng, &pool, &half_open, &v);
+            let Value::Range {
+                start,
+                end,
+                inclusive: false,
+            } = &v
+            else {
+                panic!("not a half-open range: {v:?}")
+            };
+            orders.insert(int(start).unwrap().cmp(&int(end).unwrap()));
+        }
+        assert_eq!(orders.len(), 3, "{orders:?}");
+        let bounds = Ty::Range(Box::new(Ty::Int(IntTy::U64)), RangeKind::Bounds);
+        let mut forms = BTreeSet::new();
+        for _ in 0..300 {
+            let Value::Range {
+                start,
+                end,
+                inclusive,
+            } = random_value(&mut rng, &pool, &bounds, 0)
+            else {
+                panic!("not a range")
+            };
+            forms.insert((start.is_some(), end.is_some(), end.is_some() && inclusive));
+        }
+        // `a..b`, `a..=b`, `a..`, `..b`, `..=b`, `..`.
+        assert_eq!(forms.len(), 6, "{forms:?}");
+    }
+
+    #[test]
     fn same_seed_same_values() {
         let pool = ValuePool::default();
         let draw = |seed| {
