@@ -676,6 +676,10 @@ impl Writer<'_> {
                 let inner = rec(v, t)?;
                 quote!(&(#inner))
             }
+            (v, Ty::RefMut(t)) if matches!(**t, Ty::Range(..)) => {
+                let inner = rec(v, t)?;
+                quote!(&mut (#inner))
+            }
             (v, Ty::Ref(t)) => {
                 let inner = rec(v, t)?;
                 quote!(&#inner)
