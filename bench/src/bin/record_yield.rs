@@ -1,8 +1,9 @@
 //! Record-mode yield: how many traced calls become passing tests, on every record fixture
-//! (`tests/fixtures/{inventory,crashy,people,tally,versions,checksum}`), each run as a user would run
+//! (`tests/fixtures/{inventory,crashy,people,tally,versions,checksum,ranges}`), each run as a user would run
 //! it, with verification on (the tests are compiled and run three times).
 //!
-//! Usage: `record_yield --cli PATH [--keep] [--real] [--only NAME]`. Prints a table and exits non-zero when
+//! Usage: `record_yield --cli PATH [--keep] [--real] [--only NAME,..]` (`--only`: the runs whose
+//! fixture, or the real crates whose name, is among those listed). Prints a table and exits non-zero when
 //! fewer than 95% of all traced calls are shown by passing tests (the bar). `--real`
 //! prints a second table instead: real crates from crates.io, each recording its own test
 //! suite (`record --test`), copied from cargo's registry cache (fetched through cargo when not
@@ -122,6 +123,15 @@ const RUNS: &[Run] = &[
         stdin: None,
     },
     Run {
+        name: "ranges, --test",
+        fixture: "ranges",
+        files: &[],
+        vars: &[],
+        options: &["--test"],
+        args: &["--test-threads=1"],
+        stdin: None,
+    },
+    Run {
         name: "tally (stdin, random)",
         fixture: "tally",
         files: &[("home/.tallyrc", "title = Depot 7\n")],
@@ -138,18 +148,22 @@ fn main() {
     let mut cli = None;
     let mut keep = false;
     let mut real = false;
-    let mut only: Option<String> = None;
+    let mut only: Option<Vec<String>> = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--cli" => cli = args.next().map(PathBuf::from),
             "--keep" => keep = true,
             "--real" => real = true,
-            "--only" => only = args.next(),
+            "--only" => {
+                only = args
+                    .next()
+                    .map(|s| s.split(',').map(str::to_string).collect())
+            }
             "--quick" => {}
             other => {
                 eprintln!(
-                    "unknown option {other}\nusage: record_yield --cli PATH [--keep] [--real] [--only NAME]"
+                    "unknown option {other}\nusage: record_yield --cli PATH [--keep] [--real] [--only NAME,..]"
                 );
                 std::process::exit(2);
             }
@@ -159,11 +173,12 @@ fn main() {
         .unwrap_or_else(|| PathBuf::from("target/release/cargo-hermetic"))
         .canonicalize()
         .expect("the cargo-hermetic binary (--cli PATH)");
+    let selected = |name: &str| only.as_ref().is_none_or(|o| o.iter().any(|n| n == name));
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let work = std::env::temp_dir().join(format!("hermetic-record-yield-{}", std::process::id()));
     let target = root.join("target/hermetic-bench-record");
     if real {
-        let ok = real_crates(&cli, &work, &target, only.as_deref());
+        let ok = real_crates(&cli, &work, &target, &selected);
         finish(keep, &work);
         std::process::exit(if ok { 0 } else { 1 });
     }
@@ -175,7 +190,7 @@ fn main() {
     let (mut traced, mut tested) = (0u64, 0u64);
     let mut failed = false;
     for (i, run) in RUNS.iter().enumerate() {
-        if only.as_deref().is_some_and(|o| !run.name.contains(o)) {
+        if !selected(run.fixture) {
             continue;
         }
         let dir = work.join(format!("{i}"));
@@ -284,17 +299,14 @@ fn finish(keep: bool, work: &Path) {
 /// The real crates' table: each crate's own test suite recorded (`record --test`, one test
 /// thread, so that each function's first 64 calls are the same from run to run). Returns
 /// whether every run went through.
-fn real_crates(cli: &Path, work: &Path, target: &Path, only: Option<&str>) -> bool {
+fn real_crates(cli: &Path, work: &Path, target: &Path, selected: &dyn Fn(&str) -> bool) -> bool {
     println!(
         "{:<22} {:>7} {:>7} {:>6} {:>6}  top reasons calls have no passing test",
         "crate (record --test)", "traced", "tested", "%", "tests"
     );
     let (mut traced, mut tested) = (0u64, 0u64);
     let mut ok = true;
-    for (name, version) in REAL {
-        if only.is_some_and(|o| o != *name) {
-            continue;
-        }
+    for (name, version) in REAL.iter().filter(|(name, _)| selected(name)) {
         let label = format!("{name} {version}");
         let Some(src) = registry_source(name, version, work) else {
             println!("{label:<22} FAILED: not in cargo's registry cache, and `cargo fetch` did not bring it");

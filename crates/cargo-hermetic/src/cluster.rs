@@ -162,6 +162,8 @@ pub enum Ty {
     Reader,
     /// `std::vec::IntoIter<T>`: standing in for `Iterator<Item = T>`.
     IntoIter(Box<Ty>),
+    /// A range of integers or chars (`3..7`, `3..=7`, or any form for `impl RangeBounds<T>`).
+    Range(Box<Ty>, RangeKind),
     /// The generated mock of a crate trait (`MockLedger` for `Ledger`), standing for a
     /// parameter typed by the trait: `impl Ledger`, `T: Ledger`, `dyn Ledger` behind a pointer.
     Mock(TraitId),
@@ -179,12 +181,25 @@ impl Ty {
                 | Ty::Box(e)
                 | Ty::Ref(e)
                 | Ty::RefMut(e)
-                | Ty::IntoIter(e) => e.mentions(pred),
+                | Ty::IntoIter(e)
+                | Ty::Range(e, _) => e.mentions(pred),
                 Ty::Result(a, b) => a.mentions(pred) || b.mentions(pred),
                 Ty::Tuple(items) | Ty::Adt(_, items) => items.iter().any(|t| t.mentions(pred)),
                 _ => false,
             }
     }
+}
+
+/// Which range type a `Ty::Range` is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum RangeKind {
+    /// `std::ops::Range<T>`: `start..end`.
+    HalfOpen,
+    /// `std::ops::RangeInclusive<T>`: `start..=end`.
+    Inclusive,
+    /// A parameter typed `impl RangeBounds<T>` (or `R: RangeBounds<T>`): tests pass any range
+    /// form, bounds left out included; the driver passes `hermetic_driver::AnyRange<T>`.
+    Bounds,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

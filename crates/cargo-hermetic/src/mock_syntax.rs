@@ -60,6 +60,7 @@ fn set_up_param(cluster: &Cluster, t: &Ty) -> bool {
             set_up_param(cluster, e)
         }
         Ty::Result(a, b) => set_up_param(cluster, a) && set_up_param(cluster, b),
+        Ty::Range(e, _) => set_up_param(cluster, e),
         Ty::Tuple(items) => items.iter().all(|i| set_up_param(cluster, i)),
         Ty::Unit
         | Ty::Bool

@@ -4,7 +4,7 @@
 //! the module it serves and starts with `use super::*;`, so that module's own items are named
 //! directly and everything else by its `crate::` path.
 
-use crate::cluster::{Cluster, FloatTy, IntTy, ModuleId, Ty, Vis};
+use crate::cluster::{Cluster, FloatTy, IntTy, ModuleId, RangeKind, Ty, Vis};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
@@ -130,6 +130,15 @@ pub fn ty_with(
         Ty::IntoIter(e) => {
             let e = rec(e);
             quote!(std::vec::IntoIter<#e>)
+        }
+        Ty::Range(e, kind) => {
+            let e = rec(e);
+            match kind {
+                RangeKind::HalfOpen => quote!(std::ops::Range<#e>),
+                RangeKind::Inclusive => quote!(std::ops::RangeInclusive<#e>),
+                // Only the driver names it; tests write the range and let inference pick.
+                RangeKind::Bounds => quote!(::hermetic_driver::AnyRange<#e>),
+            }
         }
         Ty::Mock(id) => mock(*id),
     }

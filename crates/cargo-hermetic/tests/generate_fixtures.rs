@@ -244,3 +244,36 @@ fn ordering_is_passed_and_checked_by_its_variant() {
         );
     }
 }
+
+#[test]
+fn ranges_and_128_bit_edges_are_generated_and_checked() {
+    let (fixture, run) = generate("ranges", 1, 4_000);
+    let file = fixture.read("src/hermetic_tests.rs");
+    let flat: String = file.chars().filter(|c| !c.is_whitespace()).collect();
+    // An empty range reaches the panic; `impl RangeBounds` gets forms without a bound; a `u128`
+    // past `i128::MAX` and `i128::MIN` are passed as literals; a `Range` result is compared.
+    for expected in [
+        "#[should_panic(expected=\"emptyrange\")]",
+        "#[should_panic(expected=\"reversedrange\")]",
+        "assert_eq!(upper_half(",
+        "assert_eq!(negate(-170141183460469231731687303715884105728),None);",
+        "assert_eq!(window(",
+    ] {
+        assert!(
+            flat.contains(expected),
+            "no {expected}:\n{file}\n{}",
+            run.describe()
+        );
+    }
+    assert!(
+        file.contains("..=") && file.contains("clamp("),
+        "no inclusive range passed to `clamp`:\n{file}"
+    );
+    // Every goal but `clamp`'s excluded start bound, which no range syntax writes.
+    let uncovered = run.uncovered_functions();
+    assert!(
+        uncovered.iter().all(|f| f.ends_with("clamp")),
+        "uncovered: {uncovered:?}\n{}",
+        run.describe()
+    );
+}

@@ -586,3 +586,40 @@ fn values_with_only_a_hand_written_debug_are_captured_field_by_field_and_unsafe_
     let emitted = run.count("tests_emitted") as usize;
     assert_eq!(cargo_test_in(&fixture, &cwd, &[]), emitted);
 }
+
+#[test]
+fn ranges_and_u128_values_past_i128_are_recorded_from_the_test_suite() {
+    let fixture = Fixture::copy("ranges");
+    let cwd = fixture.tmp.path().to_path_buf();
+    let run = record_with(&fixture, &cwd, &[], &["--test"], &["--test-threads=1"]);
+    run.assert_success();
+    // Every call could become a test (ranges in every form, `impl RangeBounds` ones through
+    // their bounds, generators whose `u128` state is past `i128::MAX`): the only calls without
+    // one are those past the tests a function gets.
+    let skipped = run.report()["calls_skipped"].as_array().unwrap().clone();
+    assert!(
+        skipped
+            .iter()
+            .all(|s| s["reason"] == "over the limit of tests per function"),
+        "{}",
+        run.describe()
+    );
+    let text = &fixture.recorded_files()["src/hermetic_recorded.rs"];
+    let flat = squash(text);
+    for expected in [
+        "assert_eq!(clamp(5,7..),7);",
+        "assert_eq!(clamp(9,..8),7);",
+        "assert_eq!(clamp(25,10..=20),20);",
+        "assert_eq!(letters('a'..='e'),5);",
+        "assert_eq!(window(10,4),8..12);",
+        "assert_eq!(upper_half(340282366920938463463374607431768211455),true);",
+        "assert_eq!(negate(-170141183460469231731687303715884105728),None);",
+        "state:338770000845734292516042252062085074415",
+        "letmutpcg=Pcg{state:143321262559587402669855873279506529247,inc:117397592171526113268558934119004209487,};let_=pcg.in_range(5..5);",
+    ] {
+        assert!(flat.contains(expected), "no {expected}:\n{text}");
+    }
+    let emitted = run.count("tests_emitted") as usize;
+    // The recorded unit tests plus the five integration tests.
+    assert_eq!(cargo_test_in(&fixture, &cwd, &[]), emitted + 5);
+}

@@ -2,6 +2,7 @@
 
 use crate::protocol::{DecodeError, Value};
 use crate::slots::Slots;
+use std::ops::{Bound, Range, RangeBounds, RangeInclusive};
 
 /// A type the driver can build from a [`Value`]. The generated driver implements it for the
 /// crate's own types by taking them from earlier statements' results.
@@ -27,6 +28,9 @@ macro_rules! decode_int {
                 match value {
                     Value::Int(i) => <$t>::try_from(*i).map_err(|_| {
                         DecodeError::new(format!("{i} does not fit {}", stringify!($t)))
+                    }),
+                    Value::BigUint(u) => <$t>::try_from(*u).map_err(|_| {
+                        DecodeError::new(format!("{u} does not fit {}", stringify!($t)))
                     }),
                     other => mismatch(stringify!($t), other),
                 }
@@ -135,6 +139,75 @@ impl<T: Decode, E: Decode> Decode for Result<T, E> {
     }
 }
 
+/// The bounds of a [`Value::Range`]; `Unbounded` for a bound left out.
+fn range_bounds<T: Decode>(
+    value: &Value,
+    slots: &mut Slots,
+) -> Result<(Bound<T>, Bound<T>), DecodeError> {
+    let Value::Range {
+        start,
+        end,
+        inclusive,
+    } = value
+    else {
+        return mismatch("a range", value);
+    };
+    let start = match start {
+        Some(v) => Bound::Included(T::decode(v, slots)?),
+        None => Bound::Unbounded,
+    };
+    let end = match (end, inclusive) {
+        (Some(v), true) => Bound::Included(T::decode(v, slots)?),
+        (Some(v), false) => Bound::Excluded(T::decode(v, slots)?),
+        (None, _) => Bound::Unbounded,
+    };
+    Ok((start, end))
+}
+
+impl<T: Decode> Decode for Range<T> {
+    fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
+        match range_bounds(value, slots)? {
+            (Bound::Included(start), Bound::Excluded(end)) => Ok(start..end),
+            _ => mismatch("a range `a..b`", value),
+        }
+    }
+}
+
+impl<T: Decode> Decode for RangeInclusive<T> {
+    fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
+        match range_bounds(value, slots)? {
+            (Bound::Included(start), Bound::Included(end)) => Ok(start..=end),
+            _ => mismatch("a range `a..=b`", value),
+        }
+    }
+}
+
+/// What the driver passes for an `impl RangeBounds<T>` parameter: one type for every form a
+/// test writes (`a..b`, `a..=b`, `a..`, `..b`, `..=b`, `..`), each of which gives the same
+/// bounds. Never in emitted tests, which write the range itself.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnyRange<T> {
+    start: Bound<T>,
+    end: Bound<T>,
+}
+
+impl<T> RangeBounds<T> for AnyRange<T> {
+    fn start_bound(&self) -> Bound<&T> {
+        self.start.as_ref()
+    }
+
+    fn end_bound(&self) -> Bound<&T> {
+        self.end.as_ref()
+    }
+}
+
+impl<T: Decode> Decode for AnyRange<T> {
+    fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
+        let (start, end) = range_bounds(value, slots)?;
+        Ok(AnyRange { start, end })
+    }
+}
+
 impl<T: Decode> Decode for Box<T> {
     fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
         T::decode(value, slots).map(Box::new)
@@ -222,5 +295,47 @@ mod tests {
         let v = Value::Seq(vec![Value::Int(1), Value::Int(2)]);
         assert!(decode::<[u8; 3]>(&v, &mut slots).is_err());
         assert_eq!(decode::<[u8; 2]>(&v, &mut slots), Ok([1, 2]));
+    }
+
+    #[test]
+    fn u128_takes_its_whole_range() {
+        let mut slots = Slots::default();
+        assert_eq!(
+            decode::<u128>(&Value::uint(u128::MAX), &mut slots),
+            Ok(u128::MAX)
+        );
+        assert_eq!(Value::uint(5), Value::Int(5));
+        assert!(decode::<u64>(&Value::uint(u128::MAX), &mut slots).is_err());
+        assert_eq!(
+            decode::<i128>(&Value::Int(i128::MIN), &mut slots),
+            Ok(i128::MIN)
+        );
+    }
+
+    fn range(start: Option<i128>, end: Option<i128>, inclusive: bool) -> Value {
+        let int = |i: i128| Box::new(Value::Int(i));
+        Value::Range {
+            start: start.map(int),
+            end: end.map(int),
+            inclusive,
+        }
+    }
+
+    #[test]
+    // A reversed range is one the search draws on purpose.
+    #[allow(clippy::reversed_empty_ranges)]
+    fn ranges_decode_by_their_form() {
+        let mut slots = Slots::default();
+        let half_open = range(Some(7), Some(3), false);
+        assert_eq!(decode::<Range<u8>>(&half_open, &mut slots), Ok(7..3));
+        assert!(decode::<RangeInclusive<u8>>(&half_open, &mut slots).is_err());
+        let closed = range(Some(3), Some(7), true);
+        assert_eq!(decode::<RangeInclusive<u8>>(&closed, &mut slots), Ok(3..=7));
+        let to = decode::<AnyRange<u64>>(&range(None, Some(9), true), &mut slots).unwrap();
+        assert_eq!(
+            (to.start_bound(), to.end_bound()),
+            (Bound::Unbounded, Bound::Included(&9))
+        );
+        assert!(decode::<Range<u8>>(&range(None, None, false), &mut slots).is_err());
     }
 }

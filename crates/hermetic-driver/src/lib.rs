@@ -16,7 +16,7 @@ pub mod sandbox;
 pub mod server;
 pub mod slots;
 
-pub use decode::{decode, Decode};
+pub use decode::{decode, AnyRange, Decode};
 pub use observe::{observe, Observe};
 pub use protocol::{DecodeError, Observed, Value};
 pub use server::{serve, Entry, Returned};

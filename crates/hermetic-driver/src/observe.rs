@@ -55,6 +55,26 @@ impl Observe for char {
     }
 }
 
+impl<T: Observe> Observe for std::ops::Range<T> {
+    fn observe(&self) -> Observed {
+        Observed::Range(
+            Box::new(self.start.observe()),
+            Box::new(self.end.observe()),
+            false,
+        )
+    }
+}
+
+impl<T: Observe> Observe for std::ops::RangeInclusive<T> {
+    fn observe(&self) -> Observed {
+        Observed::Range(
+            Box::new(self.start().observe()),
+            Box::new(self.end().observe()),
+            true,
+        )
+    }
+}
+
 impl Observe for std::cmp::Ordering {
     fn observe(&self) -> Observed {
         Observed::Variant(format!("{self:?}"), Vec::new())

@@ -13,12 +13,21 @@ pub enum Value {
     Unit,
     Bool(bool),
     Int(i128),
+    /// A `u128` above `i128::MAX`, which `Int` cannot hold ([`Value::uint`] picks the variant).
+    BigUint(u128),
     /// The bits of an `f64` (JSON has no NaN or infinities).
     Float(u64),
     Char(char),
     Str(String),
     /// `Vec<T>`, `&[T]` and arrays.
     Seq(Vec<Value>),
+    /// A range: `start..end`, `start..=end` (`inclusive`), or a form with a bound left out
+    /// (`a..`, `..b`, `..=b`, `..`) for `impl RangeBounds<T>` parameters.
+    Range {
+        start: Option<Box<Value>>,
+        end: Option<Box<Value>>,
+        inclusive: bool,
+    },
     Tuple(Vec<Value>),
     Opt(Option<Box<Value>>),
     Ok(Box<Value>),
@@ -36,6 +45,11 @@ impl Value {
         Value::Float(x.to_bits())
     }
 
+    /// An unsigned integer: `Int` when it fits, `BigUint` above `i128::MAX`.
+    pub fn uint(u: u128) -> Value {
+        i128::try_from(u).map_or(Value::BigUint(u), Value::Int)
+    }
+
     /// The statement whose stored result this value refers to, if it refers to one.
     pub fn referenced_slots(&self, out: &mut Vec<usize>) {
         match self {
@@ -44,6 +58,10 @@ impl Value {
                 items.iter().for_each(|v| v.referenced_slots(out))
             }
             Value::Opt(Some(v)) | Value::Ok(v) | Value::Err(v) => v.referenced_slots(out),
+            Value::Range { start, end, .. } => start
+                .iter()
+                .chain(end)
+                .for_each(|v| v.referenced_slots(out)),
             _ => {}
         }
     }
@@ -67,6 +85,8 @@ pub enum Observed {
     Opt(Option<Box<Observed>>),
     Ok(Box<Observed>),
     Err(Box<Observed>),
+    /// A returned `Range` (`start..end`) or `RangeInclusive` (`start..=end`).
+    Range(Box<Observed>, Box<Observed>, bool),
     /// A struct of the crate: its fields in declaration order (tuple structs use "0", "1", ..).
     Struct(Vec<(String, Observed)>),
     /// An enum variant of the crate and its fields, as for `Struct`.

@@ -35,6 +35,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::ffi::CStr;
 use std::fmt::{Debug, Write as _};
+use std::ops::{Bound, RangeBounds};
 use std::os::unix::ffi::OsStrExt;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU32, AtomicU64, AtomicU8, Ordering::Relaxed};
 use std::sync::Mutex;
@@ -237,6 +238,33 @@ pub trait ViaNoDisplay {
 
 impl<T: ?Sized> ViaNoDisplay for Wrap<'_, T> {
     fn capture_shown(&self, _: &mut Writer) {}
+}
+
+/// The bounds of an `impl RangeBounds<T>` argument, whose own type the probe cannot name
+/// (`Debug` cannot be picked for a type parameter): its `Debug` text is the range a test
+/// writes (`3..7`, `3..=7`, `3..`, `..=7`, `..`), or `Debug`-less when `T` has no `Debug`.
+pub struct Bounds<'a, T>(Bound<&'a T>, Bound<&'a T>);
+
+impl<'a, T> Bounds<'a, T> {
+    pub fn of(range: &'a impl RangeBounds<T>) -> Self {
+        Bounds(range.start_bound(), range.end_bound())
+    }
+}
+
+impl<T: Debug> Debug for Bounds<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Bound::Included(start) => write!(f, "{start:?}")?,
+            // No range syntax excludes its start: text that does not read back.
+            Bound::Excluded(start) => write!(f, "(excluded {start:?})")?,
+            Bound::Unbounded => {}
+        }
+        match self.1 {
+            Bound::Included(end) => write!(f, "..={end:?}"),
+            Bound::Excluded(end) => write!(f, "..{end:?}"),
+            Bound::Unbounded => write!(f, ".."),
+        }
+    }
 }
 
 /// A probed call in progress; [`Call::exit`] logs it. Dropped without `exit` (unwinding), it is
@@ -840,6 +868,16 @@ fn json_bytes(out: &mut String, data: &[u8]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn range_bounds_show_as_the_range_a_test_writes() {
+        let text = |b: Bounds<'_, u64>| format!("{b:?}");
+        assert_eq!(text(Bounds::of(&(3..7))), "3..7");
+        assert_eq!(text(Bounds::of(&(3..=7))), "3..=7");
+        assert_eq!(text(Bounds::of(&(3..))), "3..");
+        assert_eq!(text(Bounds::of(&(..=7))), "..=7");
+        assert_eq!(text(Bounds::of(&(..))), "..");
+    }
 
     #[test]
     // The double borrow is the point: it is how probes pick `Debug` when there is one.

@@ -682,6 +682,41 @@ fn std_writers_and_iterables_get_std_values() {
 }
 
 #[test]
+fn ranges_of_integers_and_chars_are_values() {
+    let c = inline(&[(
+        "lib.rs",
+        r#"
+        use core::ops::{Range, RangeBounds};
+        pub fn pick(range: Range<u32>) -> u32 { range.start }
+        pub fn letters(r: std::ops::RangeInclusive<char>) -> std::ops::Range<usize> { 0..1 }
+        pub fn span(r: impl RangeBounds<u64>) {}
+        pub fn span_of<R: RangeBounds<i8>>(r: &R) {}
+        pub fn words(r: Range<String>) {}
+        "#,
+    )]);
+    let range = |t: Ty, k: RangeKind| Ty::Range(b(t), k);
+    assert_eq!(
+        callable(&c, "pick").params[0].ty,
+        range(Ty::Int(IntTy::U32), RangeKind::HalfOpen)
+    );
+    let letters = callable(&c, "letters");
+    assert_eq!(letters.params[0].ty, range(Ty::Char, RangeKind::Inclusive));
+    assert_eq!(
+        letters.ret,
+        range(Ty::Int(IntTy::Usize), RangeKind::HalfOpen)
+    );
+    assert_eq!(
+        callable(&c, "span").params[0].ty,
+        range(Ty::Int(IntTy::U64), RangeKind::Bounds)
+    );
+    assert_eq!(
+        callable(&c, "span_of").generic_args,
+        vec![range(Ty::Int(IntTy::I8), RangeKind::Bounds)]
+    );
+    assert!(skip_reason(&c, "words").contains("integers and chars"));
+}
+
+#[test]
 fn trait_impl_methods_are_listed_for_record_only() {
     let files = [
         (

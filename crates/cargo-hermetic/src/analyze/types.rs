@@ -2,7 +2,7 @@
 
 use super::names::{AliasId, Names, Target};
 use super::syntax::text;
-use crate::cluster::{FloatTy, IntTy, ModuleId, Ty};
+use crate::cluster::{FloatTy, IntTy, ModuleId, RangeKind, Ty};
 use std::collections::BTreeMap;
 use syn::{GenericArgument, PathArguments, Type, TypeParamBound};
 
@@ -352,7 +352,8 @@ impl TyCx<'_> {
 
     /// A std type that implements the std trait `path`, when there is a simple one: `Vec<u8>`
     /// for `io::Write`, `Vec<T>` for `IntoIterator<Item = T>`, a cursor over text for
-    /// `io::Read` and `io::BufRead`, `vec::IntoIter<T>` for `Iterator<Item = T>`.
+    /// `io::Read` and `io::BufRead`, `vec::IntoIter<T>` for `Iterator<Item = T>`, any range for
+    /// `RangeBounds<T>` (`Ty::Range` of kind `Bounds`).
     fn std_stand_in(&self, path: &syn::Path, resolved: &Target) -> Option<Ty> {
         let last = path.segments.last()?;
         let fmt = path.segments.iter().any(|s| s.ident == "fmt")
@@ -360,6 +361,14 @@ impl TyCx<'_> {
         match (last.ident.to_string().as_str(), &last.arguments) {
             ("Write", PathArguments::None) if !fmt => Some(Ty::Vec(Box::new(Ty::Int(IntTy::U8)))),
             ("Read" | "BufRead", PathArguments::None) => Some(Ty::Reader),
+            ("RangeBounds", PathArguments::AngleBracketed(a)) if a.args.len() == 1 => {
+                match a.args.first()? {
+                    GenericArgument::Type(t) => {
+                        range_of(Box::new(self.map(t, Mode::Owned).ok()?), RangeKind::Bounds).ok()
+                    }
+                    _ => None,
+                }
+            }
             (name @ ("IntoIterator" | "Iterator"), PathArguments::AngleBracketed(a)) => {
                 match a.args.first()? {
                     GenericArgument::AssocType(item)
@@ -406,6 +415,7 @@ impl TyCx<'_> {
             ["std", "io", "Result"] => Some("io::Result"),
             ["std", "io", "Error"] => Some("io::Error"),
             ["std" | "core", "cmp", "Ordering"] => Some("Ordering"),
+            ["std" | "core", "ops", n @ ("Range" | "RangeInclusive")] => Some(*n),
             _ => None,
         };
         let Some(known) = known else {
@@ -439,6 +449,8 @@ impl TyCx<'_> {
             "io::Error" => Ty::IoError,
             "Ordering" => Ty::Ordering,
             "io::Result" => Ty::Result(next(), Box::new(Ty::IoError)),
+            "Range" => range_of(next(), RangeKind::HalfOpen)?,
+            "RangeInclusive" => range_of(next(), RangeKind::Inclusive)?,
             _ => {
                 let ok = next();
                 Ty::Result(ok, next())
@@ -463,6 +475,15 @@ impl TyCx<'_> {
                 Ok(out)
             }
         }
+    }
+}
+
+/// A range of `elem`: of integers or chars only, whose values the search draws and tests write
+/// as literals.
+fn range_of(elem: Box<Ty>, kind: RangeKind) -> Result<Ty, String> {
+    match *elem {
+        Ty::Int(_) | Ty::Char => Ok(Ty::Range(elem, kind)),
+        _ => Err("ranges of other types than integers and chars are not supported".into()),
     }
 }
 

@@ -16,7 +16,8 @@ pub use place::{apply, apply_or_print, check_in_the_way};
 pub use suite::Suite;
 
 use crate::cluster::{
-    CallableId, CallableKind, Cluster, Fields, FloatTy, ModuleBody, ModuleId, TraitId, Ty, TypeKind,
+    CallableId, CallableKind, Cluster, Fields, FloatTy, ModuleBody, ModuleId, RangeKind, TraitId,
+    Ty, TypeKind,
 };
 use crate::mock_syntax;
 use crate::rust_syntax;
@@ -508,10 +509,11 @@ impl Writer<'_> {
         let turbofish = if c.generic_args.is_empty() {
             quote!()
         } else {
-            let g = c
-                .generic_args
-                .iter()
-                .map(|t| rust_syntax::ty(cluster, t, self.home));
+            let g = c.generic_args.iter().map(|t| match t {
+                // Each test's range picks its own type (`3..7`, `..=7`).
+                Ty::Range(_, RangeKind::Bounds) => quote!(_),
+                t => rust_syntax::ty(cluster, t, self.home),
+            });
             quote!(::<#(#g),*>)
         };
         let params = |args: &[Value]| -> Option<Vec<TokenStream>> {
@@ -701,6 +703,15 @@ impl Writer<'_> {
                 let inner = rec(v, t)?;
                 quote!(Box::new(#inner))
             }
+            // `&(3..7)`: `&3..7` would be a range of references.
+            (v, Ty::Ref(t)) if matches!(**t, Ty::Range(..)) => {
+                let inner = rec(v, t)?;
+                quote!(&(#inner))
+            }
+            (v, Ty::RefMut(t)) if matches!(**t, Ty::Range(..)) => {
+                let inner = rec(v, t)?;
+                quote!(&mut (#inner))
+            }
             (v, Ty::Ref(t)) => {
                 let inner = rec(v, t)?;
                 quote!(&#inner)
@@ -713,6 +724,25 @@ impl Writer<'_> {
             (Value::Bool(b), _) => quote!(#b),
             (Value::Int(i), Ty::Ordering) => oracle::ordering_literal(ordering_name(*i)?)?,
             (Value::Int(i), _) => oracle::int_literal(*i),
+            (Value::BigUint(u), _) => {
+                let u = Literal::u128_unsuffixed(*u);
+                quote!(#u)
+            }
+            (
+                Value::Range {
+                    start,
+                    end,
+                    inclusive,
+                },
+                Ty::Range(t, _),
+            ) => {
+                // `None` when a bound cannot be written; `Some(None)` for one left out.
+                let bound = |b: &Option<Box<Value>>| match b {
+                    Some(v) => rec(v, t).map(Some),
+                    None => Some(None),
+                };
+                oracle::range_literal(bound(start)?, bound(end)?, *inclusive)
+            }
             (Value::Float(bits), t) => {
                 let f = match t {
                     Ty::Float(FloatTy::F32) => FloatTy::F32,

@@ -289,6 +289,7 @@ pub(crate) fn arg_hint(v: &Value) -> Option<String> {
     let obs = match v {
         Value::Bool(b) => Observed::Bool(*b),
         Value::Int(i) => Observed::Int(*i),
+        Value::BigUint(u) => Observed::BigUint(*u),
         Value::Float(f) => Observed::Float(*f),
         Value::Char(c) => Observed::Char(*c),
         Value::Str(s) => Observed::Str(s.clone()),

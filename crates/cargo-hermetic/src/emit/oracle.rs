@@ -7,7 +7,7 @@
 
 use super::layout;
 use super::names::VarNames;
-use crate::cluster::{Cluster, Fields, FloatTy, ModuleId, Ty, TypeKind};
+use crate::cluster::{Cluster, Fields, FloatTy, ModuleId, RangeKind, Ty, TypeKind};
 use crate::rust_syntax;
 use hermetic_driver::protocol::Observed;
 use proc_macro2::{Literal, Span, TokenStream};
@@ -232,6 +232,9 @@ impl Oracle<'_> {
             Ty::Mock(_) => name == "Debug",
             Ty::Reader => name == "Debug",
             Ty::IntoIter(t) => name == "Debug" && rec(t),
+            Ty::Range(t, RangeKind::HalfOpen | RangeKind::Inclusive) => rec(t),
+            // The driver's stand-in, never a result: `Debug` only.
+            Ty::Range(t, RangeKind::Bounds) => name == "Debug" && rec(t),
         }
     }
 
@@ -290,6 +293,9 @@ impl Oracle<'_> {
             (Ty::Array(t, n), Observed::Seq(items)) if !items.is_empty() && items.len() == *n => {
                 let items = list(t, items)?;
                 quote!([#(#items),*])
+            }
+            (Ty::Range(t, _), Observed::Range(start, end, inclusive)) => {
+                range_literal(Some(rec(t, start)?), Some(rec(t, end)?), *inclusive)
             }
             (Ty::Tuple(ts), Observed::Tuple(os)) if ts.len() == os.len() => {
                 let items: Vec<_> = ts
@@ -421,6 +427,15 @@ impl Oracle<'_> {
             Observed::Bool(b) => b.to_string(),
             Observed::Int(i) => i.to_string(),
             Observed::BigUint(u) => u.to_string(),
+            Observed::Range(start, end, inclusive) => {
+                let t = match ty {
+                    Some(Ty::Range(t, _)) => Some(&**t),
+                    _ => None,
+                };
+                let dots = if *inclusive { "..=" } else { ".." };
+                let (start, end) = (self.debug_text(t, start)?, self.debug_text(t, end)?);
+                format!("{start}{dots}{end}")
+            }
             Observed::Float(bits) => match ty? {
                 Ty::Float(FloatTy::F32) => format!("{:?}", f64::from_bits(*bits) as f32),
                 Ty::Float(FloatTy::F64) => format!("{:?}", f64::from_bits(*bits)),
@@ -537,6 +552,18 @@ pub(crate) fn tuple(items: &[TokenStream]) -> TokenStream {
         quote!((#a,))
     } else {
         quote!((#(#items),*))
+    }
+}
+
+/// A range written as the test passes or compares it (`3..7`, `3..=7`, `..=7`, `..`).
+pub(crate) fn range_literal(
+    start: Option<TokenStream>,
+    end: Option<TokenStream>,
+    inclusive: bool,
+) -> TokenStream {
+    match (end, inclusive) {
+        (Some(end), true) => quote!(#start..=#end),
+        (end, _) => quote!(#start..#end),
     }
 }
 

@@ -68,6 +68,12 @@ pub fn observed(cluster: &Cluster, learnt: &Learnt, expr: &Expr, ty: &Ty) -> Res
             ("Err", args) if args.len() == 1 => Observed::Err(Box::new(rec(args[0], err)?)),
             _ => return Err("expected Ok or Err".into()),
         },
+        (Ty::Range(t, _), e) => match range_parts(e)? {
+            (Some(start), Some(end), inclusive) => {
+                Observed::Range(Box::new(rec(start, t)?), Box::new(rec(end, t)?), inclusive)
+            }
+            _ => return Err("expected a range with both bounds".into()),
+        },
         (Ty::IoError, e) => Observed::Debug(io_error_kind(e)?),
         (Ty::Ordering, e) => match head(e)?.as_str() {
             n @ ("Less" | "Equal" | "Greater") => Observed::Variant(n.to_string(), Vec::new()),
@@ -222,7 +228,21 @@ pub fn bool_lit(e: &Expr) -> Result<bool, Why> {
 
 pub enum Int {
     Signed(i128),
+    /// Above `i128::MAX`: only a `u128` holds it.
     Big(u128),
+}
+
+/// A range's `Debug` text (`3..7`, `3..=7`, `..`, `a..`, `..=b`): its bounds and whether the
+/// end is inclusive.
+pub fn range_parts(e: &Expr) -> Result<(Option<&Expr>, Option<&Expr>, bool), Why> {
+    match strip(e) {
+        Expr::Range(r) => Ok((
+            r.start.as_deref(),
+            r.end.as_deref(),
+            matches!(r.limits, syn::RangeLimits::Closed(_)),
+        )),
+        _ => Err("expected a range".into()),
+    }
 }
 
 pub fn int_lit(e: &Expr) -> Result<Int, Why> {
@@ -239,7 +259,11 @@ pub fn int_lit(e: &Expr) -> Result<Int, Why> {
         },
         Expr::Unary(u) if matches!(u.op, syn::UnOp::Neg(_)) => match int_lit(&u.expr)? {
             Int::Signed(v) => Ok(Int::Signed(-v)),
-            Int::Big(_) => Err("integer out of range".into()),
+            // `i128::MIN`'s magnitude is beyond `i128::MAX`.
+            Int::Big(u) => 0i128
+                .checked_sub_unsigned(u)
+                .map(Int::Signed)
+                .ok_or_else(|| "integer out of range".into()),
         },
         _ => Err("expected an integer".into()),
     }
@@ -297,7 +321,7 @@ fn io_error_kind(e: &Expr) -> Result<String, Why> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cluster::IntTy;
+    use crate::cluster::{IntTy, RangeKind};
 
     fn obs(text: &str, ty: &Ty) -> Observed {
         observed(
@@ -307,6 +331,47 @@ mod tests {
             ty,
         )
         .unwrap()
+    }
+
+    #[test]
+    fn reads_128_bit_edges_and_ranges() {
+        let u128_max = "340282366920938463463374607431768211455";
+        assert_eq!(
+            obs(u128_max, &Ty::Int(IntTy::U128)),
+            Observed::BigUint(u128::MAX)
+        );
+        assert_eq!(
+            obs(
+                "-170141183460469231731687303715884105728",
+                &Ty::Int(IntTy::I128)
+            ),
+            Observed::Int(i128::MIN)
+        );
+        let range = |k| Ty::Range(Box::new(Ty::Int(IntTy::U32)), k);
+        assert_eq!(
+            obs("7..3", &range(RangeKind::HalfOpen)),
+            Observed::Range(
+                Box::new(Observed::Int(7)),
+                Box::new(Observed::Int(3)),
+                false
+            )
+        );
+        assert_eq!(
+            obs(
+                "'a'..='e'",
+                &Ty::Range(Box::new(Ty::Char), RangeKind::Inclusive)
+            ),
+            Observed::Range(
+                Box::new(Observed::Char('a')),
+                Box::new(Observed::Char('e')),
+                true
+            )
+        );
+        let to_8 = parse("..=8").unwrap();
+        let (start, end, inclusive) = range_parts(&to_8).unwrap();
+        assert!(start.is_none() && end.is_some() && inclusive);
+        // What `hermetic::record::Bounds` shows for an excluded start is no Rust value.
+        assert!(parse("(excluded 3)..8").is_err());
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use super::debug_text::{self, Why};
 use super::learnt::Learnt;
-use crate::cluster::{CallableKind, Cluster, Ty, TypeKind};
+use crate::cluster::{CallableKind, Cluster, IntTy, Ty, TypeKind};
 use crate::test_case::Stmt;
 use hermetic_driver::{Observed, Value};
 use syn::Expr;
@@ -33,9 +33,10 @@ impl Builder<'_> {
             Ty::Adt(..) => Value::Use(self.build(e, ty)?),
             Ty::Unit => Value::Unit,
             Ty::Bool => Value::Bool(bool_lit(e)?),
-            Ty::Int(_) => match int_lit(e)? {
+            Ty::Int(t) => match int_lit(e)? {
                 Int::Signed(i) => Value::Int(i),
-                Int::Big(_) => return Err("integer beyond i128".into()),
+                Int::Big(u) if *t == IntTy::U128 => Value::BigUint(u),
+                Int::Big(_) => return Err("integer beyond its type".into()),
             },
             Ty::Float(f) => Value::float(float_lit(e, *f)?),
             Ty::Ordering => match debug_text::observed(self.cluster, self.learnt, e, ty)? {
@@ -80,6 +81,17 @@ impl Builder<'_> {
                 ("Err", a) if a.len() == 1 => Value::Err(Box::new(self.value(a[0], err)?)),
                 _ => return Err("expected Ok or Err".into()),
             },
+            Ty::Range(t, _) => {
+                let (start, end, inclusive) = debug_text::range_parts(e)?;
+                let mut bound = |b: Option<&Expr>| -> Result<_, Why> {
+                    b.map(|x| self.value(x, t).map(Box::new)).transpose()
+                };
+                Value::Range {
+                    start: bound(start)?,
+                    end: bound(end)?,
+                    inclusive,
+                }
+            }
             Ty::IoError => return Err("an io::Error cannot be built".into()),
             Ty::Reader | Ty::IntoIter(_) => return Err(STD_TRAIT.into()),
             Ty::Mock(_) => return Err("a trait-typed value inside another type".into()),

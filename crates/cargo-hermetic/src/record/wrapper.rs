@@ -9,7 +9,7 @@
 //! the same.
 
 use super::proxy_syntax;
-use crate::cluster::{Callable, CallableKind, Cluster, Receiver, Ty};
+use crate::cluster::{Callable, CallableKind, Cluster, RangeKind, Receiver, Ty};
 use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, ToTokens};
 use syn::{FnArg, GenericArgument, PathArguments, ReturnType, Signature, Type};
@@ -63,6 +63,9 @@ pub struct Shown {
     /// By input, the receiver included.
     pub inputs: Vec<Option<usize>>,
     pub ret: Option<(Inside, usize)>,
+    /// By input, whether it is an `impl RangeBounds<T>` (or `R: RangeBounds<T>`): captured by
+    /// its bounds (`hermetic::record::Bounds`), since the probe cannot pick `Debug` for it.
+    pub range_bounds: Vec<bool>,
 }
 
 /// Where a result's value shown by `Display` is: the result itself, or what an `Ok` or a
@@ -85,13 +88,23 @@ impl Shown {
             let by_ref = usize::from(*receiver != Receiver::Value);
             inputs.push(derefs(self_ty).map(|d| d + by_ref));
         }
+        let mut range_bounds = vec![false; inputs.len()];
         inputs.extend(c.params.iter().map(|p| derefs(&p.ty)));
+        range_bounds.extend(
+            c.params
+                .iter()
+                .map(|p| matches!(p.ty, Ty::Range(_, RangeKind::Bounds))),
+        );
         let ret = match &c.ret {
             Ty::Result(ok, _) => derefs(ok).map(|d| (Inside::Ok, d)),
             Ty::Option(some) => derefs(some).map(|d| (Inside::Some, d)),
             t => derefs(t).map(|d| (Inside::Whole, d)),
         };
-        Shown { inputs, ret }
+        Shown {
+            inputs,
+            ret,
+            range_bounds,
+        }
     }
 }
 
@@ -360,7 +373,11 @@ pub fn wrap(
                         (name, false)
                     }
                 };
-                captures.push(capture(quote!(#name)));
+                if shown.range_bounds.get(i) == Some(&true) {
+                    captures.push(capture(quote!(::hermetic::record::Bounds::of(&#name))));
+                } else {
+                    captures.push(capture(quote!(#name)));
+                }
                 captures.extend(capture_shown(quote!(#name), shown.inputs.get(i)));
                 pass.push(quote!(#name));
                 if let Some(px) = proxies.get(i).and_then(Option::as_ref) {
@@ -524,6 +541,35 @@ mod tests {
     }
 
     #[test]
+    fn range_bounds_arguments_are_captured_by_their_bounds() {
+        let f: syn::ItemFn = syn::parse_quote!(
+            fn clamp(x: u64, range: impl RangeBounds<u64>) -> u64 {
+                x
+            }
+        );
+        let shown = Shown {
+            inputs: vec![None, None],
+            ret: None,
+            range_bounds: vec![false, true],
+        };
+        let w = wrap(
+            0,
+            &f.sig,
+            &f.attrs,
+            Body::Moved { method: false },
+            &[],
+            &shown,
+        )
+        .unwrap();
+        let text = text(&w);
+        assert!(text.contains("Wrap (& x)) . capture"), "{text}");
+        assert!(
+            text.contains("Wrap (& :: hermetic :: record :: Bounds :: of (& range))) . capture"),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn values_shown_by_display_are_captured_through_their_references() {
         let f: syn::ImplItemFn = syn::parse_quote!(
             fn pick(&self, other: &Version, n: u32) -> Result<Version, String> {
@@ -533,6 +579,7 @@ mod tests {
         let shown = Shown {
             inputs: vec![Some(1), Some(1), None],
             ret: Some((Inside::Ok, 0)),
+            range_bounds: Vec::new(),
         };
         let w = wrap(
             2,

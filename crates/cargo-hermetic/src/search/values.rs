@@ -1,7 +1,7 @@
 //! Values for arguments: drawn at random by type, from constants found in the source, and from
 //! the operands the code compared against at run time; and small mutations of them.
 
-use crate::cluster::{FloatTy, IntTy, Literals, Ty};
+use crate::cluster::{FloatTy, IntTy, Literals, RangeKind, Ty};
 use hermetic_driver::Value;
 use rand::seq::SliceRandom;
 use rand::Rng;
@@ -102,7 +102,10 @@ pub fn random_value(rng: &mut ChaCha8Rng, pool: &ValuePool, ty: &Ty, depth: usiz
         Ty::Bool => Value::Bool(rng.gen()),
         Ty::Char => Value::Char(random_char(rng, pool)),
         Ty::Ordering => Value::Int(rng.gen_range(-1..=1)),
+        // `Int` stops at `i128::MAX`: the upper half of `u128` is drawn apart.
+        Ty::Int(IntTy::U128) if rng.gen_bool(0.2) => Value::uint(random_big_u128(rng)),
         Ty::Int(t) => Value::Int(random_int(rng, pool, *t)),
+        Ty::Range(e, kind) => random_range(rng, pool, e, *kind, depth),
         Ty::Float(t) => Value::float(random_float(rng, pool, *t)),
         Ty::String | Ty::Str | Ty::Reader => Value::Str(random_string(rng, pool)),
         Ty::Vec(e) | Ty::Slice(e) | Ty::IntoIter(e) => {
@@ -201,6 +204,99 @@ fn random_int(rng: &mut ChaCha8Rng, pool: &ValuePool, t: IntTy) -> i128 {
     }
 }
 
+/// A `u128` above `i128::MAX` (the edge values, or random bits with the top one set).
+fn random_big_u128(rng: &mut ChaCha8Rng) -> u128 {
+    match rng.gen_range(0..4) {
+        0 => u128::MAX,
+        1 => u128::MAX - 1,
+        2 => 1 << 127,
+        _ => rng.gen::<u128>() | 1 << 127,
+    }
+}
+
+/// A small change to a `u128`, over its whole range.
+fn mutate_u128(rng: &mut ChaCha8Rng, u: u128) -> u128 {
+    match rng.gen_range(0..3) {
+        0 => u.wrapping_add(*[1u128, 2, 10, 100].choose(rng).expect("non-empty")),
+        1 => u.wrapping_sub(*[1u128, 2, 10, 100].choose(rng).expect("non-empty")),
+        _ => u ^ 1 << rng.gen_range(0..128),
+    }
+}
+
+/// A range's bounds: the same value (an empty `a..a`), a value near the start, or another
+/// draw, in whichever order they come, so reversed ranges are drawn as often as ordered ones
+/// and code's checks of empty or reversed ranges are reached. For `impl RangeBounds` each
+/// bound may be left out and the end is inclusive or not.
+fn random_range(
+    rng: &mut ChaCha8Rng,
+    pool: &ValuePool,
+    elem: &Ty,
+    kind: RangeKind,
+    depth: usize,
+) -> Value {
+    let start = random_value(rng, pool, elem, depth + 1);
+    let end = match rng.gen_range(0..3) {
+        0 => start.clone(),
+        1 => mutate_value(rng, pool, elem, &start),
+        _ => random_value(rng, pool, elem, depth + 1),
+    };
+    let (has_start, has_end, inclusive) = match kind {
+        RangeKind::HalfOpen => (true, true, false),
+        RangeKind::Inclusive => (true, true, true),
+        RangeKind::Bounds => (rng.gen_bool(0.8), rng.gen_bool(0.8), rng.gen()),
+    };
+    Value::Range {
+        start: has_start.then(|| Box::new(start)),
+        end: has_end.then(|| Box::new(end)),
+        inclusive,
+    }
+}
+
+/// A small change to a range: its bounds swapped, one bound changed, or (for
+/// `impl RangeBounds`) another form: a bound left out or put back, the end made inclusive or not.
+fn mutate_range(
+    rng: &mut ChaCha8Rng,
+    pool: &ValuePool,
+    elem: &Ty,
+    kind: RangeKind,
+    value: &Value,
+) -> Value {
+    let Value::Range {
+        start,
+        end,
+        inclusive,
+    } = value
+    else {
+        return random_range(rng, pool, elem, kind, 0);
+    };
+    let (mut start, mut end, mut inclusive) = (start.clone(), end.clone(), *inclusive);
+    let change = |rng: &mut ChaCha8Rng, bound: &mut Option<Box<Value>>| {
+        if let Some(v) = bound {
+            **v = mutate_value(rng, pool, elem, v);
+        }
+    };
+    let toggle = |rng: &mut ChaCha8Rng, bound: &mut Option<Box<Value>>| {
+        *bound = match bound {
+            Some(_) => None,
+            None => Some(Box::new(random_value(rng, pool, elem, 1))),
+        };
+    };
+    match rng.gen_range(0..6) {
+        0 if start.is_some() && end.is_some() => std::mem::swap(&mut start, &mut end),
+        0 | 1 => change(rng, &mut start),
+        2 | 3 => change(rng, &mut end),
+        4 if kind == RangeKind::Bounds && rng.gen() => toggle(rng, &mut start),
+        4 if kind == RangeKind::Bounds => toggle(rng, &mut end),
+        _ if kind == RangeKind::Bounds => inclusive = !inclusive,
+        _ => change(rng, &mut end),
+    }
+    Value::Range {
+        start,
+        end,
+        inclusive,
+    }
+}
+
 fn random_float(rng: &mut ChaCha8Rng, pool: &ValuePool, t: FloatTy) -> f64 {
     let v = match rng.gen_range(0..10) {
         0..=2 if !pool.floats.is_empty() => *pool.floats.choose(rng).expect("non-empty"),
@@ -293,6 +389,10 @@ pub fn mutate_value(rng: &mut ChaCha8Rng, pool: &ValuePool, ty: &Ty, value: &Val
         return random_value(rng, pool, ty, 0);
     }
     match (ty, value) {
+        (Ty::Int(IntTy::U128), Value::BigUint(u)) => Value::uint(mutate_u128(rng, *u)),
+        // A `u128`'s `Int` is never negative.
+        (Ty::Int(IntTy::U128), Value::Int(i)) => Value::uint(mutate_u128(rng, *i as u128)),
+        (Ty::Range(e, kind), v) => mutate_range(rng, pool, e, *kind, v),
         (Ty::Int(t), Value::Int(v)) => {
             let (lo, hi) = int_range(*t);
             let delta = *[1i128, -1, 2, -2, 10, -10, 100, -100]
@@ -404,6 +504,69 @@ mod tests {
             .map(|_| random_value(&mut rng, &pool, &Ty::Str, 0))
             .collect();
         assert!(strs.contains(&Value::Str("sesame".into())));
+    }
+
+    #[test]
+    fn u128_values_cover_its_upper_half() {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let pool = ValuePool::default();
+        let ty = Ty::Int(IntTy::U128);
+        let mut values: Vec<Value> = (0..300)
+            .map(|_| random_value(&mut rng, &pool, &ty, 0))
+            .collect();
+        assert!(values.contains(&Value::BigUint(u128::MAX)));
+        let mutated: Vec<Value> = values
+            .iter()
+            .map(|v| mutate_value(&mut rng, &pool, &ty, v))
+            .collect();
+        values.extend(mutated);
+        // Never an `Int` that a `u128` would not take, nor a `BigUint` that fits `Int`.
+        assert!(values.iter().all(|v| match v {
+            Value::Int(i) => *i >= 0,
+            Value::BigUint(u) => *u > i128::MAX as u128,
+            _ => false,
+        }));
+    }
+
+    #[test]
+    fn ranges_come_ordered_empty_reversed_and_in_every_form() {
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        let pool = ValuePool::default();
+        let int = |v: &Option<Box<Value>>| match v.as_deref() {
+            Some(Value::Int(i)) => Some(*i),
+            _ => None,
+        };
+        let half_open = Ty::Range(Box::new(Ty::Int(IntTy::U8)), RangeKind::HalfOpen);
+        let mut orders = BTreeSet::new();
+        for _ in 0..300 {
+            let v = random_value(&mut rng, &pool, &half_open, 0);
+            let v = mutate_value(&mut rng, &pool, &half_open, &v);
+            let Value::Range {
+                start,
+                end,
+                inclusive: false,
+            } = &v
+            else {
+                panic!("not a half-open range: {v:?}")
+            };
+            orders.insert(int(start).unwrap().cmp(&int(end).unwrap()));
+        }
+        assert_eq!(orders.len(), 3, "{orders:?}");
+        let bounds = Ty::Range(Box::new(Ty::Int(IntTy::U64)), RangeKind::Bounds);
+        let mut forms = BTreeSet::new();
+        for _ in 0..300 {
+            let Value::Range {
+                start,
+                end,
+                inclusive,
+            } = random_value(&mut rng, &pool, &bounds, 0)
+            else {
+                panic!("not a range")
+            };
+            forms.insert((start.is_some(), end.is_some(), end.is_some() && inclusive));
+        }
+        // `a..b`, `a..=b`, `a..`, `..b`, `..=b`, `..`.
+        assert_eq!(forms.len(), 6, "{forms:?}");
     }
 
     #[test]

@@ -45,6 +45,7 @@ pub const FIXTURES: &[&str] = &[
     "aliases",
     "addresses",
     "machine",
+    "ranges",
 ];
 
 /// Budget passed with every run: generous, so that runs are bounded by `--max-executions`
