@@ -20,6 +20,7 @@ const FIXTURES: &[&str] = &[
     "tests/fixtures/triangle",
     "tests/fixtures/stack",
     "tests/fixtures/magic",
+    "tests/fixtures/climb",
     "tests/fixtures/numparse",
     "tests/fixtures/abc",
     "tests/fixtures/misbehave",

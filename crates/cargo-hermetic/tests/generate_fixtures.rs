@@ -91,6 +91,41 @@ fn magic_covers_every_branch_including_unlock_ok() {
     );
 }
 
+/// Branches and results behind arithmetic on the input (`days / 7 == 1_234`): no literal is the
+/// value that takes them and the input itself is never compared. The search climbs each
+/// comparison's distance; plain random generation, run alongside, does not get there.
+#[test]
+fn climb_reaches_what_lies_behind_arithmetic() {
+    let (fixture, run) = generate("climb", 1, 10_000);
+    assert_full_coverage(&run);
+    let file = fixture.read("src/hermetic_tests.rs");
+    for shown in [
+        "fn anniversary_returns_anniversary()",
+        "fn at_crane_limit_returns_true()",
+        "fn oven_alarm_returns_some_paper_burns()",
+        "fn on_target_returns_true()",
+    ] {
+        assert!(file.contains(shown), "climb: no `{shown}`:\n{file}");
+    }
+    let random = Fixture::copy("climb")
+        .generate()
+        .seed(1)
+        .max_executions(10_000)
+        .arg("--strategy")
+        .arg("random")
+        .arg("--dry-run")
+        .arg("--no-verify")
+        .run();
+    random.assert_success();
+    assert!(
+        random
+            .uncovered_functions()
+            .contains(&"anniversary".to_string()),
+        "random generation reached `days / 7 == 1_234` too: the fixture no longer shows what the search adds\n{}",
+        random.describe()
+    );
+}
+
 #[test]
 fn numparse_covers_every_branch() {
     let (_fixture, run) = generate("numparse", 2, 40_000);

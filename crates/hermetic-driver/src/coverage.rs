@@ -16,6 +16,8 @@ const MAX_REGIONS: usize = 64;
 const MAX_CMP_INTS: usize = 4096;
 const MAX_CMP_BYTES: usize = 256;
 const MAX_CMP_BYTES_LEN: usize = 64;
+/// Comparison sites whose closest call is kept per execution (a power of two).
+const MAX_CMP_SITES: usize = 1024;
 
 /// Fixed-size tables filled by module constructors before `main` and by the hooks of the one
 /// thread that runs a test case in the child; nothing here allocates.
@@ -64,6 +66,49 @@ static CMP_INTS: Table<(usize, u64), MAX_CMP_INTS> = Table::new((0, 0));
 static CMP_BYTES: Table<([u8; MAX_CMP_BYTES_LEN], usize), MAX_CMP_BYTES> =
     Table::new(([0; MAX_CMP_BYTES_LEN], 0));
 static RECORDING: AtomicBool = AtomicBool::new(false);
+
+/// Per comparison site, how close its operands came in this execution: `(pc, distance)`, open
+/// addressing by `pc` (0 = a free slot). The search climbs these distances towards equality
+/// (seed 003's branch distance, at the level of the machine's comparisons).
+struct Closest(UnsafeCell<[(usize, u64); MAX_CMP_SITES]>);
+
+// SAFETY: as for `Table`: written by the one thread that runs the test case, read after.
+unsafe impl Sync for Closest {}
+
+static CLOSEST: Closest = Closest(UnsafeCell::new([(0, 0); MAX_CMP_SITES]));
+
+impl Closest {
+    /// Keeps the smaller of the site's distance so far and `distance`. A full table drops new
+    /// sites: the search loses guidance, nothing else.
+    #[inline(always)]
+    fn note(&self, pc: usize, distance: u64) {
+        // SAFETY: see the `Sync` impl; the reference ends with this call.
+        let slots = unsafe { &mut *self.0.get() };
+        let mut i = (pc.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) & (MAX_CMP_SITES - 1);
+        for _ in 0..8 {
+            let slot = &mut slots[i];
+            if slot.0 == pc {
+                slot.1 = slot.1.min(distance);
+                return;
+            }
+            if slot.0 == 0 {
+                *slot = (pc, distance);
+                return;
+            }
+            i = (i + 1) & (MAX_CMP_SITES - 1);
+        }
+    }
+
+    fn slots(&self) -> &[(usize, u64); MAX_CMP_SITES] {
+        // SAFETY: see the `Sync` impl; read after the test case ran.
+        unsafe { &*self.0.get() }
+    }
+
+    fn clear(&self) {
+        // SAFETY: see the `Sync` impl; called before the test case runs.
+        unsafe { (*self.0.get()).fill((0, 0)) };
+    }
+}
 
 /// Every code-generation unit's constructor reports the whole merged section, so a region is
 /// registered once, by its start.
@@ -117,6 +162,7 @@ pub fn start_recording() {
     }
     CMP_INTS.clear();
     CMP_BYTES.clear();
+    CLOSEST.clear();
     RECORDING.store(true, Ordering::Relaxed);
 }
 
@@ -148,6 +194,19 @@ pub fn cmp_ints(limit: usize, base: usize) -> Vec<(u64, u64)> {
     v
 }
 
+/// Each comparison site seen since `start_recording` (relative to `base`) with the smallest
+/// distance between its operands there, 0 when they were ever equal; sorted by site.
+pub fn cmp_closest(base: usize) -> Vec<(u64, u64)> {
+    let mut v: Vec<(u64, u64)> = CLOSEST
+        .slots()
+        .iter()
+        .filter(|&&(pc, _)| pc != 0)
+        .map(|&(pc, d)| (pc.wrapping_sub(base) as u64, d))
+        .collect();
+    v.sort_unstable();
+    v
+}
+
 /// The distinct byte strings compared since `start_recording`.
 pub fn cmp_bytes() -> Vec<Vec<u8>> {
     let mut v: Vec<Vec<u8>> = CMP_BYTES
@@ -165,14 +224,29 @@ pub fn cmp_bytes() -> Vec<Vec<u8>> {
 /// the search values that change from run to run, and the same seed would not give the same
 /// tests.
 #[inline(always)]
-fn log_cmp(a: u64, b: u64, pc: usize) {
-    if RECORDING.load(Ordering::Relaxed) && a != b {
+fn log_cmp(a: u64, b: u64, bits: u32, pc: usize) {
+    if !RECORDING.load(Ordering::Relaxed) {
+        return;
+    }
+    CLOSEST.note(pc, distance(a, b, bits));
+    if a != b {
         for x in [a, b] {
             if !looks_like_an_address(x) {
                 CMP_INTS.push((pc, x));
             }
         }
     }
+}
+
+/// How far apart two `bits`-wide operands are, the shorter way round, so `-1` and `1` are 2
+/// apart whatever the signedness. Pointers are as far as anything: their distances are noise
+/// that changes from run to run.
+fn distance(a: u64, b: u64, bits: u32) -> u64 {
+    if looks_like_an_address(a) || looks_like_an_address(b) {
+        return u64::MAX;
+    }
+    let mask = u64::MAX >> (64 - bits);
+    (a.wrapping_sub(b) & mask).min(b.wrapping_sub(a) & mask)
 }
 
 /// Where x86_64 Linux maps user-space code, heap, libraries and stacks, with or without ASLR
@@ -203,7 +277,7 @@ macro_rules! cmp_hook {
         }
 
         extern "C" fn $handler(a: $t, b: $t, pc: usize) {
-            log_cmp(a as u64, b as u64, pc)
+            log_cmp(a as u64, b as u64, <$t>::BITS, pc)
         }
     };
 }
@@ -320,4 +394,30 @@ mod tests {
     }
 
     fn main_like() {}
+
+    #[test]
+    fn distances_go_the_short_way_round_in_the_operands_width() {
+        assert_eq!(distance(1234, 1230, 64), 4);
+        assert_eq!(distance(1230, 1234, 64), 4);
+        assert_eq!(distance(-1i32 as u32 as u64, 1, 32), 2);
+        assert_eq!(distance(-1i64 as u64, 1, 64), 2);
+        assert_eq!(distance(255, 0, 8), 1);
+        assert_eq!(distance(7, 7, 16), 0);
+        let heap = Box::new(0u8);
+        assert_eq!(distance(&*heap as *const u8 as u64, 0, 64), u64::MAX);
+    }
+
+    #[test]
+    fn each_site_keeps_its_closest_comparison() {
+        start_recording();
+        for (a, b) in [(100, 10), (100, 90), (100, 200)] {
+            log_cmp(a, b, 64, 0x1000);
+        }
+        log_cmp(5, 5, 32, 0x2000);
+        stop_recording();
+        assert_eq!(cmp_closest(0x100), vec![(0xf00, 10), (0x1f00, 0)]);
+        start_recording();
+        stop_recording();
+        assert!(cmp_closest(0).is_empty());
+    }
 }

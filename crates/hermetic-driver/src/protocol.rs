@@ -221,6 +221,10 @@ pub struct ExecReport {
     pub cmp_ints: Vec<(u64, u64)>,
     /// Byte strings compared with `memcmp`/`bcmp` while running the calls.
     pub cmp_bytes: Vec<Vec<u8>>,
+    /// Per comparison site (relative address, sorted), the smallest distance between its
+    /// operands in this execution; 0 when they were equal.
+    #[serde(default)]
+    pub cmp_closest: Vec<(u64, u64)>,
     /// What the calls did to their environment.
     #[serde(default)]
     pub env: EnvReport,

@@ -240,6 +240,7 @@ fn report_after(status: Option<i32>, shared: &Shared) -> ExecReport {
         covered: covered.clone(),
         cmp_ints: Vec::new(),
         cmp_bytes: Vec::new(),
+        cmp_closest: Vec::new(),
         env: EnvReport::default(),
         sandbox_blocked: 0,
         mock_calls: Vec::new(),
@@ -530,12 +531,14 @@ fn run_case(
     let env_report = guard.as_ref().map(environment::report).unwrap_or_default();
     drop(guard);
     coverage::copy_counters(shared.counters());
+    let base = coverage::load_base();
     ExecReport {
         outcome,
         stmts,
         covered: Vec::new(),
-        cmp_ints: coverage::cmp_ints(MAX_CMP_INTS, coverage::load_base()),
+        cmp_ints: coverage::cmp_ints(MAX_CMP_INTS, base),
         cmp_bytes: coverage::cmp_bytes(),
+        cmp_closest: coverage::cmp_closest(base),
         env: env_report,
         sandbox_blocked: sandbox::BLOCKED.load(Ordering::Relaxed),
         mock_calls: crate::mock::take_calls(),

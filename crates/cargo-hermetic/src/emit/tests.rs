@@ -315,6 +315,7 @@ fn test(home: usize, stmts: Vec<Stmt>, outcome: Outcome, reports: Vec<StmtReport
             covered: vec![],
             cmp_ints: vec![],
             cmp_bytes: vec![],
+            cmp_closest: vec![],
             env: Default::default(),
             sandbox_blocked: 0,
             mock_calls: Vec::new(),

@@ -201,6 +201,7 @@ pub fn candidate(
                 covered: vec![],
                 cmp_ints: vec![],
                 cmp_bytes: vec![],
+                cmp_closest: vec![],
                 env,
                 sandbox_blocked: 0,
                 mock_calls: vec![],

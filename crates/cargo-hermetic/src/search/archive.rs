@@ -120,6 +120,7 @@ mod tests {
                 covered: vec![],
                 cmp_ints: vec![],
                 cmp_bytes: vec![],
+                cmp_closest: vec![],
                 env: Default::default(),
                 sandbox_blocked: 0,
                 mock_calls: Vec::new(),

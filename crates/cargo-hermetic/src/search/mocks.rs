@@ -161,6 +161,7 @@ mod tests {
             covered: Vec::new(),
             cmp_ints: Vec::new(),
             cmp_bytes: Vec::new(),
+            cmp_closest: Vec::new(),
             env: Default::default(),
             sandbox_blocked: 0,
             mock_calls: calls

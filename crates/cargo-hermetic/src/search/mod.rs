@@ -10,6 +10,7 @@
 pub mod archive;
 mod cmp;
 pub mod env;
+mod frontier;
 pub mod mocks;
 pub mod ops;
 pub mod outputs;
@@ -92,6 +93,9 @@ pub struct SearchOutcome {
     pub infeasible_covered: BTreeSet<u32>,
 }
 
+/// How often a candidate climbs from a stepping stone of the frontier (when there is one).
+const P_CLIMB: f64 = 0.25;
+
 /// Progress as the search goes: executions so far and goals covered.
 pub type Progress<'a> = &'a mut dyn FnMut(u64, usize);
 
@@ -112,6 +116,7 @@ pub fn run(
     let mut reached_by_findings = BTreeSet::new();
     let mut touched = env::Touched::default();
     let mut pending: Vec<TestCase> = Vec::new();
+    let mut frontier = frontier::Frontier::default();
     let eligible = space
         .targets
         .iter()
@@ -163,7 +168,11 @@ pub fn run(
         let mut attempts = 0;
         while batch.len() < n && attempts < n * 20 {
             attempts += 1;
-            let candidate = if rng.gen_bool(p_random) {
+            let climbing =
+                cfg.strategy == Strategy::Archive && !frontier.is_empty() && rng.gen_bool(P_CLIMB);
+            let candidate = if climbing {
+                frontier.climb(&mut rng, space)
+            } else if rng.gen_bool(p_random) {
                 ops::random_test(&mut rng, space).map(|mut t| {
                     if touched.any() && rng.gen_bool(0.3) {
                         env::mutate_env(
@@ -219,6 +228,20 @@ pub fn run(
                 .collect();
             if cfg.strategy == Strategy::Archive {
                 space.pool.learn(&ints, &report.cmp_bytes);
+                if matches!(
+                    report.outcome,
+                    Outcome::Completed | Outcome::Panicked { .. }
+                ) {
+                    let closest: Vec<(u64, u64)> = report
+                        .cmp_closest
+                        .iter()
+                        .copied()
+                        .filter(|(pc, _)| goals.in_selected_code(*pc))
+                        .collect();
+                    if frontier.offer(&case, &closest).met {
+                        pending.extend(frontier::prefixes(&case));
+                    }
+                }
             }
             let clock_before = touched.clock;
             touched.learn(&report.env.accesses);
@@ -279,6 +302,7 @@ pub fn run(
             eprintln!("outcome never seen: {}", outputs.describe(*g));
         }
         eprintln!("touched: {touched:?}");
+        frontier.describe();
         for t in archive.tests() {
             eprintln!("archived: {:?} {:?}", t.case.env, t.report.env.accesses);
         }
