@@ -91,6 +91,13 @@ pub struct TypeDef {
     pub kind: TypeKind,
 }
 
+impl TypeDef {
+    /// Whether the crate derives or implements trait `name` (last path segment) for the type.
+    pub fn implements(&self, name: &str) -> bool {
+        self.derives.iter().chain(&self.impls).any(|d| d == name)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum TypeKind {
     Struct(Fields),

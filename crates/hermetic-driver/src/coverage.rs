@@ -228,10 +228,14 @@ fn log_cmp(a: u64, b: u64, bits: u32, pc: usize) {
     if !RECORDING.load(Ordering::Relaxed) {
         return;
     }
-    CLOSEST.note(pc, distance(a, b, bits));
+    let addresses = [looks_like_an_address(a), looks_like_an_address(b)];
+    // A comparison of pointers is as far as anything (see `distance`): no slot for its site.
+    if addresses == [false, false] {
+        CLOSEST.note(pc, distance(a, b, bits));
+    }
     if a != b {
-        for x in [a, b] {
-            if !looks_like_an_address(x) {
+        for (x, address) in [a, b].into_iter().zip(addresses) {
+            if !address {
                 CMP_INTS.push((pc, x));
             }
         }
@@ -361,7 +365,13 @@ pub unsafe extern "C" fn bcmp(a: *const u8, b: *const u8, n: usize) -> i32 {
 }
 
 /// The load address of the executable, so that PCs can be matched with its symbol table.
+/// Looked up once (the server does, before it forks): the children run the same mapping.
 pub fn load_base() -> usize {
+    static BASE: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *BASE.get_or_init(find_load_base)
+}
+
+fn find_load_base() -> usize {
     unsafe extern "C" fn first(
         info: *mut libc::dl_phdr_info,
         _: libc::size_t,

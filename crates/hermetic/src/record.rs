@@ -368,9 +368,9 @@ pub fn enter(site: &'static Site, args: impl FnOnce(&mut Writer)) -> Call {
     if n == 0 {
         busy(|| SITES.lock().map(|mut s| s.push(site)).unwrap_or(()));
     }
-    // Not captured past the first calls, inside record code, or from a thread-local's
-    // destructor (the thread's frames may be gone).
-    if n >= CAPTURED_PER_SITE || BUSY.get() || FRAMES.try_with(|_| ()).is_err() {
+    // Not captured past the first calls, or from a thread-local's destructor (the thread's
+    // frames may be gone).
+    if n >= CAPTURED_PER_SITE || FRAMES.try_with(|_| ()).is_err() {
         return Call::OFF;
     }
     busy(|| {

@@ -102,10 +102,9 @@ pub fn analyze_with(lib_rs: &Path, crate_name: &str, options: Options) -> anyhow
 /// equal value), has no type parameters, and its `Debug` is hand-written or missing (derived
 /// `Debug` text is read back as a literal, which says more).
 pub fn shown_by_display(def: &crate::cluster::TypeDef) -> bool {
-    let has = |t: &str| def.derives.iter().chain(&def.impls).any(|d| d == t);
-    has("Display")
-        && has("FromStr")
-        && has("PartialEq")
+    def.implements("Display")
+        && def.implements("FromStr")
+        && def.implements("PartialEq")
         && !def.derives.iter().any(|d| d == "Debug")
         && def.generics.is_empty()
         && def.unsupported_generics.is_none()

@@ -405,7 +405,7 @@ fn type_impls(cluster: &Cluster, id: usize) -> TokenStream {
 /// Field by field when every field's type is known; else the `Debug` text; else nothing.
 fn observe_body(cluster: &Cluster, id: usize) -> TokenStream {
     let def = &cluster.types[id];
-    let debug = def.derives.iter().chain(&def.impls).any(|d| d == "Debug");
+    let debug = def.implements("Debug");
     let fields_known = |f: &Fields| {
         f.all().iter().all(|f| {
             f.ty.as_ref()

@@ -76,6 +76,11 @@ pub fn checks(report: &EnvReport) -> Vec<TokenStream> {
     files.chain(output_checks(report)).collect()
 }
 
+/// Whether [`checks`] asserts on what the code wrote to fd 1 or 2.
+pub fn asserts_output(report: &EnvReport) -> bool {
+    !report.stdout.is_empty() || !report.stderr.is_empty()
+}
+
 /// `assert_eq!(env.stdout_string(), "..")` and the same for stderr, for output the code wrote
 /// through fd 1 and 2 itself (`writeln!(io::stdout(), ..)`, a C library). Such a test passes
 /// under libtest's capture; whether it also passes without (`--nocapture`, where the print

@@ -184,13 +184,13 @@ fn restore_macros(text: &str) -> String {
     let mut parens: Vec<bool> = Vec::new();
     let mut i = 0;
     while i < chars.len() {
+        if let Some(end) = literal_end(&chars, i) {
+            out.extend(&chars[i..end]);
+            i = end;
+            continue;
+        }
         let c = chars[i];
         match c {
-            '"' | '\'' if literal_end(&chars, i).is_some() => {
-                let end = literal_end(&chars, i).unwrap_or(chars.len());
-                out.extend(&chars[i..end]);
-                i = end;
-            }
             c if c.is_alphanumeric() || c == '_' => {
                 let start = i;
                 while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {

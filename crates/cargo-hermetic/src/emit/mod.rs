@@ -332,7 +332,7 @@ fn render_test(cluster: &Cluster, test: &FinishedTest, suite: Suite) -> Option<R
         let checks = if panic.is_some() {
             Vec::new()
         } else {
-            asserts_output = !environment::output_checks(&report.env).is_empty();
+            asserts_output = environment::asserts_output(&report.env);
             environment::checks(&report.env)
         };
         body.insert(0, environment::prelude(&case.env, !checks.is_empty()));

@@ -223,8 +223,7 @@ impl Oracle<'_> {
             Ty::Result(a, b) => rec(a) && rec(b),
             Ty::Adt(id, args) => {
                 let def = &self.cluster.types[*id];
-                (def.derives.iter().any(|d| d == name) || def.impls.iter().any(|d| d == name))
-                    && args.iter().all(rec)
+                def.implements(name) && args.iter().all(rec)
             }
             // Only its kind is observed; `emit` checks that with `.kind()`.
             Ty::IoError => false,

@@ -410,7 +410,7 @@ impl Walk<'_> {
             return;
         };
         let def = &self.cluster.types[id];
-        let has_debug = def.derives.iter().chain(&def.impls).any(|d| d == "Debug");
+        let has_debug = def.implements("Debug");
         if has_debug || self.limits.no_debug.contains_key(&id) {
             return;
         }
