@@ -242,7 +242,7 @@ fn report_after(status: Option<i32>, shared: &Shared) -> ExecReport {
         cmp_bytes: Vec::new(),
         cmp_closest: Vec::new(),
         env: EnvReport::default(),
-        sandbox_blocked: 0,
+        sandbox_blocked: processes_refused,
         mock_calls: Vec::new(),
     };
     if let Some(status) = status.filter(|&s| libc::WIFSIGNALED(s)) {

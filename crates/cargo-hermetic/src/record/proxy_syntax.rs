@@ -8,6 +8,7 @@
 //! arguments too. A method returning `Box<dyn U>` wraps the box in `U`'s proxy: a tree of
 //! proxies.
 
+use super::wrapper::capture;
 use crate::cluster::{Cluster, Receiver, TraitId, Ty};
 use crate::mock_syntax::{as_trait_wrote, by_args};
 use crate::rust_syntax::{ident, item_path};
@@ -186,9 +187,10 @@ pub fn proxy_module(cluster: &Cluster, t: TraitId) -> syn::Item {
             // Arguments the recorded mock tells calls apart by are logged before the real
             // value gets them (it may take them by value).
             let slot = if by_args(cluster, m) {
+                let args = args.iter().map(|a| capture(quote!(#a)));
                 quote! {
                     self.tap.calling_with(#k, |__hermetic_w: &mut ::hermetic::record::Writer| {
-                        #((&&::hermetic::record::Wrap(&#args)).capture(__hermetic_w);)*
+                        #(#args)*
                     })
                 }
             } else {
@@ -199,12 +201,15 @@ pub fn proxy_module(cluster: &Cluster, t: TraitId) -> syn::Item {
                     let proxy = proxy_path(cluster, u);
                     quote!(::std::boxed::Box::new(#proxy::new(__hermetic_ret, __hermetic_slot.returned_box())))
                 }
-                None => quote! {{
-                    __hermetic_slot.returned(|__hermetic_w: &mut ::hermetic::record::Writer| {
-                        (&&::hermetic::record::Wrap(&__hermetic_ret)).capture(__hermetic_w)
-                    });
-                    __hermetic_ret
-                }},
+                None => {
+                    let ret = capture(quote!(__hermetic_ret));
+                    quote! {{
+                        __hermetic_slot.returned(|__hermetic_w: &mut ::hermetic::record::Writer| {
+                            #ret
+                        });
+                        __hermetic_ret
+                    }}
+                }
             };
             quote! {
                 fn #name(#recv, #(#params),*) -> #r {
@@ -233,7 +238,7 @@ pub fn proxy_module(cluster: &Cluster, t: TraitId) -> syn::Item {
         #[allow(dead_code, unused_imports, unused_braces, non_snake_case, clippy::all)]
         pub(crate) mod #m {
             use super::*;
-            use ::hermetic::record::{ViaDebug as _, ViaOpaque as _};
+            use ::hermetic::record::{ViaCapture as _, ViaDebug as _, ViaOpaque as _};
 
             #[doc = #doc]
             pub(crate) struct Proxy<#h> {
@@ -322,7 +327,7 @@ mod tests {
         let m = proxy_module(&c, 0);
         let text = quote!(#m).to_string();
         let capture = |a: &str| {
-            format!("(& & :: hermetic :: record :: Wrap (& {a})) . capture (__hermetic_w) ;")
+            format!("(& & & :: hermetic :: record :: Wrap (& {a})) . capture (__hermetic_w) ;")
         };
         let expected = format!(
             "self . tap . calling_with (0u32 , | __hermetic_w : & mut :: hermetic :: record :: \

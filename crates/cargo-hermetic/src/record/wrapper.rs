@@ -491,7 +491,7 @@ fn elides_a_lifetime(output: &ReturnType) -> bool {
 }
 
 /// `(&&&Wrap(&value)).capture(w);`: the value as a literal, its `Debug` text or opaque.
-fn capture(value: TokenStream) -> TokenStream {
+pub(super) fn capture(value: TokenStream) -> TokenStream {
     quote!((&&&::hermetic::record::Wrap(&#value)).capture(__hermetic_w);)
 }
 
