@@ -7,9 +7,7 @@
 //! fewer than 95% of all traced calls are shown by passing tests (the bar). `--real`
 //! prints a second table instead: real crates from crates.io, each recording its own test
 //! suite (`record --test`), copied from cargo's registry cache (fetched through cargo when not
-//! there); it has no bar (it measures), and fails only when a run fails. `--only NAME` runs the
-//! fixtures' runs whose name contains NAME (or, with `--real`, the crate named NAME) and nothing
-//! else.
+//! there); it has no bar (it measures), and fails only when a run fails.
 
 use hermetic_bench::copy_dir;
 use serde_json::Value;
