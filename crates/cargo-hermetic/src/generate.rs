@@ -58,12 +58,12 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         cwd: built.shadow.root.clone(),
         scratch,
         shared_child: args.no_static_isolation,
+        real_env: args
+            .env
+            .split(',')
+            .any(|p| p.trim() == "real" || p.trim() == "none"),
     };
     let mut pool = process::DriverPool::start(launch, jobs, args.timeout_ms)?;
-    pool.real_env = args
-        .env
-        .split(',')
-        .any(|p| p.trim() == "real" || p.trim() == "none");
     let mapping = Instant::now();
     let goal_map = goals::map_goals(&built.executable, &pool.hello.pcs, &cluster, &selection)?;
     if std::env::var_os("HERMETIC_DEBUG").is_some() {
@@ -113,7 +113,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     bar.finish_and_clear();
     let search_time = search_started.elapsed().as_secs_f64();
     let pool_pcs = pool.hello.pcs.clone();
-    let containment = (pool.hello.landlock, pool.hello.seccomp);
+    let containment = pool.layers;
     drop(pool);
 
     status.say("writing and verifying the tests");
@@ -211,9 +211,20 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         environment_varied: varied.into_iter().map(String::from).collect(),
         refused_by_runtime: outcome.refused_by_runtime,
         refused_by_sandbox: outcome.refused_by_sandbox,
+        refused: outcome
+            .refused
+            .entries()
+            .map(|(c, tried, times)| crate::report::RefusedReport {
+                function: callable_name(&cluster, c),
+                tried: tried.to_string(),
+                times,
+            })
+            .collect(),
         containment: crate::report::Containment {
-            landlock: containment.0,
-            seccomp: containment.1,
+            seccomp: containment.seccomp,
+            landlock: containment.landlock,
+            read_only: containment.read_only,
+            no_network: containment.no_network,
         },
         uncovered: uncovered
             .into_iter()
@@ -236,8 +247,8 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         infeasible_covered: outcome.infeasible_covered.len(),
         tests_emitted,
         tests_dropped_unstable: verified.unstable_count(),
-        tests_dropped_static_state: verified.dropped_static.len(),
-        tests_dropped_uncompilable: verified.dropped_uncompilable.len(),
+        tests_dropped_static_state: verified.count(verify::Failure::StaticState),
+        tests_dropped_uncompilable: verified.count(verify::Failure::Uncompilable),
         dropped: verified.dropped_reports(),
         tests_using_private: files.iter().map(|f| f.using_private.len()).sum(),
         tests_using_mocks: files.iter().map(|f| f.using_mocks.len()).sum(),
@@ -396,6 +407,8 @@ fn describe(o: &Outcome) -> String {
             ..
         } => "overflows its stack".into(),
         Outcome::Crashed { signal, .. } if *signal == libc::SIGABRT => "aborts the process".into(),
+        // The driver reports no signal when the code stopped it or corrupted its report.
+        Outcome::Crashed { signal: 0, .. } => "stops hermetic's driver".into(),
         Outcome::Crashed { signal, .. } => format!("kills the process with signal {signal}"),
         Outcome::Timeout { .. } => "does not return (timed out)".into(),
         Outcome::Exited { code, .. } => format!("exits the process with code {code}"),

@@ -17,6 +17,7 @@ mod report;
 mod rust_syntax;
 mod search;
 mod shadow;
+mod test_binary;
 mod test_case;
 mod verify;
 

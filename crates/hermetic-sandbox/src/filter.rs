@@ -363,9 +363,21 @@ const TABLE: &[(c_long, &str, Class)] = &[
     (libc::SYS_sched_getparam, "sched_getparam", Allow),
     (libc::SYS_sched_getscheduler, "sched_getscheduler", Allow),
     (libc::SYS_sched_getattr, "sched_getattr", Allow),
-    (libc::SYS_sched_get_priority_max, "sched_get_priority_max", Allow),
-    (libc::SYS_sched_get_priority_min, "sched_get_priority_min", Allow),
-    (libc::SYS_sched_rr_get_interval, "sched_rr_get_interval", Allow),
+    (
+        libc::SYS_sched_get_priority_max,
+        "sched_get_priority_max",
+        Allow,
+    ),
+    (
+        libc::SYS_sched_get_priority_min,
+        "sched_get_priority_min",
+        Allow,
+    ),
+    (
+        libc::SYS_sched_rr_get_interval,
+        "sched_rr_get_interval",
+        Allow,
+    ),
     (libc::SYS_getpriority, "getpriority", Allow),
     (libc::SYS_ioprio_get, "ioprio_get", Allow),
     (libc::SYS_nanosleep, "nanosleep", Allow),
@@ -393,9 +405,17 @@ const TABLE: &[(c_long, &str, Class)] = &[
     (libc::SYS_waitid, "waitid", Allow),
     (libc::SYS_pidfd_open, "pidfd_open", Allow),
     (libc::SYS_seccomp, "seccomp", Allow),
-    (libc::SYS_landlock_create_ruleset, "landlock_create_ruleset", Allow),
+    (
+        libc::SYS_landlock_create_ruleset,
+        "landlock_create_ruleset",
+        Allow,
+    ),
     (libc::SYS_landlock_add_rule, "landlock_add_rule", Allow),
-    (libc::SYS_landlock_restrict_self, "landlock_restrict_self", Allow),
+    (
+        libc::SYS_landlock_restrict_self,
+        "landlock_restrict_self",
+        Allow,
+    ),
     (335, "uretprobe", Allow),
     // Descriptors that wait: pipes, events, polls.
     (libc::SYS_pipe, "pipe", Allow),
@@ -609,9 +629,10 @@ fn special(nr: c_long) -> Rule {
             Action::Allow,
         ),
         // Reading limits is fine; setting them changes the whole process.
-        libc::SYS_prlimit64 => {
-            Rule::Checks(vec![check(2, Test::Exact(0), Action::Allow)], Action::Refuse)
-        }
+        libc::SYS_prlimit64 => Rule::Checks(
+            vec![check(2, Test::Exact(0), Action::Allow)],
+            Action::Refuse,
+        ),
         // 0xffffffff only asks for the current persona.
         libc::SYS_personality => Rule::Checks(
             vec![check(0, Test::Eq(0xffff_ffff), Action::Allow)],
@@ -621,15 +642,24 @@ fn special(nr: c_long) -> Rule {
         // sockets could send to any address.
         libc::SYS_socketpair => Rule::Checks(
             vec![
-                check(1, Test::Masked(0xf, libc::SOCK_STREAM as u32), Action::Allow),
-                check(1, Test::Masked(0xf, libc::SOCK_SEQPACKET as u32), Action::Allow),
+                check(
+                    1,
+                    Test::Masked(0xf, libc::SOCK_STREAM as u32),
+                    Action::Allow,
+                ),
+                check(
+                    1,
+                    Test::Masked(0xf, libc::SOCK_SEQPACKET as u32),
+                    Action::Allow,
+                ),
             ],
             Action::Refuse,
         ),
         // With an address, a datagram goes wherever it says.
-        libc::SYS_sendto => {
-            Rule::Checks(vec![check(4, Test::Exact(0), Action::Allow)], Action::Refuse)
-        }
+        libc::SYS_sendto => Rule::Checks(
+            vec![check(4, Test::Exact(0), Action::Allow)],
+            Action::Refuse,
+        ),
         _ => Rule::Always(Action::Refuse),
     }
 }
@@ -643,14 +673,22 @@ fn rule(nr: c_long, class: Class, policy: &Policy) -> Rule {
     match class {
         Allow => Rule::Always(Action::Allow),
         Open(arg) => Rule::Checks(
-            vec![check(arg, Test::AnyBit(WRITE_FLAGS), writes(Action::Refuse))],
+            vec![check(
+                arg,
+                Test::AnyBit(WRITE_FLAGS),
+                writes(Action::Refuse),
+            )],
             Action::Allow,
         ),
         Create => Rule::Always(writes(Action::Refuse)),
         Change | Refuse => Rule::Always(Action::Refuse),
         Start => Rule::Always(start),
         Clone => Rule::Checks(
-            vec![check(0, Test::AnyBit(libc::CLONE_THREAD as u32), Action::Allow)],
+            vec![check(
+                0,
+                Test::AnyBit(libc::CLONE_THREAD as u32),
+                Action::Allow,
+            )],
             start,
         ),
         Exec => match policy.profile {
@@ -662,9 +700,10 @@ fn rule(nr: c_long, class: Class, policy: &Policy) -> Rule {
         },
         Signal(arg) => match policy.profile {
             Profile::Server => Rule::Always(Action::Allow),
-            Profile::Tests { .. } => {
-                Rule::Checks(vec![check(arg, Test::OwnPid, Action::Allow)], Action::Refuse)
-            }
+            Profile::Tests { .. } => Rule::Checks(
+                vec![check(arg, Test::OwnPid, Action::Allow)],
+                Action::Refuse,
+            ),
         },
         Special => special(nr),
         NoSys => Rule::Always(Action::Errno(libc::ENOSYS)),
@@ -777,7 +816,12 @@ pub fn program(policy: &Policy) -> Program {
 /// signals only to itself (not to the server, its group, or anyone else) and no new death
 /// signal. Everything else is the server filter's business.
 pub fn own_signals(pid: u32) -> Program {
-    let signal = |arg| Rule::Checks(vec![check(arg, Test::OwnPid, Action::Allow)], Action::Refuse);
+    let signal = |arg| {
+        Rule::Checks(
+            vec![check(arg, Test::OwnPid, Action::Allow)],
+            Action::Refuse,
+        )
+    };
     let mut p = build(
         [
             (libc::SYS_kill, signal(0)),
@@ -788,7 +832,11 @@ pub fn own_signals(pid: u32) -> Program {
             (
                 libc::SYS_prctl,
                 Rule::Checks(
-                    vec![check(0, Test::Eq(libc::PR_SET_PDEATHSIG as u32), Action::Refuse)],
+                    vec![check(
+                        0,
+                        Test::Eq(libc::PR_SET_PDEATHSIG as u32),
+                        Action::Refuse,
+                    )],
                     Action::Allow,
                 ),
             ),
@@ -863,7 +911,10 @@ mod tests {
         assert_eq!(x86(&p, libc::SYS_kexec_load, [0; 6]), RET_TRAP);
         assert_eq!(run(&p, AUDIT_ARCH_X86_64, 999, [0; 6]), RET_TRAP);
         assert_eq!(x86(&p, libc::SYS_setsid, [0; 6]), RET_TRAP);
-        assert_eq!(x86(&p, libc::SYS_socket, [libc::AF_UNIX as u64, 1, 0, 0, 0, 0]), RET_TRAP);
+        assert_eq!(
+            x86(&p, libc::SYS_socket, [libc::AF_UNIX as u64, 1, 0, 0, 0, 0]),
+            RET_TRAP
+        );
     }
 
     #[test]
@@ -872,7 +923,10 @@ mod tests {
             let p = server(writes);
             let wr = libc::O_WRONLY as u64 | libc::O_CREAT as u64;
             assert_eq!(x86(&p, libc::SYS_openat, [0, 0, wr, 0, 0, 0]), expected);
-            assert_eq!(x86(&p, libc::SYS_open, [0, libc::O_RDWR as u64, 0, 0, 0, 0]), expected);
+            assert_eq!(
+                x86(&p, libc::SYS_open, [0, libc::O_RDWR as u64, 0, 0, 0, 0]),
+                expected
+            );
             assert_eq!(x86(&p, libc::SYS_mkdir, [0; 6]), expected);
             let ro = libc::O_RDONLY as u64 | libc::O_CLOEXEC as u64;
             assert_eq!(x86(&p, libc::SYS_openat, [0, 0, ro, 0, 0, 0]), RET_ALLOW);
@@ -887,9 +941,15 @@ mod tests {
         let thread = (libc::CLONE_VM | libc::CLONE_THREAD | libc::CLONE_SIGHAND) as u64;
         assert_eq!(x86(&p, libc::SYS_clone, [thread, 0, 0, 0, 0, 0]), RET_ALLOW);
         let process = (libc::CLONE_VM | libc::CLONE_VFORK) as u64 | libc::SIGCHLD as u64;
-        assert_eq!(x86(&p, libc::SYS_clone, [process, 0, 0, 0, 0, 0]), RET_USER_NOTIF);
+        assert_eq!(
+            x86(&p, libc::SYS_clone, [process, 0, 0, 0, 0, 0]),
+            RET_USER_NOTIF
+        );
         assert_eq!(x86(&p, libc::SYS_fork, [0; 6]), RET_USER_NOTIF);
-        assert_eq!(x86(&p, libc::SYS_clone3, [0; 6]), RET_ERRNO | libc::ENOSYS as u32);
+        assert_eq!(
+            x86(&p, libc::SYS_clone3, [0; 6]),
+            RET_ERRNO | libc::ENOSYS as u32
+        );
         assert_eq!(x86(&p, libc::SYS_execve, [0; 6]), RET_TRAP);
     }
 
@@ -903,12 +963,24 @@ mod tests {
         });
         p.set_pid(4321);
         assert_eq!(x86(&p, libc::SYS_kill, [4321, 6, 0, 0, 0, 0]), RET_ALLOW);
-        assert_eq!(x86(&p, libc::SYS_tgkill, [4321, 4325, 6, 0, 0, 0]), RET_ALLOW);
+        assert_eq!(
+            x86(&p, libc::SYS_tgkill, [4321, 4325, 6, 0, 0, 0]),
+            RET_ALLOW
+        );
         assert_eq!(x86(&p, libc::SYS_kill, [0, 9, 0, 0, 0, 0]), RET_TRAP);
-        assert_eq!(x86(&p, libc::SYS_kill, [u32::MAX as u64, 9, 0, 0, 0, 0]), RET_TRAP);
+        assert_eq!(
+            x86(&p, libc::SYS_kill, [u32::MAX as u64, 9, 0, 0, 0, 0]),
+            RET_TRAP
+        );
         assert_eq!(x86(&p, libc::SYS_kill, [1, 9, 0, 0, 0, 0]), RET_TRAP);
-        assert_eq!(x86(&p, libc::SYS_execve, [0x1234_5678_9abc, 0, 0, 0, 0, 0]), RET_ALLOW);
-        assert_eq!(x86(&p, libc::SYS_execve, [0x5678_9abc, 0, 0, 0, 0, 0]), RET_TRAP);
+        assert_eq!(
+            x86(&p, libc::SYS_execve, [0x1234_5678_9abc, 0, 0, 0, 0, 0]),
+            RET_ALLOW
+        );
+        assert_eq!(
+            x86(&p, libc::SYS_execve, [0x5678_9abc, 0, 0, 0, 0, 0]),
+            RET_TRAP
+        );
         assert_eq!(x86(&p, libc::SYS_fork, [0; 6]), RET_TRAP);
     }
 
@@ -929,21 +1001,54 @@ mod tests {
         let name = libc::PR_SET_NAME as u64;
         assert_eq!(x86(&p, libc::SYS_prctl, [name, 0, 0, 0, 0, 0]), RET_ALLOW);
         let dumpable = libc::PR_SET_DUMPABLE as u64;
-        assert_eq!(x86(&p, libc::SYS_prctl, [dumpable, 0, 0, 0, 0, 0]), RET_TRAP);
-        assert_eq!(x86(&p, libc::SYS_prlimit64, [0, 7, 0, 0x7fff_0000, 0, 0]), RET_ALLOW);
-        assert_eq!(x86(&p, libc::SYS_prlimit64, [0, 7, 0x7fff_0000, 0, 0, 0]), RET_TRAP);
-        assert_eq!(x86(&p, libc::SYS_prlimit64, [0, 7, 1 << 40, 0, 0, 0]), RET_TRAP);
-        assert_eq!(x86(&p, libc::SYS_personality, [0xffff_ffff, 0, 0, 0, 0, 0]), RET_ALLOW);
-        assert_eq!(x86(&p, libc::SYS_personality, [0x0040_0000, 0, 0, 0, 0, 0]), RET_TRAP);
+        assert_eq!(
+            x86(&p, libc::SYS_prctl, [dumpable, 0, 0, 0, 0, 0]),
+            RET_TRAP
+        );
+        assert_eq!(
+            x86(&p, libc::SYS_prlimit64, [0, 7, 0, 0x7fff_0000, 0, 0]),
+            RET_ALLOW
+        );
+        assert_eq!(
+            x86(&p, libc::SYS_prlimit64, [0, 7, 0x7fff_0000, 0, 0, 0]),
+            RET_TRAP
+        );
+        assert_eq!(
+            x86(&p, libc::SYS_prlimit64, [0, 7, 1 << 40, 0, 0, 0]),
+            RET_TRAP
+        );
+        assert_eq!(
+            x86(&p, libc::SYS_personality, [0xffff_ffff, 0, 0, 0, 0, 0]),
+            RET_ALLOW
+        );
+        assert_eq!(
+            x86(&p, libc::SYS_personality, [0x0040_0000, 0, 0, 0, 0, 0]),
+            RET_TRAP
+        );
         let stream = libc::SOCK_STREAM as u64 | libc::SOCK_CLOEXEC as u64;
-        assert_eq!(x86(&p, libc::SYS_socketpair, [1, stream, 0, 0, 0, 0]), RET_ALLOW);
+        assert_eq!(
+            x86(&p, libc::SYS_socketpair, [1, stream, 0, 0, 0, 0]),
+            RET_ALLOW
+        );
         assert_eq!(x86(&p, libc::SYS_socketpair, [1, 2, 0, 0, 0, 0]), RET_TRAP);
         assert_eq!(x86(&p, libc::SYS_sendto, [3, 0, 0, 0, 0, 0]), RET_ALLOW);
         assert_eq!(x86(&p, libc::SYS_sendto, [3, 0, 0, 0, 0x7000, 0]), RET_TRAP);
-        assert_eq!(x86(&p, libc::SYS_ioctl, [0, TIOCSTI as u64, 0, 0, 0, 0]), RET_TRAP);
-        assert_eq!(x86(&p, libc::SYS_ioctl, [0, libc::TCGETS, 0, 0, 0, 0]), RET_ALLOW);
-        assert_eq!(x86(&p, libc::SYS_rt_sigaction, [31, 0, 0, 0, 0, 0]), RET_TRAP);
-        assert_eq!(x86(&p, libc::SYS_rt_sigaction, [6, 0, 0, 0, 0, 0]), RET_ALLOW);
+        assert_eq!(
+            x86(&p, libc::SYS_ioctl, [0, TIOCSTI as u64, 0, 0, 0, 0]),
+            RET_TRAP
+        );
+        assert_eq!(
+            x86(&p, libc::SYS_ioctl, [0, libc::TCGETS, 0, 0, 0, 0]),
+            RET_ALLOW
+        );
+        assert_eq!(
+            x86(&p, libc::SYS_rt_sigaction, [31, 0, 0, 0, 0, 0]),
+            RET_TRAP
+        );
+        assert_eq!(
+            x86(&p, libc::SYS_rt_sigaction, [6, 0, 0, 0, 0, 0]),
+            RET_ALLOW
+        );
     }
 
     #[test]

@@ -89,7 +89,14 @@ impl Plan {
     unsafe fn read_only_but_writable(&self) -> bool {
         let none = std::ptr::null::<libc::c_char>();
         let root = c"/".as_ptr();
-        if libc::mount(none, root, none, libc::MS_REC | libc::MS_PRIVATE, std::ptr::null()) != 0 {
+        if libc::mount(
+            none,
+            root,
+            none,
+            libc::MS_REC | libc::MS_PRIVATE,
+            std::ptr::null(),
+        ) != 0
+        {
             return false;
         }
         // Each writable directory becomes a mount of its own, so it can stay writable.

@@ -90,14 +90,16 @@ impl Log {
     pub unsafe fn record(&self, arch: u32, nr: i64, args: [u64; 3], path: *const u8) {
         let i = self.count.fetch_add(1, Ordering::SeqCst) as usize;
         let Some(e) = self.entries.get(i) else { return };
-        e.tag.store(self.tag.load(Ordering::SeqCst), Ordering::SeqCst);
+        e.tag
+            .store(self.tag.load(Ordering::SeqCst), Ordering::SeqCst);
         e.arch.store(arch, Ordering::SeqCst);
         e.nr.store(nr, Ordering::SeqCst);
         for (slot, a) in e.args.iter().zip(args) {
             slot.store(a, Ordering::SeqCst);
         }
         // SAFETY: getppid has no preconditions.
-        e.parent.store(unsafe { libc::getppid() } as u32, Ordering::SeqCst);
+        e.parent
+            .store(unsafe { libc::getppid() } as u32, Ordering::SeqCst);
         for w in &e.path {
             w.store(0, Ordering::SeqCst);
         }
@@ -165,10 +167,7 @@ pub fn describe(arch: u32, nr: i64, args: [u64; 3], path: &str, parent: u32) -> 
         return format!("a 32-bit system call (int 0x80), number {nr}");
     }
     if nr >= X32_SYSCALL_BIT as i64 {
-        return format!(
-            "an x32 system call, number {}",
-            nr - X32_SYSCALL_BIT as i64
-        );
+        return format!("an x32 system call, number {}", nr - X32_SYSCALL_BIT as i64);
     }
     let name = filter::name(nr)
         .map(str::to_string)
@@ -312,16 +311,32 @@ mod tests {
         log.set_tag(3);
         let long = format!("/{}\0", "a".repeat(200));
         unsafe {
-            log.record(AUDIT_ARCH_X86_64, libc::SYS_unlink, [0; 3], b"/tmp/x\0".as_ptr());
+            log.record(
+                AUDIT_ARCH_X86_64,
+                libc::SYS_unlink,
+                [0; 3],
+                b"/tmp/x\0".as_ptr(),
+            );
             log.record(AUDIT_ARCH_X86_64, libc::SYS_unlink, [0; 3], long.as_ptr());
             for _ in 0..40 {
-                log.record(AUDIT_ARCH_X86_64, libc::SYS_setsid, [0; 3], std::ptr::null());
+                log.record(
+                    AUDIT_ARCH_X86_64,
+                    libc::SYS_setsid,
+                    [0; 3],
+                    std::ptr::null(),
+                );
             }
         }
         let r = log.refusals();
         assert_eq!(log.count(), 42);
         assert_eq!(r.len(), ENTRIES + 1);
-        assert_eq!(r[0], Refusal { tag: 3, what: "unlink /tmp/x".into() });
+        assert_eq!(
+            r[0],
+            Refusal {
+                tag: 3,
+                what: "unlink /tmp/x".into()
+            }
+        );
         assert!(r[1].what.starts_with("unlink /aaa"), "{}", r[1].what);
         assert_eq!(r[1].what.len(), "unlink ".len() + PATH_WORDS * 8 - 1);
         assert_eq!(r[2].what, "setsid");

@@ -58,7 +58,12 @@ fn act() {
             let path = std::ffi::CString::new(arg.to_str().unwrap()).unwrap();
             // SAFETY: a plain system call with a valid path.
             let fd = unsafe {
-                libc::syscall(libc::SYS_open, path.as_ptr(), libc::O_CREAT | libc::O_WRONLY, 0o644)
+                libc::syscall(
+                    libc::SYS_open,
+                    path.as_ptr(),
+                    libc::O_CREAT | libc::O_WRONLY,
+                    0o644,
+                )
             };
             (fd >= 0) as i32
         }
@@ -68,7 +73,7 @@ fn act() {
         "spawn" => std::process::Command::new("/bin/true").status().is_ok() as i32,
         "int80" => {
             let mut ret: i32 = 20; // getpid on i386
-            // SAFETY: a 32-bit system call without pointers.
+                                   // SAFETY: a 32-bit system call without pointers.
             unsafe { std::arch::asm!("int 0x80", inout("eax") ret) };
             (ret > 0) as i32
         }
@@ -225,10 +230,14 @@ fn server_side() -> i32 {
     let mut status = 0;
     unsafe { libc::waitpid(child, &mut status, 0) };
     assert_eq!(libc::WEXITSTATUS(status), 0, "child checks failed");
-    let what: Vec<String> = log.refusals().into_iter().map(|r| {
-        assert_eq!(r.tag, 7);
-        r.what
-    }).collect();
+    let what: Vec<String> = log
+        .refusals()
+        .into_iter()
+        .map(|r| {
+            assert_eq!(r.tag, 7);
+            r.what
+        })
+        .collect();
     assert_eq!(
         what,
         [

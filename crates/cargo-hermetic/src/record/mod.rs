@@ -247,7 +247,8 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
         verify::verify(&origin, &cluster, Suite::Recorded, files)?
     };
     let dropped = verified.dropped_reports();
-    let tests_dropped = verified.unstable_count() + verified.dropped_static.len();
+    let tests_dropped = verified.unstable_count() + verified.count(verify::Failure::StaticState);
+    let tests_uncompilable = verified.count(verify::Failure::Uncompilable);
     let files: Vec<_> = verified
         .files
         .into_iter()
@@ -355,7 +356,7 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
         distinct_calls_with_a_test: distinct_tested,
         tests_emitted,
         tests_dropped_unstable: tests_dropped,
-        tests_dropped_uncompilable: verified.dropped_uncompilable.len(),
+        tests_dropped_uncompilable: tests_uncompilable,
         dropped,
         functions_probed: probed.probed.len(),
         skipped,

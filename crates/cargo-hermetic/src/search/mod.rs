@@ -14,6 +14,7 @@ mod frontier;
 pub mod mocks;
 pub mod ops;
 pub mod outputs;
+pub mod refused;
 pub mod values;
 
 use crate::cluster::{CallableKind, Cluster};
@@ -85,6 +86,8 @@ pub struct SearchOutcome {
     pub refused_by_runtime: u64,
     /// System calls the sandbox refused, over all executions.
     pub refused_by_sandbox: u64,
+    /// What the sandbox refused, per function.
+    pub refused: refused::Refused,
     /// Goals (branches and outcomes) whose best test calls private items.
     pub goals_needing_private: usize,
     /// Goals (branches and outcomes) whose best test builds mocks.
@@ -137,6 +140,7 @@ pub fn run(
     let mut outputs = outputs::Outputs::new(goals.len(), eligible, &boolean);
     let expected: Vec<usize> = outputs.expected().collect();
     let (mut refused_by_runtime, mut refused_by_sandbox) = (0u64, 0u64);
+    let mut refused = refused::Refused::default();
     let mut infeasible_covered = BTreeSet::new();
     let started = Instant::now();
     let max = cfg.max_executions.unwrap_or(u64::MAX);
@@ -253,6 +257,7 @@ pub fn run(
                 }
             }
             refused_by_sandbox += report.sandbox_blocked as u64;
+            refused.learn(&case, &report);
             refused_by_runtime += report
                 .env
                 .accesses
@@ -341,6 +346,7 @@ pub fn run(
         touched,
         refused_by_runtime,
         refused_by_sandbox,
+        refused,
         goals_needing_private,
         goals_needing_mocks,
         infeasible_covered,
