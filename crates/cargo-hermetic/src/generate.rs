@@ -411,6 +411,9 @@ fn describe(o: &Outcome) -> String {
         Outcome::Crashed { signal: 0, .. } => "stops hermetic's driver".into(),
         Outcome::Crashed { signal, .. } => format!("kills the process with signal {signal}"),
         Outcome::Timeout { .. } => "does not return (timed out)".into(),
+        Outcome::Panicked { message, .. } if crate::search::exhausted_resources(message) => {
+            format!("runs out of threads or memory ({message})")
+        }
         Outcome::Exited { code, .. } => format!("exits the process with code {code}"),
         Outcome::Completed | Outcome::Panicked { .. } | Outcome::Invalid { .. } => format!("{o:?}"),
     }

@@ -89,8 +89,8 @@ const SANDBOX_FILES: &[(&str, &str)] = &[
         include_str!("../../hermetic-sandbox/src/namespaces.rs"),
     ),
     (
-        "src/processes.rs",
-        include_str!("../../hermetic-sandbox/src/processes.rs"),
+        "src/supervisor.rs",
+        include_str!("../../hermetic-sandbox/src/supervisor.rs"),
     ),
     (
         "src/refusals.rs",

@@ -7,7 +7,7 @@
 
 use hermetic_protocol::{Refusal, SANDBOX_WRITES_ENV};
 use hermetic_sandbox::filter::{self, Policy, Profile};
-use hermetic_sandbox::{processes, refusals, Log};
+use hermetic_sandbox::{supervisor, Log};
 
 /// The server's sandbox: the shared log its children's refusals go to.
 pub struct Sandbox {
@@ -16,15 +16,14 @@ pub struct Sandbox {
     pub seccomp: bool,
 }
 
-/// Installs the handler that answers and logs refusals, the allow-list filter, and the
-/// supervisor of process starts, for good, in the calling process and every child it forks.
-/// The calling thread is the one whose forks go on. Never fails: without seccomp the result
-/// says so, and the engine warns.
+/// Installs the allow-list filter and its supervisor, which answers and logs refusals, for
+/// good, in the calling process and every child it forks. The calling thread is the one whose
+/// forks and signals go through. Never fails: without seccomp the result says so, and the
+/// engine warns.
 pub fn contain_server() -> Sandbox {
-    let log = Log::shared().expect("hermetic driver: cannot map the refusal log");
+    let log = Log::new().expect("hermetic driver: cannot map the refusal log");
     let writes = std::env::var_os(SANDBOX_WRITES_ENV).is_some();
     let seccomp = cfg!(target_arch = "x86_64")
-        && refusals::install_handler(log).is_ok()
         && filter::no_new_privs()
         && filter::program(&Policy {
             profile: Profile::Server,
@@ -33,24 +32,21 @@ pub fn contain_server() -> Sandbox {
         .install(true)
         .ok()
         .flatten()
-        .is_some_and(|listener| processes::supervise(listener, log).is_ok());
+        .is_some_and(|listener| supervisor::start(listener, log).is_ok());
     if std::env::var_os("HERMETIC_DEBUG").is_some() {
         eprintln!("hermetic driver: seccomp {seccomp}, writes {writes}");
     }
     Sandbox { log, seccomp }
 }
 
-/// In a freshly forked child, before it runs code under test: it dies with the server, and
-/// may signal only itself (not the server, its process group, or anyone else).
+/// In a freshly forked child, before it runs code under test: it keeps none of the server's
+/// descriptors but those it was given (not the engine's pipes, not the supervisor's
+/// listener, with which it could answer its own refusals).
 pub fn contain_child() {
-    // SAFETY: prctl and getpid/getppid with no pointers.
-    unsafe {
-        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0);
-        if libc::getppid() == 1 {
-            // The server died before the death signal was set.
-            libc::_exit(0);
-        }
-        let _ = filter::own_signals(libc::getpid() as u32).install(false);
+    supervisor::forget_in_child();
+    for fd in [hermetic_protocol::REPLY_FD, hermetic_protocol::REQUEST_FD] {
+        // SAFETY: closing this process's copies of the server's descriptors.
+        unsafe { libc::close(fd) };
     }
 }
 

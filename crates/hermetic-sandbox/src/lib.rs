@@ -1,8 +1,8 @@
 //! Containment of the code under test, in layers that fail closed.
 //!
 //! - [`filter`]: a seccomp allow-list of x86-64 system calls (32-bit and x32 calls refused);
-//!   what it refuses is trapped and logged ([`refusals`]), process starts are answered by a
-//!   supervisor thread ([`processes`]).
+//!   in the driver, what it refuses is answered and logged ([`refusals`]) by a supervisor
+//!   thread of the fork server ([`supervisor`]).
 //! - [`landlock`](mod@landlock): writes only below scratch directories, no TCP, no signals or
 //!   abstract sockets outside the sandbox.
 //! - [`namespaces`]: a read-only view of the file system but the scratch directories, and no
@@ -17,8 +17,8 @@ pub mod filter;
 pub mod landlock;
 pub mod launch;
 pub mod namespaces;
-pub mod processes;
 pub mod refusals;
+pub mod supervisor;
 
 pub use launch::{Layers, Pending, Sandbox};
 pub use refusals::{Log, Refusal};

@@ -1,17 +1,17 @@
-//! The log of refused system calls: a page of memory shared by the driver's server and its
-//! children, so that a refusal is seen even when the child dies after it. The `SIGSYS` handler
-//! (in the child whose call was trapped) and the process supervisor (a thread of the server)
-//! both write to it; the server reads it after each execution.
+//! The log of refused system calls. The supervisor ([`crate::supervisor`]), a thread of the
+//! driver's server, writes it in the server's own memory, out of reach of the code under test;
+//! the server reads it after each execution. Only the tag, which says what the child is doing
+//! (the statement it runs), is in memory shared with the children.
 
 use crate::filter::{self, AUDIT_ARCH_X86_64, X32_SYSCALL_BIT};
 use std::sync::atomic::{AtomicI64, AtomicU32, AtomicU64, Ordering};
 
 /// Refusals kept per execution (more are counted, not described).
 const ENTRIES: usize = 32;
-/// Bytes of a path kept per refusal.
-const PATH_WORDS: usize = 12;
+/// Bytes of a path kept per refusal (the last one a terminator).
+pub const PATH_BYTES: usize = 96;
 
-#[repr(C)]
+#[derive(Default)]
 struct Entry {
     tag: AtomicU32,
     arch: AtomicU32,
@@ -19,15 +19,14 @@ struct Entry {
     args: [AtomicU64; 3],
     /// The caller's parent, to say "its parent" when a signal was meant for it.
     parent: AtomicU32,
-    path: [AtomicU64; PATH_WORDS],
+    path: [AtomicU64; PATH_BYTES / 8],
 }
 
-/// The shared log; see the module documentation.
-#[repr(C)]
+/// The log; see the module documentation. Written without allocating (the supervisor may
+/// answer while the server's `fork` holds the allocator's locks).
 pub struct Log {
-    /// What the process is doing now (the driver: the statement it runs); each refusal is
-    /// logged with it.
-    tag: AtomicU32,
+    /// What the child is doing now, set by the child (shared memory).
+    tag: &'static AtomicU32,
     /// Refusals since the last [`Log::reset`], described or not.
     count: AtomicU32,
     entries: [Entry; ENTRIES],
@@ -44,26 +43,29 @@ pub struct Refusal {
 }
 
 impl Log {
-    /// A log in fresh memory shared with every process forked from now on. Lives for the
-    /// whole process.
-    pub fn shared() -> std::io::Result<&'static Log> {
-        let len = std::mem::size_of::<Log>();
-        // SAFETY: an anonymous shared mapping, zeroed by the kernel (all-zero is a valid Log).
-        let base = unsafe {
+    /// A log whose tag is shared with every process forked from now on. Lives for the whole
+    /// process.
+    pub fn new() -> std::io::Result<&'static Log> {
+        // SAFETY: an anonymous shared mapping, zeroed by the kernel (a valid AtomicU32).
+        let tag = unsafe {
             libc::mmap(
                 std::ptr::null_mut(),
-                len,
+                std::mem::size_of::<AtomicU32>(),
                 libc::PROT_READ | libc::PROT_WRITE,
                 libc::MAP_SHARED | libc::MAP_ANONYMOUS,
                 -1,
                 0,
             )
         };
-        if base == libc::MAP_FAILED {
+        if tag == libc::MAP_FAILED {
             return Err(std::io::Error::last_os_error());
         }
-        // SAFETY: the mapping is never unmapped, suitably aligned and zeroed.
-        Ok(unsafe { &*(base as *const Log) })
+        Ok(Box::leak(Box::new(Log {
+            // SAFETY: the mapping is never unmapped, aligned and zeroed.
+            tag: unsafe { &*(tag as *const AtomicU32) },
+            count: AtomicU32::new(0),
+            entries: Default::default(),
+        })))
     }
 
     /// Forgets every refusal (before an execution).
@@ -72,7 +74,7 @@ impl Log {
         self.tag.store(0, Ordering::SeqCst);
     }
 
-    /// Sets the tag later refusals get.
+    /// Sets the tag later refusals get (the child calls it: the tag is shared).
     pub fn set_tag(&self, tag: u32) {
         self.tag.store(tag, Ordering::SeqCst);
     }
@@ -82,12 +84,9 @@ impl Log {
         self.count.load(Ordering::SeqCst)
     }
 
-    /// Logs a refusal. Async-signal-safe. `path`, when given, is read up to its NUL (the
-    /// caller vouches that it points at readable memory).
-    ///
-    /// # Safety
-    /// `path` is null or points at a readable string the call was about to use.
-    pub unsafe fn record(&self, arch: u32, nr: i64, args: [u64; 3], path: *const u8) {
+    /// Logs a refusal, with the path it named (up to its NUL, at most [`PATH_BYTES`]) and the
+    /// caller's parent. Allocates nothing.
+    pub fn record(&self, arch: u32, nr: i64, args: [u64; 3], path: &[u8], parent: u32) {
         let i = self.count.fetch_add(1, Ordering::SeqCst) as usize;
         let Some(e) = self.entries.get(i) else { return };
         e.tag
@@ -97,31 +96,20 @@ impl Log {
         for (slot, a) in e.args.iter().zip(args) {
             slot.store(a, Ordering::SeqCst);
         }
-        // SAFETY: getppid has no preconditions.
-        e.parent
-            .store(unsafe { libc::getppid() } as u32, Ordering::SeqCst);
-        for w in &e.path {
-            w.store(0, Ordering::SeqCst);
-        }
-        if path.is_null() {
-            return;
-        }
-        // Word by word, the last byte of the last word left 0 as the terminator.
-        let mut word = [0u8; 8];
+        e.parent.store(parent, Ordering::SeqCst);
+        let end = path
+            .iter()
+            .position(|&b| b == 0)
+            .unwrap_or(path.len())
+            .min(PATH_BYTES - 1);
         for (n, w) in e.path.iter().enumerate() {
+            let mut word = [0u8; 8];
             for (j, b) in word.iter_mut().enumerate() {
-                let at = n * 8 + j;
-                // SAFETY: the caller vouches for the string; we stop at its NUL.
-                *b = if at + 1 < PATH_WORDS * 8 {
-                    unsafe { *path.add(at) }
-                } else {
-                    0
-                };
+                if n * 8 + j < end {
+                    *b = path[n * 8 + j];
+                }
             }
             w.store(u64::from_le_bytes(word), Ordering::SeqCst);
-            if word.contains(&0) {
-                break;
-            }
         }
     }
 
@@ -161,10 +149,34 @@ impl Log {
     }
 }
 
+/// The names of the 32-bit calls hostile code uses most.
+fn i386_name(nr: i64) -> Option<&'static str> {
+    Some(match nr {
+        1 => "exit",
+        2 => "fork",
+        4 => "write",
+        5 => "open",
+        8 => "creat",
+        10 => "unlink",
+        11 => "execve",
+        15 => "chmod",
+        37 => "kill",
+        38 => "rename",
+        66 => "setsid",
+        102 => "socketcall",
+        120 => "clone",
+        190 => "vfork",
+        _ => return None,
+    })
+}
+
 /// What a refused call tried, in words.
 pub fn describe(arch: u32, nr: i64, args: [u64; 3], path: &str, parent: u32) -> String {
     if arch != AUDIT_ARCH_X86_64 {
-        return format!("a 32-bit system call (int 0x80), number {nr}");
+        return match i386_name(nr) {
+            Some(name) => format!("a 32-bit system call (int 0x80): {name}"),
+            None => format!("a 32-bit system call (int 0x80), number {nr}"),
+        };
     }
     if nr >= X32_SYSCALL_BIT as i64 {
         return format!("an x32 system call, number {}", nr - X32_SYSCALL_BIT as i64);
@@ -174,6 +186,7 @@ pub fn describe(arch: u32, nr: i64, args: [u64; 3], path: &str, parent: u32) -> 
         .unwrap_or_else(|| format!("system call {nr}"));
     let n = nr as libc::c_long;
     let int = |a: u64| a as u32 as i32;
+    let path = path.escape_debug().to_string();
     match n {
         libc::SYS_kill
         | libc::SYS_tkill
@@ -204,68 +217,9 @@ pub fn describe(arch: u32, nr: i64, args: [u64; 3], path: &str, parent: u32) -> 
         libc::SYS_prlimit64 => format!("prlimit64: set limit {}", int(args[1])),
         libc::SYS_setrlimit => format!("setrlimit: limit {}", int(args[0])),
         libc::SYS_ioctl => format!("ioctl (request {:#x})", args[1] as u32),
-        libc::SYS_open | libc::SYS_openat => format!("{name} for writing {path}"),
+        libc::SYS_open | libc::SYS_openat => format!("{name} for writing {path}").trim().into(),
         _ if !path.is_empty() => format!("{name} {path}"),
         _ => name,
-    }
-}
-
-static HANDLER_LOG: AtomicU64 = AtomicU64::new(0);
-
-/// Makes trapped calls fail with `EPERM` and logs them in `log`, in this process and those it
-/// forks (install before the filter).
-pub fn install_handler(log: &'static Log) -> std::io::Result<()> {
-    HANDLER_LOG.store(log as *const Log as u64, Ordering::SeqCst);
-    // SAFETY: installs a handler that only touches the shared log and the saved registers.
-    unsafe {
-        let mut sa: libc::sigaction = std::mem::zeroed();
-        sa.sa_sigaction = on_sigsys as *const () as usize;
-        sa.sa_flags = libc::SA_SIGINFO;
-        libc::sigemptyset(&mut sa.sa_mask);
-        if libc::sigaction(libc::SIGSYS, &sa, std::ptr::null_mut()) != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-    }
-    Ok(())
-}
-
-/// `siginfo_t` for `SIGSYS` (`_sigsys` in the kernel's union).
-#[repr(C)]
-struct SigsysInfo {
-    signo: i32,
-    errno: i32,
-    code: i32,
-    _pad: i32,
-    call_addr: *mut libc::c_void,
-    syscall: i32,
-    arch: u32,
-}
-
-extern "C" fn on_sigsys(_: libc::c_int, info: *mut libc::siginfo_t, context: *mut libc::c_void) {
-    // SAFETY: the kernel passes a valid siginfo (of SIGSYS's shape) and ucontext to an
-    // SA_SIGINFO handler.
-    unsafe {
-        let info = &*(info as *const SigsysInfo);
-        let uc = &mut *(context as *mut libc::ucontext_t);
-        let regs = &mut uc.uc_mcontext.gregs;
-        let args = [
-            regs[libc::REG_RDI as usize],
-            regs[libc::REG_RSI as usize],
-            regs[libc::REG_RDX as usize],
-            regs[libc::REG_R10 as usize],
-        ]
-        .map(|r| r as u64);
-        let nr = info.syscall as i64;
-        let log = HANDLER_LOG.load(Ordering::SeqCst) as *const Log;
-        if !log.is_null() {
-            let path = if info.arch == AUDIT_ARCH_X86_64 {
-                filter::path_arg(nr).map_or(std::ptr::null(), |i| args[i as usize] as *const u8)
-            } else {
-                std::ptr::null()
-            };
-            (*log).record(info.arch, nr, [args[0], args[1], args[2]], path);
-        }
-        regs[libc::REG_RAX as usize] = -(libc::EPERM as i64);
     }
 }
 
@@ -295,7 +249,7 @@ mod tests {
         assert_eq!(describe(x86, libc::SYS_setsid, [0; 3], "", 1), "setsid");
         assert_eq!(
             describe(0x4000_0003, 5, [0; 3], "", 1),
-            "a 32-bit system call (int 0x80), number 5"
+            "a 32-bit system call (int 0x80): open"
         );
         assert_eq!(
             describe(x86, X32_SYSCALL_BIT as i64 + 2, [0; 3], "", 1),
@@ -306,26 +260,26 @@ mod tests {
 
     #[test]
     fn the_log_keeps_paths_and_counts_past_its_entries() {
-        let log = Log::shared().unwrap();
+        let log = Log::new().unwrap();
         log.reset();
         log.set_tag(3);
-        let long = format!("/{}\0", "a".repeat(200));
-        unsafe {
-            log.record(
-                AUDIT_ARCH_X86_64,
-                libc::SYS_unlink,
-                [0; 3],
-                b"/tmp/x\0".as_ptr(),
-            );
-            log.record(AUDIT_ARCH_X86_64, libc::SYS_unlink, [0; 3], long.as_ptr());
-            for _ in 0..40 {
-                log.record(
-                    AUDIT_ARCH_X86_64,
-                    libc::SYS_setsid,
-                    [0; 3],
-                    std::ptr::null(),
-                );
-            }
+        let long = format!("/{}", "a".repeat(200));
+        log.record(
+            AUDIT_ARCH_X86_64,
+            libc::SYS_unlink,
+            [0; 3],
+            b"/tmp/x\0junk",
+            1,
+        );
+        log.record(
+            AUDIT_ARCH_X86_64,
+            libc::SYS_unlink,
+            [0; 3],
+            long.as_bytes(),
+            1,
+        );
+        for _ in 0..40 {
+            log.record(AUDIT_ARCH_X86_64, libc::SYS_setsid, [0; 3], b"", 1);
         }
         let r = log.refusals();
         assert_eq!(log.count(), 42);
@@ -338,7 +292,7 @@ mod tests {
             }
         );
         assert!(r[1].what.starts_with("unlink /aaa"), "{}", r[1].what);
-        assert_eq!(r[1].what.len(), "unlink ".len() + PATH_WORDS * 8 - 1);
+        assert_eq!(r[1].what.len(), "unlink ".len() + PATH_BYTES - 1);
         assert_eq!(r[2].what, "setsid");
         assert_eq!(r[ENTRIES].what, "10 more refused system calls");
         log.reset();

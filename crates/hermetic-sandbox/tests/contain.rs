@@ -2,7 +2,7 @@
 //! sandbox, each told by `HERMETIC_SANDBOX_ACT` to try one thing, and checks how they end.
 
 use hermetic_sandbox::filter::{self, Policy, Profile};
-use hermetic_sandbox::{processes, refusals, Layers, Log, Sandbox};
+use hermetic_sandbox::{supervisor, Layers, Log, Sandbox};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -168,11 +168,10 @@ fn namespaces_and_landlock_each_hold_without_the_filter() {
     std::fs::remove_dir_all(outside.parent().unwrap()).unwrap();
 }
 
-/// The driver's arrangement: a server process with the handler, the filter and the
-/// supervisor forks a child, which adds its own signal filter and tries things; the server
-/// reads the log.
+/// The driver's arrangement: a server process with the filter and the supervisor forks a
+/// child, which tries things; the server reads the log.
 #[test]
-fn the_server_filter_refuses_logs_and_lets_the_server_fork() {
+fn the_server_filter_refuses_logs_and_lets_the_server_fork_and_signal() {
     // SAFETY: the forked process runs the checks and leaves with `_exit`.
     let pid = unsafe { libc::fork() };
     if pid == 0 {
@@ -186,23 +185,21 @@ fn the_server_filter_refuses_logs_and_lets_the_server_fork() {
 }
 
 fn server_side() -> i32 {
-    let log = Log::shared().unwrap();
-    refusals::install_handler(log).unwrap();
+    let log = Log::new().unwrap();
     assert!(filter::no_new_privs());
     let program = filter::program(&Policy {
         profile: Profile::Server,
         writes: false,
     });
     let listener = program.install(true).unwrap().unwrap();
-    processes::supervise(listener, log).unwrap();
+    supervisor::start(listener, log).unwrap();
     log.reset();
-    log.set_tag(7);
     // SAFETY: the child tries things and leaves with `_exit`.
     let child = unsafe { libc::fork() };
     assert!(child >= 0, "the server could not fork");
     if child == 0 {
-        let me = unsafe { libc::getpid() } as u32;
-        filter::own_signals(me).install(false).unwrap();
+        supervisor::forget_in_child();
+        log.set_tag(7);
         let mut failures = 0;
         let mut expect = |ok: bool| failures += (!ok) as i32;
         // Refused and logged, each failing with EPERM.
@@ -220,13 +217,23 @@ fn server_side() -> i32 {
                 0o644,
             )));
             expect(std::process::Command::new("/bin/true").status().is_err());
+            // The listener is gone: the child cannot answer for itself.
+            expect(libc::fcntl(listener, libc::F_GETFD) == -1);
             // Allowed: reading, threads, signals to itself.
             expect(std::fs::read_to_string("/proc/self/status").is_ok());
             expect(std::thread::spawn(|| 3).join().ok() == Some(3));
             expect(libc::kill(libc::getpid(), 0) == 0);
+            expect(
+                std::thread::spawn(|| libc::kill(libc::getpid(), 0))
+                    .join()
+                    .ok()
+                    == Some(0),
+            );
             libc::_exit(failures);
         }
     }
+    // The server's own signals go through.
+    unsafe { libc::kill(child, 0) };
     let mut status = 0;
     unsafe { libc::waitpid(child, &mut status, 0) };
     assert_eq!(libc::WEXITSTATUS(status), 0, "child checks failed");

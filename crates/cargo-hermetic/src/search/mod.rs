@@ -417,6 +417,15 @@ fn finish(
 ) -> Result<FinishedTest, Box<Finding>> {
     match &report.outcome {
         Outcome::Completed => {}
+        // The sandbox limits memory (and so threads); outside it the call would go on.
+        Outcome::Panicked { stmt, message } if exhausted_resources(message) => {
+            case.stmts.truncate(stmt + 1);
+            return Err(Box::new(Finding {
+                case,
+                outcome: report.outcome,
+                report_covered: report.covered,
+            }));
+        }
         Outcome::Panicked { stmt, .. } => case.stmts.truncate(stmt + 1),
         Outcome::Invalid { stmt, .. } => case.stmts.truncate(*stmt),
         Outcome::Crashed { stmt, .. }
@@ -442,6 +451,14 @@ fn finish(
         uses_private,
         uses_mocks,
     })
+}
+
+/// Whether a panic says the process ran out of threads or memory (the sandbox's limit, not a
+/// behaviour of the code a test can show).
+pub fn exhausted_resources(message: &str) -> bool {
+    ["failed to spawn thread", "os error 11)", "os error 12)"]
+        .iter()
+        .any(|m| message.contains(m))
 }
 
 /// Where a test belongs: with the function it is about (its last call) when every call it
