@@ -4,7 +4,7 @@ use crate::cli::GenerateArgs;
 use crate::cluster::{Cluster, Skipped};
 use crate::driver::{build, goals, process};
 use crate::emit::Suite;
-use crate::report::{FindingReport, Report, UncoveredReport};
+use crate::report::{FindingReport, MutationReport, Report, UncoveredReport};
 use crate::search::{self, ops::Space, values::ValuePool, SearchConfig};
 use crate::shadow::Origin;
 use crate::{analyze, cargo, emit, manifest, verify};
@@ -37,7 +37,8 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
 
     status.say("building the instrumented driver (the first build compiles dependencies)");
     let work_dir = process::work_dir(&target.target_dir);
-    let built = build::build_driver(&target, &cluster, &work_dir)?;
+    let mutation = args.mutation == crate::cli::Switch::On;
+    let built = build::build_driver(&target, &cluster, &work_dir, mutation.then_some(&selection))?;
     let mut skipped = cluster.skipped.clone();
     let mut usable = vec![true; cluster.callables.len()];
     for u in &built.unsupported {
@@ -100,7 +101,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         mock_probability: args.mock_probability,
         mock_start: args.mock_start,
     };
-    let outcome = search::run(
+    let mut outcome = search::run(
         &mut space,
         &goal_map,
         &mut pool,
@@ -112,6 +113,21 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     )?;
     bar.finish_and_clear();
     let search_time = search_started.elapsed().as_secs_f64();
+    let mutation_report = if mutation {
+        status.say(&format!(
+            "running the tests against {} mutants",
+            built.mutants.len()
+        ));
+        let analysis =
+            crate::mutation::analysis::analyse(&cluster, &mut outcome.tests, &built.mutants, &mut pool)?;
+        Some(MutationReport::new(
+            &built.mutants,
+            built.mutants_unviable,
+            &analysis,
+        ))
+    } else {
+        None
+    };
     let pool_pcs = pool.hello.pcs.clone();
     let containment = (pool.hello.landlock, pool.hello.seccomp);
     drop(pool);
@@ -134,6 +150,10 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         .filter(|f| !f.test_names.is_empty())
         .collect();
     let tests_emitted: usize = files.iter().map(|f| f.test_names.len()).sum();
+    let tests_without_assertions = outcome.tests.len().saturating_sub(
+        tests_emitted + verified.unstable_count() + verified.dropped_static.len()
+            + verified.dropped_uncompilable.len(),
+    );
     let adds_runtime = manifest::needs_runtime(files.iter().map(|f| f.contents.as_str()))
         && manifest::ensure_runtime_dev_dependency(&target.crate_dir, args.dry_run)?;
     if adds_runtime {
@@ -235,6 +255,8 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         checks_infeasible: goal_map.count_infeasible(goals::GoalKind::Check),
         infeasible_covered: outcome.infeasible_covered.len(),
         tests_emitted,
+        tests_without_assertions,
+        mutation: mutation_report,
         tests_dropped_unstable: verified.unstable_count(),
         tests_dropped_static_state: verified.dropped_static.len(),
         tests_dropped_uncompilable: verified.dropped_uncompilable.len(),

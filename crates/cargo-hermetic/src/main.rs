@@ -11,6 +11,7 @@ mod driver;
 mod emit;
 mod generate;
 mod manifest;
+mod mutation;
 mod mock_syntax;
 mod record;
 mod report;

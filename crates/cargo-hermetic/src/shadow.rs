@@ -49,6 +49,10 @@ const SUPPORT_FILES: &[(&str, &str)] = &[
         "src/mock.rs",
         include_str!("../../hermetic-driver/src/mock.rs"),
     ),
+    (
+        "src/mutant.rs",
+        include_str!("../../hermetic-driver/src/mutant.rs"),
+    ),
 ];
 
 const SUPPORT_MANIFEST: &str = r#"[package]

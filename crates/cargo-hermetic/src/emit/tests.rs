@@ -319,9 +319,11 @@ fn test(home: usize, stmts: Vec<Stmt>, outcome: Outcome, reports: Vec<StmtReport
             env: Default::default(),
             sandbox_blocked: 0,
             mock_calls: Vec::new(),
+            reached_mutants: Vec::new(),
         },
         uses_private: false,
         uses_mocks: false,
+        assertions: None,
     }
 }
 

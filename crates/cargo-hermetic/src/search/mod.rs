@@ -435,6 +435,7 @@ fn finish(
         report,
         uses_private,
         uses_mocks,
+        assertions: None,
     })
 }
 
