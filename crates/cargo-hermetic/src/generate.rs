@@ -91,10 +91,18 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     // A slow first build must not leave the search without time: it gets at least a fifth of
     // the budget.
     let deadline = deadline.map(|d| d.max(search_started + budget.unwrap_or_default() / 5));
+    // Mutation analysis and the tests sought for mutants take the last part of the budget.
+    let search_deadline = deadline.map(|d| {
+        if mutation {
+            (d - budget.unwrap_or_default() / 5).max(search_started + budget.unwrap_or_default() / 5)
+        } else {
+            d
+        }
+    });
     let cfg = SearchConfig {
         seed: args.seed,
         max_executions: args.max_executions,
-        deadline,
+        deadline: search_deadline,
         batch: BATCH,
         strategy: args.strategy,
         env_parts: env_parts(&args.env)?,
@@ -118,8 +126,33 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
             "running the tests against {} mutants",
             built.mutants.len()
         ));
-        let analysis =
-            crate::mutation::analysis::analyse(&cluster, &mut outcome.tests, &built.mutants, &mut pool)?;
+        let mutation_started = Instant::now();
+        let mut analysis = crate::mutation::analysis::analyse(
+            &cluster,
+            &mut outcome.tests,
+            &built.mutants,
+            &mut pool,
+        )?;
+        let stop = crate::mutation::hunt::Stop {
+            deadline,
+            max_executions: args.max_executions.map_or(u64::MAX, |m| m / 5),
+        };
+        let (mut more, executions) = crate::mutation::hunt::hunt(
+            &space,
+            &outcome.tests,
+            &analysis.alive_reached,
+            &mut pool,
+            args.seed,
+            &stop,
+        )?;
+        analysis.executions += executions;
+        if !more.is_empty() {
+            let found =
+                crate::mutation::analysis::analyse(&cluster, &mut more, &built.mutants, &mut pool)?;
+            analysis.merge(found);
+            outcome.tests.extend(more);
+        }
+        analysis.seconds = mutation_started.elapsed().as_secs_f64();
         Some(MutationReport::new(
             &built.mutants,
             built.mutants_unviable,

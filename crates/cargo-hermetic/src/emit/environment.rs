@@ -160,8 +160,7 @@ fn bytes(data: &[u8]) -> TokenStream {
 
 #[cfg(test)]
 mod tests {
-    use crate::test_case::Assertion;
-use super::*;
+    use super::*;
     use hermetic_driver::protocol::{AccessReport, FileSpec};
 
     #[test]
@@ -219,7 +218,10 @@ use super::*;
             stderr: vec![0xff],
             ..EnvReport::default()
         };
-        let checks: Vec<String> = checks(&report).iter().map(|c| c.to_string()).collect();
+        let checks: Vec<String> = checks(&report, &|_| true)
+            .iter()
+            .map(|(_, c)| c.to_string())
+            .collect();
         assert_eq!(
             checks,
             [
@@ -243,7 +245,10 @@ use super::*;
             stdout: vec![],
             stderr: vec![],
         };
-        let checks: Vec<String> = checks(&report).iter().map(|c| c.to_string()).collect();
+        let checks: Vec<String> = checks(&report, &|_| true)
+            .iter()
+            .map(|(_, c)| c.to_string())
+            .collect();
         assert_eq!(
             checks[0],
             "ASSERT_EQ_ (env . file_string (\"/out\") . as_deref () , Some (\"done\\n\")) ;"

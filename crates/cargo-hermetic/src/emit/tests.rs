@@ -861,7 +861,7 @@ fn two_modules_tests() -> Vec<FinishedTest> {
         completed(
             1,
             vec![stmt(LOAD, vec![Value::Str("port = 1".into())])],
-            vec![Some(Observed::Opaque)],
+            vec![Some(Observed::Debug("Config { port: 1 }".into()))],
         ),
     ]
 }

@@ -19,7 +19,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
 /// A mutant run longer than this (and than the search's limit) hangs: killed.
-const MUTANT_TIMEOUT_MS: u64 = 250;
+pub(crate) const MUTANT_TIMEOUT_MS: u64 = 250;
 
 /// What the analysis found, for the report.
 #[derive(Debug, Default)]
@@ -34,11 +34,26 @@ pub struct Analysis {
     /// Executions against mutants.
     pub executions: u64,
     pub seconds: f64,
+    /// The mutants reached but not killed, with the tests (by index) that reach them.
+    pub alive_reached: BTreeMap<u32, Vec<usize>>,
+}
+
+impl Analysis {
+    /// Adds what an analysis of more tests found.
+    pub fn merge(&mut self, more: Analysis) {
+        self.killed.extend(more.killed);
+        self.reached.extend(more.reached);
+        self.assertions_dropped += more.assertions_dropped;
+        self.assertions_kept += more.assertions_kept;
+        self.executions += more.executions;
+        self.seconds += more.seconds;
+        self.alive_reached.retain(|id, _| !self.killed.contains(id));
+    }
 }
 
 /// How a test fares against one mutant.
 #[derive(Debug, Clone, PartialEq)]
-enum Fate {
+pub(crate) enum Fate {
     /// It fails whatever it asserts (a panic, crash or hang of its own).
     Fails,
     /// These assertions fail; none: the mutant survives this test.
@@ -161,12 +176,17 @@ pub fn analyse(
         }
         test.assertions = Some(kept);
     }
+    for (&id, ts) in &runs {
+        if !analysis.killed.contains(&id) {
+            analysis.alive_reached.insert(id, ts.clone());
+        }
+    }
     analysis.seconds = started.elapsed().as_secs_f64();
     Ok(analysis)
 }
 
 /// How the test fares against a mutant, from the mutant's execution.
-fn fate(
+pub(crate) fn fate(
     cluster: &Cluster,
     test: &FinishedTest,
     keys: &[(Assertion, String)],

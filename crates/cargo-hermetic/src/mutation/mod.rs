@@ -1,8 +1,10 @@
 //! Mutation analysis: mutants of the selected code compiled into the driver as schemata
 //! (`schemata.rs`), each final test run against the mutants it reaches, and the assertions
-//! chosen by the mutants they kill (`analysis.rs`), with the mutation score for the report.
+//! chosen by the mutants they kill (`analysis.rs`), with the mutation score for the report;
+//! tests sought for the mutants reached but not killed (`hunt.rs`).
 
 pub mod analysis;
+pub mod hunt;
 pub mod schemata;
 
 use serde::Serialize;

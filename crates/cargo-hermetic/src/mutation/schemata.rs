@@ -63,6 +63,8 @@ pub enum Shape {
         assign: bool,
         l: (usize, usize),
         r: (usize, usize),
+        /// Whether the right operand is a literal.
+        r_literal: bool,
     },
     /// `!x` or `-x`.
     Unary {
@@ -112,6 +114,7 @@ pub fn find_sites(cluster: &Cluster, selection: &Selection, crate_dir: &Path, ro
             function: None,
             sites: Vec::new(),
             next: &mut next,
+            no_constants: 0,
         };
         finder.items(&file.items, m);
         let sites = finder.sites;
@@ -195,6 +198,8 @@ struct Finder<'a, 'n> {
     function: Option<(String, (usize, usize))>,
     sites: Vec<Site>,
     next: &'n mut u32,
+    /// Inside an index, a shift amount or a divisor: constants are left alone.
+    no_constants: usize,
 }
 
 impl Finder<'_, '_> {
@@ -372,6 +377,7 @@ impl Finder<'_, '_> {
                 assign,
                 l: self.range(e.left.span()),
                 r: self.range(e.right.span()),
+                r_literal: matches!(&*e.right, Expr::Lit(_)),
             },
             self.range(span),
             lines,
@@ -384,6 +390,38 @@ impl Finder<'_, '_> {
 impl<'ast> Visit<'ast> for Finder<'_, '_> {
     fn visit_expr(&mut self, e: &'ast Expr) {
         match e {
+            // A constant index, shift or divisor needs no check; a mutated one would (a goal
+            // only mutants reach).
+            Expr::Index(ix) => {
+                self.visit_expr(&ix.expr);
+                self.no_constants += 1;
+                self.visit_expr(&ix.index);
+                self.no_constants -= 1;
+                return;
+            }
+            Expr::Binary(b)
+                if matches!(
+                    b.op,
+                    BinOp::Shl(_)
+                        | BinOp::Shr(_)
+                        | BinOp::Div(_)
+                        | BinOp::Rem(_)
+                        | BinOp::ShlAssign(_)
+                        | BinOp::ShrAssign(_)
+                        | BinOp::DivAssign(_)
+                        | BinOp::RemAssign(_)
+                ) =>
+            {
+                if b.attrs.is_empty() {
+                    self.binary(b);
+                }
+                self.visit_expr(&b.left);
+                self.no_constants += 1;
+                self.visit_expr(&b.right);
+                self.no_constants -= 1;
+                return;
+            }
+            Expr::Lit(_) if self.no_constants > 0 => return,
             Expr::Binary(b) if b.attrs.is_empty() => self.binary(b),
             Expr::Unary(u) if u.attrs.is_empty() && !matches!(u.op, UnOp::Deref(_)) => {
                 // `-128i8` is only a literal with its sign.
@@ -488,7 +526,13 @@ impl Splicer<'_> {
         let id = s.first;
         let n = s.alternatives.len();
         match &s.shape {
-            Shape::Binary { op, assign, l, r } => {
+            Shape::Binary {
+                op,
+                assign,
+                l,
+                r,
+                r_literal,
+            } => {
                 let (l, r) = (self.render(*l, None), self.render(*r, None));
                 let (a, b) = ("__hermetic_l", "__hermetic_r");
                 match (*op, *assign) {
@@ -510,17 +554,20 @@ impl Splicer<'_> {
                             "(match (&({l}), &({r})) {{ ({a}, {b}) => {HELPERS}::{helper}({id}, *{a} {op} *{b}, {a}, {b}) }})"
                         )
                     }
-                    (_, false) => {
+                    (_, assign) => {
                         let helper = arith_helper(op);
-                        format!(
-                            "(match ({l}, {r}) {{ ({a}, {b}) => {HELPERS}::{helper}({id}, {a}, {b}, {a} {op} {b}) }})"
-                        )
-                    }
-                    (_, true) => {
-                        let helper = arith_helper(op);
-                        format!(
-                            "(match (&mut ({l}), {r}) {{ ({a}, {b}) => *{a} = {HELPERS}::{helper}({id}, *{a}, {b}, *{a} {op} {b}) }})"
-                        )
+                        // A constant divisor stays in the original operation, which then
+                        // needs no check for zero (a check only mutants could reach).
+                        let divisor = if *r_literal { r.as_str() } else { b };
+                        if assign {
+                            format!(
+                                "(match (&mut ({l}), {r}) {{ ({a}, {b}) => *{a} = {HELPERS}::{helper}({id}, *{a}, {b}, *{a} {op} {divisor}) }})"
+                            )
+                        } else {
+                            format!(
+                                "(match ({l}, {r}) {{ ({a}, {b}) => {HELPERS}::{helper}({id}, {a}, {b}, {a} {op} {divisor}) }})"
+                            )
+                        }
                     }
                 }
             }
@@ -702,14 +749,14 @@ mod tests {
         assert_eq!(
             mutants,
             [
-                "1:31 replace small -> bool with true in small",
-                "1:31 replace small -> bool with false in small",
+                "1:30 replace small -> bool with true in small",
+                "1:30 replace small -> bool with false in small",
+                "2:12 replace && with || in small",
                 "2:7 replace < with == in small",
                 "2:7 replace < with > in small",
                 "2:7 replace < with <= in small",
                 "2:9 replace 10 with 11 in small",
                 "2:9 replace 10 with 9 in small",
-                "2:12 replace && with || in small",
                 "2:15 delete ! in small",
                 "2:19 replace == with != in small",
                 "2:22 replace 3 with 4 in small",
