@@ -14,7 +14,7 @@ use crate::driver::process::{DriverPool, Mutation};
 use crate::emit;
 use crate::test_case::{Assertion, FinishedTest};
 use anyhow::Result;
-use hermetic_driver::protocol::{ExecReport, Outcome};
+use hermetic_protocol::{ExecReport, Outcome};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
