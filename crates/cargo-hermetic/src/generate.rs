@@ -94,7 +94,8 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     // Mutation analysis and the tests sought for mutants take the last part of the budget.
     let search_deadline = deadline.map(|d| {
         if mutation {
-            (d - budget.unwrap_or_default() / 5).max(search_started + budget.unwrap_or_default() / 5)
+            (d - budget.unwrap_or_default() / 5)
+                .max(search_started + budget.unwrap_or_default() / 5)
         } else {
             d
         }
@@ -184,7 +185,9 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         .collect();
     let tests_emitted: usize = files.iter().map(|f| f.test_names.len()).sum();
     let tests_without_assertions = outcome.tests.len().saturating_sub(
-        tests_emitted + verified.unstable_count() + verified.dropped_static.len()
+        tests_emitted
+            + verified.unstable_count()
+            + verified.dropped_static.len()
             + verified.dropped_uncompilable.len(),
     );
     let adds_runtime = manifest::needs_runtime(files.iter().map(|f| f.contents.as_str()))

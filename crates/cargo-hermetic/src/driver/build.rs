@@ -88,9 +88,12 @@ pub fn build_driver(
                 });
             }
             BuildOutcome::Failed(errors) => {
-                let (in_dispatch, in_crate): (Vec<CompileError>, Vec<CompileError>) = errors
-                    .into_iter()
-                    .partition(|e| e.file.as_ref().is_some_and(|f| f.starts_with(&dispatch_dir)));
+                let (in_dispatch, in_crate): (Vec<CompileError>, Vec<CompileError>) =
+                    errors.into_iter().partition(|e| {
+                        e.file
+                            .as_ref()
+                            .is_some_and(|f| f.starts_with(&dispatch_dir))
+                    });
                 if !in_crate.is_empty() {
                     // With schemata, the crate's own files may hold rewrites the compiler
                     // rejects: leave those sites out and build again.

@@ -138,7 +138,9 @@ pub fn map_goals(
     let checks = CheckCalls::new(&file, is_check_panic);
     // Code that only a mutant runs (`hermetic_driver::mutant`): a replaced body's value, and
     // the closures computing it.
-    let replaced = CheckCalls::new(&file, |n| n.starts_with("hermetic_driver::mutant::replaced"));
+    let replaced = CheckCalls::new(&file, |n| {
+        n.starts_with("hermetic_driver::mutant::replaced")
+    });
     let mutated = CheckCalls::new(&file, |n| n == "hermetic_driver::mutant::mutated");
     let mut mutant_only: std::collections::HashMap<usize, bool> = Default::default();
     let pads = super::cleanup::landing_pads(&file);

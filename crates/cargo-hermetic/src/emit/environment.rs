@@ -62,7 +62,10 @@ pub fn prelude(spec: &EnvSpec, checked: bool) -> TokenStream {
 /// Assertions on what the code left: the files it wrote or removed, then what it wrote to
 /// fd 1 and fd 2 (output of the print macros is libtest's, under `cargo test`, and never
 /// reaches them: see [`output_checks`]).
-pub fn checks(report: &EnvReport, keep: &dyn Fn(&Assertion) -> bool) -> Vec<(Assertion, TokenStream)> {
+pub fn checks(
+    report: &EnvReport,
+    keep: &dyn Fn(&Assertion) -> bool,
+) -> Vec<(Assertion, TokenStream)> {
     let (assert_eq, assert) = (super::layout::assert_eq(), super::layout::assert());
     let files = report.files.iter().map(|(path, contents)| {
         let check = match contents {

@@ -501,7 +501,7 @@ pub fn assertion_keys(cluster: &Cluster, test: &FinishedTest) -> Vec<(Assertion,
         };
         let key = match &c.ret {
             Ty::Result(_, err) if **err == Ty::IoError => Some(format!("{obs:?}")),
-            ret => oracle.check(ret, obs).map(|check| format!("{check:?}")),
+            ret => oracle.check(ret, obs).map(|check| check.key()),
         };
         out.extend(key.map(|k| (Assertion::Result(i), k)));
     }

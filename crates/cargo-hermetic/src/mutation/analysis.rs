@@ -118,8 +118,10 @@ pub fn analyse(
     let mut hangs: BTreeSet<u32> = BTreeSet::new();
     let rounds = runs.values().map(Vec::len).max().unwrap_or(0);
     let timeout = MUTANT_TIMEOUT_MS.min(pool.timeout_ms);
-    let keys: Vec<Vec<(Assertion, String)>> =
-        tests.iter().map(|t| emit::assertion_keys(cluster, t)).collect();
+    let keys: Vec<Vec<(Assertion, String)>> = tests
+        .iter()
+        .map(|t| emit::assertion_keys(cluster, t))
+        .collect();
     for round in 0..rounds {
         let mut batch = Vec::new();
         for (&id, ts) in &runs {
@@ -159,6 +161,13 @@ pub fn analyse(
     for (t, test) in tests.iter_mut().enumerate() {
         let candidates: Vec<Assertion> = keys[t].iter().map(|(a, _)| a.clone()).collect();
         let kept = choose(test, &candidates, &fates[t]);
+        if std::env::var_os("HERMETIC_DEBUG").is_some() {
+            eprintln!(
+                "mutation: test {t} ({} statements) keeps {kept:?} of {candidates:?}; fates {:?}",
+                test.case.stmts.len(),
+                fates[t]
+            );
+        }
         analysis.assertions_kept += kept.len();
         analysis.assertions_dropped += candidates.len() - kept.len();
         // A test left without assertions is not written: its kills do not count.
@@ -212,14 +221,18 @@ pub(crate) fn fate(
         report,
         ..test.clone()
     };
-    let seen: BTreeMap<Assertion, String> =
-        emit::assertion_keys(cluster, &mutated).into_iter().collect();
-    Fate::Caught(
-        keys.iter()
-            .filter(|(a, k)| seen.get(a) != Some(k))
-            .map(|(a, _)| a.clone())
-            .collect(),
-    )
+    let seen: BTreeMap<Assertion, String> = emit::assertion_keys(cluster, &mutated)
+        .into_iter()
+        .collect();
+    let caught: BTreeSet<Assertion> = keys
+        .iter()
+        .filter(|(a, k)| seen.get(a) != Some(k))
+        .map(|(a, _)| a.clone())
+        .collect();
+    if std::env::var_os("HERMETIC_DEBUG").is_some() && !caught.is_empty() {
+        eprintln!("mutation: {caught:?} sees {seen:?} instead of {keys:?}");
+    }
+    Fate::Caught(caught)
 }
 
 /// The fewest assertions that kill every mutant the test can kill by its assertions, the one

@@ -4,11 +4,13 @@
 //! execution against the mutant would fail it: another value, a panic gone or come.
 
 use super::analysis::{fate, Fate};
+use crate::cluster::CallableKind;
 use crate::driver::process::{DriverPool, Mutation};
 use crate::emit;
-use crate::search::{self, mocks, ops::Space};
-use crate::test_case::FinishedTest;
+use crate::search::{self, mocks, ops, ops::Space};
+use crate::test_case::{FinishedTest, TestCase};
 use anyhow::Result;
+use hermetic_protocol::ExecReport;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -45,7 +47,7 @@ pub fn hunt(
             let Some(&parent) = reaching[&id].choose(&mut rng) else {
                 continue;
             };
-            let candidate = crate::search::ops::mutate(&mut rng, space, &tests[parent].case);
+            let candidate = ops::mutate(&mut rng, space, &tests[parent].case);
             if !candidate.stmts.is_empty() {
                 batch.push((id, candidate));
             }
@@ -71,26 +73,95 @@ pub fn hunt(
             .collect();
         let mut reports = pool.exec_mutants(cases, timeout)?.into_iter();
         executions += 2 * batch.len() as u64;
+        let mut kills = Vec::new();
         for (id, candidate) in batch {
             let (Some(original), Some(mutated)) = (reports.next(), reports.next()) else {
                 break;
             };
-            if mocks::ran_out(&original) || original.sandbox_blocked > 0 {
-                continue;
+            if let Some(test) = killing(space, candidate, original, mutated) {
+                kills.push((id, test));
             }
-            let Ok(test) = search::finish(space.cluster, candidate, original) else {
-                continue;
-            };
-            let keys = emit::assertion_keys(space.cluster, &test);
-            let kills = match fate(space.cluster, &test, &keys, mutated) {
-                Fate::Fails => true,
-                Fate::Caught(by) => !by.is_empty(),
-            };
-            if kills {
-                found.push(test);
-                alive.retain(|&a| a != id);
-            }
+        }
+        for (id, test) in kills {
+            let (test, spent) = shrink(space, pool, test, id, timeout)?;
+            executions += spent;
+            found.push(test);
+            alive.retain(|&a| a != id);
         }
     }
     Ok((found, executions))
+}
+
+/// The candidate as a test, when it is one about a function of the selected code (not a
+/// constructor) and its execution against the mutant would fail it.
+fn killing(
+    space: &Space,
+    candidate: TestCase,
+    original: ExecReport,
+    mutated: ExecReport,
+) -> Option<FinishedTest> {
+    let last = candidate.stmts.last()?.callable;
+    let about_a_target = space.targets.contains(&last)
+        && !matches!(
+            space.cluster.callables[last].kind,
+            CallableKind::StructLiteral { .. }
+                | CallableKind::Variant { .. }
+                | CallableKind::Mock(_)
+                | CallableKind::Parse { .. }
+        );
+    if !about_a_target || mocks::ran_out(&original) || original.sandbox_blocked > 0 {
+        return None;
+    }
+    let test = search::finish(space.cluster, candidate, original).ok()?;
+    let keys = emit::assertion_keys(space.cluster, &test);
+    let kills = match fate(space.cluster, &test, &keys, mutated) {
+        Fate::Fails => true,
+        Fate::Caught(by) => !by.is_empty(),
+    };
+    kills.then_some(test)
+}
+
+/// The test without the statements it needs neither to reach its last call nor to kill the
+/// mutant (last first, as the search minimises); and the executions spent.
+fn shrink(
+    space: &Space,
+    pool: &mut DriverPool,
+    mut best: FinishedTest,
+    mutant: u32,
+    timeout: u64,
+) -> Result<(FinishedTest, u64)> {
+    let mut executions = 0;
+    let mut i = best.case.stmts.len().saturating_sub(1);
+    while i > 0 {
+        i -= 1;
+        let mut candidate = best.case.clone();
+        ops::remove_stmt(&mut candidate, i);
+        ops::repair(space, &mut candidate);
+        if candidate.stmts.is_empty() {
+            continue;
+        }
+        let (calls, env) = candidate.request();
+        let cases = [0, mutant]
+            .map(|m| {
+                (
+                    calls.clone(),
+                    env.clone(),
+                    Mutation {
+                        mutant: m,
+                        report_reached: false,
+                    },
+                )
+            })
+            .to_vec();
+        let mut reports = pool.exec_mutants(cases, timeout)?.into_iter();
+        executions += 2;
+        let (Some(original), Some(mutated)) = (reports.next(), reports.next()) else {
+            break;
+        };
+        if let Some(t) = killing(space, candidate, original, mutated) {
+            best = t;
+            i = i.min(best.case.stmts.len().saturating_sub(1));
+        }
+    }
+    Ok((best, executions))
 }

