@@ -188,7 +188,8 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         tests_emitted
             + verified.unstable_count()
             + verified.dropped_static.len()
-            + verified.dropped_uncompilable.len(),
+            + verified.dropped_uncompilable.len()
+            + verified.dropped_configuration.len(),
     );
     let adds_runtime = manifest::needs_runtime(files.iter().map(|f| f.contents.as_str()))
         && manifest::ensure_runtime_dev_dependency(&target.crate_dir, args.dry_run)?;
@@ -296,6 +297,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         tests_dropped_unstable: verified.unstable_count(),
         tests_dropped_static_state: verified.dropped_static.len(),
         tests_dropped_uncompilable: verified.dropped_uncompilable.len(),
+        tests_dropped_configuration: verified.dropped_configuration.len(),
         dropped: verified.dropped_reports(),
         tests_using_private: files.iter().map(|f| f.using_private.len()).sum(),
         tests_using_mocks: files.iter().map(|f| f.using_mocks.len()).sum(),

@@ -35,6 +35,8 @@ pub struct Report {
     pub tests_dropped_static_state: usize,
     /// Tests dropped because their code did not compile.
     pub tests_dropped_uncompilable: usize,
+    /// Tests dropped because they fail under `cargo test --release` or `--all-features`.
+    pub tests_dropped_configuration: usize,
     /// The names of the dropped tests, with why.
     pub dropped: Vec<DroppedReport>,
     /// Emitted tests that call items outside the public API.
@@ -239,6 +241,10 @@ impl Report {
             (
                 "tests dropped (did not compile)",
                 self.tests_dropped_uncompilable.to_string(),
+            ),
+            (
+                "tests dropped (--release/features)",
+                self.tests_dropped_configuration.to_string(),
             ),
             ("callables", self.callables.to_string()),
             ("items skipped", self.skipped.len().to_string()),

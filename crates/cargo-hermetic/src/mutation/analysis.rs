@@ -318,7 +318,7 @@ mod tests {
         let fates: BTreeMap<u32, Fate> = [
             (1, caught(&[r2.clone(), r0.clone()])),
             (2, caught(&[r0.clone(), r1.clone()])),
-            (3, caught(&[r1.clone()])),
+            (3, caught(std::slice::from_ref(&r1))),
             (4, Fate::Fails),
             (5, caught(&[])),
         ]
