@@ -40,12 +40,25 @@ impl Verified {
         self.dropped.iter().filter(|(_, f)| *f == why).count()
     }
 
-    /// Tests dropped because they failed in some run, for whatever reason but static state (or
-    /// not compiling).
+    /// Tests dropped because they failed in some run, for whatever reason but static state, not
+    /// compiling, or another build.
     pub fn unstable_count(&self) -> usize {
         self.dropped
             .iter()
-            .filter(|(_, f)| !matches!(f, Failure::StaticState | Failure::Uncompilable))
+            .filter(|(_, f)| {
+                !matches!(
+                    f,
+                    Failure::StaticState | Failure::Uncompilable | Failure::Configuration(_)
+                )
+            })
+            .count()
+    }
+
+    /// Tests dropped because they fail in another build.
+    pub fn configuration_count(&self) -> usize {
+        self.dropped
+            .iter()
+            .filter(|(_, f)| matches!(f, Failure::Configuration(_)))
             .count()
     }
 
@@ -55,7 +68,7 @@ impl Verified {
             .iter()
             .map(|(test, why)| crate::report::DroppedReport {
                 test: test.clone(),
-                reason: why.reason().to_string(),
+                reason: why.reason(),
             })
             .collect()
     }
@@ -89,7 +102,7 @@ pub fn verify(
             manifest::ensure_runtime_dev_dependency(&copy.root, false)?;
         }
         let manifest = copy.root.join("Cargo.toml");
-        let exe = match cargo::build_tests(&manifest, &copy.target_dir)? {
+        let exe = match cargo::build_tests(&manifest, &copy.target_dir, &[])? {
             BuildOutcome::Built(exe) => exe,
             BuildOutcome::Failed(errors) => {
                 let mut culprits = BTreeSet::new();
@@ -195,6 +208,25 @@ pub fn verify(
                 }
             }
         }
+        if why.is_empty() {
+            // The tests were written from a debug build; they must hold in the others users
+            // and CI run (a `debug_assert!` or overflow panic is no outcome there).
+            for (options, shown) in configurations(&copy.root) {
+                let Ok(BuildOutcome::Built(exe)) =
+                    cargo::build_tests(&manifest, &copy.target_dir, options)
+                else {
+                    continue;
+                };
+                let ran = run_tests(&exe, root, suite, 0, limits)?;
+                let unfinished = all
+                    .iter()
+                    .filter(|t| ran.cut_short() && !ran.passed.contains(*t));
+                for test in ran.failed.iter().chain(unfinished) {
+                    why.entry(test.clone())
+                        .or_insert(Failure::Configuration(shown));
+                }
+            }
+        }
         if std::env::var_os("HERMETIC_DEBUG").is_some() {
             eprintln!("verify: failed {why:?} in {}", copy.root.display());
         }
@@ -244,22 +276,45 @@ pub enum Failure {
     TimedOut,
     /// The sandbox stopped it: run outside, it would do something the sandbox refuses.
     Refused,
+    /// It fails in another build than the debug one it was written from (the command shown).
+    Configuration(&'static str),
 }
 
 impl Failure {
     /// The reason, as the report gives it.
-    pub fn reason(self) -> &'static str {
+    pub fn reason(self) -> String {
         use crate::report::*;
         match self {
-            Failure::StaticState => DROPPED_STATIC,
-            Failure::Machine => DROPPED_MACHINE,
-            Failure::CaptureBound => DROPPED_CAPTURE_BOUND,
-            Failure::Unstable => DROPPED_UNSTABLE,
-            Failure::Uncompilable => DROPPED_UNCOMPILABLE,
-            Failure::TimedOut => DROPPED_TIMED_OUT,
-            Failure::Refused => DROPPED_REFUSED,
+            Failure::StaticState => DROPPED_STATIC.into(),
+            Failure::Machine => DROPPED_MACHINE.into(),
+            Failure::CaptureBound => DROPPED_CAPTURE_BOUND.into(),
+            Failure::Unstable => DROPPED_UNSTABLE.into(),
+            Failure::Uncompilable => DROPPED_UNCOMPILABLE.into(),
+            Failure::TimedOut => DROPPED_TIMED_OUT.into(),
+            Failure::Refused => DROPPED_REFUSED.into(),
+            Failure::Configuration(shown) => format!("fails under `{shown}`"),
         }
     }
+}
+
+/// The other builds the tests must pass in, as cargo's options and the command a user runs:
+/// `--release`, and `--all-features` for a crate with features.
+fn configurations(crate_root: &Path) -> Vec<(&'static [&'static str], &'static str)> {
+    let mut out: Vec<(&'static [&'static str], &'static str)> =
+        vec![(&["--release"], "cargo test --release")];
+    let has_features = std::fs::read_to_string(crate_root.join("Cargo.toml"))
+        .ok()
+        .and_then(|t| t.parse::<toml_edit::DocumentMut>().ok())
+        .and_then(|d| {
+            d.get("features")
+                .and_then(|f| f.as_table_like())
+                .map(|f| f.iter().any(|(k, _)| k != "default"))
+        })
+        .unwrap_or(false);
+    if has_features {
+        out.push((&["--all-features"], "cargo test --all-features"));
+    }
+    out
 }
 
 /// Tells why `test` (a full path) failed in run `run`, running it alone in fresh processes.

@@ -125,9 +125,11 @@ mod tests {
                 sandbox_blocked: 0,
                 refusals: Vec::new(),
                 mock_calls: Vec::new(),
+                reached_mutants: Vec::new(),
             },
             uses_private: private,
             uses_mocks: mocks,
+            assertions: None,
         }
     }
 

@@ -173,6 +173,7 @@ mod tests {
                     calls,
                 })
                 .collect(),
+            reached_mutants: Vec::new(),
         }
     }
 

@@ -126,9 +126,11 @@ mod tests {
                 sandbox_blocked: 0,
                 refusals: Vec::new(),
                 mock_calls: Vec::new(),
+                reached_mutants: Vec::new(),
             },
             uses_private: false,
             uses_mocks: false,
+            assertions: None,
         }
     }
 
