@@ -188,8 +188,12 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         .tests
         .len()
         .saturating_sub(tests_emitted + verified.dropped.len());
-    let adds_runtime = manifest::needs_runtime(files.iter().map(|f| f.contents.as_str()))
-        && manifest::ensure_runtime_dev_dependency(&target.crate_dir, args.dry_run)?;
+    let manifest_edit = if manifest::needs_runtime(files.iter().map(|f| f.contents.as_str())) {
+        manifest::with_runtime_dev_dependency(&target.crate_dir)?
+    } else {
+        None
+    };
+    let adds_runtime = manifest_edit.is_some();
     if adds_runtime {
         status.say(&format!(
             "{} the dev-dependency `hermetic` to Cargo.toml (tests set up their environment or mocks with it)",
@@ -201,6 +205,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         &cluster,
         Suite::Generated,
         &files,
+        manifest_edit,
         args.dry_run,
     )?;
 

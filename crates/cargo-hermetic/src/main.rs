@@ -7,6 +7,7 @@ mod analyze;
 mod cargo;
 mod cli;
 mod cluster;
+mod commit;
 mod driver;
 mod emit;
 mod generate;

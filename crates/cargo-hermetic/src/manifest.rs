@@ -17,6 +17,22 @@ pub fn needs_runtime<'a>(mut sources: impl Iterator<Item = &'a str>) -> bool {
 /// Adds `hermetic = { path = ".." }` to `[dev-dependencies]` unless it is there. Returns whether
 /// the manifest changed (with `dry_run`, whether it would).
 pub fn ensure_runtime_dev_dependency(crate_dir: &Path, dry_run: bool) -> Result<bool> {
+    let Some(text) = with_runtime_dev_dependency(crate_dir)? else {
+        return Ok(false);
+    };
+    if !dry_run {
+        let path = crate_dir.join("Cargo.toml");
+        let tmp = path.with_extension("toml.hermetic-tmp");
+        std::fs::write(&tmp, text).with_context(|| format!("write {}", tmp.display()))?;
+        std::fs::rename(&tmp, &path).with_context(|| format!("replace {}", path.display()))?;
+    }
+    Ok(true)
+}
+
+/// The crate's `Cargo.toml` with `hermetic = { path = ".." }` added to `[dev-dependencies]`,
+/// when it is not there (`None`: nothing to change). Writing it is the caller's business, so
+/// that it goes in with the tests or not at all (`emit::apply_with_manifest`).
+pub fn with_runtime_dev_dependency(crate_dir: &Path) -> Result<Option<String>> {
     let path = crate_dir.join("Cargo.toml");
     let text =
         std::fs::read_to_string(&path).with_context(|| format!("read {}", path.display()))?;
@@ -29,10 +45,7 @@ pub fn ensure_runtime_dev_dependency(crate_dir: &Path, dry_run: bool) -> Result<
         .as_table_like_mut()
         .context("[dev-dependencies] is not a table")?;
     if dev.contains_key(RUNTIME) {
-        return Ok(false);
-    }
-    if dry_run {
-        return Ok(true);
+        return Ok(None);
     }
     let runtime = runtime_dir()?;
     let dir = crate_dir
@@ -44,10 +57,7 @@ pub fn ensure_runtime_dev_dependency(crate_dir: &Path, dry_run: bool) -> Result<
         relative(&dir, &runtime).display().to_string().into(),
     );
     dev.insert(RUNTIME, Item::Value(toml_edit::Value::InlineTable(dep)));
-    let tmp = path.with_extension("toml.hermetic-tmp");
-    std::fs::write(&tmp, doc.to_string()).with_context(|| format!("write {}", tmp.display()))?;
-    std::fs::rename(&tmp, &path).with_context(|| format!("replace {}", path.display()))?;
-    Ok(true)
+    Ok(Some(doc.to_string()))
 }
 
 /// `to` relative to the directory `from` (both absolute), or `to` itself when they share no

@@ -293,8 +293,12 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
         }
     }
 
-    let adds_runtime = manifest::needs_runtime(files.iter().map(|f| f.contents.as_str()))
-        && manifest::ensure_runtime_dev_dependency(&target.crate_dir, args.dry_run)?;
+    let manifest_edit = if manifest::needs_runtime(files.iter().map(|f| f.contents.as_str())) {
+        manifest::with_runtime_dev_dependency(&target.crate_dir)?
+    } else {
+        None
+    };
+    let adds_runtime = manifest_edit.is_some();
     if adds_runtime {
         say(&format!(
             "{} the dev-dependency `hermetic` to Cargo.toml (tests set up their environment or mocks with it)",
@@ -317,6 +321,7 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
         &cluster,
         Suite::Recorded,
         &files,
+        manifest_edit,
         args.dry_run,
     )?;
 
