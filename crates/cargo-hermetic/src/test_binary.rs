@@ -183,9 +183,11 @@ pub fn run(mut cmd: Command, limits: Limits) -> Result<Ran> {
     Ok(ran)
 }
 
-/// `test <path> ... ok` / `... FAILED`: the test and whether it passed.
+/// `test <path> ... ok` / `... FAILED`: the test and whether it passed (libtest writes
+/// `<path> - should panic` for a `#[should_panic]` test).
 fn outcome(line: &str) -> Option<(String, bool)> {
     let (path, result) = line.strip_prefix("test ")?.rsplit_once(" ... ")?;
+    let path = path.strip_suffix(" - should panic").unwrap_or(path);
     let result = result.trim();
     if result == "ok" {
         Some((path.to_string(), true))
@@ -241,6 +243,10 @@ mod tests {
             Some(("a::hermetic_tests::one".into(), true))
         );
         assert_eq!(outcome("test b ... FAILED"), Some(("b".into(), false)));
+        assert_eq!(
+            outcome("test m::f_panics - should panic ... FAILED"),
+            Some(("m::f_panics".into(), false))
+        );
         assert_eq!(outcome("test c ... ignored"), None);
         assert_eq!(outcome("running 3 tests"), None);
     }
