@@ -88,6 +88,10 @@ pub struct GenerateArgs {
     /// worth).
     #[arg(long, hide = true)]
     pub no_static_isolation: bool,
+    /// Search until a budget is spent or every goal is covered, even when coverage has stopped
+    /// rising (benchmarks only).
+    #[arg(long, hide = true)]
+    pub no_early_stop: bool,
     /// No progress bar.
     #[arg(short, long)]
     pub quiet: bool,

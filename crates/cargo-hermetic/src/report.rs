@@ -45,6 +45,8 @@ pub struct Report {
     /// Candidates not run because they repeat a call that crashed or hung.
     pub executions_avoided: u64,
     pub executions_per_second: f64,
+    /// Why the search ended (every goal covered, a budget spent, coverage stopped rising).
+    pub search_stopped: String,
     pub elapsed_s: f64,
     pub callables: usize,
     pub skipped: Vec<Skipped>,
@@ -172,6 +174,7 @@ impl Report {
                 "executions",
                 format!("{} ({:.0}/s)", self.executions, self.executions_per_second),
             ),
+            ("search stopped", self.search_stopped.clone()),
             ("time", format!("{:.1}s", self.elapsed_s)),
         ];
         for (k, v) in rows {

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
 use super::codegen::SERVE_TEST;
+use super::execute::{ExecRequest, Execute};
 
 /// The calls of one execution, and its environment (`None`: the real one).
 type Request = (Vec<Call>, Option<EnvSpec>);
@@ -173,15 +174,16 @@ impl DriverPool {
             real_env: false,
         })
     }
+}
 
-    /// Runs every test case; the i-th report answers the i-th case.
-    pub fn exec_batch(&mut self, cases: Vec<(Vec<Call>, EnvSpec)>) -> Result<Vec<ExecReport>> {
+impl Execute for DriverPool {
+    fn exec_batch(&mut self, cases: Vec<ExecRequest>) -> Result<Vec<ExecReport>> {
         let n = self.drivers.len();
         let timeout = self.timeout_ms;
         let real = self.real_env;
         let launch = &self.launch;
         let mut shares: Vec<Vec<(usize, Request)>> = vec![Vec::new(); n];
-        for (i, (calls, env)) in cases.into_iter().enumerate() {
+        for (i, ExecRequest { calls, env }) in cases.into_iter().enumerate() {
             shares[i % n].push((i, (calls, (!real).then_some(env))));
         }
         let mut results: Vec<(usize, ExecReport)> = Vec::new();
