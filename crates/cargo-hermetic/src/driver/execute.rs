@@ -2,7 +2,7 @@
 //! driver processes; the search's unit tests run them on a fake.
 
 use anyhow::Result;
-use hermetic_driver::protocol::{Call, EnvSpec, ExecReport};
+use hermetic_protocol::{Call, EnvSpec, ExecReport};
 
 /// One execution to run: the calls of a test case and its environment.
 #[derive(Debug, Clone, PartialEq)]

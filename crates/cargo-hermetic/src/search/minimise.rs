@@ -10,7 +10,7 @@ use crate::driver::execute::Execute;
 use crate::driver::goals::GoalMap;
 use crate::test_case::{FinishedTest, TestCase};
 use anyhow::Result;
-use hermetic_driver::protocol::ExecReport;
+use hermetic_protocol::ExecReport;
 use std::collections::BTreeSet;
 
 /// Shrinks each archived test to the statements its goals need, then keeps a small set of tests

@@ -23,7 +23,7 @@ use crate::driver::goals::GoalMap;
 use crate::test_case::{FinishedTest, Stmt, TestCase};
 use anyhow::Result;
 use archive::Archive;
-use hermetic_driver::protocol::{AccessReport, ExecReport, Outcome};
+use hermetic_protocol::{AccessReport, ExecReport, Outcome};
 use ops::Space;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
