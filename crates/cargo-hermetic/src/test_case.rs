@@ -2,8 +2,8 @@
 
 use crate::cluster::{CallableId, ModuleId};
 use crate::driver::execute::ExecRequest;
-use hermetic_protocol::{Call, EnvSpec, ExecReport};
 use hermetic_protocol::Value;
+use hermetic_protocol::{Call, EnvSpec, ExecReport};
 
 /// A candidate unit test. Statement `i`'s result is referred to by later arguments as
 /// `Value::Use(i)`, `Value::Borrow(i)` or `Value::BorrowMut(i)`; for a method, `args[0]` is the

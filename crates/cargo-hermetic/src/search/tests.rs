@@ -4,8 +4,8 @@
 use super::*;
 use crate::analyze::analyze;
 use crate::cluster::Cluster;
-use hermetic_protocol::{Observed, StmtReport};
 use hermetic_protocol::Value;
+use hermetic_protocol::{Observed, StmtReport};
 use values::ValuePool;
 
 /// A fake driver: runs each request through `f`.
