@@ -273,3 +273,56 @@ fn a_call_that_crashed_is_a_finding_and_is_not_tried_again() {
         .iter()
         .all(|t| t.case.stmts[0].args != [Value::Int(0)]));
 }
+
+const PARSERS: &str = "pub fn setting(line: &str) -> bool { line.starts_with(\"retries=\") }\n\
+                       pub fn open(frame: &[u8]) -> bool { frame.len() > 4 }\n";
+
+fn one_call(c: &Cluster, name: &str, arg: Value) -> TestCase {
+    TestCase {
+        home: 0,
+        stmts: vec![Stmt {
+            callable: callable(c, name),
+            args: vec![arg],
+        }],
+        env: Default::default(),
+    }
+}
+
+#[test]
+fn a_compared_operand_is_spliced_in_where_the_test_holds_the_other() {
+    let c = cluster(PARSERS);
+    let usable = vec![true; c.callables.len()];
+    let space = Space::new(&c, &usable, vec![0, 1], ValuePool::default());
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    // `memcmp("retriez=", "retries=")`: the key goes in where the test has the near miss.
+    let case = one_call(&c, "setting", Value::Str("x retriez=3".into()));
+    let pairs = vec![b"retriez=".to_vec(), b"retries=".to_vec()];
+    let got = cmp::splice(&mut rng, &space, &case, &pairs, &[]).unwrap();
+    assert_eq!(got.stmts[0].args, vec![Value::Str("x retries=3".into())]);
+    // A checksum read from the last four bytes (little-endian) and compared with the right
+    // one: the right one goes in, in the same byte order.
+    let bytes = |b: &[u8]| Value::Seq(b.iter().map(|&x| Value::Int(x.into())).collect());
+    let case = one_call(
+        &c,
+        "open",
+        bytes(&[b'N', 0xC0, 0xDE, 0x78, 0x56, 0x34, 0x12]),
+    );
+    let got = cmp::splice(
+        &mut rng,
+        &space,
+        &case,
+        &[],
+        &[(9, 0x1234_5678), (9, 0x00AB_CDEF)],
+    );
+    assert_eq!(
+        got.unwrap().stmts[0].args,
+        vec![bytes(&[b'N', 0xC0, 0xDE, 0xEF, 0xCD, 0xAB, 0x00])]
+    );
+    // As decimal text: `retries > 10` compared 12 with 10.
+    let case = one_call(&c, "setting", Value::Str("retries=12".into()));
+    let got = cmp::splice(&mut rng, &space, &case, &[], &[(9, 12), (9, 10)]).unwrap();
+    assert_eq!(got.stmts[0].args, vec![Value::Str("retries=10".into())]);
+    // Nothing of the operands in the test: nothing to do.
+    let case = one_call(&c, "setting", Value::Str("abc".into()));
+    assert!(cmp::splice(&mut rng, &space, &case, &pairs, &[(9, 12), (9, 10)]).is_none());
+}
