@@ -99,7 +99,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         env_parts: env_parts(&args.env)?,
         mock_probability: args.mock_probability,
         mock_start: args.mock_start,
-        stop_on_stagnation: !args.no_early_stop,
+        stagnation_floor: (!args.no_early_stop).then_some(search::STAGNATION_FLOOR),
     };
     let outcome = search::run(
         &mut space,

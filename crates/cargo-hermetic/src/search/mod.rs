@@ -46,8 +46,10 @@ pub struct SearchConfig {
     pub mock_probability: f64,
     /// ...once this fraction of the budget (time or executions) is spent (S_FM).
     pub mock_start: f64,
-    /// End the search once coverage has stopped rising (see [`StopReason::Stagnated`]).
-    pub stop_on_stagnation: bool,
+    /// End the search once nothing was gained for `STAGNATION_FACTOR` times the executions
+    /// the last gain took and at least this many executions (see [`StopReason::Stagnated`]);
+    /// `None`: search until a budget is spent or every goal is covered.
+    pub stagnation_floor: Option<u64>,
 }
 
 /// How candidates are made.
@@ -102,10 +104,11 @@ pub struct SearchOutcome {
 const P_CLIMB: f64 = 0.25;
 
 /// The search stops when it has gone this many times as many executions without a gain as the
-/// last gain took to come...
+/// last gain took to come (and at least `SearchConfig::stagnation_floor`).
 const STAGNATION_FACTOR: u64 = 4;
-/// ...and at least this many.
-const MIN_STAGNATION: u64 = 5_000;
+/// The floor `generate` uses: a search that found its last goal early still gets this many
+/// executions more (the magic fixture's last branch can take ~9,000).
+pub const STAGNATION_FLOOR: u64 = 10_000;
 
 /// Progress as the search goes: executions so far and goals covered.
 pub type Progress<'a> = &'a mut dyn FnMut(u64, usize);
@@ -276,8 +279,10 @@ impl<'s, 'c> Search<'s, 'c> {
         }
         let last = self.last_progress;
         let since = self.executions - last;
-        if self.cfg.stop_on_stagnation
-            && since >= MIN_STAGNATION
+        if self
+            .cfg
+            .stagnation_floor
+            .is_some_and(|floor| since >= floor)
             && since >= STAGNATION_FACTOR.saturating_mul(last)
         {
             return Some(StopReason::Stagnated {
