@@ -7,7 +7,7 @@ use crate::cluster::{
     Callable, Field, IntTy, Module, Param, Receiver, StdTy, TypeDef, Variant, Vis,
 };
 use crate::test_case::{Stmt, TestCase};
-use hermetic_driver::protocol::{ExecReport, Observed, StmtReport};
+use hermetic_protocol::{ExecReport, Observed, StmtReport};
 use std::collections::HashSet;
 
 fn module(path: &[&str], parent: Option<usize>, file: &str, mod_rs: bool) -> Module {
