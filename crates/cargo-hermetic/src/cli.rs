@@ -88,18 +88,15 @@ pub struct GenerateArgs {
     /// worth).
     #[arg(long, hide = true)]
     pub no_static_isolation: bool,
-<<<<<<< HEAD
     /// Search until a budget is spent or every goal is covered, even when coverage has stopped
     /// rising (benchmarks only).
     #[arg(long, hide = true)]
     pub no_early_stop: bool,
-=======
     /// Mutation analysis: compile mutants of the selected code into the driver, keep the
     /// assertions that kill them and report the mutation score (`off`: a faster run, every
     /// assertion kept).
     #[arg(long, value_enum, default_value = "on")]
     pub mutation: Switch,
->>>>>>> main
     /// No progress bar.
     #[arg(short, long)]
     pub quiet: bool,

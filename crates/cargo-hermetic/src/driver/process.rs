@@ -186,20 +186,6 @@ impl DriverPool {
             real_env: false,
         })
     }
-}
-
-<<<<<<< HEAD
-impl Execute for DriverPool {
-    fn exec_batch(&mut self, cases: Vec<ExecRequest>) -> Result<Vec<ExecReport>> {
-=======
-    /// Runs every test case; the i-th report answers the i-th case.
-    pub fn exec_batch(&mut self, cases: Vec<(Vec<Call>, EnvSpec)>) -> Result<Vec<ExecReport>> {
-        let cases = cases
-            .into_iter()
-            .map(|(calls, env)| (calls, env, Mutation::default()))
-            .collect();
-        self.exec_mutants(cases, self.timeout_ms)
-    }
 
     /// Runs every test case against its mutant, each with the time limit `timeout`; the i-th
     /// report answers the i-th case.
@@ -208,18 +194,12 @@ impl Execute for DriverPool {
         cases: Vec<(Vec<Call>, EnvSpec, Mutation)>,
         timeout: u64,
     ) -> Result<Vec<ExecReport>> {
->>>>>>> main
         let n = self.drivers.len();
         let real = self.real_env;
         let launch = &self.launch;
         let mut shares: Vec<Vec<(usize, Request)>> = vec![Vec::new(); n];
-<<<<<<< HEAD
-        for (i, ExecRequest { calls, env }) in cases.into_iter().enumerate() {
-            shares[i % n].push((i, (calls, (!real).then_some(env))));
-=======
         for (i, (calls, env, mutation)) in cases.into_iter().enumerate() {
             shares[i % n].push((i, (calls, (!real).then_some(env), mutation)));
->>>>>>> main
         }
         let mut results: Vec<(usize, ExecReport)> = Vec::new();
         let outcomes: Vec<Result<Vec<(usize, ExecReport)>>> = std::thread::scope(|scope| {
@@ -247,6 +227,16 @@ impl Execute for DriverPool {
         }
         results.sort_by_key(|(i, _)| *i);
         Ok(results.into_iter().map(|(_, r)| r).collect())
+    }
+}
+
+impl Execute for DriverPool {
+    fn exec_batch(&mut self, requests: Vec<ExecRequest>) -> Result<Vec<ExecReport>> {
+        let cases = requests
+            .into_iter()
+            .map(|r| (r.calls, r.env, Mutation::default()))
+            .collect();
+        self.exec_mutants(cases, self.timeout_ms)
     }
 }
 

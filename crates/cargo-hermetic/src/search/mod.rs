@@ -409,7 +409,6 @@ impl<'s, 'c> Search<'s, 'c> {
                 .filter(|(pc, _)| goals.in_selected_code(*pc))
                 .map(|&(_, v)| v)
                 .collect();
-<<<<<<< HEAD
             self.space.pool.learn(&ints, &report.cmp_bytes);
             if matches!(
                 report.outcome,
@@ -424,85 +423,17 @@ impl<'s, 'c> Search<'s, 'c> {
                 if self.frontier.offer(&case, &closest).met {
                     self.pending.extend(frontier::prefixes(&case));
                     self.last_progress = self.executions;
-=======
-            if cfg.strategy == Strategy::Archive {
-                space.pool.learn(&ints, &report.cmp_bytes);
-                if matches!(
-                    report.outcome,
-                    Outcome::Completed | Outcome::Panicked { .. }
-                ) {
-                    let closest: Vec<(u64, u64)> = report
-                        .cmp_closest
-                        .iter()
-                        .copied()
-                        .filter(|(pc, _)| goals.in_selected_code(*pc))
-                        .collect();
-                    if frontier.offer(&case, &closest).met {
-                        pending.extend(frontier::prefixes(&case));
-                    }
-                }
-            }
-            let (clock_before, paths_before) = (touched.clock, touched.paths.len());
-            touched.learn(&report.env.accesses);
-            if touched.paths.len() > paths_before {
-                // Paths the code opened make good path arguments.
-                for p in &touched.paths {
-                    space.pool.add_path(p.clone());
-                }
-            }
-            touched.learn_written(&report.env.files);
-            if touched.clock && !clock_before {
-                // Code that reads the clock often compares text with today's date.
-                for d in env::date_strings(env::DEFAULT_NOW) {
-                    space.pool.add_string(d);
-                }
-            }
-            refused_by_sandbox += report.sandbox_blocked as u64;
-            refused_by_runtime += report
-                .env
-                .accesses
-                .iter()
-                .filter(|a| {
-                    matches!(
-                        a,
-                        hermetic_protocol::AccessReport::NetworkAttempt { .. }
-                            | hermetic_protocol::AccessReport::ProcessAttempt { .. }
-                    )
-                })
-                .count() as u64;
-            if mocks::ran_out(&report) {
-                pending.extend(mocks::grow(&mut rng, space, &case, &report));
-                continue;
-            }
-            // A repeated last value stands in for the values of later calls; now and then try
-            // a value per call instead (seed 003: sequences follow the calls).
-            if mocks::short(space, &case, &report) && rng.gen_bool(0.3) {
-                pending.extend(mocks::grow(&mut rng, space, &case, &report));
-            }
-            match finish(space.cluster, case, report) {
-                // The sandbox stopped something the code did behind the runtime's back (or, with
-                // `--env real`, anything harmful): run as a test, outside the sandbox, it would
-                // really do it. Such an execution never becomes a test.
-                Ok(test) if test.report.sandbox_blocked > 0 => {}
-                Ok(test) => {
-                    let mut hit: Vec<usize> = goals.goals_hit(&test.report.covered).collect();
-                    hit.extend(outputs.goal(&test));
-                    if archive.offer(&test, &hit) > 0 {
-                        last_gain = (executions, started.elapsed().as_secs_f64());
-                    }
-                }
-                Err(finding) => {
-                    reached_by_findings.extend(goals.goals_hit(&finding.report_covered));
-                    poison(&mut poisoned, &finding);
-                    if !findings.iter().any(|f| same_finding(f, &finding)) {
-                        findings.push(*finding);
-                    }
->>>>>>> main
                 }
             }
         }
-        let clock_before = self.touched.clock;
+        let (clock_before, paths_before) = (self.touched.clock, self.touched.paths.len());
         self.touched.learn(&report.env.accesses);
+        if self.touched.paths.len() > paths_before {
+            // Paths the code opened make good path arguments.
+            for p in &self.touched.paths {
+                self.space.pool.add_path(p.clone());
+            }
+        }
         self.touched.learn_written(&report.env.files);
         if self.touched.clock && !clock_before {
             // Code that reads the clock often compares text with today's date.

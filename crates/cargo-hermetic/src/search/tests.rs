@@ -65,6 +65,7 @@ fn report(covered: Vec<u32>, returned: Option<Observed>) -> ExecReport {
         env: Default::default(),
         sandbox_blocked: 0,
         mock_calls: Vec::new(),
+        reached_mutants: Vec::new(),
     }
 }
 

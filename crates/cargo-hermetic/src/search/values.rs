@@ -21,17 +21,14 @@ pub struct ValuePool {
     string_list: Vec<String>,
     /// Integers written in the source: few, and the likeliest to matter.
     source_ints: Vec<i128>,
-<<<<<<< HEAD
     /// What the source splits or matches text on: the punctuation and blanks among its char
     /// literals and short string literals (`=`, `:`, `#`, `<`), and the line break and blank
     /// that `lines()` and `split_whitespace()` imply.
     separators: Vec<String>,
-=======
     /// Paths the code opened or checked in its environment, and known strings that look like
     /// paths: for path arguments.
     paths: BTreeSet<String>,
     path_list: Vec<String>,
->>>>>>> main
 }
 
 /// Paths a person would pass, for path arguments before the code has shown which it uses.
@@ -435,7 +432,6 @@ fn random_string(rng: &mut ChaCha8Rng, pool: &ValuePool) -> String {
     }
 }
 
-<<<<<<< HEAD
 /// Text with the structure parsers look for: one to three records (lines, or what a
 /// separator of the source splits), each a token, or tokens joined by a separator of the
 /// source (`name=1`, `fatal: disk`, `-l 9`); tokens are known strings (the source's literals and
@@ -488,7 +484,6 @@ fn boundary(rng: &mut ChaCha8Rng, s: &str) -> usize {
     *bounds.choose(rng).expect("0 is a boundary")
 }
 
-=======
 /// A path: one the code used or compared, one a person would pass, a known name under a known
 /// directory, or any string.
 fn random_path(rng: &mut ChaCha8Rng, pool: &ValuePool) -> String {
@@ -526,7 +521,6 @@ fn mutate_path(rng: &mut ChaCha8Rng, pool: &ValuePool, p: &str) -> String {
     }
 }
 
->>>>>>> main
 fn mutate_string(rng: &mut ChaCha8Rng, pool: &ValuePool, s: &str) -> String {
     if rng.gen_bool(0.2) {
         // Structure: a separator and a token, or a whole record, spliced in at a boundary.
@@ -758,7 +752,6 @@ mod tests {
     }
 
     #[test]
-<<<<<<< HEAD
     fn strings_are_built_from_literals_joined_by_the_separators_the_code_splits_on() {
         let mut rng = ChaCha8Rng::seed_from_u64(5);
         let lits = Literals {
@@ -792,7 +785,9 @@ mod tests {
             mutated.iter().any(|s| s.starts_with("name=")),
             "{mutated:?}"
         );
-=======
+    }
+
+    #[test]
     fn paths_come_from_what_the_code_opened_and_compared() {
         let mut rng = ChaCha8Rng::seed_from_u64(5);
         let mut pool = ValuePool::default();
@@ -814,7 +809,6 @@ mod tests {
             assert!(drawn.contains(p), "{p} never drawn: {drawn:?}");
         }
         assert!(!pool.paths.contains("not a path"));
->>>>>>> main
     }
 
     #[test]
