@@ -355,8 +355,8 @@ impl<'s, 'c> Search<'s, 'c> {
             } else {
                 let parent = parents.choose(rng).expect("non-empty");
                 // Input-to-state: an operand the code compared, where the test holds the other
-                // (an integer, or inside a string or byte slice).
-                let substituted = (cfg.strategy == Strategy::Archive && rng.gen_bool(0.25))
+                // (an integer; else inside a string or byte slice).
+                let substituted = (cfg.strategy == Strategy::Archive && rng.gen_bool(0.2))
                     .then(|| {
                         let compared: Vec<(u64, u64)> = parent
                             .report
@@ -366,13 +366,8 @@ impl<'s, 'c> Search<'s, 'c> {
                             .filter(|(pc, _)| self.goals.in_selected_code(*pc))
                             .collect();
                         let bytes = &parent.report.cmp_bytes;
-                        if rng.gen_bool(0.5) {
-                            cmp::splice(rng, space, &parent.case, bytes, &compared)
-                                .or_else(|| cmp::substitute(rng, &parent.case, &compared))
-                        } else {
-                            cmp::substitute(rng, &parent.case, &compared)
-                                .or_else(|| cmp::splice(rng, space, &parent.case, bytes, &compared))
-                        }
+                        cmp::substitute(rng, &parent.case, &compared)
+                            .or_else(|| cmp::splice(rng, space, &parent.case, bytes, &compared))
                     })
                     .flatten();
                 substituted.or_else(|| Some(mutate(rng, space, touched, cfg.env_parts, parent)))

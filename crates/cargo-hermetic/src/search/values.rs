@@ -111,6 +111,13 @@ impl ValuePool {
         random_string(rng, self)
     }
 
+    /// Whether the source shows text with structure: known strings, and a separator of its
+    /// own beyond the line break and blank every text has. Code without one (a password
+    /// check) gets plain literals, undiluted.
+    fn has_structure(&self) -> bool {
+        !self.string_list.is_empty() && self.separators.iter().any(|s| s != "\n" && s != " ")
+    }
+
     /// A character drawn as for a `char` argument.
     pub fn random_char(&self, rng: &mut ChaCha8Rng) -> char {
         random_char(rng, self)
@@ -410,7 +417,7 @@ fn random_char(rng: &mut ChaCha8Rng, pool: &ValuePool) -> char {
 }
 
 fn random_string(rng: &mut ChaCha8Rng, pool: &ValuePool) -> String {
-    if !pool.string_list.is_empty() && rng.gen_bool(0.2) {
+    if pool.has_structure() && rng.gen_bool(0.2) {
         return structured_string(rng, pool);
     }
     let roll = rng.gen_range(0..10);
@@ -522,7 +529,7 @@ fn mutate_path(rng: &mut ChaCha8Rng, pool: &ValuePool, p: &str) -> String {
 }
 
 fn mutate_string(rng: &mut ChaCha8Rng, pool: &ValuePool, s: &str) -> String {
-    if rng.gen_bool(0.2) {
+    if pool.has_structure() && rng.gen_bool(0.2) {
         // Structure: a separator and a token, or a whole record, spliced in at a boundary.
         let at = boundary(rng, s);
         let piece = match rng.gen_range(0..3) {
