@@ -195,9 +195,7 @@ fn bytes_kind(ty: &Ty) -> Option<Bytes> {
 fn byte_leaves(ty: &Ty, v: &Value, out: &mut Vec<Vec<u8>>) {
     match (bytes_kind(ty), v) {
         (Some(Bytes::Text), Value::Str(s)) => out.push(s.as_bytes().to_vec()),
-        (Some(Bytes::Raw(_)), Value::Seq(items)) => {
-            out.push(items.iter().map(|i| byte_of(i)).collect())
-        }
+        (Some(Bytes::Raw(_)), Value::Seq(items)) => out.push(items.iter().map(byte_of).collect()),
         _ => match (ty, v) {
             (Ty::Box(t) | Ty::Ref(t) | Ty::RefMut(t), v) => byte_leaves(t, v, out),
             (Ty::Option(t), Value::Opt(Some(v))) => byte_leaves(t, v, out),
