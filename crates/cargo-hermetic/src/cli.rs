@@ -61,6 +61,11 @@ pub struct GenerateArgs {
     /// Also write the report as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub report_json: Option<PathBuf>,
+    /// How the tests' dev-dependency on the `hermetic` runtime is written: `vendored` (a copy
+    /// in `.hermetic/runtime/` at the workspace root, by relative path; the default for a new
+    /// entry) or `registry` (`hermetic = "<version>"`). Without it an existing entry is kept.
+    #[arg(long, value_enum, value_name = "SOURCE")]
+    pub runtime: Option<crate::runtime::RuntimeSource>,
     /// Print what would be written, change nothing.
     #[arg(long)]
     pub dry_run: bool,

@@ -134,13 +134,15 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         .filter(|f| !f.test_names.is_empty())
         .collect();
     let tests_emitted: usize = files.iter().map(|f| f.test_names.len()).sum();
-    let adds_runtime = manifest::needs_runtime(files.iter().map(|f| f.contents.as_str()))
-        && manifest::ensure_runtime_dev_dependency(&target.crate_dir, args.dry_run)?;
-    if adds_runtime {
-        status.say(&format!(
-            "{} the dev-dependency `hermetic` to Cargo.toml (tests set up their environment or mocks with it)",
-            if args.dry_run { "would add" } else { "added" }
-        ));
+    if manifest::needs_runtime(files.iter().map(|f| f.contents.as_str())) {
+        let place = manifest::Place {
+            crate_dir: &target.crate_dir,
+            workspace_root: &target.workspace_root,
+        };
+        let edit = manifest::ensure_runtime_dev_dependency(&place, args.runtime, args.dry_run)?;
+        for line in edit.describe(args.dry_run) {
+            status.say(&line);
+        }
     }
     emit::apply_or_print(
         &target.crate_dir,

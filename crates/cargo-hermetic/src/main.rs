@@ -14,6 +14,7 @@ mod manifest;
 mod mock_syntax;
 mod record;
 mod report;
+mod runtime;
 mod rust_syntax;
 mod search;
 mod shadow;

@@ -95,7 +95,7 @@ pub fn verify(
         emit::apply(&copy.root, &rebased, suite, &files)
             .context("place the tests in the verification copy")?;
         if manifest::needs_runtime(files.iter().map(|f| f.contents.as_str())) {
-            manifest::ensure_runtime_dev_dependency(&copy.root, false)?;
+            shadow::add_runtime_dependency(&copy.root.join("Cargo.toml"), "dev-dependencies")?;
         }
         let manifest = copy.root.join("Cargo.toml");
         let exe = match cargo::build_tests(&manifest, &copy.target_dir)? {

@@ -20,13 +20,13 @@ const MAX_REBUILDS: usize = 4;
 
 /// Copies the crate, injects the driver and builds it with coverage instrumentation.
 pub fn build_driver(target: &Target, cluster: &Cluster, work_dir: &Path) -> Result<DriverBuild> {
-    let support = shadow::write_support_crate(work_dir)?;
+    shadow::write_support_crate(work_dir)?;
     let origin = Origin {
         crate_dir: &target.crate_dir,
         workspace_root: &target.workspace_root,
         work_dir,
     };
-    let shadow = shadow::copy_crate(&origin, "shadow", &[("hermetic-driver", &support)])?;
+    let shadow = shadow::copy_crate(&origin, "shadow", &["hermetic-driver"])?;
     let dispatch_dir = work_dir.join("dispatch");
     let mut disabled = BTreeSet::new();
     let mut injected = false;

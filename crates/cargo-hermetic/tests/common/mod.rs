@@ -268,6 +268,45 @@ impl Fixture {
         fs::write(self.path(rel), contents).unwrap();
     }
 
+    /// Moves the crate into `dir` (as a teammate's clone would sit elsewhere); later runs and
+    /// `cargo test`s use it there.
+    pub fn move_to(&mut self, dir: &Path) {
+        let to = dir.join(&self.name);
+        fs::rename(&self.root, &to)
+            .unwrap_or_else(|e| panic!("moving the crate to {}: {e}", to.display()));
+        self.root = to;
+    }
+
+    /// Checks that the tests' dev-dependency on the runtime is the copy vendored inside the
+    /// crate, and that every package the crate's tests build from is inside the crate or comes
+    /// from the registry: nothing of this tool's checkout is needed.
+    pub fn assert_builds_from_its_repository_alone(&self) {
+        let manifest = self.read("Cargo.toml");
+        assert!(
+            manifest.contains("hermetic = { path = \".hermetic/runtime\" }"),
+            "the runtime is not vendored:\n{manifest}"
+        );
+        let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+        cmd.args(["metadata", "--format-version", "1", "--manifest-path"])
+            .arg(self.manifest());
+        let out = run_with_timeout(cmd, CARGO_TEST_TIMEOUT);
+        assert!(
+            out.status.success(),
+            "cargo metadata failed:\n{}",
+            out.stderr
+        );
+        let meta: Value = serde_json::from_str(&out.stdout).expect("cargo metadata's JSON");
+        for package in meta["packages"].as_array().unwrap() {
+            let path = package["manifest_path"].as_str().unwrap();
+            let source = package["source"].as_str().unwrap_or_default();
+            assert!(
+                path.starts_with(self.root.to_str().unwrap()) || source.starts_with("registry+"),
+                "{} builds from {path}, outside the crate and the registry",
+                self.name
+            );
+        }
+    }
+
     /// All files of the copy, without `target/`.
     pub fn snapshot(&self) -> Snapshot {
         snapshot(&self.root)
