@@ -61,6 +61,13 @@ pub struct GenerateArgs {
     /// Also write the report as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub report_json: Option<PathBuf>,
+    /// Also write which branches the tests take, in the lcov format, to this file.
+    #[arg(long, value_name = "FILE")]
+    pub coverage_lcov: Option<PathBuf>,
+    /// Also write a page of the crate's sources with the branches tests take and those they do
+    /// not marked, to this file (open it in a browser).
+    #[arg(long, value_name = "FILE")]
+    pub coverage_html: Option<PathBuf>,
     /// How the tests' dev-dependency on the `hermetic` runtime is written: `vendored` (a copy
     /// in `.hermetic/runtime/` at the workspace root, by relative path; the default for a new
     /// entry) or `registry` (`hermetic = "<version>"`). Without it an existing entry is kept.
@@ -109,7 +116,8 @@ fn fraction(text: &str) -> Result<f64, String> {
 impl GenerateArgs {
     pub const DEFAULT_BUDGET: u64 = 60;
 
-    /// The command line that regenerates the same files, for their header.
+    /// The command line that regenerates the same files, for their header. `--function` is
+    /// left out: its run keeps the file's other tests, the file is the module's.
     pub fn regenerate_command(&self) -> String {
         let mut cmd = String::from("cargo hermetic generate");
         if let Some(p) = &self.package {
@@ -117,9 +125,6 @@ impl GenerateArgs {
         }
         if let Some(m) = &self.module {
             cmd += &format!(" --module {m}");
-        }
-        if let Some(f) = &self.function {
-            cmd += &format!(" --function {f}");
         }
         cmd
     }

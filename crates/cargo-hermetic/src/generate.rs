@@ -2,15 +2,16 @@
 
 use crate::cli::GenerateArgs;
 use crate::cluster::{Cluster, Skipped};
-use crate::driver::{build, goals, process};
+use crate::driver::{build, goals, lines, process};
 use crate::emit::Suite;
-use crate::report::{FindingReport, Report, UncoveredReport};
+use crate::report::{Branch, FindingReport, Report, UncoveredLine, UncoveredReport};
 use crate::search::{self, ops::Space, values::ValuePool, SearchConfig};
 use crate::shadow::Origin;
 use crate::{analyze, cargo, emit, manifest, verify};
 use anyhow::{bail, Context, Result};
 use hermetic_driver::protocol::Outcome;
 use indicatif::{ProgressBar, ProgressStyle};
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 /// Candidates per search batch.
@@ -118,7 +119,16 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
 
     status.say("writing and verifying the tests");
     let command = args.regenerate_command();
-    let files = emit::emit(&cluster, &outcome.tests, Suite::Generated, &command);
+    let mut files = emit::emit(&cluster, &outcome.tests, Suite::Generated, &command);
+    if args.function.is_some() {
+        // Only the selected function's tests are replaced; the rest of each file stays.
+        let subjects: Vec<usize> = (0..cluster.callables.len())
+            .filter(|&c| selected(&cluster, c, &selection))
+            .collect();
+        files = emit::merge::keep_unselected(&target.crate_dir, files, |name| {
+            emit::is_test_of(&cluster, &subjects, name)
+        });
+    }
     let origin = Origin {
         crate_dir: &target.crate_dir,
         workspace_root: &target.workspace_root,
@@ -172,18 +182,13 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
             .filter(|&&g| goal_map.goals[g].kind == kind)
             .count()
     };
-    let mut uncovered: std::collections::BTreeMap<&str, usize> = Default::default();
-    for (g, goal) in goal_map.goals.iter().enumerate() {
-        if !outcome.covered.contains(&g) && goal.kind == goals::GoalKind::Branch {
-            if std::env::var_os("HERMETIC_DEBUG").is_some() {
-                eprintln!(
-                    "uncovered: {} pc {:#x}",
-                    goal.function, pool_pcs[goal.counter as usize]
-                );
-            }
-            *uncovered.entry(goal.function.as_str()).or_default() += 1;
-        }
-    }
+    let (branches, uncovered) = branches_in_source(
+        &goal_map,
+        &outcome.covered,
+        &pool_pcs,
+        &built,
+        &target.crate_dir,
+    );
     let mut varied = std::collections::BTreeSet::new();
     for t in &outcome.tests {
         let e = &t.case.env;
@@ -217,13 +222,9 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
             landlock: containment.0,
             seccomp: containment.1,
         },
-        uncovered: uncovered
-            .into_iter()
-            .map(|(f, n)| UncoveredReport {
-                function: f.to_string(),
-                goals: n,
-            })
-            .collect(),
+        uncovered,
+        branches,
+        crate_dir: target.crate_dir.clone(),
         goals_reached_only_by_findings: outcome.reached_by_findings.len(),
         executions_to_final_coverage: outcome.executions_to_final_coverage,
         time_to_final_coverage_s: outcome.time_to_final_coverage_s,
@@ -255,6 +256,104 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         files: files.iter().map(|f| f.path.clone()).collect(),
         dry_run: args.dry_run,
     })
+}
+
+/// Every branch goal placed in the crate's source, and the uncovered ones by function and line.
+fn branches_in_source(
+    goal_map: &goals::GoalMap,
+    covered: &std::collections::BTreeSet<usize>,
+    pcs: &[u64],
+    built: &build::DriverBuild,
+    crate_dir: &std::path::Path,
+) -> (Vec<Branch>, Vec<UncoveredReport>) {
+    let branch_goals: Vec<usize> = (0..goal_map.goals.len())
+        .filter(|&g| goal_map.goals[g].kind == goals::GoalKind::Branch)
+        .collect();
+    let goal_pcs: Vec<u64> = branch_goals
+        .iter()
+        .map(|&g| pcs[goal_map.goals[g].counter as usize])
+        .collect();
+    let lines = lines::source_lines(&built.executable, &goal_pcs).unwrap_or_else(|e| {
+        if std::env::var_os("HERMETIC_DEBUG").is_some() {
+            eprintln!("no source lines: {e:#}");
+        }
+        vec![None; goal_pcs.len()]
+    });
+    let shadow_root = built
+        .shadow
+        .root
+        .canonicalize()
+        .unwrap_or_else(|_| built.shadow.root.clone());
+    let mut sources: BTreeMap<std::path::PathBuf, Vec<String>> = BTreeMap::new();
+    let mut branches = Vec::new();
+    let mut uncovered: BTreeMap<&str, (usize, Vec<UncoveredLine>)> = BTreeMap::new();
+    for ((&g, pc), line) in branch_goals.iter().zip(&goal_pcs).zip(lines) {
+        let goal = &goal_map.goals[g];
+        let is_covered = covered.contains(&g);
+        // The crate's own lines (not a macro's or std's), relative to its root.
+        let place = line.and_then(|l| {
+            let rel = l
+                .file
+                .strip_prefix(&shadow_root)
+                .or_else(|_| l.file.strip_prefix(&built.shadow.root))
+                .ok()?
+                .to_path_buf();
+            Some((rel, l.line))
+        });
+        if let Some((file, line)) = &place {
+            branches.push(Branch {
+                file: file.clone(),
+                line: *line,
+                covered: is_covered,
+            });
+        }
+        if is_covered {
+            continue;
+        }
+        if std::env::var_os("HERMETIC_DEBUG").is_some() {
+            eprintln!("uncovered: {} pc {pc:#x}", goal.function);
+        }
+        let entry = uncovered.entry(goal.function.as_str()).or_default();
+        entry.0 += 1;
+        let Some((file, line)) = place else { continue };
+        if let Some(same) = entry
+            .1
+            .iter_mut()
+            .find(|u| u.file == file && u.line == line)
+        {
+            same.branches += 1;
+            continue;
+        }
+        let text = sources.entry(file.clone()).or_insert_with(|| {
+            std::fs::read_to_string(crate_dir.join(&file))
+                .unwrap_or_default()
+                .lines()
+                .map(str::to_string)
+                .collect()
+        });
+        let source = text
+            .get(line.saturating_sub(1) as usize)
+            .map(|t| t.trim().to_string())
+            .unwrap_or_default();
+        entry.1.push(UncoveredLine {
+            file,
+            line,
+            source,
+            branches: 1,
+        });
+    }
+    let uncovered = uncovered
+        .into_iter()
+        .map(|(function, (goals, mut lines))| {
+            lines.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+            UncoveredReport {
+                function: function.to_string(),
+                goals,
+                branches: lines,
+            }
+        })
+        .collect();
+    (branches, uncovered)
 }
 
 /// What `HERMETIC_DEBUG` shows of the goals: the counters proven infeasible, and the functions

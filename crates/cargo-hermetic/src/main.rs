@@ -10,6 +10,7 @@ mod cluster;
 mod driver;
 mod emit;
 mod generate;
+mod html;
 mod manifest;
 mod mock_syntax;
 mod record;
@@ -30,6 +31,13 @@ fn main() {
         Command::Generate(args) => generate::generate(&args).and_then(|report| {
             if let Some(path) = &args.report_json {
                 report.write_json(path)?;
+            }
+            if let Some(path) = &args.coverage_lcov {
+                report.write_lcov(path)?;
+            }
+            if let Some(path) = &args.coverage_html {
+                std::fs::write(path, html::page(&report))
+                    .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
             }
             report.print_summary(&mut std::io::stderr())?;
             Ok(())

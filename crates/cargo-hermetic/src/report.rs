@@ -67,6 +67,13 @@ pub struct Report {
     /// System calls the sandbox refused during the search (code that bypassed the runtime).
     pub refused_by_sandbox: u64,
     pub containment: Containment,
+    /// Every branch with a known line (not in the JSON: `--coverage-lcov` and `--coverage-html`
+    /// write it).
+    #[serde(skip)]
+    pub branches: Vec<Branch>,
+    /// The crate's directory, which `branches`' files are relative to.
+    #[serde(skip)]
+    pub crate_dir: PathBuf,
 }
 
 #[derive(Debug, Default, Serialize)]
@@ -81,6 +88,30 @@ pub struct Containment {
 pub struct UncoveredReport {
     pub function: String,
     pub goals: usize,
+    /// Where the branches no test took start, by line.
+    pub branches: Vec<UncoveredLine>,
+}
+
+/// A line where branches start that no test took.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct UncoveredLine {
+    /// Relative to the crate root.
+    pub file: PathBuf,
+    pub line: u32,
+    /// The line's source text, trimmed.
+    pub source: String,
+    /// Branches starting on this line that no test took.
+    pub branches: usize,
+}
+
+/// A branch of the selected code, placed in the source (for `--coverage-lcov` and the HTML
+/// page).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Branch {
+    /// Relative to the crate root.
+    pub file: PathBuf,
+    pub line: u32,
+    pub covered: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -106,7 +137,44 @@ pub struct FindingReport {
     pub outcome: String,
 }
 
+/// Lines of uncovered branches the summary lists.
+const MAX_UNCOVERED_LINES: usize = 12;
+
 impl Report {
+    /// Writes the branches in the lcov tracefile format (`BRDA` per branch, `DA` per line with
+    /// branches: 1 when one of them was taken), which coverage viewers and CI services read.
+    pub fn write_lcov(&self, path: &Path) -> anyhow::Result<()> {
+        let mut by_file: std::collections::BTreeMap<&Path, Vec<&Branch>> = Default::default();
+        for b in &self.branches {
+            by_file.entry(&b.file).or_default().push(b);
+        }
+        let mut text = String::from("TN:hermetic\n");
+        for (file, mut branches) in by_file {
+            branches.sort_by_key(|b| b.line);
+            text += &format!("SF:{}\n", self.crate_dir.join(file).display());
+            for (i, b) in branches.iter().enumerate() {
+                text += &format!(
+                    "BRDA:{},0,{i},{}\n",
+                    b.line,
+                    if b.covered { "1" } else { "0" }
+                );
+            }
+            let hit = branches.iter().filter(|b| b.covered).count();
+            text += &format!("BRF:{}\nBRH:{hit}\n", branches.len());
+            let mut lines: std::collections::BTreeMap<u32, bool> = Default::default();
+            for b in &branches {
+                *lines.entry(b.line).or_default() |= b.covered;
+            }
+            for (line, covered) in &lines {
+                text += &format!("DA:{line},{}\n", u8::from(*covered));
+            }
+            let lh = lines.values().filter(|c| **c).count();
+            text += &format!("LF:{}\nLH:{lh}\nend_of_record\n", lines.len());
+        }
+        std::fs::write(path, text)
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))
+    }
+
     pub fn coverage_percent(&self) -> f64 {
         if self.goals_total == 0 {
             100.0
@@ -127,7 +195,7 @@ impl Report {
         writeln!(out, "  hermetic: {}", self.package)?;
         let rows = [
             (
-                "goals covered",
+                "branches taken by the tests",
                 format!(
                     "{} / {} ({:.1}%)",
                     self.goals_covered,
@@ -136,10 +204,13 @@ impl Report {
                 ),
             ),
             (
-                "compiler checks failed",
-                format!("{} / {}", self.checks_covered, self.checks_total),
+                "overflow/bounds checks reached",
+                format!(
+                    "{} / {} (panics the compiler adds; most cannot happen)",
+                    self.checks_covered, self.checks_total
+                ),
             ),
-            ("tests emitted", self.tests_emitted.to_string()),
+            ("tests written", self.tests_emitted.to_string()),
             (
                 "  using private items",
                 format!(
@@ -155,7 +226,7 @@ impl Report {
                 ),
             ),
             (
-                "tests dropped (failed or flaky)",
+                "tests dropped (failed or flaky on rerun)",
                 self.tests_dropped_unstable.to_string(),
             ),
             (
@@ -166,8 +237,14 @@ impl Report {
                 "tests dropped (did not compile)",
                 self.tests_dropped_uncompilable.to_string(),
             ),
-            ("callables", self.callables.to_string()),
-            ("items skipped", self.skipped.len().to_string()),
+            (
+                "callables (functions, constructors)",
+                self.callables.to_string(),
+            ),
+            (
+                "items skipped (not supported yet)",
+                self.skipped.len().to_string(),
+            ),
             (
                 "executions",
                 format!("{} ({:.0}/s)", self.executions, self.executions_per_second),
@@ -227,8 +304,46 @@ impl Report {
                 "goals reached only by crashes", self.goals_reached_only_by_findings
             )?;
         }
-        for u in self.uncovered.iter().take(8) {
-            writeln!(out, "  ~ {} goal(s) uncovered in {}", u.goals, u.function)?;
+        let lines: Vec<(&UncoveredLine, &str)> = self
+            .uncovered
+            .iter()
+            .flat_map(|u| u.branches.iter().map(move |b| (b, u.function.as_str())))
+            .collect();
+        if !self.uncovered.is_empty() {
+            writeln!(
+                out,
+                "  branches no test takes ({} in {} function(s)):",
+                self.goals_total.saturating_sub(self.goals_covered),
+                self.uncovered.len()
+            )?;
+        }
+        for (b, function) in lines.iter().take(MAX_UNCOVERED_LINES) {
+            writeln!(
+                out,
+                "  ~ {}:{}  {}  ({function}{})",
+                b.file.display(),
+                b.line,
+                b.source,
+                if b.branches > 1 {
+                    format!(", {} branches", b.branches)
+                } else {
+                    String::new()
+                }
+            )?;
+        }
+        if lines.len() > MAX_UNCOVERED_LINES {
+            writeln!(
+                out,
+                "  ~ ... {} more lines (see --report-json or --coverage-html)",
+                lines.len() - MAX_UNCOVERED_LINES
+            )?;
+        }
+        for u in self.uncovered.iter().filter(|u| u.branches.is_empty()) {
+            writeln!(
+                out,
+                "  ~ {} branch(es) in {} (no line known)",
+                u.goals, u.function
+            )?;
         }
         for d in self.dropped.iter().take(5) {
             writeln!(out, "  x dropped {} ({})", d.test, d.reason)?;

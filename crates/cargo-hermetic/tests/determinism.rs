@@ -1,6 +1,6 @@
 //! Reproducibility: the same `--seed` and `--max-executions` on fresh copies of a crate give
 //! byte-identical generated files, whatever the number of `--jobs`, and also for code that
-//! compares addresses.
+//! compares addresses; a `--function` run changes only that function's tests.
 
 mod common;
 
@@ -99,4 +99,66 @@ fn code_that_compares_addresses_gets_the_same_search_twice() {
     // The search found the page: `lands_on` returned true in some execution.
     assert!(first.contains("fn lands_on_returns_true"), "{first}");
     assert!(covered > 0);
+}
+
+/// The file without the tests whose names start with `prefix` (each `#[test]` item runs to
+/// the first `}` at the start of a line), and the number taken out.
+fn without_tests(file: &str, prefix: &str) -> (String, usize) {
+    let mut out = Vec::new();
+    let mut lines = file.lines().peekable();
+    let mut removed = 0;
+    while let Some(line) = lines.next() {
+        if line == "#[test]" {
+            let mut item = vec![line];
+            for l in lines.by_ref() {
+                item.push(l);
+                if l == "}" {
+                    break;
+                }
+            }
+            if item.iter().any(|l| l.starts_with(&format!("fn {prefix}"))) {
+                removed += 1;
+                // The blank line after it goes too.
+                if lines.peek() == Some(&"") {
+                    lines.next();
+                }
+                continue;
+            }
+            out.extend(item);
+            continue;
+        }
+        out.push(line);
+    }
+    (out.join("\n"), removed)
+}
+
+#[test]
+fn a_function_run_replaces_that_function_s_tests_and_keeps_the_rest_as_written() {
+    let fixture = Fixture::copy("triangle");
+    let first = fixture.generate().seed(1).max_executions(1_500).run();
+    first.assert_success();
+    let before = fixture.read("src/hermetic_tests.rs");
+    let (others_before, is_right_before) = without_tests(&before, "is_right_");
+    assert!(
+        is_right_before > 0 && others_before.contains("fn classify_"),
+        "{before}"
+    );
+
+    let second = fixture
+        .generate()
+        .seed(2)
+        .max_executions(1_500)
+        .arg("--function")
+        .arg("is_right")
+        .run();
+    second.assert_success();
+    check_generated_files(&fixture, &second);
+    let after = fixture.read("src/hermetic_tests.rs");
+    let (others_after, is_right_after) = without_tests(&after, "is_right_");
+    assert!(is_right_after > 0, "no test of is_right left:\n{after}");
+    assert!(
+        others_before == others_after,
+        "--function is_right changed other tests:\n===== before\n{before}\n===== after\n{after}"
+    );
+    fixture.cargo_test_passes();
 }

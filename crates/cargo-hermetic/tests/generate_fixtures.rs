@@ -290,7 +290,7 @@ fn ranges_and_128_bit_edges_are_generated_and_checked() {
     for expected in [
         "#[should_panic(expected=\"emptyrange\")]",
         "#[should_panic(expected=\"reversedrange\")]",
-        "assert_eq!(upper_half(",
+        "assert!(upper_half(",
         "assert_eq!(negate(-170141183460469231731687303715884105728),None);",
         "assert_eq!(window(",
     ] {

@@ -7,6 +7,7 @@
 
 mod environment;
 mod layout;
+pub mod merge;
 mod names;
 mod oracle;
 pub mod place;
@@ -95,6 +96,23 @@ pub fn emit(
         .collect()
 }
 
+/// Whether the test named `name` is about one of `callables`: generated names start with the
+/// callable as tests name it, then the outcome (`push_returns_ok`, `push_fails_with_full`), so
+/// `push_front_returns_ok` is not about `push`.
+pub fn is_test_of(cluster: &Cluster, callables: &[CallableId], name: &str) -> bool {
+    callables.iter().any(|&c| {
+        let Some(rest) = name.strip_prefix(&names::callee(cluster, c)) else {
+            return false;
+        };
+        rest.is_empty()
+            || ["returns", "fails", "panics", "succeeds"].iter().any(|w| {
+                rest.strip_prefix('_')
+                    .and_then(|r| r.strip_prefix(w))
+                    .is_some_and(|r| r.is_empty() || r.starts_with('_'))
+            })
+    })
+}
+
 /// A test written out, before it gets its final name.
 struct RenderedTest {
     /// The callable of the last statement: what the test is about.
@@ -134,6 +152,7 @@ fn file_contents(
         .map(|t| Unnamed {
             base: t.name.base.clone(),
             hints: t.name.hints.clone(),
+            env: t.name.env.clone(),
             key: t.name.key.clone(),
         })
         .collect();
@@ -359,6 +378,7 @@ fn render_test(cluster: &Cluster, test: &FinishedTest, suite: Suite) -> Option<R
         name: Unnamed {
             base: names::test_name(&names::callee(cluster, last.callable), &outcome),
             hints,
+            env: names::env_hint(&case.env),
             key,
         },
         should_panic: panic.map(expected_panic),
