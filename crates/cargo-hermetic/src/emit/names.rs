@@ -3,8 +3,7 @@
 
 use crate::cluster::{CallableId, CallableKind, Cluster, Ty};
 use heck::ToSnakeCase;
-use hermetic_driver::protocol::{EnvSpec, Observed};
-use hermetic_driver::Value;
+use hermetic_protocol::{EnvSpec, Observed, Value};
 use proc_macro2::Ident;
 use quote::format_ident;
 use std::collections::{BTreeMap, HashSet};
