@@ -36,12 +36,20 @@ pub struct GenerateArgs {
     /// The package to test, in a workspace.
     #[arg(short, long, value_name = "NAME")]
     pub package: Option<String>,
+    /// Every library package of the workspace, one after the other (each gets its own budget,
+    /// summary and, with --report-json, a report in a JSON array).
+    #[arg(long, conflicts_with = "package")]
+    pub workspace: bool,
     /// Only this module (and its submodules), e.g. `parser::lexer`.
     #[arg(long, value_name = "PATH")]
     pub module: Option<String>,
     /// Only this function or method, e.g. `parse` or `Lexer::next_token`.
     #[arg(long, value_name = "NAME")]
     pub function: Option<String>,
+    /// Only this share of the crate's modules, `k/n` (1 <= k <= n): each module belongs to one
+    /// of `n` shares, so `n` runs (a CI matrix) cover the crate and write different files.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<crate::driver::goals::Shard>,
     /// Time for the whole run, in seconds (default 60; ignored when only --max-executions is
     /// given, so that such runs are reproducible).
     #[arg(long, value_name = "SECS")]
@@ -125,6 +133,9 @@ impl GenerateArgs {
         }
         if let Some(m) = &self.module {
             cmd += &format!(" --module {m}");
+        }
+        if let Some(s) = &self.shard {
+            cmd += &format!(" --shard {}/{}", s.index, s.count);
         }
         cmd
     }

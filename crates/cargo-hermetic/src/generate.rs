@@ -17,6 +17,10 @@ use std::time::{Duration, Instant};
 /// Candidates per search batch.
 const BATCH: usize = 32;
 
+/// The part of `--budget` kept for writing and verifying the tests (compiling them and running
+/// them three times).
+const VERIFICATION_SHARE: f64 = 0.35;
+
 pub fn generate(args: &GenerateArgs) -> Result<Report> {
     let started = Instant::now();
     let budget = match (args.budget, args.max_executions) {
@@ -24,7 +28,6 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         (None, Some(_)) => None,
         (None, None) => Some(Duration::from_secs(GenerateArgs::DEFAULT_BUDGET)),
     };
-    let deadline = budget.map(|b| started + b);
     let target = cargo::locate(args.manifest_path.as_deref(), args.package.as_deref())?;
     let status = Status::new(args.quiet);
     status.say(&format!("analysing {}", target.package));
@@ -36,9 +39,13 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         bail!(nothing_to_test(&cluster));
     }
 
-    status.say("building the instrumented driver (the first build compiles dependencies)");
+    status.say("building the instrumented driver (the first build compiles the dependencies, outside --budget)");
     let work_dir = process::work_dir(&target.target_dir);
-    let built = build::build_driver(&target, &cluster, &work_dir)?;
+    let build_started = Instant::now();
+    let built = build::build_driver(&target, &cluster, &work_dir, !args.quiet)?;
+    // The one-time build of dependencies is outside the budget; the summary says how long it took.
+    let dependencies_build = built.compiled_dependencies.then(|| build_started.elapsed());
+    let deadline = budget.map(|b| started + dependencies_build.unwrap_or_default() + b);
     let mut skipped = cluster.skipped.clone();
     let mut usable = vec![true; cluster.callables.len()];
     for u in &built.unsupported {
@@ -88,9 +95,19 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     );
     let bar = status.bar(goal_map.len() as u64);
     let search_started = Instant::now();
-    // A slow first build must not leave the search without time: it gets at least a fifth of
-    // the budget.
-    let deadline = deadline.map(|d| d.max(search_started + budget.unwrap_or_default() / 5));
+    // Writing and verifying the tests get the last part of the budget; a slow build must not
+    // leave the search without time: it gets at least a fifth.
+    let budget = budget.unwrap_or_default();
+    let verification_share = if args.no_verify {
+        Duration::ZERO
+    } else {
+        budget.mul_f64(VERIFICATION_SHARE)
+    };
+    let deadline = deadline.map(|d| {
+        d.checked_sub(verification_share)
+            .unwrap_or(d)
+            .max(search_started + budget / 5)
+    });
     let cfg = SearchConfig {
         seed: args.seed,
         max_executions: args.max_executions,
@@ -144,15 +161,10 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         .filter(|f| !f.test_names.is_empty())
         .collect();
     let tests_emitted: usize = files.iter().map(|f| f.test_names.len()).sum();
-    if manifest::needs_runtime(files.iter().map(|f| f.contents.as_str())) {
-        let place = manifest::Place {
-            crate_dir: &target.crate_dir,
-            workspace_root: &target.workspace_root,
-        };
-        let edit = manifest::ensure_runtime_dev_dependency(&place, args.runtime, args.dry_run)?;
-        for line in edit.describe(args.dry_run) {
-            status.say(&line);
-        }
+    let contents = files.iter().map(|f| f.contents.as_str());
+    let place = manifest::Place::of(&target);
+    for line in manifest::runtime_for(contents, &place, args.runtime, args.dry_run)? {
+        status.say(&line);
     }
     emit::apply_or_print(
         &target.crate_dir,
@@ -250,6 +262,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         executions_avoided: outcome.avoided,
         executions_per_second: outcome.executions as f64 / search_time.max(1e-9),
         elapsed_s: started.elapsed().as_secs_f64(),
+        dependencies_build_s: dependencies_build.map(|d| d.as_secs_f64()),
         callables: cluster.callables.len(),
         skipped,
         findings,
@@ -399,7 +412,9 @@ fn env_parts(list: &str) -> Result<search::env::EnvParts> {
 }
 
 fn selection(args: &GenerateArgs, cluster: &Cluster) -> Result<goals::Selection> {
-    selection_of(args.module.as_deref(), args.function.as_deref(), cluster)
+    let mut selection = selection_of(args.module.as_deref(), args.function.as_deref(), cluster)?;
+    selection.shard = args.shard;
+    Ok(selection)
 }
 
 /// The `--module` and `--function` options, checked against the crate.
@@ -446,6 +461,7 @@ pub(crate) fn selection_of(
     Ok(goals::Selection {
         module,
         function: function.map(str::to_string),
+        shard: None,
     })
 }
 
@@ -460,7 +476,8 @@ pub(crate) fn selected(cluster: &Cluster, c: usize, sel: &goals::Selection) -> b
         let name = callable_name(cluster, c);
         f == &callable.name || name.ends_with(&format!("::{f}")) || name == *f
     });
-    module_ok && function_ok
+    let shard_ok = sel.shard.is_none_or(|s| s.has(callable.module));
+    module_ok && function_ok && shard_ok
 }
 
 /// `parser::Lexer::next_token`, as a user names it.

@@ -16,12 +16,35 @@ pub fn needs_runtime<'a>(mut sources: impl Iterator<Item = &'a str>) -> bool {
     sources.any(|s| s.contains("hermetic::Env") || s.contains("hermetic::mock"))
 }
 
+/// When any of the generated `sources` uses the runtime, makes the crate's manifest name it
+/// (see [`ensure_runtime_dev_dependency`]); returns progress lines saying what changed.
+pub fn runtime_for<'a>(
+    sources: impl Iterator<Item = &'a str>,
+    place: &Place,
+    source: Option<RuntimeSource>,
+    dry_run: bool,
+) -> Result<Vec<String>> {
+    if !needs_runtime(sources) {
+        return Ok(Vec::new());
+    }
+    Ok(ensure_runtime_dev_dependency(place, source, dry_run)?.describe(dry_run))
+}
+
 /// Where the user's crate and its repository are.
 pub struct Place<'a> {
     /// The directory of the crate's Cargo.toml.
     pub crate_dir: &'a Path,
     /// The workspace root, where a vendored runtime lives (`.hermetic/runtime`).
     pub workspace_root: &'a Path,
+}
+
+impl<'a> Place<'a> {
+    pub fn of(target: &'a crate::cargo::Target) -> Place<'a> {
+        Place {
+            crate_dir: &target.crate_dir,
+            workspace_root: &target.workspace_root,
+        }
+    }
 }
 
 /// What [`ensure_runtime_dev_dependency`] did (with `dry_run`, would do).

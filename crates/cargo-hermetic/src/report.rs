@@ -46,6 +46,9 @@ pub struct Report {
     pub executions_avoided: u64,
     pub executions_per_second: f64,
     pub elapsed_s: f64,
+    /// How long the first build of the driver's dependencies took, when this run had to do it
+    /// (it is outside `--budget`).
+    pub dependencies_build_s: Option<f64>,
     pub callables: usize,
     pub skipped: Vec<Skipped>,
     /// Calls that abort, overflow the stack, exit or hang: no test can show them in-process.
@@ -137,18 +140,25 @@ pub struct FindingReport {
     pub outcome: String,
 }
 
+/// Writes the reports of a `--workspace` run as one JSON array.
+pub fn write_json_list(reports: &[Report], path: &Path) -> anyhow::Result<()> {
+    let text = serde_json::to_string_pretty(reports)?;
+    std::fs::write(path, text + "\n")
+        .map_err(|e| anyhow::anyhow!("cannot write the report to {}: {e}", path.display()))
+}
+
 /// Lines of uncovered branches the summary lists.
 const MAX_UNCOVERED_LINES: usize = 12;
 
 impl Report {
-    /// Writes the branches in the lcov tracefile format (`BRDA` per branch, `DA` per line with
+    /// The branches in the lcov tracefile format (`BRDA` per branch, `DA` per line with
     /// branches: 1 when one of them was taken), which coverage viewers and CI services read.
-    pub fn write_lcov(&self, path: &Path) -> anyhow::Result<()> {
+    pub fn lcov(&self) -> String {
         let mut by_file: std::collections::BTreeMap<&Path, Vec<&Branch>> = Default::default();
         for b in &self.branches {
             by_file.entry(&b.file).or_default().push(b);
         }
-        let mut text = String::from("TN:hermetic\n");
+        let mut text = format!("TN:{}\n", self.package);
         for (file, mut branches) in by_file {
             branches.sort_by_key(|b| b.line);
             text += &format!("SF:{}\n", self.crate_dir.join(file).display());
@@ -171,8 +181,7 @@ impl Report {
             let lh = lines.values().filter(|c| **c).count();
             text += &format!("LF:{}\nLH:{lh}\nend_of_record\n", lines.len());
         }
-        std::fs::write(path, text)
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))
+        text
     }
 
     pub fn coverage_percent(&self) -> f64 {
@@ -226,7 +235,7 @@ impl Report {
                 ),
             ),
             (
-                "tests dropped (failed or flaky on rerun)",
+                "tests dropped (failed or flaky)",
                 self.tests_dropped_unstable.to_string(),
             ),
             (
@@ -249,15 +258,24 @@ impl Report {
                 "executions",
                 format!("{} ({:.0}/s)", self.executions, self.executions_per_second),
             ),
-            ("time", format!("{:.1}s", self.elapsed_s)),
+            (
+                "time",
+                match self.dependencies_build_s {
+                    Some(d) => format!(
+                        "{:.1}s, of which {d:.1}s building dependencies (once; not counted in --budget)",
+                        self.elapsed_s
+                    ),
+                    None => format!("{:.1}s", self.elapsed_s),
+                },
+            ),
         ];
         for (k, v) in rows {
-            writeln!(out, "  {k:<34}{v}")?;
+            writeln!(out, "  {k:<36}{v}")?;
         }
         if !self.environment_touched.is_empty() {
             writeln!(
                 out,
-                "  {:<34}{}",
+                "  {:<36}{}",
                 "environment touched",
                 self.environment_touched.join(", ")
             )?;
@@ -266,12 +284,12 @@ impl Report {
             } else {
                 self.environment_varied.join(", ")
             };
-            writeln!(out, "  {:<34}{}", "environment set up by tests", varied)?;
+            writeln!(out, "  {:<36}{}", "environment set up by tests", varied)?;
         }
         if self.refused_by_runtime + self.refused_by_sandbox > 0 {
             writeln!(
                 out,
-                "  {:<34}{} by the virtual environment, {} by the sandbox",
+                "  {:<36}{} by the virtual environment, {} by the sandbox",
                 "harmful calls refused", self.refused_by_runtime, self.refused_by_sandbox
             )?;
         }
@@ -300,7 +318,7 @@ impl Report {
         if self.goals_reached_only_by_findings > 0 {
             writeln!(
                 out,
-                "  {:<34}{}",
+                "  {:<36}{}",
                 "goals reached only by crashes", self.goals_reached_only_by_findings
             )?;
         }
@@ -370,5 +388,30 @@ impl Report {
             )?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lcov_gives_each_branch_and_each_line_with_branches() {
+        let at = |line, covered| Branch {
+            file: PathBuf::from("src/lib.rs"),
+            line,
+            covered,
+        };
+        let report = Report {
+            package: "demo".into(),
+            crate_dir: PathBuf::from("/w/demo"),
+            branches: vec![at(7, true), at(3, false), at(7, false)],
+            ..Report::default()
+        };
+        assert_eq!(
+            report.lcov(),
+            "TN:demo\nSF:/w/demo/src/lib.rs\nBRDA:3,0,0,0\nBRDA:7,0,1,1\nBRDA:7,0,2,0\n\
+             BRF:3\nBRH:1\nDA:3,0\nDA:7,1\nLF:2\nLH:1\nend_of_record\n"
+        );
     }
 }

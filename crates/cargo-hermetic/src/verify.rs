@@ -99,7 +99,7 @@ pub fn verify(
         }
         let manifest = copy.root.join("Cargo.toml");
         let exe = match cargo::build_tests(&manifest, &copy.target_dir)? {
-            BuildOutcome::Built(exe) => exe,
+            BuildOutcome::Built { executable, .. } => executable,
             BuildOutcome::Failed(errors) => {
                 let mut culprits = BTreeSet::new();
                 for e in &errors {

@@ -1,11 +1,12 @@
 //! Reproducibility: the same `--seed` and `--max-executions` on fresh copies of a crate give
 //! byte-identical generated files, whatever the number of `--jobs`, and also for code that
-//! compares addresses; a `--function` run changes only that function's tests.
+//! compares addresses; a `--function` run changes only that function's tests; `--shard`s
+//! split the modules.
 
 mod common;
 
 use common::{check_generated_files, Fixture};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Generates on a fresh copy and returns the generated files (relative path -> contents).
 fn generate(name: &str, seed: u64, max_executions: u64, jobs: usize) -> BTreeMap<String, String> {
@@ -161,4 +162,37 @@ fn a_function_run_replaces_that_function_s_tests_and_keeps_the_rest_as_written()
         "--function is_right changed other tests:\n===== before\n{before}\n===== after\n{after}"
     );
     fixture.cargo_test_passes();
+}
+
+#[test]
+fn shards_take_disjoint_shares_of_the_modules() {
+    let fixture = Fixture::copy("abc");
+    let mut files: Vec<BTreeSet<String>> = Vec::new();
+    for shard in ["1/2", "2/2"] {
+        let run = fixture
+            .generate()
+            .seed(1)
+            .max_executions(500)
+            .arg("--no-verify")
+            .arg("--shard")
+            .arg(shard)
+            .run();
+        run.assert_success();
+        let written: BTreeSet<String> = run.report()["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f.as_str().unwrap().to_string())
+            .collect();
+        assert!(
+            !written.is_empty(),
+            "shard {shard} wrote nothing:\n{}",
+            run.describe()
+        );
+        files.push(written);
+    }
+    assert!(
+        files[0].is_disjoint(&files[1]),
+        "the shards wrote the same files: {files:?}"
+    );
 }

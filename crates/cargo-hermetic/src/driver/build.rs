@@ -13,13 +13,21 @@ pub struct DriverBuild {
     pub shadow: Shadow,
     /// Callables that have no working dispatch entry, with the reason.
     pub unsupported: Vec<Unsupported>,
+    /// Whether cargo compiled dependencies (a first build): that time is outside the budget.
+    pub compiled_dependencies: bool,
 }
 
 /// How many times a build is retried after disabling the calls its errors point at.
 const MAX_REBUILDS: usize = 4;
 
-/// Copies the crate, injects the driver and builds it with coverage instrumentation.
-pub fn build_driver(target: &Target, cluster: &Cluster, work_dir: &Path) -> Result<DriverBuild> {
+/// Copies the crate, injects the driver and builds it with coverage instrumentation; with
+/// `progress`, cargo's progress shows.
+pub fn build_driver(
+    target: &Target,
+    cluster: &Cluster,
+    work_dir: &Path,
+    progress: bool,
+) -> Result<DriverBuild> {
     shadow::write_support_crate(work_dir)?;
     let origin = Origin {
         crate_dir: &target.crate_dir,
@@ -45,12 +53,18 @@ pub fn build_driver(target: &Target, cluster: &Cluster, work_dir: &Path) -> Resu
             injected = true;
         }
         let manifest = shadow.root.join("Cargo.toml");
-        match cargo::build_test_binary(&manifest, &shadow.target_dir, cargo::SANCOV_FLAGS)? {
-            BuildOutcome::Built(executable) => {
+        let outcome =
+            cargo::build_test_binary(&manifest, &shadow.target_dir, cargo::SANCOV_FLAGS, progress)?;
+        match outcome {
+            BuildOutcome::Built {
+                executable,
+                compiled_dependencies: n,
+            } => {
                 return Ok(DriverBuild {
                     executable,
                     shadow,
                     unsupported,
+                    compiled_dependencies: n > 0,
                 })
             }
             BuildOutcome::Failed(errors) => {

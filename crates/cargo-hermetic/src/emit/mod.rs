@@ -208,10 +208,17 @@ fn file_contents(
         } else {
             quote!()
         };
+        // A reversed range is the point of such a test (the code's check of it), not a slip.
+        let allow_reversed = if has_reversed_range(body) {
+            quote!(#[allow(clippy::reversed_empty_ranges)])
+        } else {
+            quote!()
+        };
         let item = quote! {
             #[test]
             #should_panic
             #allow_unsafe
+            #allow_reversed
             fn #name() {
                 #(#body)*
             }
@@ -232,6 +239,57 @@ fn file_contents(
     }
     let text = layout::rustfmt(&text).unwrap_or(text);
     (text, test_names)
+}
+
+/// Whether the statements write a range whose literal start lies past its end (`5..3`), which
+/// clippy's `reversed_empty_ranges` (deny by default) rejects.
+fn has_reversed_range(body: &[TokenStream]) -> bool {
+    use syn::visit::Visit;
+    struct Finder(bool);
+    fn bound(e: &syn::Expr) -> Option<i128> {
+        match e {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(i),
+                ..
+            }) => i.base10_parse::<i128>().ok(),
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Char(c),
+                ..
+            }) => Some(c.value() as i128),
+            syn::Expr::Unary(syn::ExprUnary {
+                op: syn::UnOp::Neg(_),
+                expr,
+                ..
+            }) => bound(expr).map(|v| -v),
+            syn::Expr::Paren(p) => bound(&p.expr),
+            _ => None,
+        }
+    }
+    impl<'ast> Visit<'ast> for Finder {
+        fn visit_expr_range(&mut self, r: &'ast syn::ExprRange) {
+            if let (Some(a), Some(b)) = (
+                r.start.as_deref().and_then(bound),
+                r.end.as_deref().and_then(bound),
+            ) {
+                self.0 |= a > b;
+            }
+            syn::visit::visit_expr_range(self, r);
+        }
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            // `assert_eq!(clamp(5, 9..3), 5)`: the arguments are expressions.
+            if let Ok(args) = m.parse_body_with(
+                syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated,
+            ) {
+                args.iter().for_each(|e| self.visit_expr(e));
+            }
+        }
+    }
+    let Ok(block) = syn::parse2::<syn::Block>(quote!({ #(#body)* })) else {
+        return false;
+    };
+    let mut finder = Finder(false);
+    finder.visit_block(&block);
+    finder.0
 }
 
 /// Names a test function must not take: they would shadow the module's functions that the

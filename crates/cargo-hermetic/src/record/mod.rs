@@ -297,15 +297,10 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
         }
     }
 
-    if manifest::needs_runtime(files.iter().map(|f| f.contents.as_str())) {
-        let place = manifest::Place {
-            crate_dir: &target.crate_dir,
-            workspace_root: &target.workspace_root,
-        };
-        let edit = manifest::ensure_runtime_dev_dependency(&place, args.runtime, args.dry_run)?;
-        for line in edit.describe(args.dry_run) {
-            say(&line);
-        }
+    let contents = files.iter().map(|f| f.contents.as_str());
+    let place = manifest::Place::of(&target);
+    for line in manifest::runtime_for(contents, &place, args.runtime, args.dry_run)? {
+        say(&line);
     }
     let beside_generated = files.iter().any(|f| {
         let generated = f.path.with_file_name(Suite::Generated.file_name());

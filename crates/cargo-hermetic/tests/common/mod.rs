@@ -366,11 +366,61 @@ impl Fixture {
             out.stderr,
             self.dump_generated()
         );
+        self.assert_generated_tests_are_lint_clean();
         out.stdout
             .lines()
             .filter_map(|l| l.strip_prefix("test result: ok. "))
             .filter_map(|l| l.split(' ').next()?.parse::<usize>().ok())
             .sum()
+    }
+
+    /// Runs `cargo clippy --tests` on the copy and panics on any warning in a generated or
+    /// recorded test file (the fixtures' own code may be odd on purpose): a CI that denies
+    /// warnings accepts the tests.
+    pub fn assert_generated_tests_are_lint_clean(&self) {
+        let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+        cmd.args([
+            "clippy",
+            "--tests",
+            "--message-format=json",
+            "--manifest-path",
+        ])
+        .arg(self.manifest())
+        .env("CARGO_TARGET_DIR", target_dir().join("hermetic-e2e-clippy"))
+        .current_dir(self.tmp.path());
+        let out = run_with_timeout(cmd, CARGO_TEST_TIMEOUT);
+        assert!(
+            out.status.success(),
+            "`cargo clippy --tests` on {} failed:\n{}",
+            self.name,
+            out.stderr
+        );
+        let lints: Vec<String> = out
+            .stdout
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|m| m["reason"] == "compiler-message")
+            .map(|m| m["message"].clone())
+            .filter(|m| m["level"] == "warning" || m["level"] == "error")
+            .filter(|m| {
+                m["spans"].as_array().is_some_and(|spans| {
+                    spans.iter().any(|s| {
+                        s["is_primary"] == true
+                            && s["file_name"].as_str().is_some_and(|f| {
+                                f.ends_with("hermetic_tests.rs")
+                                    || f.ends_with("hermetic_recorded.rs")
+                            })
+                    })
+                })
+            })
+            .map(|m| m["rendered"].as_str().unwrap_or_default().to_string())
+            .collect();
+        assert!(
+            lints.is_empty(),
+            "clippy warns on the generated tests of {}:\n{}",
+            self.name,
+            lints.join("\n")
+        );
     }
 
     /// The generated and recorded files, for failure messages.
