@@ -4,7 +4,9 @@ use crate::cli::GenerateArgs;
 use crate::cluster::{Cluster, Skipped};
 use crate::driver::{build, goals, lines, process};
 use crate::emit::Suite;
-use crate::report::{Branch, FindingReport, Report, UncoveredLine, UncoveredReport};
+use crate::report::{
+    Branch, FindingReport, MutationReport, Report, UncoveredLine, UncoveredReport,
+};
 use crate::search::{self, ops::Space, values::ValuePool, SearchConfig};
 use crate::shadow::Origin;
 use crate::{analyze, cargo, emit, manifest, verify};
@@ -41,8 +43,15 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
 
     status.say("building the instrumented driver (the first build compiles the dependencies, outside --budget)");
     let work_dir = process::work_dir(&target.target_dir);
+    let mutation = args.mutation == crate::cli::Switch::On;
     let build_started = Instant::now();
-    let built = build::build_driver(&target, &cluster, &work_dir, !args.quiet)?;
+    let built = build::build_driver(
+        &target,
+        &cluster,
+        &work_dir,
+        mutation.then_some(&selection),
+        !args.quiet,
+    )?;
     // The one-time build of dependencies is outside the budget; the summary says how long it took.
     let dependencies_build = built.compiled_dependencies.then(|| build_started.elapsed());
     let deadline = budget.map(|b| started + dependencies_build.unwrap_or_default() + b);
@@ -97,28 +106,38 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     let search_started = Instant::now();
     // Writing and verifying the tests get the last part of the budget; a slow build must not
     // leave the search without time: it gets at least a fifth.
-    let budget = budget.unwrap_or_default();
+    let budget_len = budget.unwrap_or_default();
     let verification_share = if args.no_verify {
         Duration::ZERO
     } else {
-        budget.mul_f64(VERIFICATION_SHARE)
+        budget_len.mul_f64(VERIFICATION_SHARE)
     };
     let deadline = deadline.map(|d| {
         d.checked_sub(verification_share)
             .unwrap_or(d)
-            .max(search_started + budget / 5)
+            .max(search_started + budget_len / 5)
+    });
+    // Mutation analysis and the tests sought for mutants take the last part of the rest.
+    let search_deadline = deadline.map(|d| {
+        if mutation {
+            d.checked_sub(budget_len / 5)
+                .unwrap_or(d)
+                .max(search_started + budget_len / 5)
+        } else {
+            d
+        }
     });
     let cfg = SearchConfig {
         seed: args.seed,
         max_executions: args.max_executions,
-        deadline,
+        deadline: search_deadline,
         batch: BATCH,
         strategy: args.strategy,
         env_parts: env_parts(&args.env)?,
         mock_probability: args.mock_probability,
         mock_start: args.mock_start,
     };
-    let outcome = search::run(
+    let mut outcome = search::run(
         &mut space,
         &goal_map,
         &mut pool,
@@ -130,6 +149,46 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     )?;
     bar.finish_and_clear();
     let search_time = search_started.elapsed().as_secs_f64();
+    let mutation_report = if mutation {
+        status.say(&format!(
+            "running the tests against {} mutants",
+            built.mutants.len()
+        ));
+        let mutation_started = Instant::now();
+        let mut analysis = crate::mutation::analysis::analyse(
+            &cluster,
+            &mut outcome.tests,
+            &built.mutants,
+            &mut pool,
+        )?;
+        let stop = crate::mutation::hunt::Stop {
+            deadline,
+            max_executions: args.max_executions.map_or(u64::MAX, |m| m / 5),
+        };
+        let (mut more, executions) = crate::mutation::hunt::hunt(
+            &space,
+            &outcome.tests,
+            &analysis.alive_reached,
+            &mut pool,
+            args.seed,
+            &stop,
+        )?;
+        analysis.executions += executions;
+        if !more.is_empty() {
+            let found =
+                crate::mutation::analysis::analyse(&cluster, &mut more, &built.mutants, &mut pool)?;
+            analysis.merge(found);
+            outcome.tests.extend(more);
+        }
+        analysis.seconds = mutation_started.elapsed().as_secs_f64();
+        Some(MutationReport::new(
+            &built.mutants,
+            built.mutants_unviable,
+            &analysis,
+        ))
+    } else {
+        None
+    };
     let pool_pcs = pool.hello.pcs.clone();
     let containment = (pool.hello.landlock, pool.hello.seccomp);
     drop(pool);
@@ -161,6 +220,13 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         .filter(|f| !f.test_names.is_empty())
         .collect();
     let tests_emitted: usize = files.iter().map(|f| f.test_names.len()).sum();
+    let tests_without_assertions = outcome.tests.len().saturating_sub(
+        tests_emitted
+            + verified.unstable_count()
+            + verified.dropped_static.len()
+            + verified.dropped_uncompilable.len()
+            + verified.dropped_configuration.len(),
+    );
     let contents = files.iter().map(|f| f.contents.as_str());
     let place = manifest::Place::of(&target);
     for line in manifest::runtime_for(contents, &place, args.runtime, args.dry_run)? {
@@ -250,9 +316,12 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         checks_infeasible: goal_map.count_infeasible(goals::GoalKind::Check),
         infeasible_covered: outcome.infeasible_covered.len(),
         tests_emitted,
+        tests_without_assertions,
+        mutation: mutation_report,
         tests_dropped_unstable: verified.unstable_count(),
         tests_dropped_static_state: verified.dropped_static.len(),
         tests_dropped_uncompilable: verified.dropped_uncompilable.len(),
+        tests_dropped_configuration: verified.dropped_configuration.len(),
         dropped: verified.dropped_reports(),
         tests_using_private: files.iter().map(|f| f.using_private.len()).sum(),
         tests_using_mocks: files.iter().map(|f| f.using_mocks.len()).sum(),

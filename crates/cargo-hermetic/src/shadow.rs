@@ -45,6 +45,10 @@ const DRIVER_FILES: &[(&str, &str)] = &[
         "src/mock.rs",
         include_str!("../../hermetic-driver/src/mock.rs"),
     ),
+    (
+        "src/mutant.rs",
+        include_str!("../../hermetic-driver/src/mutant.rs"),
+    ),
 ];
 
 const DRIVER_MANIFEST: &str = r#"[package]

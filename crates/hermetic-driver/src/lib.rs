@@ -10,6 +10,7 @@ pub mod coverage;
 pub mod decode;
 pub mod environment;
 pub mod mock;
+pub mod mutant;
 pub mod observe;
 pub mod sandbox;
 pub mod server;

@@ -181,6 +181,12 @@ pub enum Request {
         /// `None`: the real environment (for benchmarks that compare with it).
         env: Option<EnvSpec>,
         timeout_ms: u64,
+        /// Which mutant of the selected code to switch on (`hermetic_driver::mutant`); 0: none.
+        #[serde(default)]
+        mutant: u32,
+        /// Whether to report the mutation sites the calls reached.
+        #[serde(default)]
+        report_reached: bool,
     },
     Quit,
 }
@@ -255,6 +261,9 @@ pub struct ExecReport {
     /// How often each mock method was called.
     #[serde(default)]
     pub mock_calls: Vec<MockCalls>,
+    /// The mutation sites the calls reached, by their first mutant id (when asked for).
+    #[serde(default)]
+    pub reached_mutants: Vec<u32>,
 }
 
 /// The calls of one method of one mock.

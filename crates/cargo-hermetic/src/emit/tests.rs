@@ -319,9 +319,11 @@ fn test(home: usize, stmts: Vec<Stmt>, outcome: Outcome, reports: Vec<StmtReport
             env: Default::default(),
             sandbox_blocked: 0,
             mock_calls: Vec::new(),
+            reached_mutants: Vec::new(),
         },
         uses_private: false,
         uses_mocks: false,
+        assertions: None,
     }
 }
 
@@ -859,7 +861,7 @@ fn two_modules_tests() -> Vec<FinishedTest> {
         completed(
             1,
             vec![stmt(LOAD, vec![Value::Str("port = 1".into())])],
-            vec![Some(Observed::Opaque)],
+            vec![Some(Observed::Debug("Config { port: 1 }".into()))],
         ),
     ]
 }

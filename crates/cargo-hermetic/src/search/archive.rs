@@ -124,9 +124,11 @@ mod tests {
                 env: Default::default(),
                 sandbox_blocked: 0,
                 mock_calls: Vec::new(),
+                reached_mutants: Vec::new(),
             },
             uses_private: private,
             uses_mocks: mocks,
+            assertions: None,
         }
     }
 

@@ -172,6 +172,7 @@ mod tests {
                     calls,
                 })
                 .collect(),
+            reached_mutants: Vec::new(),
         }
     }
 

@@ -404,7 +404,7 @@ fn mutate(
 
 /// The test as it really ran: cut after a panic, before an argument that could not be built.
 /// Executions that killed the child become findings.
-fn finish(
+pub(crate) fn finish(
     cluster: &Cluster,
     mut case: TestCase,
     report: ExecReport,
@@ -435,6 +435,7 @@ fn finish(
         report,
         uses_private,
         uses_mocks,
+        assertions: None,
     })
 }
 

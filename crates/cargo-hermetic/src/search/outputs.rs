@@ -125,9 +125,11 @@ mod tests {
                 env: Default::default(),
                 sandbox_blocked: 0,
                 mock_calls: Vec::new(),
+                reached_mutants: Vec::new(),
             },
             uses_private: false,
             uses_mocks: false,
+            assertions: None,
         }
     }
 
