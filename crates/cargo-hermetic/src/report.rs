@@ -323,7 +323,7 @@ impl Report {
                 self.tests_dropped_uncompilable.to_string(),
             ),
             (
-                "tests dropped (--release/features)",
+                "tests dropped (release, features)",
                 self.tests_dropped_configuration.to_string(),
             ),
             (
