@@ -7,4 +7,5 @@ pub mod codegen;
 pub mod execute;
 pub mod goals;
 pub mod infeasible;
+pub mod lines;
 pub mod process;
