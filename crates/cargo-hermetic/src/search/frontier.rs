@@ -8,7 +8,7 @@
 //! boundary. The driver reports distances of pointers as the largest, so they never lead.
 
 use super::ops::Space;
-use super::values::{contains_adt, int_range, random_value};
+use super::values::int_range;
 use crate::cluster::Ty;
 use crate::test_case::TestCase;
 use hermetic_protocol::Value;
@@ -78,15 +78,12 @@ impl Frontier {
         self.closest.is_empty()
     }
 
-    /// A step from one stepping stone: one of its integers (anywhere in its arguments) moved
-    /// by an amount scaled to how far that stone's comparison still is (or by a power of two,
-    /// for comparisons the argument reaches through a steeper function), or one of its strings
-    /// or sequences grown or shrunk by such an amount (a length the code compared). `None` when
-    /// the stone has neither.
+    /// A step from one stepping stone: one of its integer arguments moved by an amount scaled
+    /// to how far that stone's comparison still is (or by a power of two, for comparisons the
+    /// argument reaches through a steeper function). `None` when the stone has no integer.
     pub fn climb(&self, rng: &mut ChaCha8Rng, space: &Space) -> Option<TestCase> {
         let stones: Vec<&(u64, TestCase)> = self.closest.values().collect();
         let &&(distance, ref stone) = stones.choose(rng)?;
-        // (statement, argument, what to move)
         let mut places = Vec::new();
         for (i, stmt) in stone.stmts.iter().enumerate() {
             for (k, (ty, value)) in space
@@ -95,80 +92,22 @@ impl Frontier {
                 .zip(&stmt.args)
                 .enumerate()
             {
-                let mut ints = Vec::new();
-                super::cmp::ints(value, &mut ints);
-                places.extend((0..ints.len()).map(|leaf| (i, k, Place::Int(leaf))));
-                if matches!(
-                    (&ty, value),
-                    (Ty::Str | Ty::String, Value::Str(_)) | (Ty::Vec(_), Value::Seq(_))
-                ) {
-                    places.push((i, k, Place::Length));
+                if let (Ty::Int(t), Value::Int(v)) = (ty, value) {
+                    places.push((i, k, *v, int_range(t)));
                 }
             }
         }
-        let &(i, k, place) = places.choose(rng)?;
+        let &(i, k, v, (lo, hi)) = places.choose(rng)?;
         let step = step(rng, distance);
-        let up = rng.gen_bool(0.5);
+        let moved = if rng.gen_bool(0.5) {
+            v.saturating_add(step)
+        } else {
+            v.saturating_sub(step)
+        };
         let mut child = stone.clone();
-        let ty = space.arg_types(child.stmts[i].callable).swap_remove(k);
-        let arg = &mut child.stmts[i].args[k];
-        match place {
-            Place::Int(leaf) => {
-                let mut ints = Vec::new();
-                super::cmp::ints(arg, &mut ints);
-                let v = ints[leaf];
-                let moved = if up {
-                    v.saturating_add(step)
-                } else {
-                    v.saturating_sub(step)
-                };
-                // A top-level integer is kept in its type's range; an inner one out of its range
-                // makes an execution the driver refuses to decode, nothing worse.
-                let moved = match &ty {
-                    Ty::Int(t) => {
-                        let (lo, hi) = int_range(*t);
-                        moved.clamp(lo, hi)
-                    }
-                    _ => moved,
-                };
-                super::cmp::set_int(arg, &mut { leaf }, moved);
-            }
-            Place::Length => {
-                let by = step.min(64) as usize;
-                match arg {
-                    Value::Str(s) if up => {
-                        let more: String = (0..by).map(|_| space.pool.random_char(rng)).collect();
-                        s.push_str(&more);
-                    }
-                    Value::Str(s) => {
-                        let keep = s.chars().count().saturating_sub(by);
-                        *s = s.chars().take(keep).collect();
-                    }
-                    Value::Seq(items) if up => {
-                        let Ty::Vec(elem) = &ty else { return None };
-                        if contains_adt(elem) {
-                            return None;
-                        }
-                        for _ in 0..by {
-                            items.push(random_value(rng, &space.pool, elem, 1));
-                        }
-                    }
-                    Value::Seq(items) => items.truncate(items.len().saturating_sub(by)),
-                    _ => return None,
-                }
-            }
-        }
+        child.stmts[i].args[k] = Value::Int(moved.clamp(lo, hi));
         Some(child)
     }
-}
-
-/// What a climb moves.
-#[derive(Clone, Copy)]
-enum Place {
-    /// The n-th integer of an argument.
-    Int(usize),
-    /// The length of a string or sequence argument.
-    Length,
 }
 
 /// How far to move an integer whose comparison is `distance` away: the distance itself scaled

@@ -118,11 +118,6 @@ impl ValuePool {
         !self.string_list.is_empty() && self.separators.iter().any(|s| s != "\n" && s != " ")
     }
 
-    /// A character drawn as for a `char` argument.
-    pub fn random_char(&self, rng: &mut ChaCha8Rng) -> char {
-        random_char(rng, self)
-    }
-
     /// A small change to a string.
     pub fn mutate_string(&self, rng: &mut ChaCha8Rng, s: &str) -> String {
         mutate_string(rng, self, s)
