@@ -12,10 +12,11 @@ use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicI32, Ordering};
 
-/// The files to write, in the order they are committed.
-#[derive(Debug, Default, Clone)]
+/// The files to write (or remove), in the order they are committed.
+#[derive(Debug, Default, Clone, PartialEq)]
 pub struct Changes {
-    files: Vec<(PathBuf, Vec<u8>)>,
+    /// Each path with its new contents; `None`: the file goes.
+    files: Vec<(PathBuf, Option<Vec<u8>>)>,
 }
 
 /// A point between two steps of [`Changes::commit`], where tests interrupt it.
@@ -30,7 +31,12 @@ pub enum Step {
 impl Changes {
     /// Adds a file to write (after those added before).
     pub fn write(&mut self, path: impl Into<PathBuf>, contents: impl Into<Vec<u8>>) {
-        self.files.push((path.into(), contents.into()));
+        self.files.push((path.into(), Some(contents.into())));
+    }
+
+    /// Adds a file to remove (after the changes added before).
+    pub fn remove(&mut self, path: impl Into<PathBuf>) {
+        self.files.push((path.into(), None));
     }
 
     /// Writes every file, or none (see the module documentation).
@@ -46,7 +52,7 @@ impl Changes {
         let _deferred = DeferredSignals::new();
         let result = (|| -> Result<()> {
             for (i, (path, contents)) in self.files.iter().enumerate() {
-                done.prepare(path, contents)?;
+                done.prepare(path, contents.as_deref())?;
                 between(Step::Prepared(i))?;
             }
             if CAUGHT.load(Ordering::SeqCst) != 0 {
@@ -72,7 +78,8 @@ impl Changes {
 /// One file on its way in.
 struct Pending {
     target: PathBuf,
-    temp: PathBuf,
+    /// The new contents, ready; `None` when the target is removed.
+    temp: Option<PathBuf>,
     /// Where the old file is kept until the end, when there was one.
     backup: Option<PathBuf>,
     /// Whether the temporary file has replaced the target.
@@ -101,8 +108,17 @@ fn sibling(target: &Path, what: &str) -> Result<PathBuf> {
 
 impl Transaction {
     /// Writes the temporary file of a change (creating its directory), synced, with the
-    /// permissions of the file it replaces.
-    fn prepare(&mut self, target: &Path, contents: &[u8]) -> Result<()> {
+    /// permissions of the file it replaces; a removal has nothing to prepare.
+    fn prepare(&mut self, target: &Path, contents: Option<&[u8]>) -> Result<()> {
+        let Some(contents) = contents else {
+            self.pending.push(Pending {
+                target: target.to_path_buf(),
+                temp: None,
+                backup: None,
+                replaced: false,
+            });
+            return Ok(());
+        };
         let dir = target.parent().context("path has no directory")?;
         let mut missing = Vec::new();
         let mut d = dir;
@@ -117,7 +133,7 @@ impl Transaction {
         let temp = sibling(target, "new")?;
         self.pending.push(Pending {
             target: target.to_path_buf(),
-            temp: temp.clone(),
+            temp: Some(temp.clone()),
             backup: None,
             replaced: false,
         });
@@ -134,9 +150,20 @@ impl Transaction {
         write().with_context(|| format!("cannot write {}", temp.display()))
     }
 
-    /// Replaces the i-th target with its temporary file, keeping the old one as a backup.
+    /// Replaces the i-th target with its temporary file (or removes it), keeping the old one
+    /// as a backup.
     fn replace(&mut self, i: usize) -> Result<()> {
         let p = &mut self.pending[i];
+        let Some(temp) = &p.temp else {
+            if p.target.exists() {
+                let backup = sibling(&p.target, "old")?;
+                std::fs::rename(&p.target, &backup)
+                    .with_context(|| format!("cannot remove {}", p.target.display()))?;
+                p.backup = Some(backup);
+            }
+            p.replaced = true;
+            return Ok(());
+        };
         if p.target.exists() {
             let backup = sibling(&p.target, "old")?;
             let _ = std::fs::remove_file(&backup);
@@ -145,7 +172,7 @@ impl Transaction {
                 .with_context(|| format!("cannot keep a copy of {}", p.target.display()))?;
             p.backup = Some(backup);
         }
-        std::fs::rename(&p.temp, &p.target)
+        std::fs::rename(temp, &p.target)
             .with_context(|| format!("cannot replace {}", p.target.display()))?;
         p.replaced = true;
         Ok(())
@@ -168,7 +195,9 @@ impl Transaction {
         let mut first_error = None;
         for p in self.pending.iter().rev() {
             let undone = if !p.replaced {
-                std::fs::remove_file(&p.temp).or_else(not_found_is_fine)
+                p.temp.as_ref().map_or(Ok(()), |t| {
+                    std::fs::remove_file(t).or_else(not_found_is_fine)
+                })
             } else if let Some(b) = &p.backup {
                 std::fs::rename(b, &p.target)
             } else {
@@ -297,6 +326,8 @@ mod tests {
             p.join("src/shapes.rs"),
             "pub fn f() {}\n\n#[cfg(test)]\nmod hermetic_tests;\n",
         );
+        std::fs::write(p.join("src/stale.rs"), "// an older runtime's file\n").unwrap();
+        c.remove(p.join("src/stale.rs"));
         (dir, c)
     }
 
@@ -328,10 +359,10 @@ mod tests {
         let after = tree(dir.path());
         for (path, contents) in &changes.files {
             let rel = path.strip_prefix(dir.path()).unwrap();
-            assert_eq!(&after[rel], contents, "{}", rel.display());
+            assert_eq!(after.get(rel), contents.as_ref(), "{}", rel.display());
         }
-        // Two new test files and the directory of one.
-        assert_eq!(after.len(), before.len() + 3, "{after:?}");
+        // Two new test files and the directory of one; one file removed.
+        assert_eq!(after.len(), before.len() + 2, "{after:?}");
     }
 
     #[test]

@@ -99,11 +99,11 @@ pub fn verify(
         emit::apply(&copy.root, &rebased, suite, &files)
             .context("place the tests in the verification copy")?;
         if manifest::needs_runtime(files.iter().map(|f| f.contents.as_str())) {
-            manifest::ensure_runtime_dev_dependency(&copy.root, false)?;
+            shadow::add_runtime_dependency(&copy.root.join("Cargo.toml"), "dev-dependencies")?;
         }
         let manifest = copy.root.join("Cargo.toml");
         let exe = match cargo::build_tests(&manifest, &copy.target_dir, &[])? {
-            BuildOutcome::Built(exe) => exe,
+            BuildOutcome::Built { executable, .. } => executable,
             BuildOutcome::Failed(errors) => {
                 let mut culprits = BTreeSet::new();
                 for e in &errors {
@@ -212,8 +212,9 @@ pub fn verify(
             // The tests were written from a debug build; they must hold in the others users
             // and CI run (a `debug_assert!` or overflow panic is no outcome there).
             for (options, shown) in configurations(&copy.root) {
-                let Ok(BuildOutcome::Built(exe)) =
-                    cargo::build_tests(&manifest, &copy.target_dir, options)
+                let Ok(BuildOutcome::Built {
+                    executable: exe, ..
+                }) = cargo::build_tests(&manifest, &copy.target_dir, options)
                 else {
                     continue;
                 };

@@ -523,7 +523,7 @@ const TABLE: &[(c_long, &str, Class)] = &[
 pub fn name(nr: i64) -> Option<&'static str> {
     TABLE
         .iter()
-        .find(|(n, _, _)| *n as i64 == nr)
+        .find(|(n, _, _)| *n == nr)
         .map(|(_, name, _)| *name)
 }
 
@@ -796,7 +796,7 @@ pub fn program(policy: &Policy) -> Program {
 pub fn signal_target(nr: i64) -> Option<u8> {
     TABLE
         .iter()
-        .find(|(n, _, _)| *n as i64 == nr)
+        .find(|(n, _, _)| *n == nr)
         .and_then(|(_, _, class)| match class {
             Signal(arg) => Some(*arg),
             _ => None,
@@ -866,7 +866,7 @@ mod tests {
     }
 
     fn x86(p: &Program, nr: c_long, args: [u64; 6]) -> u32 {
-        run(p, AUDIT_ARCH_X86_64, nr as i64, args)
+        run(p, AUDIT_ARCH_X86_64, nr, args)
     }
 
     #[test]
@@ -920,9 +920,9 @@ mod tests {
             RET_ERRNO | libc::ENOSYS as u32
         );
         assert_eq!(x86(&p, libc::SYS_execve, [0; 6]), REFUSED);
-        assert!(starts_process(libc::SYS_vfork as i64));
-        assert_eq!(signal_target(libc::SYS_tgkill as i64), Some(0));
-        assert_eq!(signal_target(libc::SYS_read as i64), None);
+        assert!(starts_process(libc::SYS_vfork));
+        assert_eq!(signal_target(libc::SYS_tgkill), Some(0));
+        assert_eq!(signal_target(libc::SYS_read), None);
     }
 
     #[test]

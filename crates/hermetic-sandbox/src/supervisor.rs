@@ -98,7 +98,7 @@ fn to_itself(tid: u32, nr: i64, target: i32) -> bool {
     }
     let tgid = status_field(tid, b"Tgid:");
     // `tkill` names a thread, the others a process (thread group).
-    let target_group = if nr == libc::SYS_tkill as i64 {
+    let target_group = if nr == libc::SYS_tkill {
         status_field(target as u32, b"Tgid:")
     } else {
         Some(target as u32)
@@ -187,9 +187,9 @@ mod tests {
         let mut out = [0u8; 16];
         read_memory(me, text.as_ptr() as u64, &mut out);
         assert_eq!(&out[..11], text);
-        assert!(to_itself(me, libc::SYS_kill as i64, me as i32));
-        assert!(!to_itself(me, libc::SYS_kill as i64, 1));
-        assert!(!to_itself(me, libc::SYS_kill as i64, 0));
-        assert!(!to_itself(me, libc::SYS_kill as i64, -1));
+        assert!(to_itself(me, libc::SYS_kill, me as i32));
+        assert!(!to_itself(me, libc::SYS_kill, 1));
+        assert!(!to_itself(me, libc::SYS_kill, 0));
+        assert!(!to_itself(me, libc::SYS_kill, -1));
     }
 }

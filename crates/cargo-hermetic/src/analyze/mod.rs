@@ -129,6 +129,7 @@ fn add_parse_constructors(cluster: &mut Cluster) {
             }],
             ret: Ty::Adt(id, Vec::new()),
             generic_args: Vec::new(),
+            generics_inferred: false,
             unsafe_fn: false,
         });
     }
@@ -197,6 +198,7 @@ fn add_mock_constructors(cluster: &mut Cluster, infos: &[types::TraitInfo]) {
             params,
             ret: Ty::Mock(id),
             generic_args: Vec::new(),
+            generics_inferred: false,
             unsafe_fn: false,
         });
     }

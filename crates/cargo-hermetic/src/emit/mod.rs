@@ -7,6 +7,7 @@
 
 mod environment;
 mod layout;
+pub mod merge;
 mod names;
 mod oracle;
 pub mod place;
@@ -16,8 +17,8 @@ pub use place::{apply, apply_or_print, check_in_the_way};
 pub use suite::Suite;
 
 use crate::cluster::{
-    CallableId, CallableKind, Cluster, Fields, FloatTy, ModuleBody, ModuleId, RangeKind, TraitId,
-    Ty, TypeKind,
+    CallableId, CallableKind, Cluster, Fields, FloatTy, ModuleBody, ModuleId, RangeKind, StdTy,
+    TraitId, Ty, TypeKind,
 };
 use crate::mock_syntax;
 use crate::rust_syntax;
@@ -26,7 +27,7 @@ use hermetic_protocol::Outcome;
 use hermetic_protocol::Value;
 use names::{Unnamed, VarNames};
 use oracle::Oracle;
-use proc_macro2::{Ident, Literal, TokenStream};
+use proc_macro2::{Ident, Literal, Spacing, TokenStream, TokenTree};
 use quote::quote;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
@@ -95,6 +96,23 @@ pub fn emit(
         .collect()
 }
 
+/// Whether the test named `name` is about one of `callables`: generated names start with the
+/// callable as tests name it, then the outcome (`push_returns_ok`, `push_fails_with_full`), so
+/// `push_front_returns_ok` is not about `push`.
+pub fn is_test_of(cluster: &Cluster, callables: &[CallableId], name: &str) -> bool {
+    callables.iter().any(|&c| {
+        let Some(rest) = name.strip_prefix(&names::callee(cluster, c)) else {
+            return false;
+        };
+        rest.is_empty()
+            || ["returns", "fails", "panics", "succeeds"].iter().any(|w| {
+                rest.strip_prefix('_')
+                    .and_then(|r| r.strip_prefix(w))
+                    .is_some_and(|r| r.is_empty() || r.starts_with('_'))
+            })
+    })
+}
+
 /// A test written out, before it gets its final name.
 struct RenderedTest {
     /// The callable of the last statement: what the test is about.
@@ -134,6 +152,7 @@ fn file_contents(
         .map(|t| Unnamed {
             base: t.name.base.clone(),
             hints: t.name.hints.clone(),
+            env: t.name.env.clone(),
             key: t.name.key.clone(),
         })
         .collect();
@@ -152,10 +171,12 @@ fn file_contents(
             let path = rust_syntax::item_path(cluster, tr.module, &tr.name, module);
             quote!(use #path;)
         });
+    let std_imports = std_imports(cluster, module, tests.iter().flat_map(|t| &t.body));
     text.push_str(
         &layout::unparse(quote!(
             use super::*;
             #(#imports)*
+            #(#std_imports)*
         ))
         .unwrap_or_default(),
     );
@@ -189,10 +210,17 @@ fn file_contents(
         } else {
             quote!()
         };
+        // A reversed range is the point of such a test (the code's check of it), not a slip.
+        let allow_reversed = if has_reversed_range(body) {
+            quote!(#[allow(clippy::reversed_empty_ranges)])
+        } else {
+            quote!()
+        };
         let item = quote! {
             #[test]
             #should_panic
             #allow_unsafe
+            #allow_reversed
             fn #name() {
                 #(#body)*
             }
@@ -213,6 +241,108 @@ fn file_contents(
     }
     let text = layout::rustfmt(&text).unwrap_or(text);
     (text, test_names)
+}
+
+/// Whether the statements write a range whose literal start lies past its end (`5..3`), which
+/// clippy's `reversed_empty_ranges` (deny by default) rejects.
+fn has_reversed_range(body: &[TokenStream]) -> bool {
+    use syn::visit::Visit;
+    struct Finder(bool);
+    fn bound(e: &syn::Expr) -> Option<i128> {
+        match e {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(i),
+                ..
+            }) => i.base10_parse::<i128>().ok(),
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Char(c),
+                ..
+            }) => Some(c.value() as i128),
+            syn::Expr::Unary(syn::ExprUnary {
+                op: syn::UnOp::Neg(_),
+                expr,
+                ..
+            }) => bound(expr).map(|v| -v),
+            syn::Expr::Paren(p) => bound(&p.expr),
+            _ => None,
+        }
+    }
+    impl<'ast> Visit<'ast> for Finder {
+        fn visit_expr_range(&mut self, r: &'ast syn::ExprRange) {
+            if let (Some(a), Some(b)) = (
+                r.start.as_deref().and_then(bound),
+                r.end.as_deref().and_then(bound),
+            ) {
+                self.0 |= a > b;
+            }
+            syn::visit::visit_expr_range(self, r);
+        }
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            // `assert_eq!(clamp(5, 9..3), 5)`: the arguments are expressions.
+            if let Ok(args) = m.parse_body_with(
+                syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated,
+            ) {
+                args.iter().for_each(|e| self.visit_expr(e));
+            }
+        }
+    }
+    let Ok(block) = syn::parse2::<syn::Block>(quote!({ #(#body)* })) else {
+        return false;
+    };
+    let mut finder = Finder(false);
+    finder.visit_block(&block);
+    finder.0
+}
+
+/// `use std::path::PathBuf;` for each std type the tests name by its own name (`PathBuf::from`):
+/// those the module does not give another meaning (`rust_syntax::std_name`).
+fn std_imports<'a>(
+    cluster: &Cluster,
+    module: ModuleId,
+    bodies: impl Iterator<Item = &'a TokenStream>,
+) -> Vec<TokenStream> {
+    fn named(tokens: &TokenStream, out: &mut BTreeSet<String>) {
+        let tokens: Vec<TokenTree> = tokens.clone().into_iter().collect();
+        for (i, t) in tokens.iter().enumerate() {
+            match t {
+                TokenTree::Group(g) => named(&g.stream(), out),
+                // Not the last segment of a path (`std::path::PathBuf`).
+                TokenTree::Ident(id)
+                    if !(i >= 2
+                        && matches!(&tokens[i - 1], TokenTree::Punct(p) if p.as_char() == ':')
+                        && matches!(&tokens[i - 2], TokenTree::Punct(p)
+                            if p.as_char() == ':' && p.spacing() == Spacing::Joint)) =>
+                {
+                    out.insert(id.to_string());
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut used = BTreeSet::new();
+    for body in bodies {
+        named(body, &mut used);
+    }
+    let shadowed = &cluster.modules[module].shadowed_prelude;
+    // `use std::path::{Path, PathBuf};`: one item per std module.
+    let mut by_module: BTreeMap<&[&str], BTreeSet<&str>> = BTreeMap::new();
+    for k in StdTy::ALL {
+        if used.contains(k.name()) && !shadowed.iter().any(|s| s == k.name()) {
+            let (module, _) = k.path().split_at(k.path().len() - 1);
+            by_module.entry(module).or_default().insert(k.name());
+        }
+    }
+    by_module
+        .into_iter()
+        .map(|(module, names)| {
+            let module = module.iter().map(|s| rust_syntax::ident(s));
+            let names: Vec<Ident> = names.into_iter().map(rust_syntax::ident).collect();
+            match names.as_slice() {
+                [one] => quote!(use std #(:: #module)* :: #one;),
+                _ => quote!(use std #(:: #module)* :: { #(#names),* };),
+            }
+        })
+        .collect()
 }
 
 /// Names a test function must not take: they would shadow the module's functions that the
@@ -375,6 +505,7 @@ fn render_test(cluster: &Cluster, test: &FinishedTest, suite: Suite) -> Option<R
         name: Unnamed {
             base: names::test_name(&names::callee(cluster, last.callable), &outcome),
             hints,
+            env: names::env_hint(&case.env),
             key,
         },
         should_panic: panic.map(expected_panic),
@@ -580,7 +711,9 @@ impl Writer<'_> {
         let cluster = self.cluster;
         let c = &cluster.callables[id];
         let name = rust_syntax::ident(&c.name);
-        let turbofish = if c.generic_args.is_empty() {
+        let turbofish = if c.generic_args.is_empty()
+            || (c.generics_inferred && c.generic_args.iter().all(says_its_type))
+        {
             quote!()
         } else {
             let g = c.generic_args.iter().map(|t| match t {
@@ -840,6 +973,9 @@ impl Writer<'_> {
                 let s = Literal::string(s);
                 quote!(#s.to_string())
             }
+            (Value::Str(s), Ty::Std(kind, _)) if kind.is_text() => {
+                oracle::text_literal(self.cluster, self.home, *kind, s)
+            }
             (Value::Str(s), Ty::Reader) => {
                 let s = Literal::string(s);
                 quote!(std::io::Cursor::new(#s.to_string()))
@@ -889,6 +1025,18 @@ impl Writer<'_> {
             }
             _ => return None,
         })
+    }
+}
+
+/// Whether an argument of type `t` written in a test gives the compiler its type: a string
+/// literal is a `&str`, `PathBuf::from(..)` a `PathBuf`; an integer literal is not an `i64`,
+/// and `vec![]` or `None` say nothing of their items.
+fn says_its_type(t: &Ty) -> bool {
+    match t {
+        Ty::Str | Ty::String | Ty::Bool | Ty::Char | Ty::Unit => true,
+        Ty::Std(kind, _) => kind.is_text(),
+        Ty::Adt(_, args) => args.is_empty(),
+        _ => false,
     }
 }
 

@@ -5,6 +5,7 @@
 use super::{relative_to, test_file_path, GeneratedFile, Suite, GENERATED_MARKER};
 use crate::cluster::{Cluster, ModuleBody, ModuleId};
 use crate::commit::Changes;
+use crate::manifest::RuntimeEdit;
 use anyhow::{bail, Context};
 use std::collections::BTreeMap;
 use std::fs;
@@ -47,19 +48,20 @@ pub fn apply(
     suite: Suite,
     files: &[GeneratedFile],
 ) -> anyhow::Result<Applied> {
-    apply_with_manifest(crate_root, cluster, suite, files, None)
+    apply_with_runtime(crate_root, cluster, suite, files, &RuntimeEdit::default())
 }
 
-/// [`apply`], with `manifest`, the new text of the crate's `Cargo.toml` when it changes: all of
-/// it is written, or nothing (an error or an interrupting signal leaves the crate as it was).
-pub fn apply_with_manifest(
+/// [`apply`], with `runtime`, the edit that makes the crate's `Cargo.toml` name the runtime
+/// (and the vendored copy): all of it is written, or nothing (an error or an interrupting
+/// signal leaves the crate as it was).
+pub fn apply_with_runtime(
     crate_root: &Path,
     cluster: &Cluster,
     suite: Suite,
     files: &[GeneratedFile],
-    manifest: Option<String>,
+    runtime: &RuntimeEdit,
 ) -> anyhow::Result<Applied> {
-    let (applied, changes) = prepare(crate_root, cluster, suite, files, manifest)?;
+    let (applied, changes) = prepare(crate_root, cluster, suite, files, runtime)?;
     changes.commit()?;
     Ok(applied)
 }
@@ -71,17 +73,18 @@ pub fn plan(
     suite: Suite,
     files: &[GeneratedFile],
 ) -> anyhow::Result<Applied> {
-    prepare(crate_root, cluster, suite, files, None).map(|(applied, _)| applied)
+    prepare(crate_root, cluster, suite, files, &RuntimeEdit::default()).map(|(applied, _)| applied)
 }
 
-/// Checks everything and computes the writes, in commit order: test files, the manifest, the
-/// `mod` lines that use them (so that a tree stopped between two renames still builds).
+/// Checks everything and computes the writes, in commit order: the vendored runtime, test
+/// files, the manifest, the `mod` lines that use them (so that a tree stopped between two
+/// renames still builds).
 fn prepare(
     crate_root: &Path,
     cluster: &Cluster,
     suite: Suite,
     files: &[GeneratedFile],
-    manifest: Option<String>,
+    runtime: &RuntimeEdit,
 ) -> anyhow::Result<(Applied, Changes)> {
     let module_name = suite.module();
     let roots = Roots::new(crate_root);
@@ -209,12 +212,12 @@ fn prepare(
         );
     }
 
-    let mut changes = Changes::default();
+    let mut changes = runtime.runtime_files.clone();
     for (path, text) in test_writes {
         changes.write(path, text);
     }
-    if let Some(text) = manifest {
-        changes.write(crate_root.join("Cargo.toml"), text);
+    if let Some(text) = &runtime.manifest {
+        changes.write(crate_root.join("Cargo.toml"), text.as_str());
     }
     for (module_file, mut inserts) in edits {
         let mut text = sources[&module_file].clone();
@@ -425,7 +428,7 @@ pub fn apply_or_print(
     cluster: &Cluster,
     suite: Suite,
     files: &[GeneratedFile],
-    manifest: Option<String>,
+    runtime: &RuntimeEdit,
     dry_run: bool,
 ) -> anyhow::Result<()> {
     if dry_run {
@@ -435,6 +438,6 @@ pub fn apply_or_print(
         }
         Ok(())
     } else {
-        apply_with_manifest(crate_dir, cluster, suite, files, manifest).map(|_| ())
+        apply_with_runtime(crate_dir, cluster, suite, files, runtime).map(|_| ())
     }
 }

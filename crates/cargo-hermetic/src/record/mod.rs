@@ -79,6 +79,11 @@ pub struct RecordArgs {
     /// Also write the report as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub report_json: Option<PathBuf>,
+    /// How the tests' dev-dependency on the `hermetic` runtime is written: `vendored` (a copy
+    /// in `.hermetic/runtime/` at the workspace root, by relative path; the default for a new
+    /// entry) or `registry` (`hermetic = "<version>"`). Without it an existing entry is kept.
+    #[arg(long, value_enum, value_name = "SOURCE")]
+    pub runtime: Option<crate::runtime::RuntimeSource>,
     /// Print what would be written, change nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -293,18 +298,8 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
         }
     }
 
-    let manifest_edit = if manifest::needs_runtime(files.iter().map(|f| f.contents.as_str())) {
-        manifest::with_runtime_dev_dependency(&target.crate_dir)?
-    } else {
-        None
-    };
-    let adds_runtime = manifest_edit.is_some();
-    if adds_runtime {
-        say(&format!(
-            "{} the dev-dependency `hermetic` to Cargo.toml (tests set up their environment or mocks with it)",
-            if args.dry_run { "would add" } else { "added" }
-        ));
-    }
+    let contents = files.iter().map(|f| f.contents.as_str());
+    let runtime = manifest::runtime_for(contents, &manifest::Place::of(&target), args.runtime)?;
     let beside_generated = files.iter().any(|f| {
         let generated = f.path.with_file_name(Suite::Generated.file_name());
         target.crate_dir.join(generated).is_file()
@@ -321,9 +316,12 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
         &cluster,
         Suite::Recorded,
         &files,
-        manifest_edit,
+        &runtime,
         args.dry_run,
     )?;
+    for line in runtime.describe(args.dry_run) {
+        say(&line);
+    }
 
     let calls_traced = log.calls.len();
     let captured_sites: u64 = log.calls.len() as u64;

@@ -1,7 +1,7 @@
 //! Values for arguments: drawn at random by type, from constants found in the source, and from
 //! the operands the code compared against at run time; and small mutations of them.
 
-use crate::cluster::{FloatTy, IntTy, Literals, RangeKind, Ty};
+use crate::cluster::{FloatTy, IntTy, Literals, RangeKind, StdTy, Ty};
 use hermetic_protocol::Value;
 use rand::seq::SliceRandom;
 use rand::Rng;
@@ -21,7 +21,27 @@ pub struct ValuePool {
     string_list: Vec<String>,
     /// Integers written in the source: few, and the likeliest to matter.
     source_ints: Vec<i128>,
+    /// What the source splits or matches text on: the punctuation and blanks among its char
+    /// literals and short string literals (`=`, `:`, `#`, `<`), and the line break and blank
+    /// that `lines()` and `split_whitespace()` imply.
+    separators: Vec<String>,
+    /// Paths the code opened or checked in its environment, and known strings that look like
+    /// paths: for path arguments.
+    paths: BTreeSet<String>,
+    path_list: Vec<String>,
 }
+
+/// Paths a person would pass, for path arguments before the code has shown which it uses.
+const COMMON_PATHS: [&str; 8] = [
+    "/etc/app.conf",
+    "config.toml",
+    "data/input.txt",
+    "notes.md",
+    "/tmp",
+    "",
+    "/",
+    "../outside",
+];
 
 const MAX_POOL: usize = 4096;
 
@@ -41,6 +61,21 @@ impl ValuePool {
         for s in &lits.strings {
             pool.chars.extend(s.chars().take(8));
         }
+        let separating = |s: &str| !s.is_empty() && s.chars().all(|c| !c.is_alphanumeric());
+        let mut separators: BTreeSet<String> = ["\n", " "].map(String::from).into();
+        separators.extend(
+            lits.chars
+                .iter()
+                .map(|c| c.to_string())
+                .filter(|s| separating(s)),
+        );
+        separators.extend(
+            lits.strings
+                .iter()
+                .filter(|s| s.chars().count() <= 2 && separating(s))
+                .cloned(),
+        );
+        pool.separators = separators.into_iter().collect();
         pool
     }
 
@@ -51,8 +86,18 @@ impl ValuePool {
     }
 
     pub fn add_string(&mut self, s: String) {
+        if looks_like_path(&s) {
+            self.add_path(s.clone());
+        }
         if self.string_list.len() < MAX_POOL && self.strings.insert(s.clone()) {
             self.string_list.push(s);
+        }
+    }
+
+    /// A path worth passing: one the code opened or checked, or compared.
+    pub fn add_path(&mut self, p: String) {
+        if self.path_list.len() < MAX_POOL && self.paths.insert(p.clone()) {
+            self.path_list.push(p);
         }
     }
 
@@ -64,6 +109,13 @@ impl ValuePool {
     /// A string drawn as for a `&str` argument.
     pub fn random_string(&self, rng: &mut ChaCha8Rng) -> String {
         random_string(rng, self)
+    }
+
+    /// Whether the source shows text with structure: known strings, and a separator of its
+    /// own beyond the line break and blank every text has. Code without one (a password
+    /// check) gets plain literals, undiluted.
+    fn has_structure(&self) -> bool {
+        !self.string_list.is_empty() && self.separators.iter().any(|s| s != "\n" && s != " ")
     }
 
     /// A small change to a string.
@@ -87,6 +139,14 @@ impl ValuePool {
     }
 }
 
+/// Whether a string reads as a file path: it has a separator, or a short extension.
+fn looks_like_path(s: &str) -> bool {
+    let ext = s
+        .rsplit_once('.')
+        .is_some_and(|(stem, ext)| !stem.is_empty() && (1..=4).contains(&ext.len()));
+    !s.contains(char::is_whitespace) && (s.contains('/') || ext) && s.len() <= 128
+}
+
 fn is_format_string(s: &str) -> bool {
     let bytes = s.as_bytes();
     bytes
@@ -108,6 +168,7 @@ pub fn random_value(rng: &mut ChaCha8Rng, pool: &ValuePool, ty: &Ty, depth: usiz
         Ty::Range(e, kind) => random_range(rng, pool, e, *kind, depth),
         Ty::Float(t) => Value::float(random_float(rng, pool, *t)),
         Ty::String | Ty::Str | Ty::Reader => Value::Str(random_string(rng, pool)),
+        Ty::Std(kind, args) => random_std(rng, pool, *kind, args, depth),
         Ty::Vec(e) | Ty::Slice(e) | Ty::IntoIter(e) => {
             let len = if depth > 2 { 0 } else { small_len(rng) };
             Value::Seq(
@@ -144,6 +205,21 @@ pub fn random_value(rng: &mut ChaCha8Rng, pool: &ValuePool, ty: &Ty, depth: usiz
         Ty::Box(e) | Ty::Ref(e) | Ty::RefMut(e) => random_value(rng, pool, e, depth),
         // Crate types come from statements; the generator never asks for them here.
         Ty::Adt(..) | Ty::Mock(_) | Ty::IoError => Value::Unit,
+    }
+}
+
+/// A value of a std type outside the prelude.
+fn random_std(
+    rng: &mut ChaCha8Rng,
+    pool: &ValuePool,
+    kind: StdTy,
+    _args: &[Ty],
+    _depth: usize,
+) -> Value {
+    match kind {
+        k if k.is_path() => Value::Str(random_path(rng, pool)),
+        StdTy::OsString | StdTy::OsStrRef => Value::Str(random_string(rng, pool)),
+        _ => Value::Str(random_string(rng, pool)),
     }
 }
 
@@ -336,6 +412,9 @@ fn random_char(rng: &mut ChaCha8Rng, pool: &ValuePool) -> char {
 }
 
 fn random_string(rng: &mut ChaCha8Rng, pool: &ValuePool) -> String {
+    if pool.has_structure() && rng.gen_bool(0.2) {
+        return structured_string(rng, pool);
+    }
     let roll = rng.gen_range(0..10);
     if roll < 5 && !pool.string_list.is_empty() {
         let s = pool.string_list.choose(rng).expect("non-empty").clone();
@@ -355,7 +434,106 @@ fn random_string(rng: &mut ChaCha8Rng, pool: &ValuePool) -> String {
     }
 }
 
+/// Text with the structure parsers look for: one to three records (lines, or what a
+/// separator of the source splits), each a token, or tokens joined by a separator of the
+/// source (`name=1`, `fatal: disk`, `-l 9`); tokens are known strings (the source's literals and
+/// what the code compared), numbers, or short words.
+fn structured_string(rng: &mut ChaCha8Rng, pool: &ValuePool) -> String {
+    let record_separator = if rng.gen_bool(0.7) {
+        "\n"
+    } else {
+        separator(rng, pool)
+    };
+    let records = *[1, 1, 2, 3].choose(rng).expect("non-empty");
+    let mut out = String::new();
+    for r in 0..records {
+        if r > 0 {
+            out.push_str(record_separator);
+        }
+        out.push_str(&token(rng, pool));
+        let joins = *[0, 1, 1, 1, 2].choose(rng).expect("non-empty");
+        for _ in 0..joins {
+            out.push_str(separator(rng, pool));
+            out.push_str(&token(rng, pool));
+        }
+    }
+    out
+}
+
+fn separator<'p>(rng: &mut ChaCha8Rng, pool: &'p ValuePool) -> &'p str {
+    pool.separators.choose(rng).map_or(" ", |s| s.as_str())
+}
+
+/// One word of structured text.
+fn token(rng: &mut ChaCha8Rng, pool: &ValuePool) -> String {
+    match rng.gen_range(0..8) {
+        0..=4 if !pool.string_list.is_empty() => {
+            pool.string_list.choose(rng).expect("non-empty").clone()
+        }
+        5 | 6 => match pool.int_list.choose(rng) {
+            Some(i) if rng.gen_bool(0.5) => i.to_string(),
+            _ => rng.gen_range(0..=10).to_string(),
+        },
+        _ => (0..rng.gen_range(1..5))
+            .map(|_| random_char(rng, pool))
+            .collect(),
+    }
+}
+
+/// A char boundary of `s`, at random.
+fn boundary(rng: &mut ChaCha8Rng, s: &str) -> usize {
+    let bounds: Vec<usize> = (0..=s.len()).filter(|&i| s.is_char_boundary(i)).collect();
+    *bounds.choose(rng).expect("0 is a boundary")
+}
+
+/// A path: one the code used or compared, one a person would pass, a known name under a known
+/// directory, or any string.
+fn random_path(rng: &mut ChaCha8Rng, pool: &ValuePool) -> String {
+    match rng.gen_range(0..10) {
+        0..=3 if !pool.path_list.is_empty() => {
+            pool.path_list.choose(rng).expect("non-empty").clone()
+        }
+        4 if !pool.path_list.is_empty() && !pool.string_list.is_empty() => {
+            let dir = pool.path_list.choose(rng).expect("non-empty");
+            let name = pool.string_list.choose(rng).expect("non-empty");
+            format!("{}/{name}", dir.trim_end_matches('/'))
+        }
+        0..=6 => COMMON_PATHS.choose(rng).expect("non-empty").to_string(),
+        _ => random_string(rng, pool),
+    }
+}
+
+/// A small change to a path: another component added, the last one dropped or changed, or
+/// the text changed as any string's.
+fn mutate_path(rng: &mut ChaCha8Rng, pool: &ValuePool, p: &str) -> String {
+    match rng.gen_range(0..4) {
+        0 => {
+            let name = pool
+                .string_list
+                .choose(rng)
+                .map_or("file.txt", String::as_str);
+            format!("{}/{name}", p.trim_end_matches('/'))
+        }
+        1 => match p.rsplit_once('/') {
+            Some((parent, _)) => parent.to_string(),
+            None => String::new(),
+        },
+        2 => random_path(rng, pool),
+        _ => mutate_string(rng, pool, p),
+    }
+}
+
 fn mutate_string(rng: &mut ChaCha8Rng, pool: &ValuePool, s: &str) -> String {
+    if pool.has_structure() && rng.gen_bool(0.2) {
+        // Structure: a separator and a token, or a whole record, spliced in at a boundary.
+        let at = boundary(rng, s);
+        let piece = match rng.gen_range(0..3) {
+            0 => separator(rng, pool).to_string(),
+            1 => format!("{}{}", separator(rng, pool), token(rng, pool)),
+            _ => structured_string(rng, pool),
+        };
+        return format!("{}{piece}{}", &s[..at], &s[at..]);
+    }
     let mut chars: Vec<char> = s.chars().collect();
     match rng.gen_range(0..5) {
         0 if !chars.is_empty() => {
@@ -415,6 +593,12 @@ pub fn mutate_value(rng: &mut ChaCha8Rng, pool: &ValuePool, ty: &Ty, value: &Val
         }
         (Ty::Bool, Value::Bool(b)) => Value::Bool(!b),
         (Ty::String | Ty::Str | Ty::Reader, Value::Str(s)) => {
+            Value::Str(mutate_string(rng, pool, s))
+        }
+        (Ty::Std(kind, _), Value::Str(s)) if kind.is_path() => {
+            Value::Str(mutate_path(rng, pool, s))
+        }
+        (Ty::Std(kind, _), Value::Str(s)) if kind.is_text() => {
             Value::Str(mutate_string(rng, pool, s))
         }
         (Ty::Vec(e) | Ty::Slice(e) | Ty::IntoIter(e), Value::Seq(items)) if !contains_adt(e) => {
@@ -567,6 +751,66 @@ mod tests {
         }
         // `a..b`, `a..=b`, `a..`, `..b`, `..=b`, `..`.
         assert_eq!(forms.len(), 6, "{forms:?}");
+    }
+
+    #[test]
+    fn strings_are_built_from_literals_joined_by_the_separators_the_code_splits_on() {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let lits = Literals {
+            strings: vec!["name".into(), "retries".into(), "fatal".into()],
+            chars: vec!['=', ':'],
+            ..Default::default()
+        };
+        let pool = ValuePool::from_literals(&lits);
+        assert_eq!(pool.separators, vec!["\n", " ", ":", "="]);
+        let drawn: Vec<String> = (0..5000)
+            .map(|_| match random_value(&mut rng, &pool, &Ty::Str, 0) {
+                Value::Str(s) => s,
+                v => panic!("{v:?}"),
+            })
+            .collect();
+        let has = |f: &dyn Fn(&str) -> bool| drawn.iter().any(|s| f(s));
+        // `name=1\nretries=3` and `fatal: disk` are ordinary candidates.
+        assert!(has(&|s| s.lines().count() >= 2
+            && s.lines().all(
+                |l| l.starts_with("name=") || l.starts_with("retries=")
+            )));
+        assert!(has(&|s| s.lines().any(
+            |l| l.starts_with("retries=") && l[8..].parse::<u32>().is_ok()
+        )));
+        assert!(has(&|s| s.starts_with("fatal:")));
+        // Mutation splices structure into a known string.
+        let mutated: Vec<String> = (0..500)
+            .map(|_| mutate_string(&mut rng, &pool, "name"))
+            .collect();
+        assert!(
+            mutated.iter().any(|s| s.starts_with("name=")),
+            "{mutated:?}"
+        );
+    }
+
+    #[test]
+    fn paths_come_from_what_the_code_opened_and_compared() {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mut pool = ValuePool::default();
+        pool.add_path("/srv/data/app.conf".into());
+        pool.add_string("settings.toml".into());
+        pool.add_string("not a path".into());
+        let ty = Ty::Std(StdTy::PathStr, Vec::new());
+        let drawn: BTreeSet<String> = (0..300)
+            .map(|_| {
+                let v = random_value(&mut rng, &pool, &ty, 0);
+                mutate_value(&mut rng, &pool, &ty, &v)
+            })
+            .filter_map(|v| match v {
+                Value::Str(s) => Some(s),
+                _ => None,
+            })
+            .collect();
+        for p in ["/srv/data/app.conf", "settings.toml", "/etc/app.conf"] {
+            assert!(drawn.contains(p), "{p} never drawn: {drawn:?}");
+        }
+        assert!(!pool.paths.contains("not a path"));
     }
 
     #[test]
