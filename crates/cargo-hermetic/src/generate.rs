@@ -1,7 +1,7 @@
 //! `cargo hermetic generate`: the whole pipeline, from the user's crate to test files.
 
 use crate::cli::GenerateArgs;
-use crate::cluster::{Cluster, Skipped};
+use crate::cluster::Cluster;
 use crate::driver::{build, goals, process};
 use crate::emit::Suite;
 use crate::report::{FindingReport, Report, UncoveredReport};
@@ -42,10 +42,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     let mut usable = vec![true; cluster.callables.len()];
     for u in &built.unsupported {
         usable[u.callable] = false;
-        skipped.push(Skipped {
-            item: callable_name(&cluster, u.callable),
-            reason: u.reason.clone(),
-        });
+        skipped.push(u.why.clone().skipped(callable_name(&cluster, u.callable)));
     }
     let jobs = args
         .jobs
@@ -248,6 +245,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         executions_per_second: outcome.executions as f64 / search_time.max(1e-9),
         elapsed_s: started.elapsed().as_secs_f64(),
         callables: cluster.callables.len(),
+        skipped_by_reason: crate::skip::by_reason(&skipped),
         skipped,
         findings,
         files: files.iter().map(|f| f.path.clone()).collect(),
@@ -383,7 +381,7 @@ fn nothing_to_test(cluster: &Cluster) -> String {
     if !cluster.skipped.is_empty() {
         msg += ":";
         for s in cluster.skipped.iter().take(8) {
-            msg += &format!("\n  - {}: {}", s.item, s.reason);
+            msg += &format!("\n  - {}: {}", s.item, s.detail);
         }
     }
     msg

@@ -17,6 +17,7 @@ mod report;
 mod rust_syntax;
 mod search;
 mod shadow;
+mod skip;
 mod test_case;
 mod verify;
 

@@ -1,6 +1,7 @@
 //! The run's report: a short summary table for people, and JSON for tools.
 
 use crate::cluster::Skipped;
+use crate::skip::ReasonCount;
 use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -48,6 +49,8 @@ pub struct Report {
     pub elapsed_s: f64,
     pub callables: usize,
     pub skipped: Vec<Skipped>,
+    /// `skipped` counted by reason, most frequent first.
+    pub skipped_by_reason: Vec<ReasonCount>,
     /// Calls that abort, overflow the stack, exit or hang: no test can show them in-process.
     pub findings: Vec<FindingReport>,
     pub files: Vec<PathBuf>,
@@ -105,6 +108,9 @@ pub struct FindingReport {
     pub call: String,
     pub outcome: String,
 }
+
+/// Skip reasons the summary lists, most frequent first.
+pub const TOP_SKIP_REASONS: usize = 5;
 
 impl Report {
     pub fn coverage_percent(&self) -> f64 {
@@ -168,6 +174,7 @@ impl Report {
             ),
             ("callables", self.callables.to_string()),
             ("items skipped", self.skipped.len().to_string()),
+            // The reasons follow the table.
             (
                 "executions",
                 format!("{} ({:.0}/s)", self.executions, self.executions_per_second),
@@ -236,16 +243,7 @@ impl Report {
         for f in &self.findings {
             writeln!(out, "  ! {} {}", f.call, f.outcome)?;
         }
-        for s in self.skipped.iter().take(10) {
-            writeln!(out, "  - skipped {}: {}", s.item, s.reason)?;
-        }
-        if self.skipped.len() > 10 {
-            writeln!(
-                out,
-                "  - ... {} more skipped (see --report-json)",
-                self.skipped.len() - 10
-            )?;
-        }
+        print_skip_reasons(out, &self.skipped_by_reason)?;
         for f in &self.files {
             writeln!(
                 out,
@@ -256,4 +254,27 @@ impl Report {
         }
         Ok(())
     }
+}
+
+/// The most frequent skip reasons, with counts: what holds coverage back.
+pub fn print_skip_reasons(out: &mut impl Write, counts: &[ReasonCount]) -> std::io::Result<()> {
+    if counts.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "  skipped, most frequent reasons (all in --report-json):"
+    )?;
+    for c in counts.iter().take(TOP_SKIP_REASONS) {
+        writeln!(out, "  {:>6}  {}", c.count, c.text)?;
+    }
+    let rest: usize = counts.iter().skip(TOP_SKIP_REASONS).map(|c| c.count).sum();
+    if rest > 0 {
+        writeln!(
+            out,
+            "  {rest:>6}  for {} other reasons",
+            counts.len() - TOP_SKIP_REASONS
+        )?;
+    }
+    Ok(())
 }

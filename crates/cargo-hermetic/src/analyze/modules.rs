@@ -3,6 +3,7 @@
 use super::cfg::{self, Verdict};
 use super::syntax::{self, Offsets};
 use crate::cluster::{Module, ModuleBody, Skipped, Vis};
+use crate::skip::{SkipReason, Why};
 use anyhow::{bail, Context};
 use std::path::{Path, PathBuf};
 use syn::ext::IdentExt;
@@ -101,20 +102,23 @@ fn walk(
             Verdict::Off => continue,
             Verdict::Unknown(cfg) => {
                 if let Some(name) = item_name(&item) {
-                    skipped.push(Skipped {
-                        item: qualified(&prefix, &name),
-                        reason: format!("behind `{cfg}`, which analysis cannot evaluate"),
-                    });
+                    skipped.push(
+                        Why::new(
+                            SkipReason::Cfg,
+                            format!("behind `{cfg}`, which analysis cannot evaluate"),
+                        )
+                        .skipped(qualified(&prefix, &name)),
+                    );
                 }
                 continue;
             }
         }
         match item {
             Item::Mod(m) => child(out, skipped, id, &prefix, m, dirs, file)?,
-            Item::Fn(f) if syntax::has_attr(&f.attrs, "test") => skipped.push(Skipped {
-                item: qualified(&prefix, &f.sig.ident.to_string()),
-                reason: "#[test] function".into(),
-            }),
+            Item::Fn(f) if syntax::has_attr(&f.attrs, "test") => skipped.push(
+                Why::new(SkipReason::TestCode, "#[test] function")
+                    .skipped(qualified(&prefix, &f.sig.ident.to_string())),
+            ),
             other => kept.push(other),
         }
     }
@@ -137,10 +141,13 @@ fn child(
     let path_attr = match cfg::module_path(&m.attrs) {
         Ok(p) => p,
         Err(attr) => {
-            skipped.push(Skipped {
-                item: format!("mod {}", path.join("::")),
-                reason: format!("its file depends on `{attr}`, which analysis cannot evaluate"),
-            });
+            skipped.push(
+                Why::new(
+                    SkipReason::Cfg,
+                    format!("its file depends on `{attr}`, which analysis cannot evaluate"),
+                )
+                .skipped(format!("mod {}", path.join("::"))),
+            );
             return Ok(());
         }
     };
@@ -390,7 +397,8 @@ mod tests {
         assert_eq!(mods[0].items.len(), 1);
         assert_eq!(skipped.len(), 2);
         assert_eq!(skipped[0].item, "gated");
-        assert!(skipped[0].reason.contains("feature = \"x\""));
-        assert_eq!(skipped[1].reason, "#[test] function");
+        assert!(skipped[0].detail.contains("feature = \"x\""));
+        assert_eq!(skipped[1].detail, "#[test] function");
+        assert_eq!(skipped[1].reason, crate::skip::SkipReason::TestCode);
     }
 }

@@ -71,7 +71,7 @@ fn skip_reason<'a>(c: &'a Cluster, item: &str) -> &'a str {
         .iter()
         .find(|s| s.item == item)
         .unwrap_or_else(|| panic!("{item} not skipped: {:?}", c.skipped))
-        .reason
+        .detail
 }
 
 fn b(t: Ty) -> Box<Ty> {

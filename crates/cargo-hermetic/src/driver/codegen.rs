@@ -8,6 +8,7 @@
 use crate::cluster::{CallableKind, Cluster, Fields, ModuleId, Receiver, Ty, TypeKind};
 use crate::mock_syntax::{mock_items, MockFlavour};
 use crate::rust_syntax::{ident, item_path, ty, ty_in_expr};
+use crate::skip::{SkipReason, Why};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use std::collections::BTreeSet;
@@ -26,7 +27,7 @@ pub struct DispatchFile {
 /// Why a callable got no working dispatch entry.
 pub struct Unsupported {
     pub callable: usize,
-    pub reason: String,
+    pub why: Why,
 }
 
 /// Generates the dispatch modules. `disabled` callables get an entry that refuses to run
@@ -48,15 +49,16 @@ pub fn generate(
         {
             let name = format_ident!("call_{}", id);
             let body = if disabled.contains(&id) {
-                Err("the driver could not compile a call to it".to_string())
+                Err(Why::new(
+                    SkipReason::DriverRejected,
+                    "the driver could not compile a call to it",
+                ))
             } else {
                 call_body(cluster, id)
             };
-            let body = body.unwrap_or_else(|reason| {
-                unsupported.push(Unsupported {
-                    callable: id,
-                    reason: reason.clone(),
-                });
+            let body = body.unwrap_or_else(|why| {
+                let reason = why.detail.clone();
+                unsupported.push(Unsupported { callable: id, why });
                 quote!(Err(DecodeError::new(#reason)))
             });
             entries.push(quote! {
@@ -208,17 +210,23 @@ struct ArgCode {
     teardown: TokenStream,
 }
 
-fn arg_code(cluster: &Cluster, m: ModuleId, t: &Ty, k: usize) -> Result<ArgCode, String> {
+fn arg_code(cluster: &Cluster, m: ModuleId, t: &Ty, k: usize) -> Result<ArgCode, Why> {
     let var = format_ident!("a{}", k);
     let slot = format_ident!("slot{}", k);
-    let decoded = |t: &Ty| -> Result<TokenStream, String> {
+    let decoded = |t: &Ty| -> Result<TokenStream, Why> {
         if contains_io_error(t) {
-            return Err("`std::io::Error` arguments are not supported".into());
+            return Err(Why::new(
+                SkipReason::UnsupportedType("io::Error".into()),
+                "`std::io::Error` arguments are not supported",
+            ));
         }
         if has_borrow(t) {
-            return Err(format!(
-                "a borrowed type inside `{}` is not supported",
-                ty(cluster, t, m)
+            return Err(Why::new(
+                SkipReason::ReferenceInside,
+                format!(
+                    "a borrowed type inside `{}` is not supported",
+                    ty(cluster, t, m)
+                ),
             ));
         }
         let tt = ty(cluster, t, m);
@@ -270,7 +278,7 @@ fn arg_code(cluster: &Cluster, m: ModuleId, t: &Ty, k: usize) -> Result<ArgCode,
     })
 }
 
-fn call_body(cluster: &Cluster, id: usize) -> Result<TokenStream, String> {
+fn call_body(cluster: &Cluster, id: usize) -> Result<TokenStream, Why> {
     let c = &cluster.callables[id];
     let m = c.module;
     let mut arg_types: Vec<Ty> = Vec::new();
@@ -315,8 +323,12 @@ fn call_body(cluster: &Cluster, id: usize) -> Result<TokenStream, String> {
             trait_name,
         } => {
             let owner = ty(cluster, self_ty, m);
-            let tr: syn::Path = syn::parse_str(trait_name)
-                .map_err(|e| format!("cannot read trait `{trait_name}`: {e}"))?;
+            let tr: syn::Path = syn::parse_str(trait_name).map_err(|e| {
+                Why::new(
+                    SkipReason::DriverRejected,
+                    format!("cannot read trait `{trait_name}`: {e}"),
+                )
+            })?;
             quote!(<#owner as #tr>::#name(#(#exprs),*))
         }
         CallableKind::StructLiteral { self_ty, tuple } => {

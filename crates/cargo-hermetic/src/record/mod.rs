@@ -26,6 +26,7 @@ use crate::cluster::{CallableId, Cluster, Skipped};
 use crate::emit::Suite;
 use crate::generate::{callable_name, selected, selection_of};
 use crate::shadow::{self, Origin};
+use crate::skip::{SkipReason, Why};
 use crate::test_case::FinishedTest;
 use crate::{analyze, cargo, emit, manifest, verify};
 use anyhow::{bail, Context, Result};
@@ -358,6 +359,7 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
         tests_dropped_uncompilable: verified.dropped_uncompilable.len(),
         dropped,
         functions_probed: probed.probed.len(),
+        skipped_by_reason: crate::skip::by_reason(&skipped),
         skipped,
         probed_run_s,
         unprobed_run_s,
@@ -460,14 +462,14 @@ fn skipped_functions(
     cluster
         .skipped
         .iter()
-        .filter(|s| !s.reason.starts_with("struct literal") && !s.item.ends_with("::default"))
+        .filter(|s| !s.detail.starts_with("struct literal") && !s.item.ends_with("::default"))
         .filter(|s| {
             module
                 .as_ref()
                 .is_none_or(|m| s.item == *m || s.item.starts_with(&format!("{m}::")))
         })
         .filter(|s| function.is_none_or(|f| s.item == f || s.item.ends_with(&format!("::{f}"))))
-        .map(|s| (s.item.clone(), s.reason.clone()))
+        .map(|s| (s.item.clone(), s.detail.clone()))
         .collect()
 }
 
@@ -477,13 +479,12 @@ fn not_probed(cluster: &Cluster, probed: &probes::Probed) -> Vec<Skipped> {
         .skipped
         .iter()
         .map(|s| Skipped {
-            item: s.item.clone(),
-            reason: not_testable(&s.reason),
+            detail: not_testable(&s.detail),
+            ..s.clone()
         })
         .collect();
-    out.extend(probed.unprobed.iter().map(|(c, why)| Skipped {
-        item: callable_name(cluster, *c),
-        reason: why.clone(),
+    out.extend(probed.unprobed.iter().map(|(c, why)| {
+        Why::new(SkipReason::NotProbed, why.clone()).skipped(callable_name(cluster, *c))
     }));
     out
 }
