@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 pub struct Report {
     pub package: String,
     pub seed: u64,
+    /// Why the run wrote no tests without searching (nothing callable, no branches), if so.
+    pub no_tests: Option<String>,
     /// Branches of the selected code (edges between its basic blocks).
     pub goals_total: usize,
     pub goals_covered: usize,
@@ -131,6 +133,9 @@ impl Report {
     pub fn print_summary(&self, out: &mut impl Write) -> std::io::Result<()> {
         writeln!(out)?;
         writeln!(out, "  hermetic: {}", self.package)?;
+        if let Some(why) = &self.no_tests {
+            writeln!(out, "  no tests: {why}")?;
+        }
         let rows = [
             (
                 "goals covered",
@@ -205,7 +210,8 @@ impl Report {
                 "harmful calls refused", self.refused_by_runtime, self.refused_by_sandbox
             )?;
         }
-        if !(self.containment.landlock && self.containment.seccomp) {
+        // Without a search nothing ran, contained or not.
+        if self.no_tests.is_none() && !(self.containment.landlock && self.containment.seccomp) {
             writeln!(
                 out,
                 "  warning: the sandbox is incomplete here (landlock: {}, seccomp: {}); code that bypasses libc could write files, reach the network or start programs during generation",

@@ -81,6 +81,8 @@ pub struct Origin<'a> {
     pub workspace_root: &'a Path,
     /// Scratch space for this tool: `<target>/hermetic`.
     pub work_dir: &'a Path,
+    /// The feature flags every build of a copy gets (`--features ..` as the user gave them).
+    pub cargo_args: &'a [String],
 }
 
 /// Copies the crate to `<work_dir>/<name>` with a manifest that stands on its own.

@@ -98,7 +98,7 @@ pub fn verify(
             manifest::ensure_runtime_dev_dependency(&copy.root, false)?;
         }
         let manifest = copy.root.join("Cargo.toml");
-        let exe = match cargo::build_tests(&manifest, &copy.target_dir)? {
+        let exe = match cargo::build_tests(&manifest, &copy.target_dir, origin.cargo_args)? {
             BuildOutcome::Built(exe) => exe,
             BuildOutcome::Failed(errors) => {
                 let mut culprits = BTreeSet::new();

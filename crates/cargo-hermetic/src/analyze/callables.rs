@@ -49,6 +49,8 @@ pub struct Collector<'a> {
     pub trait_impl_methods: bool,
     /// List `unsafe fn`s (`Options::unsafe_fns`).
     pub unsafe_fns: bool,
+    /// Which `#[cfg]`d functions are compiled in.
+    pub config: &'a cfg::Config,
 }
 
 impl Collector<'_> {
@@ -354,7 +356,7 @@ impl Collector<'_> {
             let ImplItem::Fn(f) = item else {
                 continue;
             };
-            match cfg::verdict(&f.attrs) {
+            match cfg::verdict(&f.attrs, self.config) {
                 Verdict::On => fns.push(f),
                 Verdict::Off => {}
                 Verdict::Unknown(c) if report => {

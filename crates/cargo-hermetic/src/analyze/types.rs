@@ -676,7 +676,12 @@ mod tests {
     fn map(lib: &str, ty: &str, mode: Mode) -> Result<Ty, String> {
         let d = tempfile::tempdir().unwrap();
         std::fs::write(d.path().join("lib.rs"), lib).unwrap();
-        let mods = modules::load(&d.path().join("lib.rs"), &mut Vec::new()).unwrap();
+        let mods = modules::load(
+            &d.path().join("lib.rs"),
+            &Default::default(),
+            &mut Vec::new(),
+        )
+        .unwrap();
         let mut names = Names::new(&mods);
         let mut infos = Vec::new();
         for (id, m) in mods.iter().enumerate() {

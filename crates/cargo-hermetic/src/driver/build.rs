@@ -25,6 +25,7 @@ pub fn build_driver(target: &Target, cluster: &Cluster, work_dir: &Path) -> Resu
         crate_dir: &target.crate_dir,
         workspace_root: &target.workspace_root,
         work_dir,
+        cargo_args: &target.features.cargo_args,
     };
     let shadow = shadow::copy_crate(&origin, "shadow", &[("hermetic-driver", &support)])?;
     let dispatch_dir = work_dir.join("dispatch");
@@ -45,7 +46,12 @@ pub fn build_driver(target: &Target, cluster: &Cluster, work_dir: &Path) -> Resu
             injected = true;
         }
         let manifest = shadow.root.join("Cargo.toml");
-        match cargo::build_test_binary(&manifest, &shadow.target_dir, cargo::SANCOV_FLAGS)? {
+        match cargo::build_test_binary(
+            &manifest,
+            &shadow.target_dir,
+            &target.features.cargo_args,
+            cargo::SANCOV_FLAGS,
+        )? {
             BuildOutcome::Built(executable) => {
                 return Ok(DriverBuild {
                     executable,

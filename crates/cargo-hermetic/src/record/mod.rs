@@ -120,7 +120,11 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
             eprintln!("  {msg}");
         }
     };
-    let target = cargo::locate(args.manifest_path.as_deref(), args.package.as_deref())?;
+    let target = cargo::locate(
+        args.manifest_path.as_deref(),
+        args.package.as_deref(),
+        &Default::default(),
+    )?;
     let bin = if args.test {
         None
     } else {
@@ -128,7 +132,10 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
     };
     say(&format!("analysing {}", target.package));
     // A recorded run calls the methods of trait impls too (a search reaches them otherwise).
-    let options = analyze::Options::record();
+    let options = analyze::Options {
+        features: target.features.enabled.clone(),
+        ..analyze::Options::record()
+    };
     let cluster = analyze::analyze_with(&target.lib_rs, &target.crate_name, options)
         .with_context(|| format!("analyse {}", target.lib_rs.display()))?;
     let sel = selection_of(args.module.as_deref(), args.function.as_deref(), &cluster)?;
@@ -142,6 +149,7 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
         crate_dir: &target.crate_dir,
         workspace_root: &target.workspace_root,
         work_dir: &work_dir,
+        cargo_args: &target.features.cargo_args,
     };
     say("building the probed program");
     let skipped_fns = skipped_functions(&cluster, args.module.as_deref(), args.function.as_deref());
