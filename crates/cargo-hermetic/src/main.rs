@@ -12,6 +12,7 @@ mod emit;
 mod generate;
 mod manifest;
 mod mock_syntax;
+mod mutation;
 mod record;
 mod report;
 mod rust_syntax;

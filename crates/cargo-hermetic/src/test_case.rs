@@ -1,8 +1,9 @@
 //! A test case as the search builds it: a home module and a straight-line list of calls.
 
 use crate::cluster::{CallableId, ModuleId};
-use hermetic_driver::protocol::{Call, EnvSpec, ExecReport};
-use hermetic_driver::Value;
+use hermetic_protocol::Value;
+use hermetic_protocol::{Call, EnvSpec, ExecReport};
+use std::collections::BTreeSet;
 
 /// A candidate unit test. Statement `i`'s result is referred to by later arguments as
 /// `Value::Use(i)`, `Value::Borrow(i)` or `Value::BorrowMut(i)`; for a method, `args[0]` is the
@@ -60,4 +61,20 @@ pub struct FinishedTest {
     pub uses_private: bool,
     /// Whether the test builds a mock (seed 003: mocks only as a last resort).
     pub uses_mocks: bool,
+    /// The assertions to write, chosen by the mutants they kill; `None`: every one the
+    /// observations allow.
+    pub assertions: Option<BTreeSet<Assertion>>,
+}
+
+/// An assertion a test can make about what its execution showed.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Assertion {
+    /// The value statement `i` returned.
+    Result(usize),
+    /// What the code left in the file at this path.
+    File(String),
+    /// What the code wrote to fd 1.
+    Stdout,
+    /// What the code wrote to fd 2.
+    Stderr,
 }

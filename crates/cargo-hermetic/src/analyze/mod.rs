@@ -11,7 +11,7 @@ mod items;
 mod literals;
 mod modules;
 mod names;
-mod syntax;
+pub(crate) mod syntax;
 mod traits;
 mod types;
 

@@ -21,9 +21,9 @@ use crate::cluster::{
 };
 use crate::mock_syntax;
 use crate::rust_syntax;
-use crate::test_case::FinishedTest;
-use hermetic_driver::protocol::Outcome;
-use hermetic_driver::Value;
+use crate::test_case::{Assertion, FinishedTest};
+use hermetic_protocol::Outcome;
+use hermetic_protocol::Value;
 use names::{Unnamed, VarNames};
 use oracle::Oracle;
 use proc_macro2::{Ident, Literal, TokenStream};
@@ -282,6 +282,9 @@ fn render_test(cluster: &Cluster, test: &FinishedTest, suite: Suite) -> Option<R
     let mut names = VarNames::new(reserved);
     let mut vars: Vec<Option<(Ident, Ty)>> = vec![None; len];
     let mut body = Vec::new();
+    let keep = |a: &Assertion| test.assertions.as_ref().is_none_or(|k| k.contains(a));
+    // Whether the test checks anything (a `should_panic` does).
+    let mut asserted = panic.is_some();
     for (i, s) in stmts.iter().enumerate() {
         let c = &cluster.callables[s.callable];
         let mut call = writer.call(s.callable, &s.args, &vars)?;
@@ -308,13 +311,16 @@ fn render_test(cluster: &Cluster, test: &FinishedTest, suite: Suite) -> Option<R
             vars[i] = Some((name, stored.clone()));
         } else if c.ret == Ty::Unit {
             body.push(quote!(#call;));
+        } else if !keep(&Assertion::Result(i)) {
+            body.push(quote!(let _ = #call;));
         } else if let (Ty::Result(ok, err), Some(obs)) = (&c.ret, returned) {
             if **err == Ty::IoError {
-                io_result_check(&writer, ok, obs, call, &mut names, &mut body);
+                asserted |= io_result_check(&writer, ok, obs, call, &mut names, &mut body);
             } else if let Some(check) = writer.oracle.check(&c.ret, obs) {
                 writer
                     .oracle
                     .render(&check, call, false, false, &mut names, &mut body);
+                asserted = true;
             } else {
                 body.push(quote!(let _ = #call;));
             }
@@ -322,6 +328,7 @@ fn render_test(cluster: &Cluster, test: &FinishedTest, suite: Suite) -> Option<R
             writer
                 .oracle
                 .render(&check, call, false, false, &mut names, &mut body);
+            asserted = true;
         } else {
             body.push(quote!(let _ = #call;));
         }
@@ -332,13 +339,22 @@ fn render_test(cluster: &Cluster, test: &FinishedTest, suite: Suite) -> Option<R
         let checks = if panic.is_some() {
             Vec::new()
         } else {
-            asserts_output = environment::asserts_output(&report.env);
-            environment::checks(&report.env)
+            let checks = environment::checks(&report.env, &keep);
+            asserts_output = checks
+                .iter()
+                .any(|(a, _)| matches!(a, Assertion::Stdout | Assertion::Stderr));
+            checks.into_iter().map(|(_, check)| check).collect()
         };
+        asserted |= !checks.is_empty();
         body.insert(0, environment::prelude(&case.env, !checks.is_empty()));
         body.extend(checks);
     }
 
+    // A generated test that checks nothing shows nothing (records keep theirs: a recorded
+    // mock checks its calls).
+    if !asserted && suite == Suite::Generated {
+        return None;
+    }
     let last = &stmts[len - 1];
     let target = &cluster.callables[last.callable];
     let outcome = names::outcome(
@@ -412,12 +428,12 @@ fn unsafe_call(
 fn io_result_check(
     writer: &Writer,
     ok: &Ty,
-    obs: &hermetic_driver::Observed,
+    obs: &hermetic_protocol::Observed,
     call: TokenStream,
     names: &mut VarNames,
     body: &mut Vec<TokenStream>,
-) {
-    use hermetic_driver::Observed;
+) -> bool {
+    use hermetic_protocol::Observed;
     let assert_eq = layout::assert_eq();
     match obs {
         Observed::Err(inner) => match &**inner {
@@ -441,8 +457,66 @@ fn io_result_check(
             }
             None => body.push(quote!(let _ = #call.unwrap();)),
         },
-        _ => body.push(quote!(let _ = #call;)),
+        _ => {
+            body.push(quote!(let _ = #call;));
+            return false;
+        }
     }
+    true
+}
+
+/// The assertions a test can make (as [`render_test`] would write them), each with a key that
+/// differs when what it checks differs: an assertion whose key changes under a mutant kills it.
+pub fn assertion_keys(cluster: &Cluster, test: &FinishedTest) -> Vec<(Assertion, String)> {
+    let case = &test.case;
+    let report = &test.report;
+    let (len, panicked) = match &report.outcome {
+        Outcome::Completed => (case.stmts.len(), false),
+        Outcome::Panicked { stmt, .. } if *stmt < case.stmts.len() => (stmt + 1, true),
+        _ => return Vec::new(),
+    };
+    let stmts = &case.stmts[..len];
+    let mut used = vec![false; len];
+    for s in stmts {
+        for j in s.uses() {
+            if let Some(u) = used.get_mut(j) {
+                *u = true;
+            }
+        }
+    }
+    let oracle = Oracle {
+        cluster,
+        home: case.home,
+    };
+    let mut out = Vec::new();
+    for (i, s) in stmts.iter().enumerate() {
+        let Some(c) = cluster.callables.get(s.callable) else {
+            return Vec::new();
+        };
+        if used[i] || c.ret == Ty::Unit || (panicked && i == len - 1) {
+            continue;
+        }
+        let Some(obs) = report.stmts.get(i).and_then(|r| r.returned.as_ref()) else {
+            continue;
+        };
+        let key = match &c.ret {
+            Ty::Result(_, err) if **err == Ty::IoError => Some(format!("{obs:?}")),
+            ret => oracle.check(ret, obs).map(|check| check.key()),
+        };
+        out.extend(key.map(|k| (Assertion::Result(i), k)));
+    }
+    if !panicked && environment::needed(&case.env, &report.env) {
+        for (path, contents) in &report.env.files {
+            out.push((Assertion::File(path.clone()), format!("{contents:?}")));
+        }
+        if !report.env.stdout.is_empty() {
+            out.push((Assertion::Stdout, format!("{:?}", report.env.stdout)));
+        }
+        if !report.env.stderr.is_empty() {
+            out.push((Assertion::Stderr, format!("{:?}", report.env.stderr)));
+        }
+    }
+    out
 }
 
 /// The `expected` text of `#[should_panic]`: the message, or a prefix of a long one.

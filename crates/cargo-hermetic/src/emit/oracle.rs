@@ -9,7 +9,7 @@ use super::layout;
 use super::names::VarNames;
 use crate::cluster::{Cluster, Fields, FloatTy, ModuleId, RangeKind, Ty, TypeKind};
 use crate::rust_syntax;
-use hermetic_driver::protocol::Observed;
+use hermetic_protocol::Observed;
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::quote;
 
@@ -42,6 +42,27 @@ pub(crate) enum Check {
 }
 
 impl Check {
+    /// What the check compares, as text (token spans left out): two checks with the same key
+    /// pass and fail together.
+    pub(crate) fn key(&self) -> String {
+        match self {
+            Check::Eq(lit) => format!("== {lit}"),
+            Check::EqWithoutDebug(lit) => format!("=== {lit}"),
+            Check::IsNan => "is_nan".into(),
+            Check::IsNone => "is_none".into(),
+            Check::IsEmpty => "is_empty".into(),
+            Check::DebugText(text) => format!("debug {text:?}"),
+            Check::Fields { fields, .. } => fields
+                .iter()
+                .map(|(access, c)| format!(".{access} {}", c.key()))
+                .collect::<Vec<_>>()
+                .join("; "),
+            Check::Unwrap(c) => format!("unwrap {}", c.key()),
+            Check::UnwrapErr(c) => format!("unwrap_err {}", c.key()),
+            Check::Deref(c) => format!("* {}", c.key()),
+        }
+    }
+
     /// Whether the check only compares `Debug` text (a whole-value `Debug` text reads better).
     fn is_debug_text(&self) -> bool {
         match self {

@@ -5,7 +5,7 @@ use super::place::{Applied, ModLine};
 use super::*;
 use crate::cluster::{Callable, Field, IntTy, Module, Param, Receiver, TypeDef, Variant, Vis};
 use crate::test_case::{Stmt, TestCase};
-use hermetic_driver::protocol::{ExecReport, Observed, StmtReport};
+use hermetic_protocol::{ExecReport, Observed, StmtReport};
 use std::collections::HashSet;
 
 fn module(path: &[&str], parent: Option<usize>, file: &str, mod_rs: bool) -> Module {
@@ -319,9 +319,11 @@ fn test(home: usize, stmts: Vec<Stmt>, outcome: Outcome, reports: Vec<StmtReport
             env: Default::default(),
             sandbox_blocked: 0,
             mock_calls: Vec::new(),
+            reached_mutants: Vec::new(),
         },
         uses_private: false,
         uses_mocks: false,
+        assertions: None,
     }
 }
 
@@ -859,7 +861,7 @@ fn two_modules_tests() -> Vec<FinishedTest> {
         completed(
             1,
             vec![stmt(LOAD, vec![Value::Str("port = 1".into())])],
-            vec![Some(Observed::Opaque)],
+            vec![Some(Observed::Debug("Config { port: 1 }".into()))],
         ),
     ]
 }

@@ -95,7 +95,7 @@ impl Archive {
 mod tests {
     use super::*;
     use crate::test_case::{Stmt, TestCase};
-    use hermetic_driver::protocol::{ExecReport, Outcome};
+    use hermetic_protocol::{ExecReport, Outcome};
 
     fn test(len: usize, private: bool) -> FinishedTest {
         with_mocks(len, private, false)
@@ -124,9 +124,11 @@ mod tests {
                 env: Default::default(),
                 sandbox_blocked: 0,
                 mock_calls: Vec::new(),
+                reached_mutants: Vec::new(),
             },
             uses_private: private,
             uses_mocks: mocks,
+            assertions: None,
         }
     }
 
