@@ -89,9 +89,9 @@ pub struct GenerateArgs {
     #[arg(long, hide = true)]
     pub no_static_isolation: bool,
     /// Mutation analysis: compile mutants of the selected code into the driver, keep the
-    /// assertions that kill them and report the mutation score (`off`: a faster run, every
-    /// assertion kept).
-    #[arg(long, value_enum, default_value = "on")]
+    /// assertions that kill them, look for tests that kill the others and report the mutation
+    /// score (`off`, the default for now: a faster run, every assertion kept).
+    #[arg(long, value_enum, default_value = "off")]
     pub mutation: Switch,
     /// No progress bar.
     #[arg(short, long)]

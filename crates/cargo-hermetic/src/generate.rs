@@ -151,6 +151,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
             &mut outcome.tests,
             &built.mutants,
             &mut pool,
+            deadline,
         )?;
         let stop = crate::mutation::hunt::Stop {
             deadline,
@@ -166,8 +167,13 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         )?;
         analysis.executions += executions;
         if !more.is_empty() {
-            let found =
-                crate::mutation::analysis::analyse(&cluster, &mut more, &built.mutants, &mut pool)?;
+            let found = crate::mutation::analysis::analyse(
+                &cluster,
+                &mut more,
+                &built.mutants,
+                &mut pool,
+                None,
+            )?;
             analysis.merge(found);
             outcome.tests.extend(more);
         }

@@ -142,6 +142,7 @@ fn add_parse_constructors(cluster: &mut Cluster) {
             }],
             ret: Ty::Adt(id, Vec::new()),
             generic_args: Vec::new(),
+            generics_inferred: false,
             unsafe_fn: false,
         });
     }
@@ -210,6 +211,7 @@ fn add_mock_constructors(cluster: &mut Cluster, infos: &[types::TraitInfo]) {
             params,
             ret: Ty::Mock(id),
             generic_args: Vec::new(),
+            generics_inferred: false,
             unsafe_fn: false,
         });
     }

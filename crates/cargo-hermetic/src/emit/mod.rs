@@ -16,8 +16,8 @@ pub use place::{apply, apply_or_print, check_in_the_way};
 pub use suite::Suite;
 
 use crate::cluster::{
-    CallableId, CallableKind, Cluster, Fields, FloatTy, ModuleBody, ModuleId, RangeKind, TraitId,
-    Ty, TypeKind,
+    CallableId, CallableKind, Cluster, Fields, FloatTy, ModuleBody, ModuleId, RangeKind, StdTy,
+    TraitId, Ty, TypeKind,
 };
 use crate::mock_syntax;
 use crate::rust_syntax;
@@ -26,7 +26,7 @@ use hermetic_protocol::Outcome;
 use hermetic_protocol::Value;
 use names::{Unnamed, VarNames};
 use oracle::Oracle;
-use proc_macro2::{Ident, Literal, TokenStream};
+use proc_macro2::{Ident, Literal, Spacing, TokenStream, TokenTree};
 use quote::quote;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
@@ -152,10 +152,12 @@ fn file_contents(
             let path = rust_syntax::item_path(cluster, tr.module, &tr.name, module);
             quote!(use #path;)
         });
+    let std_imports = std_imports(cluster, module, tests.iter().flat_map(|t| &t.body));
     text.push_str(
         &layout::unparse(quote!(
             use super::*;
             #(#imports)*
+            #(#std_imports)*
         ))
         .unwrap_or_default(),
     );
@@ -213,6 +215,57 @@ fn file_contents(
     }
     let text = layout::rustfmt(&text).unwrap_or(text);
     (text, test_names)
+}
+
+/// `use std::path::PathBuf;` for each std type the tests name by its own name (`PathBuf::from`):
+/// those the module does not give another meaning (`rust_syntax::std_name`).
+fn std_imports<'a>(
+    cluster: &Cluster,
+    module: ModuleId,
+    bodies: impl Iterator<Item = &'a TokenStream>,
+) -> Vec<TokenStream> {
+    fn named(tokens: &TokenStream, out: &mut BTreeSet<String>) {
+        let tokens: Vec<TokenTree> = tokens.clone().into_iter().collect();
+        for (i, t) in tokens.iter().enumerate() {
+            match t {
+                TokenTree::Group(g) => named(&g.stream(), out),
+                // Not the last segment of a path (`std::path::PathBuf`).
+                TokenTree::Ident(id)
+                    if !(i >= 2
+                        && matches!(&tokens[i - 1], TokenTree::Punct(p) if p.as_char() == ':')
+                        && matches!(&tokens[i - 2], TokenTree::Punct(p)
+                            if p.as_char() == ':' && p.spacing() == Spacing::Joint)) =>
+                {
+                    out.insert(id.to_string());
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut used = BTreeSet::new();
+    for body in bodies {
+        named(body, &mut used);
+    }
+    let shadowed = &cluster.modules[module].shadowed_prelude;
+    // `use std::path::{Path, PathBuf};`: one item per std module.
+    let mut by_module: BTreeMap<&[&str], BTreeSet<&str>> = BTreeMap::new();
+    for k in StdTy::ALL {
+        if used.contains(k.name()) && !shadowed.iter().any(|s| s == k.name()) {
+            let (module, _) = k.path().split_at(k.path().len() - 1);
+            by_module.entry(module).or_default().insert(k.name());
+        }
+    }
+    by_module
+        .into_iter()
+        .map(|(module, names)| {
+            let module = module.iter().map(|s| rust_syntax::ident(s));
+            let names: Vec<Ident> = names.into_iter().map(rust_syntax::ident).collect();
+            match names.as_slice() {
+                [one] => quote!(use std #(:: #module)* :: #one;),
+                _ => quote!(use std #(:: #module)* :: { #(#names),* };),
+            }
+        })
+        .collect()
 }
 
 /// Names a test function must not take: they would shadow the module's functions that the
@@ -580,7 +633,9 @@ impl Writer<'_> {
         let cluster = self.cluster;
         let c = &cluster.callables[id];
         let name = rust_syntax::ident(&c.name);
-        let turbofish = if c.generic_args.is_empty() {
+        let turbofish = if c.generic_args.is_empty()
+            || (c.generics_inferred && c.generic_args.iter().all(says_its_type))
+        {
             quote!()
         } else {
             let g = c.generic_args.iter().map(|t| match t {
@@ -840,6 +895,9 @@ impl Writer<'_> {
                 let s = Literal::string(s);
                 quote!(#s.to_string())
             }
+            (Value::Str(s), Ty::Std(kind, _)) if kind.is_text() => {
+                oracle::text_literal(self.cluster, self.home, *kind, s)
+            }
             (Value::Str(s), Ty::Reader) => {
                 let s = Literal::string(s);
                 quote!(std::io::Cursor::new(#s.to_string()))
@@ -889,6 +947,18 @@ impl Writer<'_> {
             }
             _ => return None,
         })
+    }
+}
+
+/// Whether an argument of type `t` written in a test gives the compiler its type: a string
+/// literal is a `&str`, `PathBuf::from(..)` a `PathBuf`; an integer literal is not an `i64`,
+/// and `vec![]` or `None` say nothing of their items.
+fn says_its_type(t: &Ty) -> bool {
+    match t {
+        Ty::Str | Ty::String | Ty::Bool | Ty::Char | Ty::Unit => true,
+        Ty::Std(kind, _) => kind.is_text(),
+        Ty::Adt(_, args) => args.is_empty(),
+        _ => false,
     }
 }
 

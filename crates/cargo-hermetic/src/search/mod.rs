@@ -243,8 +243,14 @@ pub fn run(
                     }
                 }
             }
-            let clock_before = touched.clock;
+            let (clock_before, paths_before) = (touched.clock, touched.paths.len());
             touched.learn(&report.env.accesses);
+            if touched.paths.len() > paths_before {
+                // Paths the code opened make good path arguments.
+                for p in &touched.paths {
+                    space.pool.add_path(p.clone());
+                }
+            }
             touched.learn_written(&report.env.files);
             if touched.clock && !clock_before {
                 // Code that reads the clock often compares text with today's date.

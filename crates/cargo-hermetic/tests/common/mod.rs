@@ -46,6 +46,7 @@ pub const FIXTURES: &[&str] = &[
     "addresses",
     "machine",
     "ranges",
+    "paths",
 ];
 
 /// Budget passed with every run: generous, so that runs are bounded by `--max-executions`
