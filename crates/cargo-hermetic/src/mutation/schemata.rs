@@ -264,7 +264,8 @@ impl Finder<'_, '_> {
                         .is_some_and(|t| t.ident == "Default");
                     for it in &imp.items {
                         if let syn::ImplItem::Fn(f) = it {
-                            if !skipped(&f.attrs) && !(default_impl && f.sig.ident == "default") {
+                            let calls_itself = default_impl && f.sig.ident == "default";
+                            if !skipped(&f.attrs) && !calls_itself {
                                 self.function(&f.sig, &f.block, &f.attrs);
                             }
                         }
