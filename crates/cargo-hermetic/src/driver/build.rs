@@ -141,8 +141,14 @@ pub fn build_mutants(
         for f in &rewritten {
             shadow::write_if_changed(&shadow.root.join(&f.path), &f.text)?;
         }
-        let outcome =
-            cargo::build_test_binary(&manifest, &shadow.target_dir, &["--cap-lints=warn"], false)?;
+        // The features the search's build had, so the dependencies are not built again.
+        let outcome = cargo::build_test_binary(
+            &manifest,
+            &shadow.target_dir,
+            &target.features.cargo_args,
+            &["--cap-lints=warn"],
+            false,
+        )?;
         let errors = match outcome {
             BuildOutcome::Built { executable, .. } => {
                 return Ok(MutantsBuild {
