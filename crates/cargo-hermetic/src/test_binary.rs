@@ -80,18 +80,25 @@ fn sandbox() -> Sandbox {
     }
 }
 
+/// Sets `cmd` (a test binary with its arguments, working directory and environment set) up to
+/// run in the sandbox; call [`Pending::layers`](hermetic_sandbox::launch::Pending::layers)
+/// after spawning it.
+pub fn contain(cmd: &mut Command) -> Result<hermetic_sandbox::launch::Pending> {
+    // Without `TERM`, libtest does not look for terminfo under the user's home, which without
+    // `HOME` means asking the name service over a Unix socket (refused).
+    cmd.env_remove(hermetic_protocol::DRIVER_ENV)
+        .env_remove("TERM");
+    sandbox().apply(cmd).context("set up the sandbox")
+}
+
 /// Runs `cmd` (a test binary with its arguments, working directory and environment set)
 /// contained, killing it when no test has finished for `limits.test` or the whole run takes
 /// longer than `limits.binary`.
 pub fn run(mut cmd: Command, limits: Limits) -> Result<Ran> {
-    // Without `TERM`, libtest does not look for terminfo under the user's home, which without
-    // `HOME` means asking the name service over a Unix socket (refused).
-    cmd.env_remove(hermetic_protocol::DRIVER_ENV)
-        .env_remove("TERM")
-        .stdin(Stdio::null())
+    cmd.stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    let pending = sandbox().apply(&mut cmd).context("set up the sandbox")?;
+    let pending = contain(&mut cmd)?;
     let mut child = cmd
         .spawn()
         .with_context(|| format!("run {}", cmd.get_program().to_string_lossy()))?;
@@ -185,7 +192,7 @@ pub fn run(mut cmd: Command, limits: Limits) -> Result<Ran> {
 
 /// `test <path> ... ok` / `... FAILED`: the test and whether it passed (libtest writes
 /// `<path> - should panic` for a `#[should_panic]` test).
-fn outcome(line: &str) -> Option<(String, bool)> {
+pub fn outcome(line: &str) -> Option<(String, bool)> {
     let (path, result) = line.strip_prefix("test ")?.rsplit_once(" ... ")?;
     let path = path.strip_suffix(" - should panic").unwrap_or(path);
     let result = result.trim();

@@ -221,13 +221,9 @@ pub fn verify(
                 else {
                     continue;
                 };
-                let ran = run_tests(&exe, root, suite, 0, limits)?;
-                let unfinished = all
-                    .iter()
-                    .filter(|t| ran.cut_short() && !ran.passed.contains(*t));
-                for test in ran.failed.iter().chain(unfinished) {
-                    why.entry(test.clone())
-                        .or_insert(Failure::Configuration(shown));
+                let (_, not) = run_serially(&exe, &copy.root, suite, SILENCE)?;
+                for test in not {
+                    why.entry(test).or_insert(Failure::Configuration(shown));
                 }
             }
         }
@@ -371,6 +367,94 @@ fn elsewhere(cmd: &mut Command, crate_root: &Path, run: usize) -> Result<()> {
             .env_remove("LOGNAME");
     }
     Ok(())
+}
+
+/// How long a test may run in another build before it is taken to hang: the generated tests
+/// each ran within the driver's time limit in the debug build, so one running this long
+/// (integer overflow wraps under `--release`: a loop a debug panic ended may not end) does
+/// not hold there.
+const SILENCE: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// Runs the suite's tests one at a time, inside the sandbox; a test that runs past `silence`
+/// (or that the sandbox stops) is killed and counts as failing with those that failed (the
+/// tests after it do not run: the caller drops the failing ones and verifies again). Returns
+/// the full paths of those that passed and failed.
+fn run_serially(
+    exe: &Path,
+    cwd: &Path,
+    suite: Suite,
+    silence: std::time::Duration,
+) -> Result<(BTreeSet<String>, BTreeSet<String>)> {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    let mut cmd = Command::new(exe);
+    cmd.arg(suite.module())
+        .arg("--test-threads=1")
+        .current_dir(cwd)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+    let pending = test_binary::contain(&mut cmd)?;
+    let mut child = cmd
+        .spawn()
+        .with_context(|| format!("run {}", exe.display()))?;
+    pending.layers();
+    let mut stdout = child.stdout.take().context("the test binary's output")?;
+    // libtest writes `test path ... ` before each test runs alone, and the result after.
+    let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n @ 1..) = stdout.read(&mut buf) {
+            if tx.send(buf[..n].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut out = Vec::new();
+    let mut hung = false;
+    loop {
+        match rx.recv_timeout(silence) {
+            Ok(bytes) => out.extend(bytes),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                hung = true;
+                // SAFETY: signalling the process group the sandbox gave the binary.
+                unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
+                break;
+            }
+        }
+    }
+    let status = child.wait()?;
+    let text = String::from_utf8_lossy(&out);
+    let (passed, mut failed) = outcomes(&text);
+    if hung || status.signal().is_some() {
+        failed.extend(running(&text));
+    } else if passed.is_empty() && failed.is_empty() && !status.success() {
+        bail!("the test binary failed without running tests");
+    }
+    Ok((passed, failed))
+}
+
+/// The tests libtest's output says passed and failed, by full path.
+fn outcomes(stdout: &str) -> (BTreeSet<String>, BTreeSet<String>) {
+    let (mut passed, mut failed) = (BTreeSet::new(), BTreeSet::new());
+    for (test, ok) in stdout.lines().filter_map(test_binary::outcome) {
+        if ok {
+            passed.insert(test);
+        } else {
+            failed.insert(test);
+        }
+    }
+    (passed, failed)
+}
+
+/// The test a serial run's output shows started and not finished.
+fn running(stdout: &str) -> Option<String> {
+    let last = stdout.lines().last()?;
+    let rest = last.strip_prefix("test ")?;
+    let path = rest
+        .strip_suffix(" ... ")
+        .or_else(|| rest.strip_suffix(" ..."))?;
+    Some(path.trim_end_matches(" - should panic").to_string())
 }
 
 /// The full paths of the suite's tests (the crate's own tests and the other suite's stay out).
@@ -525,6 +609,32 @@ mod tests {
     fn short_names_drop_the_module_path() {
         assert_eq!(short_name("b::hermetic_tests::two"), "two");
         assert_eq!(short_name("two"), "two");
+    }
+
+    #[test]
+    fn a_test_that_runs_past_the_limit_is_killed_and_counted_failing() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let exe = dir.path().join("tests");
+        // libtest's serial output, then a test that never ends (a shell builtin: the sandbox
+        // would stop `sleep`, a program started).
+        std::fs::write(
+            &exe,
+            "#!/bin/sh\nprintf 'running 3 tests\\ntest m::hermetic_tests::a ... ok\\ntest m::hermetic_tests::b - should panic ... '\nwhile :; do :; done\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let started = std::time::Instant::now();
+        let (passed, failed) = run_serially(
+            &exe,
+            dir.path(),
+            Suite::Generated,
+            std::time::Duration::from_millis(500),
+        )
+        .unwrap();
+        assert!(started.elapsed() < std::time::Duration::from_secs(20));
+        assert_eq!(passed, BTreeSet::from(["m::hermetic_tests::a".to_string()]));
+        assert_eq!(failed, BTreeSet::from(["m::hermetic_tests::b".to_string()]));
     }
 
     #[test]
