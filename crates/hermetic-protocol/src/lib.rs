@@ -274,6 +274,26 @@ pub struct ExecReport {
     pub reached_mutants: Vec<u32>,
 }
 
+impl ExecReport {
+    /// A report of `outcome` that observed nothing: the base that stopped runs and tests
+    /// fill in.
+    pub fn empty(outcome: Outcome) -> Self {
+        ExecReport {
+            outcome,
+            stmts: Vec::new(),
+            covered: Vec::new(),
+            cmp_ints: Vec::new(),
+            cmp_bytes: Vec::new(),
+            cmp_closest: Vec::new(),
+            env: EnvReport::default(),
+            sandbox_blocked: 0,
+            refusals: Vec::new(),
+            mock_calls: Vec::new(),
+            reached_mutants: Vec::new(),
+        }
+    }
+}
+
 /// A system call the sandbox refused.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
 pub struct Refusal {

@@ -314,17 +314,8 @@ fn test(home: usize, stmts: Vec<Stmt>, outcome: Outcome, reports: Vec<StmtReport
             env: Default::default(),
         },
         report: ExecReport {
-            outcome,
             stmts: reports,
-            covered: vec![],
-            cmp_ints: vec![],
-            cmp_bytes: vec![],
-            cmp_closest: vec![],
-            env: Default::default(),
-            sandbox_blocked: 0,
-            refusals: Vec::new(),
-            mock_calls: Vec::new(),
-            reached_mutants: Vec::new(),
+            ..ExecReport::empty(outcome)
         },
         uses_private: false,
         uses_mocks: false,

@@ -327,17 +327,7 @@ mod tests {
                 env: Default::default(),
             },
             report: ExecReport {
-                outcome: Outcome::Completed,
-                stmts: vec![],
-                covered: vec![],
-                cmp_ints: vec![],
-                cmp_bytes: vec![],
-                cmp_closest: vec![],
-                env: Default::default(),
-                sandbox_blocked: 0,
-                refusals: Vec::new(),
-                mock_calls: vec![],
-                reached_mutants: vec![],
+                ..ExecReport::empty(Outcome::Completed)
             },
             uses_private: false,
             uses_mocks: false,

@@ -196,17 +196,9 @@ pub fn candidate(
                 env: spec,
             },
             report: ExecReport {
-                outcome,
                 stmts,
-                covered: vec![],
-                cmp_ints: vec![],
-                cmp_bytes: vec![],
-                cmp_closest: vec![],
                 env,
-                sandbox_blocked: 0,
-                refusals: Vec::new(),
-                mock_calls: vec![],
-                reached_mutants: Vec::new(),
+                ..ExecReport::empty(outcome)
             },
             uses_private: false,
             uses_mocks,

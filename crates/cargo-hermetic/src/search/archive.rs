@@ -115,17 +115,7 @@ mod tests {
                 env: Default::default(),
             },
             report: ExecReport {
-                outcome: Outcome::Completed,
-                stmts: vec![],
-                covered: vec![],
-                cmp_ints: vec![],
-                cmp_bytes: vec![],
-                cmp_closest: vec![],
-                env: Default::default(),
-                sandbox_blocked: 0,
-                refusals: Vec::new(),
-                mock_calls: Vec::new(),
-                reached_mutants: Vec::new(),
+                ..ExecReport::empty(Outcome::Completed)
             },
             uses_private: private,
             uses_mocks: mocks,

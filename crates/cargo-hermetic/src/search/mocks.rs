@@ -156,15 +156,6 @@ mod tests {
 
     fn report(outcome: Outcome, calls: &[(usize, usize, u32)]) -> ExecReport {
         ExecReport {
-            outcome,
-            stmts: Vec::new(),
-            covered: Vec::new(),
-            cmp_ints: Vec::new(),
-            cmp_bytes: Vec::new(),
-            cmp_closest: Vec::new(),
-            env: Default::default(),
-            sandbox_blocked: 0,
-            refusals: Vec::new(),
             mock_calls: calls
                 .iter()
                 .map(|&(stmt, method, calls)| MockCalls {
@@ -173,7 +164,7 @@ mod tests {
                     calls,
                 })
                 .collect(),
-            reached_mutants: Vec::new(),
+            ..ExecReport::empty(outcome)
         }
     }
 

@@ -113,20 +113,11 @@ mod tests {
                 env: Default::default(),
             },
             report: ExecReport {
-                outcome: Outcome::Completed,
                 stmts: vec![StmtReport {
                     returned: Some(o),
                     stored: false,
                 }],
-                covered: vec![],
-                cmp_ints: vec![],
-                cmp_bytes: vec![],
-                cmp_closest: vec![],
-                env: Default::default(),
-                sandbox_blocked: 0,
-                refusals: Vec::new(),
-                mock_calls: Vec::new(),
-                reached_mutants: Vec::new(),
+                ..ExecReport::empty(Outcome::Completed)
             },
             uses_private: false,
             uses_mocks: false,

@@ -53,20 +53,12 @@ fn config(seed: u64, max: u64) -> SearchConfig {
 
 fn report(covered: Vec<u32>, returned: Option<Observed>) -> ExecReport {
     ExecReport {
-        outcome: Outcome::Completed,
         stmts: vec![StmtReport {
             returned,
             stored: false,
         }],
         covered,
-        cmp_ints: Vec::new(),
-        cmp_bytes: Vec::new(),
-        cmp_closest: Vec::new(),
-        env: Default::default(),
-        sandbox_blocked: 0,
-        refusals: Vec::new(),
-        mock_calls: Vec::new(),
-        reached_mutants: Vec::new(),
+        ..ExecReport::empty(Outcome::Completed)
     }
 }
 
