@@ -151,31 +151,10 @@ pub fn verify(
         let mut passed = BTreeSet::new();
         let mut why: BTreeMap<String, Failure> = BTreeMap::new();
         for run in 0..RUNS {
-            let ran = run_tests(&exe, root, suite, run, limits)?;
-            passed.extend(ran.passed.iter().cloned());
-            let mut not: Vec<String> = ran.failed.iter().cloned().collect();
-            if ran.cut_short() {
-                // Those it did not get to report: run each alone to see which did it.
-                let unfinished = all
-                    .iter()
-                    .filter(|t| !ran.passed.contains(*t) && !ran.failed.contains(*t));
-                for test in unfinished {
-                    let alone = run_alone(&exe, test, limits, &|c| elsewhere(c, root, run))?;
-                    match alone {
-                        Alone::Passed => {
-                            passed.insert(test.clone());
-                        }
-                        Alone::Failed => not.push(test.clone()),
-                        Alone::TimedOut => {
-                            why.insert(test.clone(), Failure::TimedOut);
-                        }
-                        Alone::Refused => {
-                            why.insert(test.clone(), Failure::Refused);
-                        }
-                    }
-                }
-            }
-            for test in not {
+            let once = run_once(&exe, root, suite, run, &all, limits)?;
+            passed.extend(once.passed);
+            why.extend(once.why);
+            for test in once.failed {
                 failed.entry(test).or_insert(run);
             }
         }
@@ -197,17 +176,13 @@ pub fn verify(
                 c.arg("--nocapture").current_dir(root);
                 Ok(())
             })?;
-            match alone {
-                Alone::Passed => {}
-                Alone::Failed => {
-                    why.insert(test.clone(), Failure::CaptureBound);
-                }
-                Alone::TimedOut => {
-                    why.insert(test.clone(), Failure::TimedOut);
-                }
-                Alone::Refused => {
-                    why.insert(test.clone(), Failure::Refused);
-                }
+            let failure = match alone {
+                Alone::Passed => None,
+                Alone::Failed => Some(Failure::CaptureBound),
+                other => stopped(other),
+            };
+            if let Some(f) = failure {
+                why.insert(test.clone(), f);
             }
         }
         if why.is_empty() {
@@ -241,6 +216,60 @@ pub fn verify(
             .extend(why.into_iter().map(|(test, f)| (short_name(&test), f)));
     }
     bail!("the generated tests kept failing after dropping the failing ones")
+}
+
+/// What one run of the suite's tests showed.
+#[derive(Debug, Default)]
+struct Once {
+    passed: BTreeSet<String>,
+    /// Tests that failed (why is found later).
+    failed: Vec<String>,
+    /// Tests whose reason is known at once: they hung, or the sandbox stopped them.
+    why: BTreeMap<String, Failure>,
+}
+
+/// Runs the suite's tests once (run `run`'s surroundings); when the binary was killed or
+/// stopped, the tests in `all` it did not get to report run alone to tell which did it.
+fn run_once(
+    exe: &Path,
+    root: &Path,
+    suite: Suite,
+    run: usize,
+    all: &BTreeSet<String>,
+    limits: Limits,
+) -> Result<Once> {
+    let ran = run_tests(exe, root, suite, run, limits)?;
+    let mut once = Once {
+        failed: ran.failed.iter().cloned().collect(),
+        ..Once::default()
+    };
+    if ran.cut_short() {
+        let unfinished = all
+            .iter()
+            .filter(|t| !ran.passed.contains(*t) && !ran.failed.contains(*t));
+        for test in unfinished {
+            match run_alone(exe, test, limits, &|c| elsewhere(c, root, run))? {
+                Alone::Passed => {
+                    once.passed.insert(test.clone());
+                }
+                Alone::Failed => once.failed.push(test.clone()),
+                other => {
+                    once.why.extend(stopped(other).map(|f| (test.clone(), f)));
+                }
+            }
+        }
+    }
+    once.passed.extend(ran.passed);
+    Ok(once)
+}
+
+/// The reason for a test that a time limit or the sandbox stopped.
+fn stopped(alone: Alone) -> Option<Failure> {
+    match alone {
+        Alone::TimedOut => Some(Failure::TimedOut),
+        Alone::Refused => Some(Failure::Refused),
+        Alone::Passed | Alone::Failed => None,
+    }
 }
 
 /// The cluster with its module files moved from the crate to its copy.
@@ -572,6 +601,87 @@ fn without_functions(body: &str, names: &BTreeSet<String>) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A test binary (libtest's harness, built by rustc) with a test that passes, one that
+    /// sleeps an hour, one that starts ten thousand sleeping threads, and one that signals its
+    /// parent (harmlessly: signal 0; the sandbox refuses any signal to another process).
+    const MISBEHAVING: &str = r#"
+mod hermetic_tests {
+    extern "C" {
+        fn kill(pid: i32, sig: i32) -> i32;
+        fn getppid() -> i32;
+    }
+    #[test]
+    fn quick() {}
+    #[test]
+    fn hangs() {
+        std::thread::sleep(std::time::Duration::from_secs(3600));
+    }
+    #[test]
+    fn floods_threads() {
+        let threads: Vec<_> = (0..10_000)
+            .map(|_| std::thread::spawn(|| std::thread::sleep(std::time::Duration::from_secs(3600))))
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+    }
+    #[test]
+    fn signals_its_parent() {
+        // SAFETY: signal 0 only asks whether the process exists.
+        assert_eq!(unsafe { kill(getppid(), 0) }, 0);
+    }
+}
+"#;
+
+    #[test]
+    fn hanging_flooding_and_refused_tests_are_named_within_the_time_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let src = dir.path().join("misbehaving.rs");
+        std::fs::write(&src, MISBEHAVING).unwrap();
+        let exe = dir.path().join("misbehaving");
+        let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+        let built = Command::new(rustc)
+            .args(["--test", "--edition", "2021", "-o"])
+            .arg(&exe)
+            .arg(&src)
+            .output()
+            .unwrap();
+        assert!(
+            built.status.success(),
+            "{}",
+            String::from_utf8_lossy(&built.stderr)
+        );
+        let limits = Limits {
+            test: std::time::Duration::from_secs(2),
+            binary: std::time::Duration::from_secs(120),
+        };
+        let all = list_tests(&exe, dir.path(), Suite::Generated, limits).unwrap();
+        assert_eq!(all.len(), 4, "{all:?}");
+        let started = std::time::Instant::now();
+        let once = run_once(&exe, dir.path(), Suite::Generated, 0, &all, limits).unwrap();
+        // The run, and each of the three unfinished tests alone: a few time limits, not an hour.
+        assert!(started.elapsed().as_secs() < 60, "{:?}", started.elapsed());
+        assert!(once.passed.contains("hermetic_tests::quick"), "{once:?}");
+        assert_eq!(
+            once.why.get("hermetic_tests::hangs"),
+            Some(&Failure::TimedOut),
+            "{once:?}"
+        );
+        assert_eq!(
+            once.why.get("hermetic_tests::signals_its_parent"),
+            Some(&Failure::Refused),
+            "{once:?}"
+        );
+        // Threads stop at the sandbox's memory limit: the test fails, or hangs joining them.
+        let flood = "hermetic_tests::floods_threads";
+        assert!(
+            once.failed.iter().any(|t| t == flood)
+                || once.why.get(flood) == Some(&Failure::TimedOut),
+            "{once:?}"
+        );
+        assert!(!once.passed.contains(flood), "{once:?}");
+    }
 
     #[test]
     fn dropping_a_test_leaves_the_others_as_they_were_laid_out() {
