@@ -79,11 +79,13 @@ pub struct TypeDef {
     pub name: String,
     pub module: ModuleId,
     pub vis: Vis,
-    /// Names of the type parameters, in order (`["T"]` for `Wrapper<T>`); lifetimes make the
-    /// type unusable and are not listed (such types are skipped).
+    /// Names of the type parameters, in order (`["T"]` for `Wrapper<T>`).
     pub generics: Vec<String>,
-    /// Why no `Ty` can name the type (lifetime or const parameters), if none can: the driver
-    /// gives it no `Decode`/`Observe` impls, which would not compile.
+    /// How many lifetime parameters it has (`Parser<'a>`): the driver spells them `'static`
+    /// (it keeps what such a value borrows alive for the whole execution), tests `'_`.
+    pub lifetimes: usize,
+    /// Why no `Ty` can name the type (const parameters), if none can: the driver gives it no
+    /// `Decode`/`Observe` impls, which would not compile.
     pub unsupported_generics: Option<String>,
     /// Traits in `#[derive(..)]`, by last path segment: `["Debug", "Clone", "PartialEq"]`.
     pub derives: Vec<String>,
@@ -202,6 +204,18 @@ impl Ty {
     }
 }
 
+impl Ty {
+    /// Whether the type holds a borrow (`&str`, `&[T]`, `&T`, `&Path`, ..): such a value lives
+    /// no longer than what it borrows.
+    pub fn borrows(&self) -> bool {
+        self.mentions(&|t| match t {
+            Ty::Str | Ty::Slice(_) | Ty::Ref(_) | Ty::RefMut(_) => true,
+            Ty::Std(kind, _) => kind.is_ref(),
+            _ => false,
+        })
+    }
+}
+
 /// The std types outside the prelude that tests build from data and results are compared
 /// with. Each travels as one of the protocol's existing value shapes: text as `Value::Str`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -315,6 +329,10 @@ pub struct Callable {
     /// Whether each of the function's type parameters appears in a parameter's type, so that
     /// arguments that say their type (`"/etc/app.conf"`) let a test leave the turbofish out.
     pub generics_inferred: bool,
+    /// The arguments the result borrows from (by index, the receiver first as the driver
+    /// numbers them): `text` in `fn new(text: &'a str) -> Parser<'a>`. The driver keeps them
+    /// alive for the rest of the execution, and the search treats them as moved.
+    pub held: Vec<usize>,
     /// An `unsafe fn` (listed for record only, `analyze::Options::unsafe_fns`): a test calls
     /// it inside `unsafe { .. }`, as the recorded run did.
     pub unsafe_fn: bool,

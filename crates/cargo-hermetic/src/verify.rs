@@ -300,6 +300,8 @@ fn outcomes(stdout: &str) -> (BTreeSet<String>, BTreeSet<String>) {
         let Some((path, result)) = rest.rsplit_once(" ... ") else {
             continue;
         };
+        // libtest names a `#[should_panic]` test `path - should panic`.
+        let path = path.strip_suffix(" - should panic").unwrap_or(path);
         match result.trim() {
             "ok" => {
                 passed.insert(path.to_string());
@@ -514,7 +516,7 @@ mod tests {
 
     #[test]
     fn reads_passed_and_failed_tests_by_full_path() {
-        let stdout = "running 3 tests\ntest a::hermetic_tests::one ... ok\ntest b::hermetic_tests::two ... FAILED\ntest three ... ignored\n\nfailures:\n";
+        let stdout = "running 4 tests\ntest a::hermetic_tests::one ... ok\ntest b::hermetic_tests::two ... FAILED\ntest three ... ignored\ntest hermetic_tests::four - should panic ... FAILED\n\nfailures:\n";
         let (passed, failed) = outcomes(stdout);
         assert_eq!(
             passed,
@@ -522,7 +524,10 @@ mod tests {
         );
         assert_eq!(
             failed,
-            BTreeSet::from(["b::hermetic_tests::two".to_string()])
+            BTreeSet::from([
+                "b::hermetic_tests::two".to_string(),
+                "hermetic_tests::four".to_string()
+            ])
         );
         assert_eq!(short_name("b::hermetic_tests::two"), "two");
     }

@@ -33,9 +33,8 @@ pub fn collect(
             };
             let name = ident.to_string();
             names.add_type(m, &name, defs.len());
-            let unsupported_generics = if generics.lifetimes().next().is_some() {
-                Some("lifetime parameters, which are not supported".to_string())
-            } else if generics.const_params().next().is_some() {
+            let lifetimes = generics.lifetimes().count();
+            let unsupported_generics = if generics.const_params().next().is_some() {
                 Some("const generic parameters, which are not supported".to_string())
             } else {
                 None
@@ -55,6 +54,7 @@ pub fn collect(
                 vis: syntax::vis(vis),
                 generics: type_params,
                 unsupported_generics,
+                lifetimes,
                 derives: syntax::derives(attrs),
                 impls: Vec::new(),
                 kind: TypeKind::Struct(Fields::Unit),
@@ -141,7 +141,7 @@ fn fields(cx: &TyCx, fields: &syn::Fields, in_variant: bool) -> Fields {
             .ident
             .as_ref()
             .map_or_else(|| i.to_string(), |id| id.to_string()),
-        ty: cx.map(&f.ty, Mode::Owned).ok(),
+        ty: cx.map(&f.ty, Mode::Arg).ok(),
         vis: if in_variant {
             Vis::Pub
         } else {

@@ -13,7 +13,7 @@ pub struct TypeInfo {
     pub name: String,
     /// Names of the type parameters.
     pub generics: Vec<String>,
-    /// Lifetime or const parameters: hermetic cannot name such a type in its driver slots.
+    /// Const parameters: hermetic cannot name such a type in its driver slots.
     pub unsupported_generics: Option<String>,
 }
 
@@ -28,20 +28,19 @@ pub struct TraitInfo {
 /// Where a type occurs, which decides where references are allowed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
-    /// Stored or built by value (fields, type arguments in parameters): no references.
+    /// Stored by value (a crate type's type arguments, an impl's self type): no references.
     Owned,
-    /// A parameter: a reference at the outside (`&str`, `&[T]`, `&T`, `&mut T`), owned inside.
+    /// A parameter or field: references anywhere (`&str`, `&[&str]`, `Option<&T>`, a field's
+    /// `&'a str`), but not inside a crate type's type arguments.
     Arg,
     /// A return value: observed, never stored, so references may appear anywhere.
     Ret,
 }
 
 impl Mode {
+    /// The mode of a type inside this one (a tuple's items, a `Vec`'s element): the same.
     fn inner(self) -> Mode {
-        match self {
-            Mode::Ret => Mode::Ret,
-            _ => Mode::Owned,
-        }
+        self
     }
 }
 
@@ -96,7 +95,7 @@ impl TyCx<'_> {
             Type::Reference(r) => {
                 if mode == Mode::Owned {
                     return Err(format!(
-                        "references inside parameter types or fields are not supported (`{}`)",
+                        "references inside type arguments of crate types are not supported (`{}`)",
                         text(ty)
                     ));
                 }
@@ -198,7 +197,10 @@ impl TyCx<'_> {
                 if let Some(why) = &info.unsupported_generics {
                     return Err(format!("type `{}` has {why}", info.name));
                 }
-                let args = self.args(last, ty, mode)?;
+                // A crate value is stored for later statements: its type arguments own
+                // their data.
+                let arg_mode = if mode == Mode::Ret { mode } else { Mode::Owned };
+                let args = self.args(last, ty, arg_mode)?;
                 if args.len() != info.generics.len() {
                     return Err(format!(
                         "`{}` needs {} generic argument(s)",
@@ -658,11 +660,7 @@ mod tests {
                             .type_params()
                             .map(|p| p.ident.to_string())
                             .collect(),
-                        unsupported_generics: s
-                            .generics
-                            .lifetimes()
-                            .next()
-                            .map(|_| "lifetime parameters".to_string()),
+                        unsupported_generics: None,
                     });
                 }
             }
@@ -763,7 +761,7 @@ mod tests {
 
     #[test]
     fn explains_unsupported_types() {
-        let lib = "pub struct L<'a>(&'a str); type Table = HashMap<u8, u8>; use std::collections::HashMap;";
+        let lib = "pub struct L<'a>(&'a str); pub struct W<T>(T); type Table = HashMap<u8, u8>; use std::collections::HashMap;";
         let err = |ty: &str, mode| map(lib, ty, mode).unwrap_err();
         assert_eq!(
             err("fn(i32) -> i32", Mode::Arg),
@@ -771,8 +769,12 @@ mod tests {
         );
         assert!(err("impl Fn(i32) -> i32", Mode::Arg).contains("`impl Fn(i32) -> i32`"));
         assert!(err("&mut [u8]", Mode::Arg).contains("mutable slices"));
-        assert!(err("Option<&str>", Mode::Arg).contains("references inside"));
-        assert!(err("L<'static>", Mode::Arg).contains("type `L` has lifetime parameters"));
+        assert_eq!(
+            map(lib, "Option<&str>", Mode::Arg),
+            Ok(Ty::Option(b(Ty::Str)))
+        );
+        assert!(err("W<&str>", Mode::Arg).contains("references inside type arguments"));
+        assert_eq!(map(lib, "L<'static>", Mode::Arg), Ok(Ty::Adt(0, vec![])));
         assert_eq!(
             err("Table", Mode::Arg),
             "type alias `Table`: `HashMap<u8, u8>` is not supported"

@@ -530,6 +530,7 @@ mod tests {
                 vis: Vis::Pub,
                 generics: vec![],
                 unsupported_generics: None,
+                lifetimes: 0,
                 derives: vec!["Debug".into(), "PartialEq".into()],
                 impls: vec!["Display".into()],
                 kind: TypeKind::Struct(Fields::Unit),

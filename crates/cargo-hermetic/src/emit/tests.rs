@@ -37,6 +37,7 @@ fn ty_def(name: &str, derives: &[&str], kind: TypeKind) -> TypeDef {
         vis: Vis::Pub,
         generics: vec![],
         unsupported_generics: None,
+        lifetimes: 0,
         derives: derives.iter().map(|s| s.to_string()).collect(),
         impls: vec![],
         kind,
@@ -60,6 +61,7 @@ fn callable(name: &str, kind: CallableKind, params: Vec<Param>, ret: Ty) -> Call
         ret,
         generic_args: vec![],
         generics_inferred: false,
+        held: Vec::new(),
         unsafe_fn: false,
     }
 }
