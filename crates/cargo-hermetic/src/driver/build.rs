@@ -16,6 +16,8 @@ pub struct DriverBuild {
     pub shadow: Shadow,
     /// Callables that have no working dispatch entry, with the reason.
     pub unsupported: Vec<Unsupported>,
+    /// Whether cargo compiled dependencies (a first build): that time is outside the budget.
+    pub compiled_dependencies: bool,
     /// The mutants compiled into the driver (empty without mutation analysis).
     pub mutants: Vec<Mutant>,
     /// Mutants left out because the compiler rejected their rewrite (unviable).
@@ -28,20 +30,22 @@ const MAX_REBUILDS: usize = 4;
 const MAX_MUTATION_REBUILDS: usize = 3;
 
 /// Copies the crate, injects the driver (and, with `mutation`, the schemata of the selected
-/// code's mutants) and builds it with coverage instrumentation.
+/// code's mutants) and builds it with coverage instrumentation; with `progress`, cargo's
+/// progress shows.
 pub fn build_driver(
     target: &Target,
     cluster: &Cluster,
     work_dir: &Path,
     mutation: Option<&Selection>,
+    progress: bool,
 ) -> Result<DriverBuild> {
-    let support = shadow::write_support_crate(work_dir)?;
+    shadow::write_support_crate(work_dir)?;
     let origin = Origin {
         crate_dir: &target.crate_dir,
         workspace_root: &target.workspace_root,
         work_dir,
     };
-    let shadow = shadow::copy_crate(&origin, "shadow", &[("hermetic-driver", &support)])?;
+    let shadow = shadow::copy_crate(&origin, "shadow", &["hermetic-driver"])?;
     let dispatch_dir = work_dir.join("dispatch");
     let mut disabled = BTreeSet::new();
     let mut injected = false;
@@ -72,8 +76,13 @@ pub fn build_driver(
             shadow::write_if_changed(&shadow.root.join(&f.path), &f.text)?;
         }
         let manifest = shadow.root.join("Cargo.toml");
-        match cargo::build_test_binary(&manifest, &shadow.target_dir, cargo::SANCOV_FLAGS)? {
-            BuildOutcome::Built(executable) => {
+        let outcome =
+            cargo::build_test_binary(&manifest, &shadow.target_dir, cargo::SANCOV_FLAGS, progress)?;
+        match outcome {
+            BuildOutcome::Built {
+                executable,
+                compiled_dependencies: n,
+            } => {
                 let all: usize = sites
                     .iter()
                     .flat_map(|f| &f.sites)
@@ -83,6 +92,7 @@ pub fn build_driver(
                     executable,
                     shadow,
                     unsupported,
+                    compiled_dependencies: n > 0,
                     mutants_unviable: all - mutants.len(),
                     mutants,
                 });

@@ -37,6 +37,40 @@ pub struct Selection {
     pub module: Option<Vec<String>>,
     /// A function or method name, `parse` or `Lexer::next_token`.
     pub function: Option<String>,
+    /// `--shard k/n`: only the modules of this share.
+    pub shard: Option<Shard>,
+}
+
+/// One of `count` shares of a crate's modules (`--shard index/count`, 1-based as written): a
+/// module belongs to the share `its position in the crate, modulo count`, so the shares are
+/// disjoint, cover every module, and their test files never collide.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// 1 to `count`.
+    pub index: usize,
+    pub count: usize,
+}
+
+impl Shard {
+    pub fn has(&self, module: ModuleId) -> bool {
+        module % self.count == self.index - 1
+    }
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Shard, String> {
+        let bad = || format!("`{text}` is not a shard: write k/n, with 1 <= k <= n (1/4 to 4/4)");
+        let (k, n) = text.split_once('/').ok_or_else(bad)?;
+        let (index, count) = (
+            k.trim().parse::<usize>().map_err(|_| bad())?,
+            n.trim().parse::<usize>().map_err(|_| bad())?,
+        );
+        if index == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
 }
 
 pub struct GoalMap {
@@ -405,6 +439,9 @@ pub fn classify(
             return None;
         }
     }
+    if selection.shard.is_some_and(|s| !s.has(module)) {
+        return None;
+    }
     let named: Vec<&String> = inner.iter().filter(|s| !s.starts_with("{{")).collect();
     if let Some(f) = &selection.function {
         let joined = named
@@ -594,16 +631,28 @@ mod tests {
         let c = cluster();
         let shapes = Selection {
             module: Some(vec!["shapes".into()]),
-            function: None,
+            ..Selection::default()
         };
         assert!(classify("demo::shapes::Point::new", &c, &shapes).is_some());
         assert!(classify("demo::parse", &c, &shapes).is_none());
         let new = Selection {
-            module: None,
             function: Some("Point::new".into()),
+            ..Selection::default()
         };
         assert!(classify("demo::shapes::Point::new", &c, &new).is_some());
         assert!(classify("demo::shapes::Point::area", &c, &new).is_none());
+        // The root module (0) is in the first of two shares, `shapes` (1) in the second.
+        let share = |text: &str| Selection {
+            shard: Some(text.parse().unwrap()),
+            ..Selection::default()
+        };
+        assert!(classify("demo::parse", &c, &share("1/2")).is_some());
+        assert!(classify("demo::shapes::Point::new", &c, &share("1/2")).is_none());
+        assert!(classify("demo::shapes::Point::new", &c, &share("2/2")).is_some());
+        assert!(classify("demo::parse", &c, &share("1/1")).is_some());
+        for bad in ["0/2", "3/2", "2", "a/b"] {
+            assert!(bad.parse::<Shard>().is_err(), "{bad}");
+        }
     }
 
     #[test]

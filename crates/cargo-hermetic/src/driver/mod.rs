@@ -6,4 +6,5 @@ pub mod cleanup;
 pub mod codegen;
 pub mod goals;
 pub mod infeasible;
+pub mod lines;
 pub mod process;
