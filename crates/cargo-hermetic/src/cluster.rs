@@ -226,6 +226,11 @@ pub enum StdTy {
     PathRef,
     /// `std::ffi::OsString`, as text: `OsString::from("x")`.
     OsString,
+    /// `std::time::Duration`, as its nanoseconds (`Value::Int`): `Duration::from_secs(5)`.
+    Duration,
+    /// `std::time::SystemTime`, as nanoseconds from the epoch, negative before it
+    /// (`Value::Int`): `SystemTime::UNIX_EPOCH + Duration::from_secs(1_704_067_200)`.
+    SystemTime,
     /// `&std::ffi::OsStr`: `OsStr::new("x")`.
     OsStrRef,
     /// A `&str` that names a path: what stands in for a type parameter bounded by
@@ -235,11 +240,13 @@ pub enum StdTy {
 
 impl StdTy {
     /// The std types a crate can name (`PathStr` is a `&str`).
-    pub const ALL: [StdTy; 4] = [
+    pub const ALL: [StdTy; 6] = [
         StdTy::PathBuf,
         StdTy::PathRef,
         StdTy::OsString,
         StdTy::OsStrRef,
+        StdTy::Duration,
+        StdTy::SystemTime,
     ];
 
     /// The type's path below `std`, its last segment the name tests use.
@@ -249,6 +256,8 @@ impl StdTy {
             StdTy::PathRef => &["path", "Path"],
             StdTy::OsString => &["ffi", "OsString"],
             StdTy::OsStrRef => &["ffi", "OsStr"],
+            StdTy::Duration => &["time", "Duration"],
+            StdTy::SystemTime => &["time", "SystemTime"],
             StdTy::PathStr => &["primitive", "str"],
         }
     }
@@ -269,6 +278,11 @@ impl StdTy {
     /// Whether the type is a reference (a parameter borrows a value the driver decodes).
     pub fn is_ref(self) -> bool {
         matches!(self, StdTy::PathRef | StdTy::OsStrRef | StdTy::PathStr)
+    }
+
+    /// Whether values of the type are times (`Value::Int` nanoseconds, `Observed::Int`).
+    pub fn is_time(self) -> bool {
+        matches!(self, StdTy::Duration | StdTy::SystemTime)
     }
 
     /// Whether values of the type are paths (drawn as paths are).

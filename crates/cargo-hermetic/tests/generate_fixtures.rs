@@ -368,3 +368,31 @@ fn types_with_lifetimes_are_built_and_borrow_from_earlier_statements() {
         run.describe()
     );
 }
+
+#[test]
+fn durations_and_times_are_passed_and_checked_from_the_epoch() {
+    let (fixture, run) = generate("timing", 1, 3_000);
+    let file = fixture.read("src/hermetic_tests.rs");
+    let flat: String = file.chars().filter(|c| !c.is_whitespace()).collect();
+    // Durations by their std constructors, times as an offset from the epoch, imported once;
+    // a `Duration` result, and durations in a struct, compared with their literals.
+    for expected in [
+        "usestd::time::{Duration,SystemTime};",
+        "timeout_label(Duration::from_secs(",
+        "parse_duration(\"",
+        "Ok(Duration::from_",
+        "SystemTime::UNIX_EPOCH+Duration::from_secs(",
+        "max:Duration::",
+    ] {
+        assert!(
+            flat.contains(expected),
+            "no {expected}:\n{file}\n{}",
+            run.describe()
+        );
+    }
+    assert!(
+        run.count("goals_covered") * 10 >= run.count("goals_total") * 9,
+        "less than 90% of the branches:\n{}",
+        run.describe()
+    );
+}

@@ -114,6 +114,49 @@ impl Decode for std::ffi::OsString {
     }
 }
 
+/// A duration, as its nanoseconds: `Duration::from_secs(5)` is `5_000_000_000`.
+impl Decode for std::time::Duration {
+    fn decode(value: &Value, _: &mut Slots) -> Result<Self, DecodeError> {
+        let nanos = match value {
+            Value::Int(n) => *n,
+            other => return mismatch("a duration (nanoseconds)", other),
+        };
+        duration(nanos.unsigned_abs())
+            .filter(|_| nanos >= 0)
+            .ok_or_else(|| DecodeError::new(format!("{nanos} ns is no duration")))
+    }
+}
+
+/// A point in time, as nanoseconds from the epoch (negative before it), as far as the
+/// platform's `SystemTime` reaches.
+impl Decode for std::time::SystemTime {
+    fn decode(value: &Value, _: &mut Slots) -> Result<Self, DecodeError> {
+        let nanos = match value {
+            Value::Int(n) => *n,
+            other => return mismatch("a time (nanoseconds from the epoch)", other),
+        };
+        let epoch = std::time::UNIX_EPOCH;
+        duration(nanos.unsigned_abs())
+            .and_then(|d| {
+                if nanos < 0 {
+                    epoch.checked_sub(d)
+                } else {
+                    epoch.checked_add(d)
+                }
+            })
+            .ok_or_else(|| DecodeError::new(format!("{nanos} ns from the epoch is no time")))
+    }
+}
+
+/// The duration of `nanos` nanoseconds, if a `Duration` holds it.
+fn duration(nanos: u128) -> Option<std::time::Duration> {
+    let secs = u64::try_from(nanos / 1_000_000_000).ok()?;
+    Some(std::time::Duration::new(
+        secs,
+        (nanos % 1_000_000_000) as u32,
+    ))
+}
+
 impl<T: Decode> Decode for Vec<T> {
     fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
         match value {
@@ -324,6 +367,29 @@ mod tests {
             decode::<i128>(&Value::Int(i128::MIN), &mut slots),
             Ok(i128::MIN)
         );
+    }
+
+    #[test]
+    fn times_decode_from_nanoseconds() {
+        use std::time::{Duration, UNIX_EPOCH};
+        let mut slots = Slots::default();
+        assert_eq!(
+            decode(&Value::Int(1_500_000_000), &mut slots),
+            Ok(Duration::from_millis(1500))
+        );
+        let max = Duration::MAX.as_nanos() as i128;
+        assert_eq!(decode(&Value::Int(max), &mut slots), Ok(Duration::MAX));
+        assert!(decode::<Duration>(&Value::Int(max + 1), &mut slots).is_err());
+        assert!(decode::<Duration>(&Value::Int(-1), &mut slots).is_err());
+        assert_eq!(
+            decode(&Value::Int(-2_000_000_000), &mut slots),
+            Ok(UNIX_EPOCH - Duration::from_secs(2))
+        );
+        assert_eq!(
+            decode(&Value::Int(1_704_067_200_000_000_000), &mut slots),
+            Ok(UNIX_EPOCH + Duration::from_secs(1_704_067_200))
+        );
+        assert!(decode::<std::time::SystemTime>(&Value::Int(max), &mut slots).is_err());
     }
 
     #[test]

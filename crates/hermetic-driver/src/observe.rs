@@ -131,6 +131,23 @@ impl Observe for std::path::PathBuf {
     }
 }
 
+/// A duration as its nanoseconds.
+impl Observe for std::time::Duration {
+    fn observe(&self) -> Observed {
+        Observed::Int(self.as_nanos() as i128)
+    }
+}
+
+/// A point in time as nanoseconds from the epoch, negative before it.
+impl Observe for std::time::SystemTime {
+    fn observe(&self) -> Observed {
+        match self.duration_since(std::time::UNIX_EPOCH) {
+            Ok(after) => Observed::Int(after.as_nanos() as i128),
+            Err(before) => Observed::Int(-(before.duration().as_nanos() as i128)),
+        }
+    }
+}
+
 impl<T: Observe> Observe for [T] {
     fn observe(&self) -> Observed {
         Observed::Seq(self.iter().map(Observe::observe).collect())
@@ -225,6 +242,27 @@ mod tests {
             ])))
         );
         assert_eq!(observe(&u128::MAX), Observed::BigUint(u128::MAX));
+    }
+
+    #[test]
+    fn times_are_observed_as_nanoseconds() {
+        use std::time::{Duration, UNIX_EPOCH};
+        assert_eq!(
+            observe(&Duration::from_millis(1500)),
+            Observed::Int(1_500_000_000)
+        );
+        assert_eq!(
+            observe(&Duration::MAX),
+            Observed::Int(Duration::MAX.as_nanos() as i128)
+        );
+        assert_eq!(
+            observe(&(UNIX_EPOCH - Duration::from_nanos(5))),
+            Observed::Int(-5)
+        );
+        assert_eq!(
+            observe(&(UNIX_EPOCH + Duration::from_secs(3))),
+            Observed::Int(3_000_000_000)
+        );
     }
 
     #[test]

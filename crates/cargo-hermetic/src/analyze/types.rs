@@ -745,6 +745,18 @@ mod tests {
             Ok(std_ty(StdTy::PathStr))
         );
         assert_eq!(map(lib, "impl Into<String>", Mode::Arg), Ok(Ty::Str));
+        assert_eq!(
+            map(lib, "std::time::Duration", Mode::Owned),
+            Ok(std_ty(StdTy::Duration))
+        );
+        assert_eq!(
+            map("use std::time::*;", "Option<SystemTime>", Mode::Ret),
+            Ok(Ty::Option(b(std_ty(StdTy::SystemTime))))
+        );
+        assert_eq!(
+            map(lib, "core::time::Duration", Mode::Arg),
+            Ok(std_ty(StdTy::Duration))
+        );
         assert!(map(lib, "Path", Mode::Owned)
             .unwrap_err()
             .contains("behind a reference"));

@@ -930,6 +930,9 @@ impl Writer<'_> {
             (Value::Unit, _) => quote!(()),
             (Value::Bool(b), _) => quote!(#b),
             (Value::Int(i), Ty::Ordering) => oracle::ordering_literal(ordering_name(*i)?)?,
+            (Value::Int(n), Ty::Std(kind, _)) if kind.is_time() => {
+                oracle::time_literal(self.cluster, self.home, *kind, *n)?
+            }
             (Value::Int(i), _) => oracle::int_literal(*i),
             (Value::BigUint(u), _) => {
                 let u = Literal::u128_unsuffixed(*u);
@@ -1034,7 +1037,7 @@ impl Writer<'_> {
 fn says_its_type(t: &Ty) -> bool {
     match t {
         Ty::Str | Ty::String | Ty::Bool | Ty::Char | Ty::Unit => true,
-        Ty::Std(kind, _) => kind.is_text(),
+        Ty::Std(kind, _) => kind.is_text() || kind.is_time(),
         Ty::Adt(_, args) => args.is_empty(),
         _ => false,
     }

@@ -1262,3 +1262,56 @@ fn type_arguments_a_literal_gives_need_no_turbofish() {
     // `7` alone would be an `i32`.
     assert!(file.contains("show::<i64>(7)"), "{file}");
 }
+
+#[test]
+fn times_are_written_in_their_largest_whole_unit_from_the_epoch() {
+    let duration = std_ty(StdTy::Duration);
+    let time = std_ty(StdTy::SystemTime);
+    let cluster = functions(vec![
+        (
+            "label",
+            vec![param("d", duration.clone())],
+            duration.clone(),
+        ),
+        (
+            "deadline",
+            vec![param("start", time.clone()), param("d", duration.clone())],
+            Ty::Option(Box::new(time.clone())),
+        ),
+    ]);
+    let secs = |s: i128| s * 1_000_000_000;
+    let max = (u64::MAX as i128 + 1) * 1_000_000_000 - 1;
+    let call = |args: Vec<i128>, obs: Observed| {
+        let f = if args.len() == 1 { 0 } else { 1 };
+        completed(
+            0,
+            vec![stmt(f, args.into_iter().map(Value::Int).collect())],
+            vec![Some(obs)],
+        )
+    };
+    let some = |n: i128| Observed::Opt(Some(Box::new(Observed::Int(n))));
+    let tests = [
+        call(vec![secs(90)], Observed::Int(1_500_000_000)),
+        call(vec![0], Observed::Int(max)),
+        call(vec![2_500_000], Observed::Int(secs(2) + 5)),
+        call(
+            vec![secs(1_704_067_200), secs(60)],
+            some(secs(1_704_067_260)),
+        ),
+        call(vec![-secs(1), 0], some(0)),
+    ];
+    let file = emit_with(&cluster, &tests);
+    let flat: String = file.chars().filter(|c| !c.is_whitespace()).collect();
+    for expected in [
+        "usestd::time::{Duration,SystemTime};",
+        "assert_eq!(label(Duration::from_secs(90)),Duration::from_millis(1500));",
+        "assert_eq!(label(Duration::ZERO),Duration::MAX);",
+        "assert_eq!(label(Duration::from_micros(2500)),Duration::new(2,5));",
+        "deadline(SystemTime::UNIX_EPOCH+Duration::from_secs(1_704_067_200),",
+        "Some(SystemTime::UNIX_EPOCH+Duration::from_secs(1_704_067_260))",
+        "deadline(SystemTime::UNIX_EPOCH-Duration::from_secs(1),Duration::ZERO)",
+        "Some(SystemTime::UNIX_EPOCH)",
+    ] {
+        assert!(flat.contains(expected), "no {expected}:\n{file}");
+    }
+}

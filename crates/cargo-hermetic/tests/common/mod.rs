@@ -48,6 +48,7 @@ pub const FIXTURES: &[&str] = &[
     "ranges",
     "paths",
     "borrows",
+    "timing",
 ];
 
 /// Budget passed with every run: generous, so that runs are bounded by `--max-executions`
