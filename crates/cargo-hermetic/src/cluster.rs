@@ -233,6 +233,15 @@ pub enum StdTy {
     SystemTime,
     /// `&std::ffi::OsStr`: `OsStr::new("x")`.
     OsStrRef,
+    /// `std::collections::HashMap<K, V>`, as a sequence of `(key, value)` tuples:
+    /// `HashMap::from([("a", 1)])`; observed sorted, so assertions do not depend on its order.
+    HashMap,
+    /// `std::collections::BTreeMap<K, V>`, as `HashMap` is.
+    BTreeMap,
+    /// `std::collections::HashSet<T>`, as a sequence: `HashSet::from([1, 2])`.
+    HashSet,
+    /// `std::collections::BTreeSet<T>`, as `HashSet` is.
+    BTreeSet,
     /// A `&str` that names a path: what stands in for a type parameter bounded by
     /// `AsRef<Path>` or `Into<PathBuf>`, drawn as paths are and written as a string literal.
     PathStr,
@@ -240,13 +249,17 @@ pub enum StdTy {
 
 impl StdTy {
     /// The std types a crate can name (`PathStr` is a `&str`).
-    pub const ALL: [StdTy; 6] = [
+    pub const ALL: [StdTy; 10] = [
         StdTy::PathBuf,
         StdTy::PathRef,
         StdTy::OsString,
         StdTy::OsStrRef,
         StdTy::Duration,
         StdTy::SystemTime,
+        StdTy::HashMap,
+        StdTy::BTreeMap,
+        StdTy::HashSet,
+        StdTy::BTreeSet,
     ];
 
     /// The type's path below `std`, its last segment the name tests use.
@@ -258,6 +271,10 @@ impl StdTy {
             StdTy::OsStrRef => &["ffi", "OsStr"],
             StdTy::Duration => &["time", "Duration"],
             StdTy::SystemTime => &["time", "SystemTime"],
+            StdTy::HashMap => &["collections", "HashMap"],
+            StdTy::BTreeMap => &["collections", "BTreeMap"],
+            StdTy::HashSet => &["collections", "HashSet"],
+            StdTy::BTreeSet => &["collections", "BTreeSet"],
             StdTy::PathStr => &["primitive", "str"],
         }
     }
@@ -278,6 +295,33 @@ impl StdTy {
     /// Whether the type is a reference (a parameter borrows a value the driver decodes).
     pub fn is_ref(self) -> bool {
         matches!(self, StdTy::PathRef | StdTy::OsStrRef | StdTy::PathStr)
+    }
+
+    /// How many type arguments the type takes (a map's hasher is left out: the default).
+    pub fn arity(self) -> usize {
+        match self {
+            StdTy::HashMap | StdTy::BTreeMap => 2,
+            StdTy::HashSet | StdTy::BTreeSet => 1,
+            _ => 0,
+        }
+    }
+
+    /// For maps and sets with type arguments `args`, the vector their values travel as:
+    /// `Vec<(K, V)>` for a map, `Vec<T>` for a set.
+    pub fn seq_form(self, args: &[Ty]) -> Option<Ty> {
+        match (self, args) {
+            (StdTy::HashMap | StdTy::BTreeMap, [k, v]) => {
+                Some(Ty::Vec(Box::new(Ty::Tuple(vec![k.clone(), v.clone()]))))
+            }
+            (StdTy::HashSet | StdTy::BTreeSet, [t]) => Some(Ty::Vec(Box::new(t.clone()))),
+            _ => None,
+        }
+    }
+
+    /// Whether the type's iteration order is arbitrary (hashed), so its `Debug` text is not
+    /// known beforehand.
+    pub fn is_hashed(self) -> bool {
+        matches!(self, StdTy::HashMap | StdTy::HashSet)
     }
 
     /// Whether values of the type are times (`Value::Int` nanoseconds, `Observed::Int`).

@@ -166,6 +166,42 @@ impl<T: Decode> Decode for Vec<T> {
     }
 }
 
+/// A map, from a sequence of `(key, value)` tuples (a later key replaces an earlier one, as
+/// `HashMap::from` does).
+impl<K, V, S> Decode for std::collections::HashMap<K, V, S>
+where
+    K: Decode + Eq + std::hash::Hash,
+    V: Decode,
+    S: std::hash::BuildHasher + Default,
+{
+    fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
+        Vec::<(K, V)>::decode(value, slots).map(|entries| entries.into_iter().collect())
+    }
+}
+
+impl<K: Decode + Ord, V: Decode> Decode for std::collections::BTreeMap<K, V> {
+    fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
+        Vec::<(K, V)>::decode(value, slots).map(|entries| entries.into_iter().collect())
+    }
+}
+
+/// A set, from a sequence of its items.
+impl<T, S> Decode for std::collections::HashSet<T, S>
+where
+    T: Decode + Eq + std::hash::Hash,
+    S: std::hash::BuildHasher + Default,
+{
+    fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
+        Vec::<T>::decode(value, slots).map(|items| items.into_iter().collect())
+    }
+}
+
+impl<T: Decode + Ord> Decode for std::collections::BTreeSet<T> {
+    fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
+        Vec::<T>::decode(value, slots).map(|items| items.into_iter().collect())
+    }
+}
+
 impl<T: Decode, const N: usize> Decode for [T; N] {
     fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
         let items = Vec::<T>::decode(value, slots)?;
@@ -367,6 +403,24 @@ mod tests {
             decode::<i128>(&Value::Int(i128::MIN), &mut slots),
             Ok(i128::MIN)
         );
+    }
+
+    #[test]
+    fn maps_and_sets_decode_from_sequences() {
+        use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+        let mut slots = Slots::default();
+        let pair = |k: &str, v| Value::Tuple(vec![Value::Str(k.into()), Value::Int(v)]);
+        let entries = Value::Seq(vec![pair("a", 1), pair("b", 2), pair("a", 3)]);
+        let map: HashMap<String, u8> = decode(&entries, &mut slots).unwrap();
+        assert_eq!(map, HashMap::from([("a".into(), 3), ("b".into(), 2)]));
+        let map: BTreeMap<String, u8> = decode(&entries, &mut slots).unwrap();
+        assert_eq!(map, BTreeMap::from([("a".into(), 3), ("b".into(), 2)]));
+        let items = Value::Seq(vec![Value::Int(2), Value::Int(1), Value::Int(2)]);
+        let set: HashSet<u8> = decode(&items, &mut slots).unwrap();
+        assert_eq!(set, HashSet::from([1, 2]));
+        let set: BTreeSet<u8> = decode(&items, &mut slots).unwrap();
+        assert_eq!(set, BTreeSet::from([1, 2]));
+        assert!(decode::<HashSet<u8>>(&entries, &mut slots).is_err());
     }
 
     #[test]

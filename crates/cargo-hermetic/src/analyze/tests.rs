@@ -354,20 +354,20 @@ fn unsupported_items_are_skipped_with_reasons() {
     let c = inline(&[(
         "lib.rs",
         r#"
-        use std::collections::HashMap;
+        use std::collections::VecDeque;
         pub struct Parser<'a> { input: &'a str }
         impl<'a> Parser<'a> { pub fn new(input: &'a str) -> Self { Parser { input } } }
         pub unsafe fn raw() {}
         pub async fn later() {}
         pub extern "C" fn c_abi() {}
         pub fn arr<const N: usize>(x: [u8; N]) {}
-        pub fn map(m: HashMap<String, i32>) {}
+        pub fn map(m: VecDeque<String>) {}
         pub fn slice_mut(x: &mut [u8]) {}
         pub fn unknown(x: Missing) {}
         pub fn io(e: std::io::Error) -> std::io::Result<()> { Err(e) }
         pub fn bound<T: Iterator>(t: T) {}
         pub fn main() {}
-        pub struct Cache { map: HashMap<u8, u8> }
+        pub struct Cache { map: VecDeque<u8> }
         pub enum E { Ok(u8), Bad(fn()) }
         #[cfg(has_extra)]
         pub fn gated() {}
@@ -384,7 +384,7 @@ fn unsupported_items_are_skipped_with_reasons() {
     assert_eq!(skip_reason(&c, "arr"), "const generic parameter `N`");
     assert_eq!(
         skip_reason(&c, "map"),
-        "parameter `m`: `HashMap<String, i32>` is not supported"
+        "parameter `m`: `VecDeque<String>` is not supported"
     );
     assert!(skip_reason(&c, "slice_mut").starts_with("parameter `x`: mutable slices"));
     assert_eq!(
@@ -951,9 +951,9 @@ fn aliases_that_cannot_be_followed_are_skipped_with_both_reasons() {
     let c = inline(&[(
         "lib.rs",
         r#"
-        use std::collections::HashMap;
-        pub type Table = HashMap<String, u8>;
-        pub fn table() -> Table { HashMap::new() }
+        use std::collections::VecDeque;
+        pub type Table = VecDeque<String>;
+        pub fn table() -> Table { VecDeque::new() }
         pub type Indirect = Table;
         pub fn indirect(t: Indirect) {}
         pub type Loop = Other;
@@ -980,12 +980,12 @@ fn aliases_that_cannot_be_followed_are_skipped_with_both_reasons() {
     )]);
     assert_eq!(
         skip_reason(&c, "table"),
-        "return type: type alias `Table`: `HashMap<String, u8>` is not supported"
+        "return type: type alias `Table`: `VecDeque<String>` is not supported"
     );
     assert_eq!(
         skip_reason(&c, "indirect"),
         "parameter `t`: type alias `Indirect`: type alias `Table`: \
-         `HashMap<String, u8>` is not supported"
+         `VecDeque<String>` is not supported"
     );
     assert!(
         skip_reason(&c, "cycle").ends_with("type alias `Loop` refers to itself"),

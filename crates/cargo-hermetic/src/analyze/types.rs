@@ -566,10 +566,16 @@ impl TyCx<'_> {
                 ));
             }
             let args = self.args(last, ty, mode)?;
-            if !args.is_empty() {
+            if args.len() != kind.arity() {
                 return Err(Why::new(
                     SkipReason::TypeArguments,
-                    format!("`{}` takes no type arguments", text(ty)),
+                    match kind.arity() {
+                        0 => format!("`{}` takes no type arguments", text(ty)),
+                        n => format!(
+                            "`{}` is supported with {n} type argument(s) only (the default hasher)",
+                            text(ty)
+                        ),
+                    },
                 ));
             }
             return Ok(Ty::Std(kind, args));
@@ -908,6 +914,20 @@ mod tests {
             map(lib, "core::time::Duration", Mode::Arg),
             Ok(std_ty(StdTy::Duration))
         );
+        let map_of = |k, v| Ty::Std(StdTy::HashMap, vec![k, v]);
+        assert_eq!(
+            map(lib, "std::collections::HashMap<String, u8>", Mode::Owned),
+            Ok(map_of(Ty::String, Ty::Int(IntTy::U8)))
+        );
+        assert_eq!(
+            map(
+                "use std::collections::*;",
+                "Option<BTreeSet<&str>>",
+                Mode::Arg
+            ),
+            Ok(Ty::Option(b(Ty::Std(StdTy::BTreeSet, vec![Ty::Str]))))
+        );
+        assert!(map(lib, "std::collections::HashSet", Mode::Arg).is_err());
         assert!(map(lib, "Path", Mode::Owned)
             .unwrap_err()
             .contains("behind a reference"));
@@ -924,7 +944,7 @@ mod tests {
 
     #[test]
     fn explains_unsupported_types() {
-        let lib = "pub struct L<'a>(&'a str); pub struct W<T>(T); type Table = HashMap<u8, u8>; use std::collections::HashMap;";
+        let lib = "pub struct L<'a>(&'a str); pub struct W<T>(T); type Table = VecDeque<u8>; use std::collections::{HashMap, VecDeque};";
         let err = |ty: &str, mode| map(lib, ty, mode).unwrap_err();
         assert_eq!(
             err("fn(i32) -> i32", Mode::Arg),
@@ -940,11 +960,11 @@ mod tests {
         assert_eq!(map(lib, "L<'static>", Mode::Arg), Ok(Ty::Adt(0, vec![])));
         assert_eq!(
             err("Table", Mode::Arg),
-            "type alias `Table`: `HashMap<u8, u8>` is not supported"
+            "type alias `Table`: `VecDeque<u8>` is not supported"
         );
         assert_eq!(
-            err("HashMap<String, i32>", Mode::Arg),
-            "`HashMap<String, i32>` is not supported"
+            err("HashMap<String, i32, u8>", Mode::Arg),
+            "`HashMap<String, i32, u8>` is supported with 2 type argument(s) only (the default hasher)"
         );
         assert_eq!(err("Nope", Mode::Arg), "unknown type `Nope`");
         assert!(err("std::io::Result<&mut [u8]>", Mode::Ret).contains("&mut [u8]"));

@@ -992,6 +992,13 @@ impl Writer<'_> {
                 let s = Literal::string(s);
                 quote!(#s)
             }
+            (Value::Seq(items), Ty::Std(kind, args)) if kind.seq_form(args).is_some() => {
+                let Some(Ty::Vec(t)) = kind.seq_form(args) else {
+                    return None;
+                };
+                let items = list(items, &t)?;
+                oracle::collection_literal(self.cluster, self.home, *kind, &items)
+            }
             (Value::Seq(items), Ty::Vec(t)) => {
                 let items = list(items, t)?;
                 let vec = layout::vec();

@@ -90,6 +90,9 @@ impl Oracle<'_> {
             (Ty::Vec(_) | Ty::Slice(_), Observed::Seq(items)) if items.is_empty() => {
                 return Some(Check::IsEmpty)
             }
+            (Ty::Std(kind, _), Observed::Seq(items)) if kind.arity() > 0 && items.is_empty() => {
+                return Some(Check::IsEmpty)
+            }
             _ => {}
         }
         if self.partial_eq(ty) && !has_nan(obs) {
@@ -307,6 +310,13 @@ impl Oracle<'_> {
             (Ty::Std(kind, _), Observed::Int(n)) if kind.is_time() => {
                 time_literal(self.cluster, self.home, *kind, *n)?
             }
+            (Ty::Std(kind, args), Observed::Seq(items)) if kind.seq_form(args).is_some() => {
+                let Some(Ty::Vec(t)) = kind.seq_form(args) else {
+                    return None;
+                };
+                let items = list(&t, items)?;
+                collection_literal(self.cluster, self.home, *kind, &items)
+            }
             (Ty::Vec(t), Observed::Seq(items)) => {
                 if items.is_empty() {
                     if !self.cluster.ty_visible_from(t, self.home) {
@@ -482,6 +492,30 @@ impl Oracle<'_> {
             // Paths and OS strings escape `'` where strings do not.
             Observed::Str(s) if matches!(ty, Some(Ty::Std(..))) && s.contains('\'') => return None,
             Observed::Str(s) => format!("{s:?}"),
+            // `{"a": 1}`, `{1, 2}`: in the order a `BTreeMap` iterates, which is the observed
+            // one; a `HashMap`'s order is known for one entry only.
+            Observed::Seq(items) if matches!(ty, Some(Ty::Std(k, _)) if k.arity() > 0) => {
+                let Some(Ty::Std(kind, args)) = ty else {
+                    return None;
+                };
+                if kind.is_hashed() && items.len() > 1 {
+                    return None;
+                }
+                let text = |t: Option<&Ty>, o: &Observed| self.debug_text(t, o);
+                let items: Vec<String> = items
+                    .iter()
+                    .map(|o| match (o, args.as_slice()) {
+                        (Observed::Tuple(kv), [k, v]) if kv.len() == 2 => Some(format!(
+                            "{}: {}",
+                            text(Some(k), &kv[0])?,
+                            text(Some(v), &kv[1])?
+                        )),
+                        (_, [t]) => text(Some(t), o),
+                        _ => None,
+                    })
+                    .collect::<Option<_>>()?;
+                format!("{{{}}}", items.join(", "))
+            }
             Observed::Seq(items) => {
                 let items: Vec<_> = items
                     .iter()
@@ -573,6 +607,22 @@ pub(crate) fn text_literal(cluster: &Cluster, home: ModuleId, kind: StdTy, s: &s
         StdTy::PathStr => quote!(#s),
         StdTy::PathRef | StdTy::OsStrRef => quote!(#name::new(#s)),
         _ => quote!(#name::from(#s)),
+    }
+}
+
+/// A map or set of type `kind` with `items` (tuples for a map): `HashMap::from([(k, v)])`,
+/// `BTreeSet::from([1, 2])`, or `HashMap::new()` when empty.
+pub(crate) fn collection_literal(
+    cluster: &Cluster,
+    home: ModuleId,
+    kind: StdTy,
+    items: &[TokenStream],
+) -> TokenStream {
+    let name = rust_syntax::std_name(cluster, kind, home);
+    if items.is_empty() {
+        quote!(#name::new())
+    } else {
+        quote!(#name::from([#(#items),*]))
     }
 }
 

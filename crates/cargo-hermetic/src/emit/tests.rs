@@ -1315,3 +1315,56 @@ fn times_are_written_in_their_largest_whole_unit_from_the_epoch() {
         assert!(flat.contains(expected), "no {expected}:\n{file}");
     }
 }
+
+#[test]
+fn maps_and_sets_are_written_from_their_entries_and_checked_in_any_order() {
+    let map = Ty::Std(StdTy::HashMap, vec![Ty::String, I64]);
+    let set = Ty::Std(StdTy::BTreeSet, vec![I64]);
+    let cluster = functions(vec![
+        ("counts", vec![param("m", map.clone())], map.clone()),
+        (
+            "keep",
+            vec![param("s", Ty::Ref(Box::new(set.clone())))],
+            set.clone(),
+        ),
+    ]);
+    let entry = |k: &str, v| Value::Tuple(vec![Value::Str(k.into()), Value::Int(v)]);
+    let seen = |k: &str, v| Observed::Tuple(vec![Observed::Str(k.into()), Observed::Int(v)]);
+    let tests = [
+        completed(
+            0,
+            vec![stmt(
+                0,
+                vec![Value::Seq(vec![entry("b", 2), entry("a", 1)])],
+            )],
+            vec![Some(Observed::Seq(vec![seen("a", 1), seen("b", 2)]))],
+        ),
+        completed(
+            0,
+            vec![stmt(
+                1,
+                vec![Value::Seq(vec![Value::Int(3), Value::Int(1)])],
+            )],
+            vec![Some(Observed::Seq(vec![
+                Observed::Int(1),
+                Observed::Int(3),
+            ]))],
+        ),
+        completed(
+            0,
+            vec![stmt(1, vec![Value::Seq(vec![])])],
+            vec![Some(Observed::Seq(vec![]))],
+        ),
+    ];
+    let file = emit_with(&cluster, &tests);
+    let flat: String = file.chars().filter(|c| !c.is_whitespace()).collect();
+    for expected in [
+        "usestd::collections::{BTreeSet,HashMap};",
+        "counts(HashMap::from([(\"b\".to_string(),2),(\"a\".to_string(),1)])),",
+        "HashMap::from([(\"a\".to_string(),1),(\"b\".to_string(),2)])",
+        "assert_eq!(keep(&BTreeSet::from([3,1])),BTreeSet::from([1,3]));",
+        "assert!(keep(&BTreeSet::new()).is_empty());",
+    ] {
+        assert!(flat.contains(expected), "no {expected}:\n{file}");
+    }
+}

@@ -213,9 +213,12 @@ fn random_std(
     rng: &mut ChaCha8Rng,
     pool: &ValuePool,
     kind: StdTy,
-    _args: &[Ty],
-    _depth: usize,
+    args: &[Ty],
+    depth: usize,
 ) -> Value {
+    if let Some(seq) = kind.seq_form(args) {
+        return random_value(rng, pool, &seq, depth);
+    }
     match kind {
         k if k.is_path() => Value::Str(random_path(rng, pool)),
         StdTy::Duration => Value::Int(random_duration(rng, pool)),
@@ -690,6 +693,10 @@ pub fn mutate_value(rng: &mut ChaCha8Rng, pool: &ValuePool, ty: &Ty, value: &Val
         (Ty::Bool, Value::Bool(b)) => Value::Bool(!b),
         (Ty::String | Ty::Str | Ty::Reader, Value::Str(s)) => {
             Value::Str(mutate_string(rng, pool, s))
+        }
+        (Ty::Std(kind, args), v) if kind.seq_form(args).is_some() => {
+            let seq = kind.seq_form(args).expect("a map or set");
+            mutate_value(rng, pool, &seq, v)
         }
         (Ty::Std(StdTy::Duration, _), Value::Int(n)) => {
             Value::Int(mutate_nanos(rng, *n, 0, MAX_DURATION))

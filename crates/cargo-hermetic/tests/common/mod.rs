@@ -49,6 +49,7 @@ pub const FIXTURES: &[&str] = &[
     "paths",
     "borrows",
     "timing",
+    "tables",
 ];
 
 /// Budget passed with every run: generous, so that runs are bounded by `--max-executions`
