@@ -84,6 +84,10 @@ pub struct TypeDef {
     /// How many lifetime parameters it has (`Parser<'a>`): the driver spells them `'static`
     /// (it keeps what such a value borrows alive for the whole execution), tests `'_`.
     pub lifetimes: usize,
+    /// The bounds the type declares on its parameters, as where-clause predicates in source
+    /// text (`TSys: Sys`, from `<TSys: Sys>` or its where clause): the driver's impls for the
+    /// type repeat them, or they would not compile.
+    pub bounds: Vec<String>,
     /// Why no `Ty` can name the type (const parameters), if none can: the driver gives it no
     /// `Decode`/`Observe` impls, which would not compile.
     pub unsupported_generics: Option<String>,

@@ -54,6 +54,7 @@ pub fn collect(
                 module: m,
                 vis: syntax::vis(vis),
                 generics: type_params,
+                bounds: syntax::bounds(generics),
                 unsupported_generics,
                 lifetimes,
                 derives: syntax::derives(attrs),
