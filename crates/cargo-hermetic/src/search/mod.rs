@@ -15,6 +15,7 @@ mod minimise;
 pub mod mocks;
 pub mod ops;
 pub mod outputs;
+pub mod refused;
 pub mod values;
 
 use crate::cluster::{CallableKind, Cluster};
@@ -90,6 +91,8 @@ pub struct SearchOutcome {
     pub refused_by_runtime: u64,
     /// System calls the sandbox refused, over all executions.
     pub refused_by_sandbox: u64,
+    /// What the sandbox refused, per function.
+    pub refused: refused::Refused,
     /// Goals (branches and outcomes) whose best test calls private items.
     pub goals_needing_private: usize,
     /// Goals (branches and outcomes) whose best test builds mocks.
@@ -195,6 +198,7 @@ pub struct Search<'s, 'c> {
     expected: Vec<usize>,
     refused_by_runtime: u64,
     refused_by_sandbox: u64,
+    refused: refused::Refused,
     infeasible_covered: BTreeSet<u32>,
     started: Instant,
     /// Set when a batch came out empty.
@@ -242,6 +246,7 @@ impl<'s, 'c> Search<'s, 'c> {
             expected,
             refused_by_runtime: 0,
             refused_by_sandbox: 0,
+            refused: refused::Refused::default(),
             infeasible_covered: BTreeSet::new(),
             started: Instant::now(),
             exhausted: false,
@@ -437,6 +442,7 @@ impl<'s, 'c> Search<'s, 'c> {
             }
         }
         self.refused_by_sandbox += report.sandbox_blocked as u64;
+        self.refused.learn(&case, &report);
         self.refused_by_runtime += report
             .env
             .accesses
@@ -540,6 +546,7 @@ impl<'s, 'c> Search<'s, 'c> {
             touched: self.touched,
             refused_by_runtime: self.refused_by_runtime,
             refused_by_sandbox: self.refused_by_sandbox,
+            refused: self.refused,
             goals_needing_private,
             goals_needing_mocks,
             infeasible_covered: self.infeasible_covered,
@@ -632,6 +639,15 @@ pub(crate) fn finish(
 ) -> Result<FinishedTest, Box<Finding>> {
     match &report.outcome {
         Outcome::Completed => {}
+        // The sandbox limits memory (and so threads); outside it the call would go on.
+        Outcome::Panicked { stmt, message } if exhausted_resources(message) => {
+            case.stmts.truncate(stmt + 1);
+            return Err(Box::new(Finding {
+                case,
+                outcome: report.outcome,
+                report_covered: report.covered,
+            }));
+        }
         Outcome::Panicked { stmt, .. } => case.stmts.truncate(stmt + 1),
         Outcome::Invalid { stmt, .. } => case.stmts.truncate(*stmt),
         Outcome::Crashed { stmt, .. }
@@ -658,6 +674,14 @@ pub(crate) fn finish(
         uses_mocks,
         assertions: None,
     })
+}
+
+/// Whether a panic says the process ran out of threads or memory (the sandbox's limit, not a
+/// behaviour of the code a test can show).
+pub fn exhausted_resources(message: &str) -> bool {
+    ["failed to spawn thread", "os error 11)", "os error 12)"]
+        .iter()
+        .any(|m| message.contains(m))
 }
 
 fn fingerprint(stmt: &Stmt) -> String {
