@@ -79,15 +79,17 @@ pub struct TypeDef {
     pub name: String,
     pub module: ModuleId,
     pub vis: Vis,
-    /// Names of the type parameters, in order (`["T"]` for `Wrapper<T>`); lifetimes make the
-    /// type unusable and are not listed (such types are skipped).
+    /// Names of the type parameters, in order (`["T"]` for `Wrapper<T>`).
     pub generics: Vec<String>,
+    /// How many lifetime parameters it has (`Parser<'a>`): the driver spells them `'static`
+    /// (it keeps what such a value borrows alive for the whole execution), tests `'_`.
+    pub lifetimes: usize,
     /// The bounds the type declares on its parameters, as where-clause predicates in source
     /// text (`TSys: Sys`, from `<TSys: Sys>` or its where clause): the driver's impls for the
     /// type repeat them, or they would not compile.
     pub bounds: Vec<String>,
-    /// Why no `Ty` can name the type (lifetime or const parameters), if none can: the driver
-    /// gives it no `Decode`/`Observe` impls, which would not compile.
+    /// Why no `Ty` can name the type (const parameters), if none can: the driver gives it no
+    /// `Decode`/`Observe` impls, which would not compile.
     pub unsupported_generics: Option<String>,
     /// Traits in `#[derive(..)]`, by last path segment: `["Debug", "Clone", "PartialEq"]`.
     pub derives: Vec<String>,
@@ -206,6 +208,18 @@ impl Ty {
     }
 }
 
+impl Ty {
+    /// Whether the type holds a borrow (`&str`, `&[T]`, `&T`, `&Path`, ..): such a value lives
+    /// no longer than what it borrows.
+    pub fn borrows(&self) -> bool {
+        self.mentions(&|t| match t {
+            Ty::Str | Ty::Slice(_) | Ty::Ref(_) | Ty::RefMut(_) => true,
+            Ty::Std(kind, _) => kind.is_ref(),
+            _ => false,
+        })
+    }
+}
+
 /// The std types outside the prelude that tests build from data and results are compared
 /// with. Each travels as one of the protocol's existing value shapes: text as `Value::Str`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -216,8 +230,22 @@ pub enum StdTy {
     PathRef,
     /// `std::ffi::OsString`, as text: `OsString::from("x")`.
     OsString,
+    /// `std::time::Duration`, as its nanoseconds (`Value::Int`): `Duration::from_secs(5)`.
+    Duration,
+    /// `std::time::SystemTime`, as nanoseconds from the epoch, negative before it
+    /// (`Value::Int`): `SystemTime::UNIX_EPOCH + Duration::from_secs(1_704_067_200)`.
+    SystemTime,
     /// `&std::ffi::OsStr`: `OsStr::new("x")`.
     OsStrRef,
+    /// `std::collections::HashMap<K, V>`, as a sequence of `(key, value)` tuples:
+    /// `HashMap::from([("a", 1)])`; observed sorted, so assertions do not depend on its order.
+    HashMap,
+    /// `std::collections::BTreeMap<K, V>`, as `HashMap` is.
+    BTreeMap,
+    /// `std::collections::HashSet<T>`, as a sequence: `HashSet::from([1, 2])`.
+    HashSet,
+    /// `std::collections::BTreeSet<T>`, as `HashSet` is.
+    BTreeSet,
     /// A `&str` that names a path: what stands in for a type parameter bounded by
     /// `AsRef<Path>` or `Into<PathBuf>`, drawn as paths are and written as a string literal.
     PathStr,
@@ -225,11 +253,17 @@ pub enum StdTy {
 
 impl StdTy {
     /// The std types a crate can name (`PathStr` is a `&str`).
-    pub const ALL: [StdTy; 4] = [
+    pub const ALL: [StdTy; 10] = [
         StdTy::PathBuf,
         StdTy::PathRef,
         StdTy::OsString,
         StdTy::OsStrRef,
+        StdTy::Duration,
+        StdTy::SystemTime,
+        StdTy::HashMap,
+        StdTy::BTreeMap,
+        StdTy::HashSet,
+        StdTy::BTreeSet,
     ];
 
     /// The type's path below `std`, its last segment the name tests use.
@@ -239,6 +273,12 @@ impl StdTy {
             StdTy::PathRef => &["path", "Path"],
             StdTy::OsString => &["ffi", "OsString"],
             StdTy::OsStrRef => &["ffi", "OsStr"],
+            StdTy::Duration => &["time", "Duration"],
+            StdTy::SystemTime => &["time", "SystemTime"],
+            StdTy::HashMap => &["collections", "HashMap"],
+            StdTy::BTreeMap => &["collections", "BTreeMap"],
+            StdTy::HashSet => &["collections", "HashSet"],
+            StdTy::BTreeSet => &["collections", "BTreeSet"],
             StdTy::PathStr => &["primitive", "str"],
         }
     }
@@ -259,6 +299,38 @@ impl StdTy {
     /// Whether the type is a reference (a parameter borrows a value the driver decodes).
     pub fn is_ref(self) -> bool {
         matches!(self, StdTy::PathRef | StdTy::OsStrRef | StdTy::PathStr)
+    }
+
+    /// How many type arguments the type takes (a map's hasher is left out: the default).
+    pub fn arity(self) -> usize {
+        match self {
+            StdTy::HashMap | StdTy::BTreeMap => 2,
+            StdTy::HashSet | StdTy::BTreeSet => 1,
+            _ => 0,
+        }
+    }
+
+    /// For maps and sets with type arguments `args`, the vector their values travel as:
+    /// `Vec<(K, V)>` for a map, `Vec<T>` for a set.
+    pub fn seq_form(self, args: &[Ty]) -> Option<Ty> {
+        match (self, args) {
+            (StdTy::HashMap | StdTy::BTreeMap, [k, v]) => {
+                Some(Ty::Vec(Box::new(Ty::Tuple(vec![k.clone(), v.clone()]))))
+            }
+            (StdTy::HashSet | StdTy::BTreeSet, [t]) => Some(Ty::Vec(Box::new(t.clone()))),
+            _ => None,
+        }
+    }
+
+    /// Whether the type's iteration order is arbitrary (hashed), so its `Debug` text is not
+    /// known beforehand.
+    pub fn is_hashed(self) -> bool {
+        matches!(self, StdTy::HashMap | StdTy::HashSet)
+    }
+
+    /// Whether values of the type are times (`Value::Int` nanoseconds, `Observed::Int`).
+    pub fn is_time(self) -> bool {
+        matches!(self, StdTy::Duration | StdTy::SystemTime)
     }
 
     /// Whether values of the type are paths (drawn as paths are).
@@ -319,6 +391,10 @@ pub struct Callable {
     /// Whether each of the function's type parameters appears in a parameter's type, so that
     /// arguments that say their type (`"/etc/app.conf"`) let a test leave the turbofish out.
     pub generics_inferred: bool,
+    /// The arguments the result borrows from (by index, the receiver first as the driver
+    /// numbers them): `text` in `fn new(text: &'a str) -> Parser<'a>`. The driver keeps them
+    /// alive for the rest of the execution, and the search treats them as moved.
+    pub held: Vec<usize>,
     /// An `unsafe fn` (listed for record only, `analyze::Options::unsafe_fns`): a test calls
     /// it inside `unsafe { .. }`, as the recorded run did.
     pub unsafe_fn: bool,

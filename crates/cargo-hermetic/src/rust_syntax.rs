@@ -117,10 +117,13 @@ pub fn ty_with(
         Ty::Adt(id, args) => {
             let def = &cluster.types[*id];
             let path = item_path(cluster, def.module, &def.name, from);
+            // `Parser<'_>`: the lifetime is inferred where the type is written (a `let`, a
+            // type argument); the driver's values are all `'static`.
+            let lifetimes = (0..def.lifetimes).map(|_| quote!('_));
+            let args = lifetimes.chain(args.iter().map(rec)).collect::<Vec<_>>();
             if args.is_empty() {
                 path
             } else {
-                let args = args.iter().map(rec);
                 quote!(#path<#(#args),*>)
             }
         }

@@ -114,12 +114,91 @@ impl Decode for std::ffi::OsString {
     }
 }
 
+/// A duration, as its nanoseconds: `Duration::from_secs(5)` is `5_000_000_000`.
+impl Decode for std::time::Duration {
+    fn decode(value: &Value, _: &mut Slots) -> Result<Self, DecodeError> {
+        let nanos = match value {
+            Value::Int(n) => *n,
+            other => return mismatch("a duration (nanoseconds)", other),
+        };
+        duration(nanos.unsigned_abs())
+            .filter(|_| nanos >= 0)
+            .ok_or_else(|| DecodeError::new(format!("{nanos} ns is no duration")))
+    }
+}
+
+/// A point in time, as nanoseconds from the epoch (negative before it), as far as the
+/// platform's `SystemTime` reaches.
+impl Decode for std::time::SystemTime {
+    fn decode(value: &Value, _: &mut Slots) -> Result<Self, DecodeError> {
+        let nanos = match value {
+            Value::Int(n) => *n,
+            other => return mismatch("a time (nanoseconds from the epoch)", other),
+        };
+        let epoch = std::time::UNIX_EPOCH;
+        duration(nanos.unsigned_abs())
+            .and_then(|d| {
+                if nanos < 0 {
+                    epoch.checked_sub(d)
+                } else {
+                    epoch.checked_add(d)
+                }
+            })
+            .ok_or_else(|| DecodeError::new(format!("{nanos} ns from the epoch is no time")))
+    }
+}
+
+/// The duration of `nanos` nanoseconds, if a `Duration` holds it.
+fn duration(nanos: u128) -> Option<std::time::Duration> {
+    let secs = u64::try_from(nanos / 1_000_000_000).ok()?;
+    Some(std::time::Duration::new(
+        secs,
+        (nanos % 1_000_000_000) as u32,
+    ))
+}
+
 impl<T: Decode> Decode for Vec<T> {
     fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
         match value {
             Value::Seq(items) => items.iter().map(|v| T::decode(v, slots)).collect(),
             other => mismatch("a sequence", other),
         }
+    }
+}
+
+/// A map, from a sequence of `(key, value)` tuples (a later key replaces an earlier one, as
+/// `HashMap::from` does).
+impl<K, V, S> Decode for std::collections::HashMap<K, V, S>
+where
+    K: Decode + Eq + std::hash::Hash,
+    V: Decode,
+    S: std::hash::BuildHasher + Default,
+{
+    fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
+        Vec::<(K, V)>::decode(value, slots).map(|entries| entries.into_iter().collect())
+    }
+}
+
+impl<K: Decode + Ord, V: Decode> Decode for std::collections::BTreeMap<K, V> {
+    fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
+        Vec::<(K, V)>::decode(value, slots).map(|entries| entries.into_iter().collect())
+    }
+}
+
+/// A set, from a sequence of its items.
+impl<T, S> Decode for std::collections::HashSet<T, S>
+where
+    T: Decode + Eq + std::hash::Hash,
+    S: std::hash::BuildHasher + Default,
+{
+    fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
+        Vec::<T>::decode(value, slots).map(|items| items.into_iter().collect())
+    }
+}
+
+impl<T: Decode + Ord> Decode for std::collections::BTreeSet<T> {
+    fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
+        Vec::<T>::decode(value, slots).map(|items| items.into_iter().collect())
     }
 }
 
@@ -324,6 +403,47 @@ mod tests {
             decode::<i128>(&Value::Int(i128::MIN), &mut slots),
             Ok(i128::MIN)
         );
+    }
+
+    #[test]
+    fn maps_and_sets_decode_from_sequences() {
+        use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+        let mut slots = Slots::default();
+        let pair = |k: &str, v| Value::Tuple(vec![Value::Str(k.into()), Value::Int(v)]);
+        let entries = Value::Seq(vec![pair("a", 1), pair("b", 2), pair("a", 3)]);
+        let map: HashMap<String, u8> = decode(&entries, &mut slots).unwrap();
+        assert_eq!(map, HashMap::from([("a".into(), 3), ("b".into(), 2)]));
+        let map: BTreeMap<String, u8> = decode(&entries, &mut slots).unwrap();
+        assert_eq!(map, BTreeMap::from([("a".into(), 3), ("b".into(), 2)]));
+        let items = Value::Seq(vec![Value::Int(2), Value::Int(1), Value::Int(2)]);
+        let set: HashSet<u8> = decode(&items, &mut slots).unwrap();
+        assert_eq!(set, HashSet::from([1, 2]));
+        let set: BTreeSet<u8> = decode(&items, &mut slots).unwrap();
+        assert_eq!(set, BTreeSet::from([1, 2]));
+        assert!(decode::<HashSet<u8>>(&entries, &mut slots).is_err());
+    }
+
+    #[test]
+    fn times_decode_from_nanoseconds() {
+        use std::time::{Duration, UNIX_EPOCH};
+        let mut slots = Slots::default();
+        assert_eq!(
+            decode(&Value::Int(1_500_000_000), &mut slots),
+            Ok(Duration::from_millis(1500))
+        );
+        let max = Duration::MAX.as_nanos() as i128;
+        assert_eq!(decode(&Value::Int(max), &mut slots), Ok(Duration::MAX));
+        assert!(decode::<Duration>(&Value::Int(max + 1), &mut slots).is_err());
+        assert!(decode::<Duration>(&Value::Int(-1), &mut slots).is_err());
+        assert_eq!(
+            decode(&Value::Int(-2_000_000_000), &mut slots),
+            Ok(UNIX_EPOCH - Duration::from_secs(2))
+        );
+        assert_eq!(
+            decode(&Value::Int(1_704_067_200_000_000_000), &mut slots),
+            Ok(UNIX_EPOCH + Duration::from_secs(1_704_067_200))
+        );
+        assert!(decode::<std::time::SystemTime>(&Value::Int(max), &mut slots).is_err());
     }
 
     #[test]

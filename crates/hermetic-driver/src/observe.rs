@@ -131,6 +131,77 @@ impl Observe for std::path::PathBuf {
     }
 }
 
+/// A duration as its nanoseconds.
+impl Observe for std::time::Duration {
+    fn observe(&self) -> Observed {
+        Observed::Int(self.as_nanos() as i128)
+    }
+}
+
+/// A point in time as nanoseconds from the epoch, negative before it.
+impl Observe for std::time::SystemTime {
+    fn observe(&self) -> Observed {
+        match self.duration_since(std::time::UNIX_EPOCH) {
+            Ok(after) => Observed::Int(after.as_nanos() as i128),
+            Err(before) => Observed::Int(-(before.duration().as_nanos() as i128)),
+        }
+    }
+}
+
+/// Entries in an order that does not depend on hashing: numbers and text in their order,
+/// tuples by their items, other values by their observation's text.
+fn sorted(mut items: Vec<Observed>) -> Observed {
+    fn order(a: &Observed, b: &Observed) -> std::cmp::Ordering {
+        match (a, b) {
+            (Observed::Int(x), Observed::Int(y)) => x.cmp(y),
+            (Observed::Str(x), Observed::Str(y)) => x.cmp(y),
+            (Observed::Tuple(x), Observed::Tuple(y)) => x
+                .iter()
+                .zip(y)
+                .map(|(a, b)| order(a, b))
+                .find(|o| o.is_ne())
+                .unwrap_or(x.len().cmp(&y.len())),
+            _ => format!("{a:?}").cmp(&format!("{b:?}")),
+        }
+    }
+    items.sort_by(order);
+    Observed::Seq(items)
+}
+
+/// A map as its `(key, value)` tuples, sorted, so an assertion holds in any hash order.
+impl<K: Observe, V: Observe, S> Observe for std::collections::HashMap<K, V, S> {
+    fn observe(&self) -> Observed {
+        sorted(
+            self.iter()
+                .map(|(k, v)| Observed::Tuple(vec![k.observe(), v.observe()]))
+                .collect(),
+        )
+    }
+}
+
+impl<K: Observe, V: Observe> Observe for std::collections::BTreeMap<K, V> {
+    fn observe(&self) -> Observed {
+        Observed::Seq(
+            self.iter()
+                .map(|(k, v)| Observed::Tuple(vec![k.observe(), v.observe()]))
+                .collect(),
+        )
+    }
+}
+
+/// A set as its items, sorted as a map's entries are.
+impl<T: Observe, S> Observe for std::collections::HashSet<T, S> {
+    fn observe(&self) -> Observed {
+        sorted(self.iter().map(Observe::observe).collect())
+    }
+}
+
+impl<T: Observe> Observe for std::collections::BTreeSet<T> {
+    fn observe(&self) -> Observed {
+        Observed::Seq(self.iter().map(Observe::observe).collect())
+    }
+}
+
 impl<T: Observe> Observe for [T] {
     fn observe(&self) -> Observed {
         Observed::Seq(self.iter().map(Observe::observe).collect())
@@ -225,6 +296,45 @@ mod tests {
             ])))
         );
         assert_eq!(observe(&u128::MAX), Observed::BigUint(u128::MAX));
+    }
+
+    #[test]
+    fn maps_and_sets_are_observed_in_an_order_hashing_does_not_decide() {
+        use std::collections::{BTreeMap, HashMap, HashSet};
+        let pair = |k: &str, v| Observed::Tuple(vec![Observed::Str(k.into()), Observed::Int(v)]);
+        let map: HashMap<&str, u8> = (0..50).map(|i| (["b", "a", "c"][i % 3], 1)).collect();
+        let want = Observed::Seq(vec![pair("a", 1), pair("b", 1), pair("c", 1)]);
+        assert_eq!(observe(&map), want);
+        let map: BTreeMap<&str, u8> = map.into_iter().collect();
+        assert_eq!(observe(&map), want);
+        let up: HashSet<u8> = (0..20).collect();
+        let down: HashSet<u8> = (0..20).rev().collect();
+        assert_eq!(observe(&up), observe(&down));
+        assert_eq!(
+            observe(&down),
+            Observed::Seq((0..20).map(Observed::Int).collect())
+        );
+    }
+
+    #[test]
+    fn times_are_observed_as_nanoseconds() {
+        use std::time::{Duration, UNIX_EPOCH};
+        assert_eq!(
+            observe(&Duration::from_millis(1500)),
+            Observed::Int(1_500_000_000)
+        );
+        assert_eq!(
+            observe(&Duration::MAX),
+            Observed::Int(Duration::MAX.as_nanos() as i128)
+        );
+        assert_eq!(
+            observe(&(UNIX_EPOCH - Duration::from_nanos(5))),
+            Observed::Int(-5)
+        );
+        assert_eq!(
+            observe(&(UNIX_EPOCH + Duration::from_secs(3))),
+            Observed::Int(3_000_000_000)
+        );
     }
 
     #[test]

@@ -27,6 +27,8 @@ struct Sig {
     generic_args: Vec<Ty>,
     /// Whether each of them appears in a parameter's type.
     generics_inferred: bool,
+    /// The arguments the result borrows from (`Callable::held`).
+    held: Vec<usize>,
     unsafe_fn: bool,
     /// `Self` after instantiating the enclosing impl's parameters.
     self_ty: Option<Ty>,
@@ -37,6 +39,8 @@ struct Sig {
 struct ImplCx<'a> {
     self_ty: &'a syn::Type,
     params: Vec<ParamBounds>,
+    /// Its lifetime parameters' names (`a` for `impl<'a> Parser<'a>`), which `Self` mentions.
+    lifetimes: Vec<String>,
 }
 
 /// Walks the items of every module and turns what tests can call into `Callable`s.
@@ -112,6 +116,7 @@ impl Collector<'_> {
             ret: sig.ret,
             generic_args: sig.generic_args,
             generics_inferred: sig.generics_inferred,
+            held: sig.held,
             unsafe_fn: sig.unsafe_fn,
         });
     }
@@ -213,9 +218,13 @@ impl Collector<'_> {
                 cx.map(t, Mode::Ret).map_err(|e| e.within("return type"))?
             }
         };
+        let hides_lifetimes =
+            ret.mentions(&|t| matches!(t, Ty::Adt(id, _) if self.defs[*id].lifetimes > 0));
+        let held = held_args(sig, imp.map_or(&[][..], |i| &i.lifetimes), hides_lifetimes);
         Ok(Sig {
             receiver,
             params,
+            held,
             ret,
             generic_args,
             generics_inferred,
@@ -295,6 +304,11 @@ impl Collector<'_> {
         let cx = params.map(|params| ImplCx {
             self_ty: &imp.self_ty,
             params,
+            lifetimes: imp
+                .generics
+                .lifetimes()
+                .map(|l| l.lifetime.ident.to_string())
+                .collect(),
         });
         for f in fns {
             let name = f.sig.ident.to_string();
@@ -461,7 +475,7 @@ impl Collector<'_> {
                     .as_ref()
                     .map_or_else(|| i.to_string(), |id| id.to_string());
                 let ty = cx
-                    .map(&f.ty, Mode::Owned)
+                    .map(&f.ty, Mode::Arg)
                     .map_err(|e| e.within(format!("field `{name}`")))?;
                 Ok((Param { name, ty }, syntax::vis(&f.vis)))
             })
@@ -480,6 +494,7 @@ impl Collector<'_> {
             Ok(b) => b,
             Err(why) => return self.skip(prefix, &name, why.within("struct literal")),
         };
+        let held = borrowed(&fields);
         // A literal needs every field to be visible where it is written.
         let vis = fields
             .iter()
@@ -496,6 +511,7 @@ impl Collector<'_> {
             ret: self_ty,
             generic_args: Vec::new(),
             generics_inferred: false,
+            held,
             unsafe_fn: false,
         });
     }
@@ -516,6 +532,7 @@ impl Collector<'_> {
                     continue;
                 }
             };
+            let held = borrowed(&fields);
             let shape = match v.fields {
                 syn::Fields::Unit => VariantShape::Unit,
                 syn::Fields::Unnamed(_) => VariantShape::Tuple,
@@ -533,6 +550,7 @@ impl Collector<'_> {
                 ret: self_ty,
                 generic_args: Vec::new(),
                 generics_inferred: false,
+                held,
                 unsafe_fn: false,
             });
         }
@@ -558,6 +576,7 @@ impl Collector<'_> {
                 ret: self_ty,
                 generic_args: Vec::new(),
                 generics_inferred: false,
+                held: Vec::new(),
                 unsafe_fn: false,
             }),
             Err(why) => {
@@ -613,6 +632,126 @@ fn substituted_text(path: &syn::Path, subst: &BTreeMap<String, Ty>) -> String {
         out.into_iter().collect()
     }
     syntax::tokens_text(&walk(path.to_token_stream(), subst))
+}
+
+/// A literal's or variant's fields that borrow: the value holds them.
+fn borrowed(fields: &[(Param, Vis)]) -> Vec<usize> {
+    (0..fields.len())
+        .filter(|&i| fields[i].0.ty.borrows())
+        .collect()
+}
+
+/// The arguments (receiver first) whose borrow the result of `sig` keeps: those with a
+/// reference whose lifetime the return type names (`text: &'a str` for `-> Parser<'a>`, or for
+/// `-> Self` in `impl<'a> Parser<'a>`), and where the return type leaves its lifetimes out
+/// (`-> Iter<'_>`, `-> &str`), the one elision gives them: `&self`, or the only argument with
+/// a reference. Lifetimes of other types (`&mut Parser<'a>`'s `'a`) are not borrows of the
+/// argument itself: the driver's values of such types hold `'static` data. `lifetime_types`:
+/// the return type holds a crate type with lifetime parameters.
+fn held_args(sig: &Signature, impl_lifetimes: &[String], lifetime_types: bool) -> Vec<usize> {
+    let syn::ReturnType::Type(_, out) = &sig.output else {
+        return Vec::new();
+    };
+    let mut named: Vec<String> = Vec::new();
+    let mut elided = false;
+    lifetimes_in(out.to_token_stream(), &mut named, &mut elided);
+    if mentions_ident(out.to_token_stream(), "Self") {
+        named.extend(impl_lifetimes.iter().cloned());
+    }
+    named.retain(|l| l != "static");
+    // `-> Token` for `Token<'a>`: a crate type whose lifetimes the return type leaves out.
+    elided |= named.is_empty() && lifetime_types;
+    if named.is_empty() && !elided {
+        return Vec::new();
+    }
+    let mut held = Vec::new();
+    let mut with_refs = Vec::new();
+    let mut self_ref = false;
+    for (i, input) in sig.inputs.iter().enumerate() {
+        match input {
+            FnArg::Receiver(r) => {
+                let own = r
+                    .reference
+                    .as_ref()
+                    .map(|(_, l)| l.as_ref().map(|l| l.ident.to_string()));
+                match own {
+                    Some(Some(l)) if named.contains(&l) => held.push(i),
+                    Some(_) => self_ref = true,
+                    None => {}
+                }
+            }
+            FnArg::Typed(t) => {
+                let mut refs = Vec::new();
+                let mut anonymous = false;
+                reference_lifetimes(&t.ty, &mut refs, &mut anonymous);
+                if refs.iter().any(|l| named.contains(l)) {
+                    held.push(i);
+                }
+                if anonymous || !refs.is_empty() {
+                    with_refs.push(i);
+                }
+            }
+        }
+    }
+    if elided {
+        if self_ref {
+            held.push(0);
+        } else if let [only] = with_refs[..] {
+            held.push(only);
+        }
+    }
+    held.sort_unstable();
+    held.dedup();
+    held
+}
+
+/// The lifetimes `tokens` name (`'a` → `a`), and whether one is `'_`.
+fn lifetimes_in(tokens: TokenStream, named: &mut Vec<String>, elided: &mut bool) {
+    let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+    for (i, t) in tokens.iter().enumerate() {
+        match t {
+            TokenTree::Punct(p) if p.as_char() == '\'' => {
+                if let Some(TokenTree::Ident(l)) = tokens.get(i + 1) {
+                    named.push(l.to_string());
+                } else {
+                    *elided = true;
+                }
+            }
+            // `&T` without a lifetime.
+            TokenTree::Punct(p)
+                if p.as_char() == '&'
+                    && !matches!(tokens.get(i + 1), Some(TokenTree::Punct(q)) if q.as_char() == '\'') =>
+            {
+                *elided = true;
+            }
+            TokenTree::Ident(l) if l == "_" && i > 0 => {
+                if matches!(&tokens[i - 1], TokenTree::Punct(p) if p.as_char() == '\'') {
+                    *elided = true;
+                }
+            }
+            TokenTree::Group(g) => lifetimes_in(g.stream(), named, elided),
+            _ => {}
+        }
+    }
+}
+
+/// The lifetimes of the references in `ty` (`&'a str` → `a`); `anonymous` when one has none
+/// or `'_`.
+fn reference_lifetimes(ty: &syn::Type, out: &mut Vec<String>, anonymous: &mut bool) {
+    struct Refs<'o> {
+        out: &'o mut Vec<String>,
+        anonymous: &'o mut bool,
+    }
+    impl<'ast> syn::visit::Visit<'ast> for Refs<'_> {
+        fn visit_type_reference(&mut self, r: &'ast syn::TypeReference) {
+            match &r.lifetime {
+                Some(l) if l.ident != "_" => self.out.push(l.ident.to_string()),
+                _ => *self.anonymous = true,
+            }
+            syn::visit::visit_type_reference(self, r);
+        }
+    }
+    syn::visit::Visit::visit_type(&mut Refs { out, anonymous }, ty);
 }
 
 /// Whether `tokens` hold the identifier `name`.

@@ -34,9 +34,8 @@ pub fn collect(
             };
             let name = ident.to_string();
             names.add_type(m, &name, defs.len());
-            let unsupported_generics = if generics.lifetimes().next().is_some() {
-                Some("lifetime parameters, which are not supported".to_string())
-            } else if generics.const_params().next().is_some() {
+            let lifetimes = generics.lifetimes().count();
+            let unsupported_generics = if generics.const_params().next().is_some() {
                 Some("const generic parameters, which are not supported".to_string())
             } else {
                 None
@@ -57,6 +56,7 @@ pub fn collect(
                 generics: type_params,
                 bounds: syntax::bounds(generics),
                 unsupported_generics,
+                lifetimes,
                 derives: syntax::derives(attrs),
                 impls: Vec::new(),
                 kind: TypeKind::Struct(Fields::Unit),
@@ -143,7 +143,7 @@ fn fields(cx: &TyCx, fields: &syn::Fields, in_variant: bool) -> Fields {
             .ident
             .as_ref()
             .map_or_else(|| i.to_string(), |id| id.to_string()),
-        ty: cx.map(&f.ty, Mode::Owned).ok(),
+        ty: cx.map(&f.ty, Mode::Arg).ok(),
         vis: if in_variant {
             Vis::Pub
         } else {

@@ -143,6 +143,7 @@ fn add_parse_constructors(cluster: &mut Cluster) {
             ret: Ty::Adt(id, Vec::new()),
             generic_args: Vec::new(),
             generics_inferred: false,
+            held: Vec::new(),
             unsafe_fn: false,
         });
     }
@@ -212,6 +213,7 @@ fn add_mock_constructors(cluster: &mut Cluster, infos: &[types::TraitInfo]) {
             ret: Ty::Mock(id),
             generic_args: Vec::new(),
             generics_inferred: false,
+            held: Vec::new(),
             unsafe_fn: false,
         });
     }

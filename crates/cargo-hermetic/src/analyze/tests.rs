@@ -354,20 +354,20 @@ fn unsupported_items_are_skipped_with_reasons() {
     let c = inline(&[(
         "lib.rs",
         r#"
-        use std::collections::HashMap;
+        use std::collections::VecDeque;
         pub struct Parser<'a> { input: &'a str }
         impl<'a> Parser<'a> { pub fn new(input: &'a str) -> Self { Parser { input } } }
         pub unsafe fn raw() {}
         pub async fn later() {}
         pub extern "C" fn c_abi() {}
         pub fn arr<const N: usize>(x: [u8; N]) {}
-        pub fn map(m: HashMap<String, i32>) {}
+        pub fn map(m: VecDeque<String>) {}
         pub fn slice_mut(x: &mut [u8]) {}
         pub fn unknown(x: Missing) {}
         pub fn io(e: std::io::Error) -> std::io::Result<()> { Err(e) }
         pub fn bound<T: Iterator>(t: T) {}
         pub fn main() {}
-        pub struct Cache { map: HashMap<u8, u8> }
+        pub struct Cache { map: VecDeque<u8> }
         pub enum E { Ok(u8), Bad(fn()) }
         #[cfg(has_extra)]
         pub fn gated() {}
@@ -375,18 +375,16 @@ fn unsupported_items_are_skipped_with_reasons() {
         pub fn boxed(b: Box<u8>, v: Vec<Option<bool>>) -> Result<char, String> { unreachable!() }
         "#,
     )]);
-    assert_eq!(
-        skip_reason(&c, "Parser"),
-        "struct literal: type `Parser` has lifetime parameters, which are not supported"
-    );
-    assert!(skip_reason(&c, "Parser::new").contains("lifetime parameters"));
+    // A type with a lifetime is built, its borrowed field held by the value.
+    assert_eq!(callable(&c, "Parser").held, vec![0]);
+    assert_eq!(callable(&c, "Parser::new").held, vec![0]);
     assert_eq!(skip_reason(&c, "raw"), "unsafe fn");
     assert_eq!(skip_reason(&c, "later"), "async fn");
     assert_eq!(skip_reason(&c, "c_abi"), "extern fn");
     assert_eq!(skip_reason(&c, "arr"), "const generic parameter `N`");
     assert_eq!(
         skip_reason(&c, "map"),
-        "parameter `m`: `HashMap<String, i32>` is not supported"
+        "parameter `m`: `VecDeque<String>` is not supported"
     );
     assert!(skip_reason(&c, "slice_mut").starts_with("parameter `x`: mutable slices"));
     assert_eq!(
@@ -408,8 +406,48 @@ fn unsupported_items_are_skipped_with_reasons() {
     let boxed = callable(&c, "boxed");
     assert_eq!(boxed.params[0].ty, Ty::Box(b(Ty::Int(IntTy::U8))));
     assert_eq!(boxed.params[1].ty, Ty::Vec(b(Ty::Option(b(Ty::Bool)))));
-    // The type with lifetimes is still recorded.
-    assert_eq!(c.types[ty_id(&c, "Parser")].generics, Vec::<String>::new());
+    let parser = &c.types[ty_id(&c, "Parser")];
+    assert_eq!((parser.generics.len(), parser.lifetimes), (0, 1));
+}
+
+#[test]
+fn results_hold_the_arguments_whose_lifetimes_they_name() {
+    let c = inline(&[(
+        "lib.rs",
+        r#"
+        pub struct Lexer<'a> { text: &'a str, pos: usize }
+        pub enum Token<'a> { Word(&'a str), End }
+        pub struct View<'a> { of: &'a Lexer<'a> }
+        impl<'a> Lexer<'a> {
+            pub fn new(text: &'a str) -> Self { unreachable!() }
+            pub fn next_token(&mut self) -> Option<Token<'a>> { unreachable!() }
+            pub fn view(&self) -> View<'_> { unreachable!() }
+            pub fn rest(&self) -> &'a str { unreachable!() }
+            pub fn skip(&mut self, n: usize) -> usize { n }
+        }
+        pub fn longest<'a>(a: &'a str, b: &'a str, c: &str) -> &'a str { a }
+        pub fn first(words: &[&str]) -> Option<&str> { None }
+        pub fn count(words: &[&str], skip: Option<&str>) -> usize { 0 }
+        pub fn entry(line: &str) -> Option<Token> { None }
+        "#,
+    )]);
+    let held = |name| callable(&c, name).held.clone();
+    assert_eq!(held("Lexer::new"), vec![0]);
+    // The token borrows the text, which the lexer already holds; `&mut self` is free again.
+    assert_eq!(held("Lexer::next_token"), Vec::<usize>::new());
+    assert_eq!(held("Lexer::view"), vec![0]);
+    assert_eq!(held("Lexer::rest"), Vec::<usize>::new());
+    assert_eq!(held("Lexer::skip"), Vec::<usize>::new());
+    assert_eq!(held("longest"), vec![0, 1]);
+    assert_eq!(held("first"), vec![0]);
+    assert_eq!(held("count"), Vec::<usize>::new());
+    assert_eq!(held("entry"), vec![0]);
+    assert_eq!(held("Token::Word"), vec![0]);
+    assert_eq!(held("Lexer"), vec![0]);
+    // References inside parameters.
+    let count = callable(&c, "count");
+    assert_eq!(count.params[0].ty, Ty::Slice(b(Ty::Str)));
+    assert_eq!(count.params[1].ty, Ty::Option(b(Ty::Str)));
 }
 
 #[test]
@@ -913,9 +951,9 @@ fn aliases_that_cannot_be_followed_are_skipped_with_both_reasons() {
     let c = inline(&[(
         "lib.rs",
         r#"
-        use std::collections::HashMap;
-        pub type Table = HashMap<String, u8>;
-        pub fn table() -> Table { HashMap::new() }
+        use std::collections::VecDeque;
+        pub type Table = VecDeque<String>;
+        pub fn table() -> Table { VecDeque::new() }
         pub type Indirect = Table;
         pub fn indirect(t: Indirect) {}
         pub type Loop = Other;
@@ -942,12 +980,12 @@ fn aliases_that_cannot_be_followed_are_skipped_with_both_reasons() {
     )]);
     assert_eq!(
         skip_reason(&c, "table"),
-        "return type: type alias `Table`: `HashMap<String, u8>` is not supported"
+        "return type: type alias `Table`: `VecDeque<String>` is not supported"
     );
     assert_eq!(
         skip_reason(&c, "indirect"),
         "parameter `t`: type alias `Indirect`: type alias `Table`: \
-         `HashMap<String, u8>` is not supported"
+         `VecDeque<String>` is not supported"
     );
     assert!(
         skip_reason(&c, "cycle").ends_with("type alias `Loop` refers to itself"),

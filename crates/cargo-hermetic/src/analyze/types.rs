@@ -14,7 +14,7 @@ pub struct TypeInfo {
     pub name: String,
     /// Names of the type parameters.
     pub generics: Vec<String>,
-    /// Lifetime or const parameters: hermetic cannot name such a type in its driver slots.
+    /// Const parameters: hermetic cannot name such a type in its driver slots.
     pub unsupported_generics: Option<String>,
 }
 
@@ -29,20 +29,19 @@ pub struct TraitInfo {
 /// Where a type occurs, which decides where references are allowed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
-    /// Stored or built by value (fields, type arguments in parameters): no references.
+    /// Stored by value (a crate type's type arguments, an impl's self type): no references.
     Owned,
-    /// A parameter: a reference at the outside (`&str`, `&[T]`, `&T`, `&mut T`), owned inside.
+    /// A parameter or field: references anywhere (`&str`, `&[&str]`, `Option<&T>`, a field's
+    /// `&'a str`), but not inside a crate type's type arguments.
     Arg,
     /// A return value: observed, never stored, so references may appear anywhere.
     Ret,
 }
 
 impl Mode {
+    /// The mode of a type inside this one (a tuple's items, a `Vec`'s element): the same.
     fn inner(self) -> Mode {
-        match self {
-            Mode::Ret => Mode::Ret,
-            _ => Mode::Owned,
-        }
+        self
     }
 }
 
@@ -102,7 +101,7 @@ impl TyCx<'_> {
                     return Err(Why::new(
                         SkipReason::ReferenceInside,
                         format!(
-                            "references inside parameter types or fields are not supported (`{}`)",
+                            "references inside type arguments of crate types are not supported (`{}`)",
                             text(ty)
                         ),
                     ));
@@ -235,7 +234,10 @@ impl TyCx<'_> {
                 if let Some(why) = &info.unsupported_generics {
                     return Err(unsupported_generics(&info.name, why));
                 }
-                let args = self.args(last, ty, mode)?;
+                // A crate value is stored for later statements: its type arguments own
+                // their data.
+                let arg_mode = if mode == Mode::Ret { mode } else { Mode::Owned };
+                let args = self.args(last, ty, arg_mode)?;
                 if args.len() != info.generics.len() {
                     return Err(Why::new(
                         SkipReason::TypeArguments,
@@ -564,10 +566,16 @@ impl TyCx<'_> {
                 ));
             }
             let args = self.args(last, ty, mode)?;
-            if !args.is_empty() {
+            if args.len() != kind.arity() {
                 return Err(Why::new(
                     SkipReason::TypeArguments,
-                    format!("`{}` takes no type arguments", text(ty)),
+                    match kind.arity() {
+                        0 => format!("`{}` takes no type arguments", text(ty)),
+                        n => format!(
+                            "`{}` is supported with {n} type argument(s) only (the default hasher)",
+                            text(ty)
+                        ),
+                    },
                 ));
             }
             return Ok(Ty::Std(kind, args));
@@ -808,11 +816,7 @@ mod tests {
                             .type_params()
                             .map(|p| p.ident.to_string())
                             .collect(),
-                        unsupported_generics: s
-                            .generics
-                            .lifetimes()
-                            .next()
-                            .map(|_| "lifetime parameters".to_string()),
+                        unsupported_generics: None,
                     });
                 }
             }
@@ -898,6 +902,32 @@ mod tests {
             Ok(std_ty(StdTy::PathStr))
         );
         assert_eq!(map(lib, "impl Into<String>", Mode::Arg), Ok(Ty::Str));
+        assert_eq!(
+            map(lib, "std::time::Duration", Mode::Owned),
+            Ok(std_ty(StdTy::Duration))
+        );
+        assert_eq!(
+            map("use std::time::*;", "Option<SystemTime>", Mode::Ret),
+            Ok(Ty::Option(b(std_ty(StdTy::SystemTime))))
+        );
+        assert_eq!(
+            map(lib, "core::time::Duration", Mode::Arg),
+            Ok(std_ty(StdTy::Duration))
+        );
+        let map_of = |k, v| Ty::Std(StdTy::HashMap, vec![k, v]);
+        assert_eq!(
+            map(lib, "std::collections::HashMap<String, u8>", Mode::Owned),
+            Ok(map_of(Ty::String, Ty::Int(IntTy::U8)))
+        );
+        assert_eq!(
+            map(
+                "use std::collections::*;",
+                "Option<BTreeSet<&str>>",
+                Mode::Arg
+            ),
+            Ok(Ty::Option(b(Ty::Std(StdTy::BTreeSet, vec![Ty::Str]))))
+        );
+        assert!(map(lib, "std::collections::HashSet", Mode::Arg).is_err());
         assert!(map(lib, "Path", Mode::Owned)
             .unwrap_err()
             .contains("behind a reference"));
@@ -914,7 +944,7 @@ mod tests {
 
     #[test]
     fn explains_unsupported_types() {
-        let lib = "pub struct L<'a>(&'a str); type Table = HashMap<u8, u8>; use std::collections::HashMap;";
+        let lib = "pub struct L<'a>(&'a str); pub struct W<T>(T); type Table = VecDeque<u8>; use std::collections::{HashMap, VecDeque};";
         let err = |ty: &str, mode| map(lib, ty, mode).unwrap_err();
         assert_eq!(
             err("fn(i32) -> i32", Mode::Arg),
@@ -922,15 +952,19 @@ mod tests {
         );
         assert!(err("impl Fn(i32) -> i32", Mode::Arg).contains("`impl Fn(i32) -> i32`"));
         assert!(err("&mut [u8]", Mode::Arg).contains("mutable slices"));
-        assert!(err("Option<&str>", Mode::Arg).contains("references inside"));
-        assert!(err("L<'static>", Mode::Arg).contains("type `L` has lifetime parameters"));
+        assert_eq!(
+            map(lib, "Option<&str>", Mode::Arg),
+            Ok(Ty::Option(b(Ty::Str)))
+        );
+        assert!(err("W<&str>", Mode::Arg).contains("references inside type arguments"));
+        assert_eq!(map(lib, "L<'static>", Mode::Arg), Ok(Ty::Adt(0, vec![])));
         assert_eq!(
             err("Table", Mode::Arg),
-            "type alias `Table`: `HashMap<u8, u8>` is not supported"
+            "type alias `Table`: `VecDeque<u8>` is not supported"
         );
         assert_eq!(
-            err("HashMap<String, i32>", Mode::Arg),
-            "`HashMap<String, i32>` is not supported"
+            err("HashMap<String, i32, u8>", Mode::Arg),
+            "`HashMap<String, i32, u8>` is supported with 2 type argument(s) only (the default hasher)"
         );
         assert_eq!(err("Nope", Mode::Arg), "unknown type `Nope`");
         assert!(err("std::io::Result<&mut [u8]>", Mode::Ret).contains("&mut [u8]"));

@@ -213,11 +213,7 @@ fn mock_imports(cluster: &Cluster, m: ModuleId) -> Vec<TokenStream> {
 
 /// Whether a type holds a borrow (such results are observed but never stored).
 pub fn has_borrow(t: &Ty) -> bool {
-    t.mentions(&|t| match t {
-        Ty::Str | Ty::Slice(_) | Ty::Ref(_) | Ty::RefMut(_) => true,
-        Ty::Std(kind, _) => kind.is_ref(),
-        _ => false,
-    })
+    t.borrows()
 }
 
 fn contains_io_error(t: &Ty) -> bool {
@@ -248,87 +244,210 @@ struct ArgCode {
     teardown: TokenStream,
 }
 
-fn arg_code(cluster: &Cluster, m: ModuleId, t: &Ty, k: usize) -> Result<ArgCode, Why> {
+/// How the dispatch code builds argument `k`, of type `t`. Data is decoded into its owned
+/// form (`String` for `&str`, `Vec<String>` for `&[&str]`) and the argument is a view of it;
+/// a crate value is taken from the slot of the statement that made it and put back after the
+/// call. When the result borrows the argument (`held`), what it refers to must outlive the
+/// dispatch function: the decoded value is leaked (the child exits after the execution) and a
+/// crate value stays out of its slot, as if moved.
+fn arg_code(cluster: &Cluster, m: ModuleId, t: &Ty, k: usize, held: bool) -> Result<ArgCode, Why> {
     let var = format_ident!("a{}", k);
     let slot = format_ident!("slot{}", k);
-    let decoded = |t: &Ty| -> Result<TokenStream, Why> {
-        if contains_io_error(t) {
-            return Err(Why::new(
-                SkipReason::UnsupportedType("io::Error".into()),
-                "`std::io::Error` arguments are not supported",
-            ));
-        }
-        if has_borrow(t) {
-            return Err(Why::new(
-                SkipReason::ReferenceInside,
-                format!(
-                    "a borrowed type inside `{}` is not supported",
-                    ty(cluster, t, m)
-                ),
-            ));
-        }
-        let tt = ty(cluster, t, m);
-        Ok(quote!(let mut #var: #tt = ::hermetic_driver::decode(&args[#k], slots)?;))
-    };
     let none = TokenStream::new();
-    Ok(match t {
-        Ty::Str => ArgCode {
-            setup: decoded(&Ty::String)?,
-            expr: quote!(#var.as_str()),
-            teardown: none,
-        },
-        Ty::Slice(e) => ArgCode {
-            setup: decoded(&Ty::Vec(e.clone()))?,
-            expr: quote!(#var.as_slice()),
-            teardown: none,
-        },
-        Ty::Std(StdTy::PathStr, _) => ArgCode {
-            setup: decoded(&Ty::String)?,
-            expr: quote!(#var.as_str()),
-            teardown: none,
-        },
-        Ty::Std(StdTy::PathRef, _) => ArgCode {
-            setup: decoded(&Ty::Std(StdTy::PathBuf, Vec::new()))?,
-            expr: quote!(#var.as_path()),
-            teardown: none,
-        },
-        Ty::Std(StdTy::OsStrRef, _) => ArgCode {
-            setup: decoded(&Ty::Std(StdTy::OsString, Vec::new()))?,
-            expr: quote!(#var.as_os_str()),
-            teardown: none,
-        },
-        Ty::Ref(inner) | Ty::RefMut(inner) if matches!(**inner, Ty::Adt(..) | Ty::Mock(_)) => {
+    if let Ty::Ref(inner) | Ty::RefMut(inner) = t {
+        if matches!(**inner, Ty::Adt(..) | Ty::Mock(_)) {
             let tt = ty(cluster, inner, m);
-            let expr = if matches!(t, Ty::Ref(_)) {
-                quote!(&*#var)
-            } else {
-                quote!(&mut *#var)
+            let mutable = matches!(t, Ty::RefMut(_));
+            let take = quote! {
+                let #slot = ::hermetic_driver::Slots::slot_of(&args[#k])?;
+                let mut #var: Box<#tt> = slots.take(#slot)?;
             };
-            ArgCode {
-                setup: quote! {
-                    let #slot = ::hermetic_driver::Slots::slot_of(&args[#k])?;
-                    let mut #var: Box<#tt> = slots.take(#slot)?;
+            return Ok(match (held, mutable) {
+                (true, false) => ArgCode {
+                    setup: quote!(#take let #var: &'static #tt = Box::leak(#var);),
+                    expr: quote!(#var),
+                    teardown: none,
                 },
-                expr,
-                teardown: quote!(slots.put_back(#slot, #var);),
-            }
+                (true, true) => ArgCode {
+                    setup: quote!(#take let #var: &'static mut #tt = Box::leak(#var);),
+                    expr: quote!(#var),
+                    teardown: none,
+                },
+                (false, false) => ArgCode {
+                    setup: take,
+                    expr: quote!(&*#var),
+                    teardown: quote!(slots.put_back(#slot, #var);),
+                },
+                (false, true) => ArgCode {
+                    setup: take,
+                    expr: quote!(&mut *#var),
+                    teardown: quote!(slots.put_back(#slot, #var);),
+                },
+            });
         }
-        Ty::Ref(inner) => ArgCode {
-            setup: decoded(inner)?,
-            expr: quote!(&#var),
-            teardown: none,
-        },
-        Ty::RefMut(inner) => ArgCode {
-            setup: decoded(inner)?,
-            expr: quote!(&mut #var),
-            teardown: none,
-        },
-        other => ArgCode {
-            setup: decoded(other)?,
+    }
+    if contains_io_error(t) {
+        return Err(Why::new(
+            SkipReason::UnsupportedType("io::Error".into()),
+            "`std::io::Error` arguments are not supported",
+        ));
+    }
+    let owned = owned_form(t);
+    if t.borrows() && owned.mentions(&|t| matches!(t, Ty::Adt(..) | Ty::Mock(_))) {
+        return Err(Why::new(
+            SkipReason::ReferenceInside,
+            format!(
+                "a borrowed crate value inside `{}` is not supported",
+                ty(cluster, t, m)
+            ),
+        ));
+    }
+    let tt = ty(cluster, &owned, m);
+    let decoded = quote!(::hermetic_driver::decode::<#tt>(&args[#k], slots)?);
+    if !t.borrows() {
+        return Ok(ArgCode {
+            setup: quote!(let mut #var: #tt = #decoded;),
             expr: quote!(#var),
             teardown: none,
-        },
+        });
+    }
+    let mut setup = Vec::new();
+    let (decl, place) = if held {
+        let mutable = matches!(t, Ty::RefMut(_)).then(|| quote!(mut));
+        (
+            quote!(let #var: &'static #mutable #tt = Box::leak(Box::new(#decoded));),
+            quote!((*#var)),
+        )
+    } else {
+        (quote!(let mut #var: #tt = #decoded;), quote!(#var))
+    };
+    setup.push(decl);
+    let mut views = Views {
+        cluster,
+        m,
+        k,
+        held,
+        setup: &mut setup,
+        temps: 0,
+    };
+    let expr = views.view(t, place, true)?;
+    Ok(ArgCode {
+        setup: quote!(#(#setup)*),
+        expr,
+        teardown: none,
     })
+}
+
+/// The owned form of a type: what the driver decodes for it (`String` for `&str`, `Vec<T>`
+/// for `&[T]`, `PathBuf` for `&Path`, `T` for `&T`, inside containers too).
+fn owned_form(t: &Ty) -> Ty {
+    let rec = |t: &Ty| Box::new(owned_form(t));
+    match t {
+        Ty::Str | Ty::Std(StdTy::PathStr, _) => Ty::String,
+        Ty::Slice(e) => Ty::Vec(rec(e)),
+        Ty::Ref(e) | Ty::RefMut(e) => owned_form(e),
+        Ty::Std(StdTy::PathRef, _) => Ty::Std(StdTy::PathBuf, Vec::new()),
+        Ty::Std(StdTy::OsStrRef, _) => Ty::Std(StdTy::OsString, Vec::new()),
+        Ty::Vec(e) => Ty::Vec(rec(e)),
+        Ty::Array(e, n) => Ty::Array(rec(e), *n),
+        Ty::Option(e) => Ty::Option(rec(e)),
+        Ty::Box(e) => Ty::Box(rec(e)),
+        Ty::Result(o, e) => Ty::Result(rec(o), rec(e)),
+        Ty::Tuple(items) => Ty::Tuple(items.iter().map(owned_form).collect()),
+        Ty::Std(kind, args) => Ty::Std(*kind, args.iter().map(owned_form).collect()),
+        other => other.clone(),
+    }
+}
+
+/// Views of decoded (owned) data as the borrowing types a callable takes.
+struct Views<'a> {
+    cluster: &'a Cluster,
+    m: ModuleId,
+    k: usize,
+    /// Whether temporaries must live for the rest of the execution.
+    held: bool,
+    /// Statements before the call: temporaries that views borrow (`Vec<&str>` for `&[&str]`).
+    setup: &'a mut Vec<TokenStream>,
+    temps: usize,
+}
+
+impl Views<'_> {
+    /// An expression of type `t` viewing `place`, a place of `t`'s owned form; `top`: the
+    /// place may be moved from (it is the decoded argument itself), else it is cloned.
+    fn view(&mut self, t: &Ty, place: TokenStream, top: bool) -> Result<TokenStream, Why> {
+        if !t.borrows() {
+            return Ok(if top { place } else { quote!(#place.clone()) });
+        }
+        Ok(match t {
+            Ty::Str | Ty::Std(StdTy::PathStr, _) => quote!(#place.as_str()),
+            Ty::Std(StdTy::PathRef, _) => quote!(#place.as_path()),
+            Ty::Std(StdTy::OsStrRef, _) => quote!(#place.as_os_str()),
+            Ty::Ref(e) if !e.borrows() => quote!(&#place),
+            Ty::RefMut(e) if top && !e.borrows() => quote!(&mut #place),
+            Ty::Slice(e) if !e.borrows() => quote!(#place.as_slice()),
+            // `&[&str]`: a vector of views, kept in a temporary the slice borrows.
+            Ty::Slice(e) | Ty::Ref(e) => {
+                let items = if matches!(t, Ty::Slice(_)) {
+                    Ty::Vec(e.clone())
+                } else {
+                    (**e).clone()
+                };
+                let inner = self.view(&items, place, false)?;
+                let temp = format_ident!("v{}_{}", self.k, self.temps);
+                self.temps += 1;
+                let tt = ty(self.cluster, &items, self.m);
+                self.setup.push(if self.held {
+                    quote!(let #temp: &'static #tt = Box::leak(Box::new(#inner));)
+                } else {
+                    quote!(let #temp: #tt = #inner;)
+                });
+                if matches!(t, Ty::Slice(_)) {
+                    quote!(#temp.as_slice())
+                } else if self.held {
+                    quote!(#temp)
+                } else {
+                    quote!(&#temp)
+                }
+            }
+            Ty::Vec(e) => {
+                let item = self.view(e, quote!((*x)), false)?;
+                quote!(#place.iter().map(|x| #item).collect::<Vec<_>>())
+            }
+            Ty::Option(e) => {
+                let item = self.view(e, quote!((*x)), false)?;
+                quote!(#place.as_ref().map(|x| #item))
+            }
+            Ty::Box(e) => {
+                let item = self.view(e, quote!((*#place)), false)?;
+                quote!(Box::new(#item))
+            }
+            Ty::Result(o, e) => {
+                let ok = self.view(o, quote!((*x)), false)?;
+                let err = self.view(e, quote!((*x)), false)?;
+                quote!(match &#place { Ok(x) => Ok(#ok), Err(x) => Err(#err) })
+            }
+            Ty::Tuple(items) => {
+                let parts = items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, item)| {
+                        let i = syn::Index::from(i);
+                        self.view(item, quote!(#place.#i), false)
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                quote!((#(#parts,)*))
+            }
+            other => {
+                return Err(Why::new(
+                    SkipReason::ReferenceInside,
+                    format!(
+                        "a borrowed type inside `{}` is not supported",
+                        ty(self.cluster, other, self.m)
+                    ),
+                ))
+            }
+        })
+    }
 }
 
 fn call_body(cluster: &Cluster, id: usize) -> Result<TokenStream, Why> {
@@ -349,7 +468,7 @@ fn call_body(cluster: &Cluster, id: usize) -> Result<TokenStream, Why> {
     let codes = arg_types
         .iter()
         .enumerate()
-        .map(|(k, t)| arg_code(cluster, m, t, k))
+        .map(|(k, t)| arg_code(cluster, m, t, k, c.held.contains(&k)))
         .collect::<Result<Vec<_>, _>>()?;
     let n = codes.len();
     let setup = codes.iter().map(|a| &a.setup);
@@ -444,33 +563,54 @@ fn type_impls(cluster: &Cluster, id: usize) -> TokenStream {
     let def = &cluster.types[id];
     let name = ident(&def.name);
     let params: Vec<_> = def.generics.iter().map(|g| ident(g)).collect();
-    let (decl, args) = if params.is_empty() {
-        (quote!(), quote!())
-    } else {
-        (
-            quote!(<#(#params: 'static + ::hermetic_driver::Observe + ::std::fmt::Debug),*>),
-            quote!(<#(#params),*>),
-        )
-    };
+    let bounded: Vec<TokenStream> = params
+        .iter()
+        .map(|p| quote!(#p: 'static + ::hermetic_driver::Observe + ::std::fmt::Debug))
+        .collect();
+    let params: Vec<TokenStream> = params.iter().map(|p| quote!(#p)).collect();
+    // Values the driver stores hold `'static` data; any may be observed.
+    let lifetimes: Vec<TokenStream> = (0..def.lifetimes)
+        .map(|i| {
+            let l = syn::Lifetime::new(&format!("'h{i}"), proc_macro2::Span::call_site());
+            quote!(#l)
+        })
+        .collect();
+    let statics = lifetimes.iter().map(|_| quote!('static));
+    let decode_args = angled(statics.chain(params.iter().cloned()));
+    let observe_args = angled(lifetimes.iter().chain(&params).cloned());
+    let observe_decl = angled(lifetimes.iter().chain(&bounded).cloned());
+    let decode_decl = angled(bounded.iter().cloned());
     // The type's own bounds (`struct Finder<S: Sys>`): without them neither impl compiles.
+    // Those naming its lifetimes are left out: the driver's impls name none of them.
     let bounds: Vec<syn::WherePredicate> = def
         .bounds
         .iter()
+        .filter(|b| !b.contains('\''))
         .filter_map(|b| syn::parse_str(b).ok())
         .collect();
     let clause = (!bounds.is_empty()).then(|| quote!(where #(#bounds),*));
     let observe_body = observe_body(cluster, id);
     quote! {
-        impl #decl ::hermetic_driver::Decode for #name #args #clause {
+        impl #decode_decl ::hermetic_driver::Decode for #name #decode_args #clause {
             fn decode(value: &::hermetic_driver::Value, slots: &mut ::hermetic_driver::Slots) -> ::std::result::Result<Self, ::hermetic_driver::DecodeError> {
                 ::hermetic_driver::decode::take_stored(value, slots)
             }
         }
-        impl #decl ::hermetic_driver::Observe for #name #args #clause {
+        impl #observe_decl ::hermetic_driver::Observe for #name #observe_args #clause {
             fn observe(&self) -> ::hermetic_driver::Observed {
                 #observe_body
             }
         }
+    }
+}
+
+/// `<a, b>`, or nothing for no items.
+fn angled(items: impl Iterator<Item = TokenStream>) -> TokenStream {
+    let items: Vec<TokenStream> = items.collect();
+    if items.is_empty() {
+        quote!()
+    } else {
+        quote!(<#(#items),*>)
     }
 }
 
@@ -481,7 +621,7 @@ fn observe_body(cluster: &Cluster, id: usize) -> TokenStream {
     let fields_known = |f: &Fields| {
         f.all().iter().all(|f| {
             f.ty.as_ref()
-                .is_some_and(|t| !has_borrow(t) && !t.mentions(&|t| matches!(t, Ty::Mock(_))))
+                .is_some_and(|t| !t.mentions(&|t| matches!(t, Ty::Mock(_))))
         })
     };
     let observe_fields = |f: &Fields, bind: bool| -> (TokenStream, TokenStream) {

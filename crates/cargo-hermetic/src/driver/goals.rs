@@ -593,6 +593,7 @@ mod tests {
                 generics: vec![],
                 bounds: vec![],
                 unsupported_generics: None,
+                lifetimes: 0,
                 derives: vec!["Debug".into(), "PartialEq".into()],
                 impls: vec!["Display".into()],
                 kind: TypeKind::Struct(Fields::Unit),

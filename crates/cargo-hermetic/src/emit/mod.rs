@@ -930,6 +930,9 @@ impl Writer<'_> {
             (Value::Unit, _) => quote!(()),
             (Value::Bool(b), _) => quote!(#b),
             (Value::Int(i), Ty::Ordering) => oracle::ordering_literal(ordering_name(*i)?)?,
+            (Value::Int(n), Ty::Std(kind, _)) if kind.is_time() => {
+                oracle::time_literal(self.cluster, self.home, *kind, *n)?
+            }
             (Value::Int(i), _) => oracle::int_literal(*i),
             (Value::BigUint(u), _) => {
                 let u = Literal::u128_unsuffixed(*u);
@@ -989,6 +992,13 @@ impl Writer<'_> {
                 let s = Literal::string(s);
                 quote!(#s)
             }
+            (Value::Seq(items), Ty::Std(kind, args)) if kind.seq_form(args).is_some() => {
+                let Some(Ty::Vec(t)) = kind.seq_form(args) else {
+                    return None;
+                };
+                let items = list(items, &t)?;
+                oracle::collection_literal(self.cluster, self.home, *kind, &items)
+            }
             (Value::Seq(items), Ty::Vec(t)) => {
                 let items = list(items, t)?;
                 let vec = layout::vec();
@@ -1034,7 +1044,7 @@ impl Writer<'_> {
 fn says_its_type(t: &Ty) -> bool {
     match t {
         Ty::Str | Ty::String | Ty::Bool | Ty::Char | Ty::Unit => true,
-        Ty::Std(kind, _) => kind.is_text(),
+        Ty::Std(kind, _) => kind.is_text() || kind.is_time(),
         Ty::Adt(_, args) => args.is_empty(),
         _ => false,
     }

@@ -90,6 +90,9 @@ impl Oracle<'_> {
             (Ty::Vec(_) | Ty::Slice(_), Observed::Seq(items)) if items.is_empty() => {
                 return Some(Check::IsEmpty)
             }
+            (Ty::Std(kind, _), Observed::Seq(items)) if kind.arity() > 0 && items.is_empty() => {
+                return Some(Check::IsEmpty)
+            }
             _ => {}
         }
         if self.partial_eq(ty) && !has_nan(obs) {
@@ -304,6 +307,16 @@ impl Oracle<'_> {
             (Ty::Std(kind, _), Observed::Str(s)) if kind.is_text() => {
                 text_literal(self.cluster, self.home, *kind, s)
             }
+            (Ty::Std(kind, _), Observed::Int(n)) if kind.is_time() => {
+                time_literal(self.cluster, self.home, *kind, *n)?
+            }
+            (Ty::Std(kind, args), Observed::Seq(items)) if kind.seq_form(args).is_some() => {
+                let Some(Ty::Vec(t)) = kind.seq_form(args) else {
+                    return None;
+                };
+                let items = list(&t, items)?;
+                collection_literal(self.cluster, self.home, *kind, &items)
+            }
             (Ty::Vec(t), Observed::Seq(items)) => {
                 if items.is_empty() {
                     if !self.cluster.ty_visible_from(t, self.home) {
@@ -456,7 +469,10 @@ impl Oracle<'_> {
             Observed::Opaque | Observed::Shown(_) => return None,
             Observed::Unit => "()".to_string(),
             Observed::Bool(b) => b.to_string(),
-            Observed::Int(i) => i.to_string(),
+            Observed::Int(n) => match ty {
+                Some(Ty::Std(kind, _)) if kind.is_time() => time_debug(*kind, *n)?,
+                _ => n.to_string(),
+            },
             Observed::BigUint(u) => u.to_string(),
             Observed::Range(start, end, inclusive) => {
                 let t = match ty {
@@ -476,6 +492,30 @@ impl Oracle<'_> {
             // Paths and OS strings escape `'` where strings do not.
             Observed::Str(s) if matches!(ty, Some(Ty::Std(..))) && s.contains('\'') => return None,
             Observed::Str(s) => format!("{s:?}"),
+            // `{"a": 1}`, `{1, 2}`: in the order a `BTreeMap` iterates, which is the observed
+            // one; a `HashMap`'s order is known for one entry only.
+            Observed::Seq(items) if matches!(ty, Some(Ty::Std(k, _)) if k.arity() > 0) => {
+                let Some(Ty::Std(kind, args)) = ty else {
+                    return None;
+                };
+                if kind.is_hashed() && items.len() > 1 {
+                    return None;
+                }
+                let text = |t: Option<&Ty>, o: &Observed| self.debug_text(t, o);
+                let items: Vec<String> = items
+                    .iter()
+                    .map(|o| match (o, args.as_slice()) {
+                        (Observed::Tuple(kv), [k, v]) if kv.len() == 2 => Some(format!(
+                            "{}: {}",
+                            text(Some(k), &kv[0])?,
+                            text(Some(v), &kv[1])?
+                        )),
+                        (_, [t]) => text(Some(t), o),
+                        _ => None,
+                    })
+                    .collect::<Option<_>>()?;
+                format!("{{{}}}", items.join(", "))
+            }
             Observed::Seq(items) => {
                 let items: Vec<_> = items
                     .iter()
@@ -567,6 +607,110 @@ pub(crate) fn text_literal(cluster: &Cluster, home: ModuleId, kind: StdTy, s: &s
         StdTy::PathStr => quote!(#s),
         StdTy::PathRef | StdTy::OsStrRef => quote!(#name::new(#s)),
         _ => quote!(#name::from(#s)),
+    }
+}
+
+/// A map or set of type `kind` with `items` (tuples for a map): `HashMap::from([(k, v)])`,
+/// `BTreeSet::from([1, 2])`, or `HashMap::new()` when empty.
+pub(crate) fn collection_literal(
+    cluster: &Cluster,
+    home: ModuleId,
+    kind: StdTy,
+    items: &[TokenStream],
+) -> TokenStream {
+    let name = rust_syntax::std_name(cluster, kind, home);
+    if items.is_empty() {
+        quote!(#name::new())
+    } else {
+        quote!(#name::from([#(#items),*]))
+    }
+}
+
+/// A time of type `kind` (`Duration` or `SystemTime`) from its nanoseconds, in the largest
+/// whole unit: `Duration::from_secs(90)`, `Duration::from_millis(1500)`,
+/// `Duration::new(2, 5)`, `Duration::ZERO`, `Duration::MAX`,
+/// `SystemTime::UNIX_EPOCH + Duration::from_secs(1_704_067_200)`; `None` for a number no
+/// such value has.
+pub(crate) fn time_literal(
+    cluster: &Cluster,
+    home: ModuleId,
+    kind: StdTy,
+    nanos: i128,
+) -> Option<TokenStream> {
+    let duration = |n: u128| -> Option<TokenStream> {
+        let name = rust_syntax::std_name(cluster, StdTy::Duration, home);
+        let (secs, sub) = (u64::try_from(n / NANOS).ok()?, (n % NANOS) as u32);
+        let call = |f: &str, x: u128| {
+            let f = rust_syntax::ident(f);
+            let x = grouped(x as u64);
+            quote!(#name::#f(#x))
+        };
+        Some(match (secs, sub) {
+            (0, 0) => quote!(#name::ZERO),
+            (u64::MAX, 999_999_999) => quote!(#name::MAX),
+            (_, 0) => call("from_secs", secs as u128),
+            _ if sub % 1_000_000 == 0 => call("from_millis", n / 1_000_000),
+            (0, _) if sub % 1_000 == 0 => call("from_micros", n / 1_000),
+            (0, _) => call("from_nanos", n),
+            _ => {
+                let (secs, sub) = (grouped(secs), grouped(sub as u64));
+                quote!(#name::new(#secs, #sub))
+            }
+        })
+    };
+    match kind {
+        StdTy::Duration if nanos >= 0 => duration(nanos as u128),
+        StdTy::SystemTime => {
+            let name = rust_syntax::std_name(cluster, StdTy::SystemTime, home);
+            let epoch = quote!(#name::UNIX_EPOCH);
+            let d = duration(nanos.unsigned_abs())?;
+            Some(match nanos {
+                0 => epoch,
+                n if n < 0 => quote!(#epoch - #d),
+                _ => quote!(#epoch + #d),
+            })
+        }
+        _ => None,
+    }
+}
+
+const NANOS: u128 = 1_000_000_000;
+
+/// An integer literal with its digits grouped by three from 100,000 up (`1_704_067_200`),
+/// as rustfmt leaves them and people read them.
+fn grouped(x: u64) -> TokenStream {
+    if x < 100_000 {
+        let x = Literal::u64_unsuffixed(x);
+        return quote!(#x);
+    }
+    let digits = x.to_string();
+    let mut text = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            text.push('_');
+        }
+        text.push(c);
+    }
+    text.parse().expect("digits and underscores are a literal")
+}
+
+/// The text `{:?}` prints for a time of type `kind` with `nanos` nanoseconds (from the
+/// epoch, for a `SystemTime`), as this platform's std prints it.
+fn time_debug(kind: StdTy, nanos: i128) -> Option<String> {
+    let secs = u64::try_from(nanos.unsigned_abs() / NANOS).ok()?;
+    let d = std::time::Duration::new(secs, (nanos.unsigned_abs() % NANOS) as u32);
+    match kind {
+        StdTy::Duration if nanos >= 0 => Some(format!("{d:?}")),
+        StdTy::SystemTime => {
+            let epoch = std::time::UNIX_EPOCH;
+            let t = if nanos < 0 {
+                epoch.checked_sub(d)
+            } else {
+                epoch.checked_add(d)
+            };
+            Some(format!("{:?}", t?))
+        }
+        _ => None,
     }
 }
 

@@ -38,6 +38,7 @@ fn ty_def(name: &str, derives: &[&str], kind: TypeKind) -> TypeDef {
         generics: vec![],
         bounds: vec![],
         unsupported_generics: None,
+        lifetimes: 0,
         derives: derives.iter().map(|s| s.to_string()).collect(),
         impls: vec![],
         kind,
@@ -61,6 +62,7 @@ fn callable(name: &str, kind: CallableKind, params: Vec<Param>, ret: Ty) -> Call
         ret,
         generic_args: vec![],
         generics_inferred: false,
+        held: Vec::new(),
         unsafe_fn: false,
     }
 }
@@ -1252,4 +1254,110 @@ fn type_arguments_a_literal_gives_need_no_turbofish() {
     assert!(file.contains("open(\"a.txt\")"), "{file}");
     // `7` alone would be an `i32`.
     assert!(file.contains("show::<i64>(7)"), "{file}");
+}
+
+#[test]
+fn times_are_written_in_their_largest_whole_unit_from_the_epoch() {
+    let duration = std_ty(StdTy::Duration);
+    let time = std_ty(StdTy::SystemTime);
+    let cluster = functions(vec![
+        (
+            "label",
+            vec![param("d", duration.clone())],
+            duration.clone(),
+        ),
+        (
+            "deadline",
+            vec![param("start", time.clone()), param("d", duration.clone())],
+            Ty::Option(Box::new(time.clone())),
+        ),
+    ]);
+    let secs = |s: i128| s * 1_000_000_000;
+    let max = (u64::MAX as i128 + 1) * 1_000_000_000 - 1;
+    let call = |args: Vec<i128>, obs: Observed| {
+        let f = if args.len() == 1 { 0 } else { 1 };
+        completed(
+            0,
+            vec![stmt(f, args.into_iter().map(Value::Int).collect())],
+            vec![Some(obs)],
+        )
+    };
+    let some = |n: i128| Observed::Opt(Some(Box::new(Observed::Int(n))));
+    let tests = [
+        call(vec![secs(90)], Observed::Int(1_500_000_000)),
+        call(vec![0], Observed::Int(max)),
+        call(vec![2_500_000], Observed::Int(secs(2) + 5)),
+        call(
+            vec![secs(1_704_067_200), secs(60)],
+            some(secs(1_704_067_260)),
+        ),
+        call(vec![-secs(1), 0], some(0)),
+    ];
+    let file = emit_with(&cluster, &tests);
+    let flat: String = file.chars().filter(|c| !c.is_whitespace()).collect();
+    for expected in [
+        "usestd::time::{Duration,SystemTime};",
+        "assert_eq!(label(Duration::from_secs(90)),Duration::from_millis(1500));",
+        "assert_eq!(label(Duration::ZERO),Duration::MAX);",
+        "assert_eq!(label(Duration::from_micros(2500)),Duration::new(2,5));",
+        "deadline(SystemTime::UNIX_EPOCH+Duration::from_secs(1_704_067_200),",
+        "Some(SystemTime::UNIX_EPOCH+Duration::from_secs(1_704_067_260))",
+        "deadline(SystemTime::UNIX_EPOCH-Duration::from_secs(1),Duration::ZERO)",
+        "Some(SystemTime::UNIX_EPOCH)",
+    ] {
+        assert!(flat.contains(expected), "no {expected}:\n{file}");
+    }
+}
+
+#[test]
+fn maps_and_sets_are_written_from_their_entries_and_checked_in_any_order() {
+    let map = Ty::Std(StdTy::HashMap, vec![Ty::String, I64]);
+    let set = Ty::Std(StdTy::BTreeSet, vec![I64]);
+    let cluster = functions(vec![
+        ("counts", vec![param("m", map.clone())], map.clone()),
+        (
+            "keep",
+            vec![param("s", Ty::Ref(Box::new(set.clone())))],
+            set.clone(),
+        ),
+    ]);
+    let entry = |k: &str, v| Value::Tuple(vec![Value::Str(k.into()), Value::Int(v)]);
+    let seen = |k: &str, v| Observed::Tuple(vec![Observed::Str(k.into()), Observed::Int(v)]);
+    let tests = [
+        completed(
+            0,
+            vec![stmt(
+                0,
+                vec![Value::Seq(vec![entry("b", 2), entry("a", 1)])],
+            )],
+            vec![Some(Observed::Seq(vec![seen("a", 1), seen("b", 2)]))],
+        ),
+        completed(
+            0,
+            vec![stmt(
+                1,
+                vec![Value::Seq(vec![Value::Int(3), Value::Int(1)])],
+            )],
+            vec![Some(Observed::Seq(vec![
+                Observed::Int(1),
+                Observed::Int(3),
+            ]))],
+        ),
+        completed(
+            0,
+            vec![stmt(1, vec![Value::Seq(vec![])])],
+            vec![Some(Observed::Seq(vec![]))],
+        ),
+    ];
+    let file = emit_with(&cluster, &tests);
+    let flat: String = file.chars().filter(|c| !c.is_whitespace()).collect();
+    for expected in [
+        "usestd::collections::{BTreeSet,HashMap};",
+        "counts(HashMap::from([(\"b\".to_string(),2),(\"a\".to_string(),1)])),",
+        "HashMap::from([(\"a\".to_string(),1),(\"b\".to_string(),2)])",
+        "assert_eq!(keep(&BTreeSet::from([3,1])),BTreeSet::from([1,3]));",
+        "assert!(keep(&BTreeSet::new()).is_empty());",
+    ] {
+        assert!(flat.contains(expected), "no {expected}:\n{file}");
+    }
 }

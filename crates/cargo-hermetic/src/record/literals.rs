@@ -49,8 +49,8 @@ pub fn wanted(cluster: &Cluster, id: TypeId) -> Result<(), String> {
     if !def.impls.iter().any(|i| i == "Debug") || shown_by_display(def) {
         return Err("its Debug is derived, or it is rebuilt from its Display text".into());
     }
-    if !def.generics.is_empty() || def.unsupported_generics.is_some() {
-        return Err("it has type parameters".into());
+    if !def.generics.is_empty() || def.lifetimes > 0 || def.unsupported_generics.is_some() {
+        return Err("it has type or lifetime parameters".into());
     }
     let fields = match &def.kind {
         crate::cluster::TypeKind::Struct(f) => f.all().to_vec(),

@@ -315,6 +315,11 @@ fn build_arg(
                 )?)))
             }
         }
+        // Maps and sets of crate values: their entries, as a vector's.
+        Ty::Std(kind, args) if kind.seq_form(args).is_some() => {
+            let seq = kind.seq_form(args).expect("a map or set");
+            build_arg(rng, space, test, &seq, taken, depth)
+        }
         // Borrows inside containers are not supported by the driver.
         _ => None,
     }
@@ -337,7 +342,7 @@ fn slot_for(
     taken: &mut Vec<usize>,
     depth: usize,
 ) -> Option<usize> {
-    let moved = moved_slots(test);
+    let moved = moved_slots(space, test);
     let live: Vec<usize> = (0..test.stmts.len())
         .filter(|&j| {
             space.slot_ty(&test.stmts[j]) == Some(t) && !moved.contains(&j) && !taken.contains(&j)
@@ -370,14 +375,25 @@ fn slot_for(
 }
 
 /// Statements whose value has been moved by some statement.
-fn moved_slots(test: &TestCase) -> Vec<usize> {
+fn moved_slots(space: &Space, test: &TestCase) -> Vec<usize> {
     let mut out = Vec::new();
     for s in &test.stmts {
-        for a in &s.args {
-            collect_moves(a, &mut out);
-        }
+        moves_of(space, s, &mut out);
     }
     out
+}
+
+/// The statements whose values `stmt` moves: those it passes by value, and those whose borrow
+/// its result keeps (`Callable::held`: the driver keeps them for good).
+fn moves_of(space: &Space, stmt: &Stmt, out: &mut Vec<usize>) {
+    let held = &space.cluster.callables[stmt.callable].held;
+    for (k, a) in stmt.args.iter().enumerate() {
+        if held.contains(&k) {
+            a.referenced_slots(out);
+        } else {
+            collect_moves(a, out);
+        }
+    }
 }
 
 fn collect_moves(v: &Value, out: &mut Vec<usize>) {
@@ -443,9 +459,7 @@ fn first_invalid(space: &Space, test: &TestCase) -> Option<usize> {
             seen.push(u);
         }
         let mut m = Vec::new();
-        for a in &s.args {
-            collect_moves(a, &mut m);
-        }
+        moves_of(space, s, &mut m);
         for u in m {
             moved[u] = true;
         }

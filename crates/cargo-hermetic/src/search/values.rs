@@ -213,14 +213,113 @@ fn random_std(
     rng: &mut ChaCha8Rng,
     pool: &ValuePool,
     kind: StdTy,
-    _args: &[Ty],
-    _depth: usize,
+    args: &[Ty],
+    depth: usize,
 ) -> Value {
+    if let Some(seq) = kind.seq_form(args) {
+        return random_value(rng, pool, &seq, depth);
+    }
     match kind {
         k if k.is_path() => Value::Str(random_path(rng, pool)),
+        StdTy::Duration => Value::Int(random_duration(rng, pool)),
+        StdTy::SystemTime => Value::Int(random_time(rng, pool)),
         StdTy::OsString | StdTy::OsStrRef => Value::Str(random_string(rng, pool)),
         _ => Value::Str(random_string(rng, pool)),
     }
+}
+
+const NANOS_PER_SEC: i128 = 1_000_000_000;
+
+/// Durations a person would pass: none, a blink, a second, a minute, an hour, a day, and the
+/// largest there is.
+const COMMON_DURATIONS: [i128; 9] = [
+    0,
+    1,
+    NANOS_PER_SEC / 1000,
+    NANOS_PER_SEC / 10,
+    NANOS_PER_SEC,
+    30 * NANOS_PER_SEC,
+    60 * NANOS_PER_SEC,
+    3600 * NANOS_PER_SEC,
+    86_400 * NANOS_PER_SEC,
+];
+
+/// The most nanoseconds a `Duration` holds (`Duration::MAX`).
+const MAX_DURATION: i128 = (u64::MAX as i128 + 1) * NANOS_PER_SEC - 1;
+
+/// The furthest from the epoch a time is drawn or moved: `SystemTime` holds seconds as an
+/// `i64` on Unix, and a test adds a `Duration` to the epoch to write one.
+const MAX_TIME: i128 = i64::MAX as i128 * NANOS_PER_SEC;
+
+/// A duration in nanoseconds: a common one, or a number the source wrote or the code
+/// compared, read as seconds, milliseconds or nanoseconds (`Duration::from_secs(30)` shows
+/// `30`; comparing durations compares their seconds and their nanoseconds).
+fn random_duration(rng: &mut ChaCha8Rng, pool: &ValuePool) -> i128 {
+    let unit = *[NANOS_PER_SEC, NANOS_PER_SEC / 1000, 1]
+        .choose(rng)
+        .expect("non-empty");
+    let known = |rng: &mut ChaCha8Rng| {
+        let list = if !pool.source_ints.is_empty() && rng.gen_bool(0.5) {
+            &pool.source_ints
+        } else {
+            &pool.int_list
+        };
+        list.choose(rng).copied()
+    };
+    let d = match rng.gen_range(0..10) {
+        0..=3 => known(rng).map(|n| n.saturating_mul(unit)),
+        4..=6 => COMMON_DURATIONS.choose(rng).copied(),
+        7 => Some(MAX_DURATION),
+        _ => Some(rng.gen_range(0..100_000) * unit),
+    };
+    d.unwrap_or(NANOS_PER_SEC).clamp(0, MAX_DURATION)
+}
+
+/// A time in nanoseconds from the epoch: the test environment's clock (when the code compares
+/// with `now`) or near it, the epoch, a moment before it, or a number the code showed read as
+/// seconds from the epoch.
+fn random_time(rng: &mut ChaCha8Rng, pool: &ValuePool) -> i128 {
+    let now = crate::search::env::DEFAULT_NOW as i128 * NANOS_PER_SEC;
+    let t = match rng.gen_range(0..10) {
+        0..=3 => {
+            let back = COMMON_DURATIONS.choose(rng).expect("non-empty");
+            if rng.gen_bool(0.7) {
+                now - back
+            } else {
+                now + back
+            }
+        }
+        4 => now,
+        5 => 0,
+        6 => -NANOS_PER_SEC,
+        7 | 8 => pool
+            .random_int(rng)
+            .map_or(now, |n| n.saturating_mul(NANOS_PER_SEC)),
+        _ => rng.gen_range(0..4_000_000_000) * NANOS_PER_SEC,
+    };
+    t.clamp(-MAX_TIME, MAX_TIME)
+}
+
+/// A small change to a time or duration (nanoseconds): a unit of time more or less, twice or
+/// half as long, or whole seconds only.
+fn mutate_nanos(rng: &mut ChaCha8Rng, n: i128, lo: i128, hi: i128) -> i128 {
+    let step = *[
+        1,
+        NANOS_PER_SEC / 1000,
+        NANOS_PER_SEC,
+        60 * NANOS_PER_SEC,
+        86_400 * NANOS_PER_SEC,
+    ]
+    .choose(rng)
+    .expect("non-empty");
+    let moved = match rng.gen_range(0..5) {
+        0 => n.saturating_add(step),
+        1 => n.saturating_sub(step),
+        2 => n.saturating_mul(2),
+        3 => n / 2,
+        _ => n - n % NANOS_PER_SEC,
+    };
+    moved.clamp(lo, hi)
 }
 
 fn small_len(rng: &mut ChaCha8Rng) -> usize {
@@ -595,6 +694,16 @@ pub fn mutate_value(rng: &mut ChaCha8Rng, pool: &ValuePool, ty: &Ty, value: &Val
         (Ty::String | Ty::Str | Ty::Reader, Value::Str(s)) => {
             Value::Str(mutate_string(rng, pool, s))
         }
+        (Ty::Std(kind, args), v) if kind.seq_form(args).is_some() => {
+            let seq = kind.seq_form(args).expect("a map or set");
+            mutate_value(rng, pool, &seq, v)
+        }
+        (Ty::Std(StdTy::Duration, _), Value::Int(n)) => {
+            Value::Int(mutate_nanos(rng, *n, 0, MAX_DURATION))
+        }
+        (Ty::Std(StdTy::SystemTime, _), Value::Int(n)) => {
+            Value::Int(mutate_nanos(rng, *n, -MAX_TIME, MAX_TIME))
+        }
         (Ty::Std(kind, _), Value::Str(s)) if kind.is_path() => {
             Value::Str(mutate_path(rng, pool, s))
         }
@@ -811,6 +920,40 @@ mod tests {
             assert!(drawn.contains(p), "{p} never drawn: {drawn:?}");
         }
         assert!(!pool.paths.contains("not a path"));
+    }
+
+    #[test]
+    fn times_are_valid_and_come_from_the_source_and_the_clock() {
+        let mut rng = ChaCha8Rng::seed_from_u64(6);
+        let pool = ValuePool::from_literals(&Literals {
+            ints: vec![250],
+            ..Literals::default()
+        });
+        let draw = |rng: &mut ChaCha8Rng, kind| -> BTreeSet<i128> {
+            let ty = Ty::Std(kind, Vec::new());
+            (0..400)
+                .map(|_| {
+                    let v = random_value(rng, &pool, &ty, 0);
+                    let v = mutate_value(rng, &pool, &ty, &v);
+                    match v {
+                        Value::Int(n) => n,
+                        other => panic!("{other:?}"),
+                    }
+                })
+                .collect()
+        };
+        let durations = draw(&mut rng, StdTy::Duration);
+        assert!(durations.iter().all(|n| (0..=MAX_DURATION).contains(n)));
+        // `250` in the source: 250 s, 250 ms; and none, a second.
+        for d in [0, 250 * NANOS_PER_SEC, 250_000_000, NANOS_PER_SEC] {
+            assert!(durations.contains(&d), "{d} never drawn");
+        }
+        let times = draw(&mut rng, StdTy::SystemTime);
+        assert!(times.iter().all(|n| (-MAX_TIME..=MAX_TIME).contains(n)));
+        let now = crate::search::env::DEFAULT_NOW as i128 * NANOS_PER_SEC;
+        for t in [0, now, now - 60 * NANOS_PER_SEC, -NANOS_PER_SEC] {
+            assert!(times.contains(&t), "{t} never drawn");
+        }
     }
 
     #[test]

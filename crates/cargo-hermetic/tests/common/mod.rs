@@ -47,6 +47,9 @@ pub const FIXTURES: &[&str] = &[
     "machine",
     "ranges",
     "paths",
+    "borrows",
+    "timing",
+    "tables",
     "hostile",
 ];
 
