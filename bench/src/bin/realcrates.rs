@@ -465,6 +465,17 @@ struct TestCalls {
 
 /// The generated tests of the crate (`src/**/hermetic_tests.rs`).
 fn generated_tests(krate: &Path) -> Vec<TestCalls> {
+    let mut files = Vec::new();
+    find_files(&krate.join("src"), "hermetic_tests.rs", &mut files);
+    files
+        .iter()
+        .filter_map(|f| std::fs::read_to_string(f).ok())
+        .flat_map(|text| test_calls(&text))
+        .collect()
+}
+
+/// What each test function of one generated file calls and names.
+fn test_calls(text: &str) -> Vec<TestCalls> {
     struct Calls<'a>(&'a mut TestCalls);
     impl<'ast> Visit<'ast> for Calls<'_> {
         fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
@@ -489,23 +500,27 @@ fn generated_tests(krate: &Path) -> Vec<TestCalls> {
         fn visit_ident(&mut self, i: &'ast proc_macro2::Ident) {
             self.0.names.insert(i.to_string());
         }
-    }
-    let mut files = Vec::new();
-    find_files(&krate.join("src"), "hermetic_tests.rs", &mut files);
-    let mut out = Vec::new();
-    for f in files {
-        let Some(file) = std::fs::read_to_string(&f)
-            .ok()
-            .and_then(|t| syn::parse_file(&t).ok())
-        else {
-            continue;
-        };
-        for item in &file.items {
-            if let syn::Item::Fn(func) = item {
-                let mut t = TestCalls::default();
-                Calls(&mut t).visit_item_fn(func);
-                out.push(t);
+        // `assert_eq!(diff_paths("a", "b"), None)`: the calls are inside the macro's tokens,
+        // which syn leaves unparsed.
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            let args = m.parse_body_with(
+                syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated,
+            );
+            for e in args.iter().flatten() {
+                self.visit_expr(e);
             }
+            syn::visit::visit_macro(self, m);
+        }
+    }
+    let Ok(file) = syn::parse_file(text) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for item in &file.items {
+        if let syn::Item::Fn(func) = item {
+            let mut t = TestCalls::default();
+            Calls(&mut t).visit_item_fn(func);
+            out.push(t);
         }
     }
     out
@@ -760,4 +775,25 @@ fn print_table(rows: &[Row], budget: u64) -> bool {
     let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
     println!("skips by kind over all crates: {}", kinds.join(", "));
     failed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calls_inside_assertions_count() {
+        let tests = test_calls(
+            "#[test]\nfn t() {\n    assert_eq!(diff_paths(\"a\", \"/b\"), None);\n    \
+             assert!(Config::load(\"x\").unwrap().is_empty());\n}\n",
+        );
+        assert_eq!(tests.len(), 1);
+        let calls = &tests[0].calls;
+        assert!(
+            calls.contains(&(None, "diff_paths".to_string())),
+            "{calls:?}"
+        );
+        assert!(calls.contains(&(Some("Config".to_string()), "load".to_string())));
+        assert!(tests[0].methods.contains("is_empty"));
+    }
 }

@@ -21,6 +21,9 @@ pub struct Cluster {
     pub crate_name: String,
     /// Module 0 is the crate root.
     pub modules: Vec<Module>,
+    /// Paths of modules the test build compiles but analysis leaves out, the crate's own
+    /// `#[cfg(test)] mod unit_checks` whatever its name: their code is never a goal.
+    pub left_out_modules: Vec<Vec<String>>,
     pub types: Vec<TypeDef>,
     pub callables: Vec<Callable>,
     /// The crate's traits that tests can mock.

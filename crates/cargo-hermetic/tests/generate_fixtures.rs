@@ -359,6 +359,14 @@ fn cfgs_are_analysed_as_cargo_builds_the_crate() {
         run.report()["skipped_by_reason"][0]["reason"]["kind"],
         "cfg"
     );
+    // The crate's own `#[cfg(test)] mod unit_checks` holds no goals.
+    assert!(
+        !run.uncovered_functions()
+            .iter()
+            .any(|f| f.contains("unit_checks")),
+        "configs: the crate's own test module counts as code under test:\n{}",
+        run.describe()
+    );
 }
 
 #[test]

@@ -86,8 +86,17 @@ pub fn analyze_with(lib_rs: &Path, crate_name: &str, options: Options) -> anyhow
             .map(|m| literals::collect(&m.items, &config))
             .collect(),
     );
+    let left_out_modules = mods
+        .iter()
+        .flat_map(|m| {
+            m.left_out
+                .iter()
+                .map(|name| [m.module.path.clone(), vec![name.clone()]].concat())
+        })
+        .collect();
     let mut cluster = Cluster {
         crate_name: crate_name.to_string(),
+        left_out_modules,
         modules: mods
             .into_iter()
             .enumerate()

@@ -16,6 +16,9 @@ pub struct ModuleSrc {
     /// The module's compiled-in items, without its `mod` items (children are modules of their
     /// own) and without `#[test]` functions.
     pub items: Vec<Item>,
+    /// Child `mod` items whose `#[cfg]` leaves them out of the code under test (`#[cfg(test)]
+    /// mod unit_checks`, another platform's module), by name.
+    pub left_out: Vec<String>,
 }
 
 /// A parsed source file.
@@ -105,12 +108,18 @@ fn walk(
     out.push(ModuleSrc {
         module,
         items: Vec::new(),
+        left_out: Vec::new(),
     });
     let mut kept = Vec::new();
     for item in items {
         match cfg::verdict(attrs(&item), loader.config) {
             Verdict::On => {}
-            Verdict::Off => continue,
+            Verdict::Off => {
+                if let Item::Mod(m) = &item {
+                    out[id].left_out.push(m.ident.to_string());
+                }
+                continue;
+            }
             Verdict::Unknown(cfg) => {
                 if let Some(name) = item_name(&item) {
                     loader.skipped.push(

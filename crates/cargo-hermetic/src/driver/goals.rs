@@ -421,6 +421,15 @@ pub fn classify(
         return None;
     }
     let segments = &segments[1..];
+    // The crate's own test modules, whatever their names (`tests` and `test` below are the
+    // usual ones, also when analysis did not see them).
+    if cluster
+        .left_out_modules
+        .iter()
+        .any(|m| segments.starts_with(m))
+    {
+        return None;
+    }
     if segments.iter().any(|s| {
         s == crate::driver::codegen::DISPATCH_MODULE
             || crate::emit::Suite::ALL.iter().any(|t| s == t.module())
@@ -634,6 +643,18 @@ mod tests {
         );
         assert_eq!(classify("demo::main", &c, &all), None);
         assert_eq!(classify("demo::tests::it_works", &c, &all), None);
+        // The crate's own `#[cfg(test)] mod error_checks` in `shapes`, by any name.
+        let mut own = cluster();
+        own.left_out_modules = vec![vec!["shapes".into(), "error_checks".into()]];
+        assert!(classify("demo::shapes::error_checks::helper", &c, &all).is_some());
+        assert_eq!(
+            classify("demo::shapes::error_checks::helper", &own, &all),
+            None
+        );
+        assert_eq!(
+            classify("<demo::shapes::error_checks::Probe>::new", &own, &all),
+            None
+        );
         assert_eq!(
             classify("<demo::shapes::Point as core::fmt::Debug>::fmt", &c, &all),
             None

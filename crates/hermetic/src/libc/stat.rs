@@ -97,10 +97,16 @@ fn fill_statx(s: &Stat, out: *mut libc::statx) {
     b.stx_btime = ts(s.ctime);
     b.stx_ctime = ts(s.ctime);
     b.stx_mtime = ts(s.mtime);
-    b.stx_rdev_major = libc::major(s.rdev);
-    b.stx_rdev_minor = libc::minor(s.rdev);
-    b.stx_dev_major = libc::major(DEV);
-    b.stx_dev_minor = libc::minor(DEV);
+    // SAFETY: `major` and `minor` only split the number; libc before 0.2.150 or so declares
+    // them `unsafe fn` and a crate's lock file may pin such a libc (dotenvy 0.15.7: 0.2.140),
+    // later versions safe (hence the allow).
+    #[allow(unused_unsafe)]
+    unsafe {
+        b.stx_rdev_major = libc::major(s.rdev);
+        b.stx_rdev_minor = libc::minor(s.rdev);
+        b.stx_dev_major = libc::major(DEV);
+        b.stx_dev_minor = libc::minor(DEV);
+    }
     unsafe { out.write(b) };
 }
 
