@@ -11,6 +11,7 @@ mod driver;
 mod emit;
 mod generate;
 mod html;
+mod kept;
 mod manifest;
 mod mock_syntax;
 mod mutation;

@@ -98,7 +98,8 @@ fn cargo_test_run(fixture: &Fixture, cwd: &Path, envs: &[(&str, &str)]) -> commo
     run_with_timeout(cmd, CARGO_TEST_TIMEOUT)
 }
 
-/// `cargo test` on the copy, in `cwd`, with `envs`; returns the number of passing tests.
+/// `cargo test` on the copy, in `cwd`, with `envs`, and clippy on the recorded tests; returns
+/// the number of passing tests.
 fn cargo_test_in(fixture: &Fixture, cwd: &Path, envs: &[(&str, &str)]) -> usize {
     let out = cargo_test_run(fixture, cwd, envs);
     assert!(
@@ -108,11 +109,8 @@ fn cargo_test_in(fixture: &Fixture, cwd: &Path, envs: &[(&str, &str)]) -> usize 
         out.stderr,
         fixture.dump_generated()
     );
-    out.stdout
-        .lines()
-        .filter_map(|l| l.strip_prefix("test result: ok. "))
-        .filter_map(|l| l.split(' ').next()?.parse::<usize>().ok())
-        .sum()
+    fixture.assert_generated_tests_are_lint_clean();
+    common::passed_tests(&out.stdout)
 }
 
 fn percent(run: &Run) -> f64 {

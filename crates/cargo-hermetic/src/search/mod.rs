@@ -45,6 +45,9 @@ pub struct SearchConfig {
     pub mock_probability: f64,
     /// ...once this fraction of the budget (time or executions) is spent (S_FM).
     pub mock_start: f64,
+    /// Tests the last run wrote (`kept::load`): run first; those that still run as they did
+    /// and cover goals are kept as they are, and the search looks only for the rest.
+    pub start_from: Vec<TestCase>,
 }
 
 /// How candidates are made.
@@ -140,6 +143,30 @@ pub fn run(
     let mut infeasible_covered = BTreeSet::new();
     let started = Instant::now();
     let max = cfg.max_executions.unwrap_or(u64::MAX);
+    if !cfg.start_from.is_empty() {
+        let reports = pool.exec_batch(cfg.start_from.iter().map(TestCase::request).collect())?;
+        executions += reports.len() as u64;
+        for (case, report) in cfg.start_from.iter().zip(reports) {
+            check_infeasible(goals, &report, &mut infeasible_covered);
+            touched.learn(&report.env.accesses);
+            touched.learn_written(&report.env.files);
+            if mocks::ran_out(&report) || report.sandbox_blocked > 0 {
+                continue;
+            }
+            // Kept only when it ran to the same end: a test cut short now is another test.
+            let Ok(test) = finish(space.cluster, case.clone(), report) else {
+                continue;
+            };
+            let mut hit: Vec<usize> = goals.goals_hit(&test.report.covered).collect();
+            hit.extend(outputs.goal(&test));
+            if test.case == *case && !hit.is_empty() {
+                archive.keep(&test, &hit);
+            } else {
+                archive.offer(&test, &hit);
+            }
+        }
+        progress(executions, archive.covered_below(goals.len()));
+    }
     while executions < max && cfg.deadline.is_none_or(|d| Instant::now() < d) {
         if archive.covered_below(goals.len()) == goals.len()
             && !goals.goals.is_empty()
@@ -526,7 +553,15 @@ fn minimise(
     };
     let mut executions = 0;
     let mut shrunk: Vec<(FinishedTest, BTreeSet<usize>)> = Vec::new();
+    // Tests kept from the last run stay as they are, all of them.
+    let mut chosen = Vec::new();
     for (test, own) in archive.assignments() {
+        if archive.is_kept(&test.case) {
+            let mut hit: BTreeSet<usize> = goals.goals_hit(&test.report.covered).collect();
+            hit.extend(outputs.goal(test));
+            chosen.push((test.clone(), hit));
+            continue;
+        }
         let own: BTreeSet<usize> = own.into_iter().collect();
         let mut best = test.clone();
         if let Some(candidate) = mocks::trim(space, &best.case, &best.report) {
@@ -575,7 +610,10 @@ fn minimise(
     // Greedy set cover: the test covering most still-uncovered goals first.
     let mut remaining: BTreeSet<usize> =
         shrunk.iter().flat_map(|(_, h)| h.iter().copied()).collect();
-    let mut chosen = Vec::new();
+    for (_, hit) in &chosen {
+        remaining.retain(|g| !hit.contains(g));
+    }
+    let mut chosen: Vec<FinishedTest> = chosen.into_iter().map(|(t, _)| t).collect();
     while !remaining.is_empty() {
         let (idx, gain) = shrunk
             .iter()
