@@ -108,6 +108,10 @@ pub struct GenerateArgs {
     /// worth).
     #[arg(long, hide = true)]
     pub no_static_isolation: bool,
+    /// Search until a budget is spent or every goal is covered, even when coverage has stopped
+    /// rising (benchmarks only).
+    #[arg(long, hide = true)]
+    pub no_early_stop: bool,
     /// Mutation analysis: compile mutants of the selected code into the driver, keep the
     /// assertions that kill them, look for tests that kill the others and report the mutation
     /// score (`off`, the default for now: a faster run, every assertion kept).

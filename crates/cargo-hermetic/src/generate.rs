@@ -153,6 +153,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         env_parts: env_parts(&args.env)?,
         mock_probability: args.mock_probability,
         mock_start: args.mock_start,
+        stagnation_floor: (!args.no_early_stop).then_some(search::STAGNATION_FLOOR),
         start_from: std::mem::take(&mut kept.cases),
     };
     let mut outcome = search::run(
@@ -376,6 +377,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         executions: outcome.executions,
         executions_avoided: outcome.avoided,
         executions_per_second: outcome.executions as f64 / search_time.max(1e-9),
+        search_stopped: outcome.stopped.to_string(),
         elapsed_s: started.elapsed().as_secs_f64(),
         dependencies_build_s: dependencies_build.map(|d| d.as_secs_f64()),
         callables: cluster.callables.len(),

@@ -51,6 +51,8 @@ pub struct Report {
     /// Candidates not run because they repeat a call that crashed or hung.
     pub executions_avoided: u64,
     pub executions_per_second: f64,
+    /// Why the search ended (every goal covered, a budget spent, coverage stopped rising).
+    pub search_stopped: String,
     pub elapsed_s: f64,
     /// How long the first build of the driver's dependencies took, when this run had to do it
     /// (it is outside `--budget`).
@@ -323,7 +325,7 @@ impl Report {
                 self.tests_dropped_uncompilable.to_string(),
             ),
             (
-                "tests dropped (--release/features)",
+                "tests dropped (release, features)",
                 self.tests_dropped_configuration.to_string(),
             ),
             (
@@ -338,6 +340,7 @@ impl Report {
                 "executions",
                 format!("{} ({:.0}/s)", self.executions, self.executions_per_second),
             ),
+            ("search stopped", self.search_stopped.clone()),
             (
                 "time",
                 match self.dependencies_build_s {

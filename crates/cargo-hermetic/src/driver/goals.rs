@@ -138,6 +138,31 @@ impl GoalMap {
     }
 
     /// Whether an address (relative to the load address) lies in selected code.
+    /// Goals for the search's unit tests: counter `i` is branch goal `i` of `function` in
+    /// module 0, and comparisons at addresses in `selected_code` belong to the selected code.
+    #[cfg(test)]
+    pub fn for_tests(functions: &[(&str, usize)], selected_code: Vec<(u64, u64)>) -> GoalMap {
+        let mut goals = Vec::new();
+        for (function, n) in functions {
+            for _ in 0..*n {
+                goals.push(Goal {
+                    kind: GoalKind::Branch,
+                    counter: goals.len() as u32,
+                    function: function.to_string(),
+                    module: 0,
+                });
+            }
+        }
+        GoalMap {
+            by_counter: (0..goals.len() as u32).map(Some).collect(),
+            goals,
+            infeasible: Vec::new(),
+            unproven: Vec::new(),
+            proof_time: std::time::Duration::ZERO,
+            selected_code,
+        }
+    }
+
     pub fn in_selected_code(&self, pc: u64) -> bool {
         let i = self
             .selected_code

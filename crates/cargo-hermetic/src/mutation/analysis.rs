@@ -10,6 +10,7 @@
 
 use super::Mutant;
 use crate::cluster::Cluster;
+use crate::driver::execute::ExecRequest;
 use crate::driver::process::{DriverPool, Mutation};
 use crate::emit;
 use crate::test_case::{Assertion, FinishedTest};
@@ -80,7 +81,7 @@ pub fn analyse(
         tests
             .iter()
             .map(|t| {
-                let (calls, env) = t.case.request();
+                let ExecRequest { calls, env } = t.case.request();
                 (
                     calls,
                     env,
@@ -144,7 +145,7 @@ pub fn analyse(
             batch
                 .iter()
                 .map(|&(t, id)| {
-                    let (calls, env) = tests[t].case.request();
+                    let ExecRequest { calls, env } = tests[t].case.request();
                     (
                         calls,
                         env,
