@@ -814,8 +814,17 @@ impl Writer<'_> {
                         path
                     }
                 } else {
-                    let f = c.params.iter().map(|p| rust_syntax::ident(&p.name));
-                    quote!(#path { #(#f: #a),* })
+                    // `Kernel { lanes }` when the value is a variable of the field's name
+                    // (clippy's `redundant_field_names`).
+                    let fields = c.params.iter().zip(&a).map(|(p, a)| {
+                        let f = rust_syntax::ident(&p.name);
+                        if a.to_string() == f.to_string() {
+                            quote!(#f)
+                        } else {
+                            quote!(#f: #a)
+                        }
+                    });
+                    quote!(#path { #(#fields),* })
                 }
             }
             CallableKind::Mock(t) => {
