@@ -75,7 +75,9 @@ fn triangle_covers_every_branch() {
 
 #[test]
 fn stack_covers_every_branch() {
-    let (_fixture, run) = generate("stack", 1, 4_000);
+    // A full stack is reached through its constructor and as many pushes as its capacity (a
+    // literal of its private fields is no producer while `new` is public): seed 1 needs ~5,200.
+    let (_fixture, run) = generate("stack", 1, 10_000);
     assert_full_coverage(&run);
 }
 
@@ -268,16 +270,21 @@ fn shapes_example_generates_passing_tests() {
 fn ordering_is_passed_and_checked_by_its_variant() {
     let (fixture, run) = generate("versions", 1, 3_000);
     let file = fixture.read("src/hermetic_tests.rs");
-    for expected in [
-        "assert_eq!(verdict(std::cmp::Ordering::Less), \"upgrade\");",
-        "std::cmp::Ordering::Greater);",
-    ] {
-        assert!(
-            file.contains(expected),
-            "no {expected}:\n{file}\n{}",
-            run.describe()
-        );
-    }
+    assert!(
+        file.contains("assert_eq!(verdict(std::cmp::Ordering::Less), \"upgrade\");"),
+        "no Ordering passed to `verdict`:\n{file}\n{}",
+        run.describe()
+    );
+    // `compare` has no branch of its own, so one test of it is kept, checked by whichever
+    // variant its versions give.
+    let checked = ["Less", "Equal", "Greater"]
+        .iter()
+        .any(|variant| file.contains(&format!("std::cmp::Ordering::{variant});")));
+    assert!(
+        checked,
+        "no result of `compare` checked by its variant:\n{file}\n{}",
+        run.describe()
+    );
 }
 
 #[test]
