@@ -818,7 +818,7 @@ impl Writer<'_> {
                     // (clippy's `redundant_field_names`).
                     let fields = c.params.iter().zip(&a).map(|(p, a)| {
                         let f = rust_syntax::ident(&p.name);
-                        if a.to_string() == f.to_string() {
+                        if f == a.to_string() {
                             quote!(#f)
                         } else {
                             quote!(#f: #a)
