@@ -82,6 +82,10 @@ pub struct TypeDef {
     /// Names of the type parameters, in order (`["T"]` for `Wrapper<T>`); lifetimes make the
     /// type unusable and are not listed (such types are skipped).
     pub generics: Vec<String>,
+    /// The bounds the type declares on its parameters, as where-clause predicates in source
+    /// text (`TSys: Sys`, from `<TSys: Sys>` or its where clause): the driver's impls for the
+    /// type repeat them, or they would not compile.
+    pub bounds: Vec<String>,
     /// Why no `Ty` can name the type (lifetime or const parameters), if none can: the driver
     /// gives it no `Decode`/`Observe` impls, which would not compile.
     pub unsupported_generics: Option<String>,
@@ -446,12 +450,7 @@ pub enum Receiver {
     Value,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Skipped {
-    /// The item as a user would name it: `parser::tokenize`, `Stack::with_hook`.
-    pub item: String,
-    pub reason: String,
-}
+pub use crate::skip::Skipped;
 
 /// Constants from the source, to seed values.
 #[derive(Debug, Clone, Default, PartialEq)]

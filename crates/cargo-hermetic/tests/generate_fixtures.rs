@@ -236,6 +236,17 @@ fn generics_skips_fn_pointer_and_impl_fn_parameters_with_a_reason() {
             "generics: a test calls the skipped `{item}..)`:\n{file}"
         );
     }
+    // A struct with bounds of its own (`Limits<T: PartialOrd + Copy> where T: Debug`): the
+    // driver's impls for it repeat them, so the crate is not failed and `clamp` is called.
+    assert!(
+        !skipped.iter().any(|(i, _)| i.contains("Limits")),
+        "generics: `Limits` was skipped:\n{}",
+        run.describe()
+    );
+    assert!(
+        file.contains(".clamp("),
+        "generics: no test calls `Limits::clamp`:\n{file}"
+    );
 }
 
 #[test]
@@ -318,6 +329,37 @@ fn ranges_and_128_bit_edges_are_generated_and_checked() {
         uncovered.iter().all(|f| f.ends_with("clamp")),
         "uncovered: {uncovered:?}\n{}",
         run.describe()
+    );
+}
+
+#[test]
+fn cfgs_are_analysed_as_cargo_builds_the_crate() {
+    let (fixture, run) = generate("configs", 1, 3_000);
+    let files = fixture.dump_generated();
+    // `sizes` is a default feature; the host is Linux with glibc.
+    for call in ["size_class(", "word_bits("] {
+        assert!(
+            files.contains(call),
+            "configs: no test calls `{call}..)`:\n{files}"
+        );
+    }
+    // Neither `units` nor `nightly` is on; `not(feature = "sizes")` is off.
+    for call in ["kibibytes(", "unstable("] {
+        assert!(
+            !files.contains(call),
+            "configs: a test calls `{call}..)`:\n{files}"
+        );
+    }
+    // Only the build-script cfg is unknown, and it is counted by its kind.
+    let skipped = run.skipped();
+    assert!(
+        skipped.len() == 1 && skipped[0].0 == "atomics" && skipped[0].1.contains("has_atomics"),
+        "configs: expected only `atomics` skipped:\n{}",
+        run.describe()
+    );
+    assert_eq!(
+        run.report()["skipped_by_reason"][0]["reason"]["kind"],
+        "cfg"
     );
 }
 

@@ -1,6 +1,6 @@
 //! Building the driver: shadow copy, generated dispatch modules, one instrumented build.
 
-use super::codegen::{self, Unsupported, DISPATCH_MODULE};
+use super::codegen::{self, Disabled, Unsupported, DISPATCH_MODULE};
 use super::goals::Selection;
 use crate::cargo::{self, BuildOutcome, CompileError, Target};
 use crate::cluster::Cluster;
@@ -44,10 +44,11 @@ pub fn build_driver(
         crate_dir: &target.crate_dir,
         workspace_root: &target.workspace_root,
         work_dir,
+        cargo_args: &target.features.cargo_args,
     };
     let shadow = shadow::copy_crate(&origin, "shadow", &["hermetic-driver"])?;
     let dispatch_dir = work_dir.join("dispatch");
-    let mut disabled = BTreeSet::new();
+    let mut disabled = Disabled::default();
     let mut injected = false;
     let mut sites: Vec<SiteFile> = Vec::new();
     let mut unviable: BTreeSet<u32> = BTreeSet::new();
@@ -76,8 +77,13 @@ pub fn build_driver(
             shadow::write_if_changed(&shadow.root.join(&f.path), &f.text)?;
         }
         let manifest = shadow.root.join("Cargo.toml");
-        let outcome =
-            cargo::build_test_binary(&manifest, &shadow.target_dir, cargo::SANCOV_FLAGS, progress)?;
+        let outcome = cargo::build_test_binary(
+            &manifest,
+            &shadow.target_dir,
+            &target.features.cargo_args,
+            cargo::SANCOV_FLAGS,
+            progress,
+        )?;
         match outcome {
             BuildOutcome::Built {
                 executable,
@@ -135,11 +141,14 @@ pub fn build_driver(
                     mutation_rebuilds += 1;
                     continue;
                 }
-                let culprits = blame(&in_dispatch, &paths)?;
-                if culprits.is_empty() || culprits.is_subset(&disabled) {
+                let culprits = blame(&in_dispatch, &paths, cluster)?;
+                if culprits.callables.is_subset(&disabled.callables)
+                    && culprits.types.is_subset(&disabled.types)
+                {
                     bail!("the driver did not compile:\n{}", render(&in_dispatch));
                 }
-                disabled.extend(culprits);
+                disabled.callables.extend(culprits.callables);
+                disabled.types.extend(culprits.types);
             }
         }
     }
@@ -154,26 +163,70 @@ fn crate_does_not_compile(errors: &[CompileError]) -> String {
     )
 }
 
-/// The callables whose dispatch entries the errors (all in dispatch files) point at.
-fn blame(errors: &[CompileError], paths: &[(usize, PathBuf)]) -> Result<BTreeSet<usize>> {
-    let mut culprits = BTreeSet::new();
+/// What the errors (all in dispatch files) point at: a callable's dispatch entry (`fn call_N`)
+/// or a crate type's `Decode`/`Observe` impl, whichever the error's line is in.
+fn blame(
+    errors: &[CompileError],
+    paths: &[(usize, PathBuf)],
+    cluster: &Cluster,
+) -> Result<Disabled> {
+    let mut culprits = Disabled::default();
     for e in errors {
         let Some(file) = &e.file else { continue };
-        let Some((_, path)) = paths.iter().find(|(_, p)| p == file) else {
+        let Some((module, path)) = paths.iter().find(|(_, p)| p == file) else {
             continue;
         };
         let source = std::fs::read_to_string(path)?;
-        let call = source
-            .lines()
-            .take(e.line)
-            .filter_map(|l| l.trim_start().strip_prefix("fn call_"))
-            .last()
-            .and_then(|rest| rest.split('(').next()?.parse::<usize>().ok());
-        if let Some(id) = call {
-            culprits.insert(id);
+        match enclosing_item(&source, e.line) {
+            Some(Enclosing::Call(id)) => {
+                culprits.callables.insert(id);
+            }
+            Some(Enclosing::TypeImpl(name)) => {
+                let id = cluster
+                    .types
+                    .iter()
+                    .position(|t| t.module == *module && t.name == name);
+                culprits.types.extend(id);
+            }
+            None => {}
         }
     }
     Ok(culprits)
+}
+
+/// The generated item a position in a dispatch file is in.
+#[derive(Debug, PartialEq)]
+enum Enclosing {
+    /// Dispatch entry `fn call_N`.
+    Call(usize),
+    /// `impl .. ::hermetic_driver::Decode/Observe for Name..` of a crate type.
+    TypeImpl(String),
+}
+
+/// The top-level generated item that line `line` (1-based) of a dispatch file is in.
+fn enclosing_item(source: &str, line: usize) -> Option<Enclosing> {
+    let lines: Vec<&str> = source.lines().collect();
+    let start = lines[..line.min(lines.len())]
+        .iter()
+        .rposition(|l| l.starts_with("fn call_") || l.starts_with("impl"))?;
+    let item = lines[start..].join("\n");
+    if let Some(rest) = item.strip_prefix("fn call_") {
+        let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        return digits.parse().ok().map(Enclosing::Call);
+    }
+    let header = &item[..item.find('{').unwrap_or(item.len())];
+    let name_at = [
+        "::hermetic_driver::Decode for ",
+        "::hermetic_driver::Observe for ",
+    ]
+    .iter()
+    .find_map(|p| header.find(p).map(|i| i + p.len()))?;
+    let name: String = header[name_at..]
+        .trim_start_matches("r#")
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect();
+    (!name.is_empty()).then_some(Enclosing::TypeImpl(name))
 }
 
 fn render(errors: &[CompileError]) -> String {
@@ -182,4 +235,29 @@ fn render(errors: &[CompileError]) -> String {
         .map(|e| e.rendered.as_str())
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_error_is_pinned_on_the_entry_or_type_impl_it_is_in() {
+        let file = "fn call_3(args: &[Value]) {\n    f(x)\n}\n\
+                    impl<\n    S: 'static,\n> ::hermetic_driver::Decode for Finder<S>\nwhere\n    S: Sys,\n{\n";
+        assert_eq!(enclosing_item(file, 2), Some(Enclosing::Call(3)));
+        for line in [4, 5, 6, 9] {
+            assert_eq!(
+                enclosing_item(file, line),
+                Some(Enclosing::TypeImpl("Finder".into())),
+                "line {line}"
+            );
+        }
+        let mock = "impl ::hermetic_driver::Observe for MockSys {\n    fn observe(&self) {}\n}\n";
+        assert_eq!(
+            enclosing_item(mock, 2),
+            Some(Enclosing::TypeImpl("MockSys".into()))
+        );
+        assert_eq!(enclosing_item("use super::*;\n", 1), None);
+    }
 }
