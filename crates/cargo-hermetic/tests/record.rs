@@ -572,7 +572,7 @@ fn values_with_only_a_hand_written_debug_are_captured_field_by_field_and_unsafe_
     let text = &fixture.recorded_files()["src/hermetic_recorded.rs"];
     let flat = squash(text);
     for expected in [
-        "letkernel=crate::kernel::Kernel{lanes:lanes};letmuthasher=Hasher{amount:0,state:0,kernel:Some(kernel),};hasher.update(&[97,98,99,100]);",
+        "letkernel=crate::kernel::Kernel{lanes};letmuthasher=Hasher{amount:0,state:0,kernel:Some(kernel),};hasher.update(&[97,98,99,100]);",
         "assert_eq!(parse_mode(\"salt=3/4\"),Some(Mode::Salted(3,4)));",
         "assert_eq!(parse_mode(\"seed=7\"),Some(Mode::Seeded{seed:7}));",
         "letmode=Mode::Plain;",
