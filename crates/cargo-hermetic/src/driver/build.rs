@@ -4,7 +4,7 @@ use super::codegen::{self, Disabled, Unsupported, DISPATCH_MODULE};
 use super::goals::Selection;
 use crate::cargo::{self, BuildOutcome, CompileError, Target};
 use crate::cluster::Cluster;
-use crate::mutation::schemata::{self, SiteFile};
+use crate::mutation::schemata;
 use crate::mutation::Mutant;
 use crate::shadow::{self, Origin, Shadow};
 use anyhow::{bail, Result};
@@ -18,25 +18,32 @@ pub struct DriverBuild {
     pub unsupported: Vec<Unsupported>,
     /// Whether cargo compiled dependencies (a first build): that time is outside the budget.
     pub compiled_dependencies: bool,
-    /// The mutants compiled into the driver (empty without mutation analysis).
+}
+
+/// The driver rebuilt with the selected code's mutants (mutation analysis).
+pub struct MutantsBuild {
+    pub executable: PathBuf,
+    /// The mutants compiled in.
     pub mutants: Vec<Mutant>,
     /// Mutants left out because the compiler rejected their rewrite (unviable).
-    pub mutants_unviable: usize,
+    pub unviable: usize,
+    /// Builds it took (the last one succeeded).
+    pub builds: usize,
 }
 
 /// How many times a build is retried after disabling the calls its errors point at.
 const MAX_REBUILDS: usize = 4;
-/// How many more times it is retried after leaving out mutation sites the compiler rejected.
-const MAX_MUTATION_REBUILDS: usize = 3;
+/// How many times the mutants' build is retried after leaving out the rewrites the compiler
+/// rejected (each error leaves out the innermost rewrite it points into, so a handful of
+/// rounds settles: type errors, then borrow errors).
+const MAX_MUTATION_REBUILDS: usize = 6;
 
-/// Copies the crate, injects the driver (and, with `mutation`, the schemata of the selected
-/// code's mutants) and builds it with coverage instrumentation; with `progress`, cargo's
-/// progress shows.
+/// Copies the crate, injects the driver and builds it with coverage instrumentation; with
+/// `progress`, cargo's progress shows.
 pub fn build_driver(
     target: &Target,
     cluster: &Cluster,
     work_dir: &Path,
-    mutation: Option<&Selection>,
     progress: bool,
 ) -> Result<DriverBuild> {
     shadow::write_support_crate(work_dir)?;
@@ -50,12 +57,7 @@ pub fn build_driver(
     let dispatch_dir = work_dir.join("dispatch");
     let mut disabled = Disabled::default();
     let mut injected = false;
-    let mut sites: Vec<SiteFile> = Vec::new();
-    let mut unviable: BTreeSet<u32> = BTreeSet::new();
-    let mut mutation_rebuilds = 0;
-    let mut attempts = 0;
-    while attempts <= MAX_REBUILDS + mutation_rebuilds {
-        attempts += 1;
+    for _ in 0..=MAX_REBUILDS {
         let (files, unsupported) = codegen::generate(cluster, &disabled);
         let mut paths = Vec::new();
         for f in &files {
@@ -68,13 +70,6 @@ pub fn build_driver(
             // The dispatch modules name `::hermetic_driver`.
             shadow::declare_extern_crate(&shadow, &target.crate_dir, cluster, "hermetic_driver")?;
             injected = true;
-            if let Some(selection) = mutation {
-                sites = schemata::find_sites(cluster, selection, &target.crate_dir, &shadow.root)?;
-            }
-        }
-        let (mutants, rewritten) = schemata::rewrite(&sites, &unviable);
-        for f in &rewritten {
-            shadow::write_if_changed(&shadow.root.join(&f.path), &f.text)?;
         }
         let manifest = shadow.root.join("Cargo.toml");
         let outcome = cargo::build_test_binary(
@@ -89,18 +84,11 @@ pub fn build_driver(
                 executable,
                 compiled_dependencies: n,
             } => {
-                let all: usize = sites
-                    .iter()
-                    .flat_map(|f| &f.sites)
-                    .map(|s| s.alternatives.len())
-                    .sum();
                 return Ok(DriverBuild {
                     executable,
                     shadow,
                     unsupported,
                     compiled_dependencies: n > 0,
-                    mutants_unviable: all - mutants.len(),
-                    mutants,
                 });
             }
             BuildOutcome::Failed(errors) => {
@@ -111,35 +99,7 @@ pub fn build_driver(
                             .is_some_and(|f| f.starts_with(&dispatch_dir))
                     });
                 if !in_crate.is_empty() {
-                    // With schemata, the crate's own files may hold rewrites the compiler
-                    // rejects: leave those sites out and build again.
-                    let live: BTreeSet<u32> = sites
-                        .iter()
-                        .flat_map(|f| &f.sites)
-                        .map(|s| s.first)
-                        .filter(|s| !unviable.contains(s))
-                        .collect();
-                    if live.is_empty() || mutation_rebuilds >= MAX_MUTATION_REBUILDS {
-                        if !live.is_empty() {
-                            // The rejected rewrites could not be pinned: build without any.
-                            unviable.extend(live);
-                            mutation_rebuilds += 1;
-                            continue;
-                        }
-                        bail!(crate_does_not_compile(&in_crate));
-                    }
-                    let mut blamed: BTreeSet<u32> = in_crate
-                        .iter()
-                        .filter_map(|e| Some(schemata::blame(&sites, e.file.as_ref()?, e.line)))
-                        .flatten()
-                        .filter(|s| live.contains(s))
-                        .collect();
-                    if blamed.is_empty() {
-                        blamed = live;
-                    }
-                    unviable.extend(blamed);
-                    mutation_rebuilds += 1;
-                    continue;
+                    bail!(crate_does_not_compile(&in_crate));
                 }
                 let culprits = blame(&in_dispatch, &paths, cluster)?;
                 if culprits.callables.is_subset(&disabled.callables)
@@ -153,6 +113,84 @@ pub fn build_driver(
         }
     }
     bail!("the driver did not compile after disabling the calls it could not build")
+}
+
+/// Rebuilds the driver's copy with the mutants of the selected code spliced in (no coverage
+/// instrumentation: mutation analysis asks only which mutants a test reaches and what it
+/// sees). The coverage search has run on the build without them, so its goals are the
+/// code's own. Rewrites the compiler rejects are left out, and counted unviable.
+pub fn build_mutants(
+    built: &DriverBuild,
+    target: &Target,
+    cluster: &Cluster,
+    selection: &Selection,
+) -> Result<MutantsBuild> {
+    let shadow = &built.shadow;
+    let sites = schemata::find_sites(cluster, selection, &target.crate_dir, &shadow.root)?;
+    let all: usize = sites
+        .iter()
+        .flat_map(|f| &f.sites)
+        .map(|s| s.alternatives.len())
+        .sum();
+    let manifest = shadow.root.join("Cargo.toml");
+    let mut unviable: BTreeSet<u32> = BTreeSet::new();
+    let mut builds = 0;
+    loop {
+        builds += 1;
+        let (mutants, rewritten) = schemata::rewrite(&sites, &unviable);
+        for f in &rewritten {
+            shadow::write_if_changed(&shadow.root.join(&f.path), &f.text)?;
+        }
+        // The features the search's build had, so the dependencies are not built again.
+        let outcome = cargo::build_test_binary(
+            &manifest,
+            &shadow.target_dir,
+            &target.features.cargo_args,
+            &["--cap-lints=warn"],
+            false,
+        )?;
+        let errors = match outcome {
+            BuildOutcome::Built { executable, .. } => {
+                return Ok(MutantsBuild {
+                    executable,
+                    unviable: all - mutants.len(),
+                    mutants,
+                    builds,
+                });
+            }
+            BuildOutcome::Failed(errors) => errors,
+        };
+        if std::env::var_os("HERMETIC_DEBUG").is_some() {
+            eprintln!("mutants the compiler rejected:\n{}", render(&errors));
+        }
+        let live: BTreeSet<u32> = sites
+            .iter()
+            .flat_map(|f| &f.sites)
+            .map(|s| s.first)
+            .filter(|s| !unviable.contains(s))
+            .collect();
+        if live.is_empty() {
+            bail!(
+                "the driver's copy did not compile without mutants:\n{}",
+                render(&errors)
+            );
+        }
+        let blamed: BTreeSet<u32> = errors
+            .iter()
+            .filter_map(|e| {
+                let file = e.file.as_ref()?;
+                Some(schemata::blame(&sites, &rewritten, file, e.span, e.line))
+            })
+            .flatten()
+            .filter(|s| live.contains(s))
+            .collect();
+        if blamed.is_empty() || builds > MAX_MUTATION_REBUILDS {
+            // What the compiler rejects cannot be pinned: build without any.
+            unviable.extend(live);
+        } else {
+            unviable.extend(blamed);
+        }
+    }
 }
 
 fn crate_does_not_compile(errors: &[CompileError]) -> String {
