@@ -7,7 +7,7 @@ use crate::emit::Suite;
 use crate::report::{Branch, FindingReport, Report, UncoveredLine, UncoveredReport};
 use crate::search::{self, ops::Space, values::ValuePool, SearchConfig};
 use crate::shadow::Origin;
-use crate::{analyze, cargo, emit, manifest, verify};
+use crate::{analyze, cargo, emit, kept, manifest, verify};
 use anyhow::{bail, Context, Result};
 use hermetic_protocol::Outcome;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -106,6 +106,23 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         return Ok(no_tests(args, &target.package, skipped, started, why));
     }
 
+    // The tests the last run wrote go first; those that still cover are kept as they are.
+    let mut kept = kept::load(
+        &cluster,
+        &target.crate_dir,
+        &target.workspace_root,
+        &target.package,
+        |c| selected(&cluster, c, &selection),
+    );
+    kept.cases
+        .retain(|case| case.stmts.iter().all(|s| usable[s.callable]));
+    if !kept.cases.is_empty() {
+        status.say(&format!(
+            "running the {} tests of the last run first",
+            kept.cases.len()
+        ));
+    }
+
     let mut space = Space::new(
         &cluster,
         &usable,
@@ -147,6 +164,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         mock_probability: args.mock_probability,
         mock_start: args.mock_start,
         stagnation_floor: (!args.no_early_stop).then_some(search::STAGNATION_FLOOR),
+        start_from: std::mem::take(&mut kept.cases),
     };
     let mut outcome = search::run(
         &mut space,
@@ -197,7 +215,19 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
 
     status.say("writing and verifying the tests");
     let command = args.regenerate_command();
-    let mut files = emit::emit(&cluster, &outcome.tests, Suite::Generated, &command);
+    // A test written as before keeps its name, whatever tests join it.
+    let old_file = |path: &std::path::Path| {
+        std::fs::read_to_string(target.crate_dir.join(path))
+            .ok()
+            .filter(|text| text.starts_with(&format!("// {}", emit::GENERATED_MARKER)))
+    };
+    let mut files = emit::emit_keeping_names(
+        &cluster,
+        &outcome.tests,
+        Suite::Generated,
+        &command,
+        &old_file,
+    );
     if args.function.is_some() {
         // Only the selected function's tests are replaced; the rest of each file stays.
         let subjects: Vec<usize> = (0..cluster.callables.len())
@@ -239,6 +269,16 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     )?;
     for line in runtime.describe(args.dry_run) {
         status.say(&line);
+    }
+    if !args.dry_run {
+        let cases = kept.files(
+            &cluster,
+            &files,
+            &outcome.tests,
+            &target.workspace_root,
+            &target.package,
+        );
+        kept::write(&cases)?;
     }
 
     let findings = outcome

@@ -705,6 +705,7 @@ mod hermetic_tests {
             using_private: vec![],
             using_mocks: vec!["a".into()],
             asserting_output: vec!["a".into(), "b".into()],
+            written_from: Default::default(),
         };
         let out = drop_tests(vec![f], &["a".to_string()].into()).unwrap();
         assert_eq!(out[0].test_names, vec!["b".to_string()]);

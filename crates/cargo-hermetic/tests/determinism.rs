@@ -1,11 +1,11 @@
 //! Reproducibility: the same `--seed` and `--max-executions` on fresh copies of a crate give
 //! byte-identical generated files, whatever the number of `--jobs`, and also for code that
-//! compares addresses; a `--function` run changes only that function's tests; `--shard`s
-//! split the modules.
+//! compares addresses; a second run bounded by time alone on unchanged code changes nothing;
+//! a `--function` run changes only that function's tests; `--shard`s split the modules.
 
 mod common;
 
-use common::{check_generated_files, Fixture};
+use common::{assert_same_tree, check_generated_files, snapshot, Fixture};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Generates on a fresh copy and returns the generated files (relative path -> contents).
@@ -160,6 +160,49 @@ fn a_function_run_replaces_that_function_s_tests_and_keeps_the_rest_as_written()
     assert!(
         others_before == others_after,
         "--function is_right changed other tests:\n===== before\n{before}\n===== after\n{after}"
+    );
+    fixture.cargo_test_passes();
+}
+
+/// A second run as a user makes it (bounded by `--budget` alone, so how far its search gets
+/// depends on the machine) keeps every test the first wrote, by name and text, and leaves the
+/// crate as it was. The first run reaches every branch abc can reach (all but one unreachable
+/// error): a rerun adds tests only for branches the first did not reach, so a first run cut
+/// short by a loaded machine would make this test depend on the machine.
+#[test]
+fn a_second_run_bounded_by_time_on_unchanged_code_changes_nothing() {
+    let fixture = Fixture::copy("abc");
+    let first = fixture.generate().seed(1).max_executions(3_000).run();
+    first.assert_success();
+    check_generated_files(&fixture, &first);
+    assert!(
+        first.count("goals_total") - first.count("goals_covered") <= 1,
+        "the first run should reach every branch but the unreachable error:\n{}",
+        first.describe()
+    );
+    let before = snapshot(&fixture.root);
+    let cases: Vec<_> = before
+        .keys()
+        .filter(|p| p.starts_with(".hermetic/cases"))
+        .collect();
+    assert!(
+        cases.len() == fixture.generated_files().len(),
+        "a cases file per test file expected, found {cases:?}\n{}",
+        first.describe()
+    );
+
+    let second = fixture.generate().budget(60).run();
+    second.assert_success();
+    assert_same_tree(
+        &before,
+        &snapshot(&fixture.root),
+        "a second run on unchanged code",
+    );
+    assert_eq!(
+        second.count("tests_emitted"),
+        first.count("tests_emitted"),
+        "{}",
+        second.describe()
     );
     fixture.cargo_test_passes();
 }

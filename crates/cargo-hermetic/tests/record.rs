@@ -98,7 +98,8 @@ fn cargo_test_run(fixture: &Fixture, cwd: &Path, envs: &[(&str, &str)]) -> commo
     run_with_timeout(cmd, CARGO_TEST_TIMEOUT)
 }
 
-/// `cargo test` on the copy, in `cwd`, with `envs`; returns the number of passing tests.
+/// `cargo test` on the copy, in `cwd`, with `envs`, and clippy on the recorded tests; returns
+/// the number of passing tests.
 fn cargo_test_in(fixture: &Fixture, cwd: &Path, envs: &[(&str, &str)]) -> usize {
     let out = cargo_test_run(fixture, cwd, envs);
     assert!(
@@ -108,11 +109,8 @@ fn cargo_test_in(fixture: &Fixture, cwd: &Path, envs: &[(&str, &str)]) -> usize 
         out.stderr,
         fixture.dump_generated()
     );
-    out.stdout
-        .lines()
-        .filter_map(|l| l.strip_prefix("test result: ok. "))
-        .filter_map(|l| l.split(' ').next()?.parse::<usize>().ok())
-        .sum()
+    fixture.assert_generated_tests_are_lint_clean();
+    common::passed_tests(&out.stdout)
 }
 
 fn percent(run: &Run) -> f64 {
@@ -574,7 +572,7 @@ fn values_with_only_a_hand_written_debug_are_captured_field_by_field_and_unsafe_
     let text = &fixture.recorded_files()["src/hermetic_recorded.rs"];
     let flat = squash(text);
     for expected in [
-        "letkernel=crate::kernel::Kernel{lanes:lanes};letmuthasher=Hasher{amount:0,state:0,kernel:Some(kernel),};hasher.update(&[97,98,99,100]);",
+        "letkernel=crate::kernel::Kernel{lanes};letmuthasher=Hasher{amount:0,state:0,kernel:Some(kernel),};hasher.update(&[97,98,99,100]);",
         "assert_eq!(parse_mode(\"salt=3/4\"),Some(Mode::Salted(3,4)));",
         "assert_eq!(parse_mode(\"seed=7\"),Some(Mode::Seeded{seed:7}));",
         "letmode=Mode::Plain;",

@@ -137,6 +137,38 @@ fn merge(old: &str, new: &str, selected: &dyn Fn(&str) -> bool) -> Option<(Strin
     Some((merged, names))
 }
 
+/// The names of the `#[test]` functions of a test file, in order; `None` when it does not parse.
+pub fn test_names(text: &str) -> Option<Vec<String>> {
+    Some(items(text)?.into_iter().filter_map(|it| it.test).collect())
+}
+
+/// The tests of `new` written exactly as a test of `old`, but for their names: new name → old
+/// name. Texts are compared line by line as printed, the `fn` line's name left out.
+pub fn same_tests(old: &str, new: &str) -> std::collections::HashMap<String, String> {
+    let tests = |text: &str| -> Vec<(String, String)> {
+        let lines: Vec<&str> = text.lines().collect();
+        items(text)
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|it| {
+                let name = it.test?;
+                let own = format!("fn {name}(");
+                let body = lines[it.first - 1..it.last]
+                    .iter()
+                    .map(|l| l.replacen(&own, "fn _(", 1))
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                Some((body, name))
+            })
+            .collect()
+    };
+    let mut old: std::collections::HashMap<String, String> = tests(old).into_iter().collect();
+    tests(new)
+        .into_iter()
+        .filter_map(|(body, name)| Some((name, old.remove(&body)?)))
+        .collect()
+}
+
 /// Whether `ident` appears in `text` outside `own` (the item that defines it).
 fn contains_ident(text: &str, ident: &str, own: &str) -> bool {
     text.replacen(own, "", 1)

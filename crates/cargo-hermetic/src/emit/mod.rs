@@ -7,6 +7,7 @@
 
 mod environment;
 mod layout;
+mod lints;
 pub mod merge;
 mod names;
 mod oracle;
@@ -54,6 +55,8 @@ pub struct GeneratedFile {
     pub using_mocks: Vec<String>,
     /// The tests among them that check what the code wrote to fd 1 or 2.
     pub asserting_output: Vec<String>,
+    /// Which of the tests given to [`emit`] each test was written from, by name.
+    pub written_from: BTreeMap<String, usize>,
 }
 
 /// Writes one file of `suite` per module that has tests. `command` is the command line that
@@ -65,9 +68,24 @@ pub fn emit(
     suite: Suite,
     command: &str,
 ) -> Vec<GeneratedFile> {
+    emit_keeping_names(cluster, tests, suite, command, &|_| None)
+}
+
+/// [`emit`], where a test written exactly as a test of the file already at its place (`old`:
+/// the file's text, by its path relative to the crate root) keeps that test's name; the other
+/// tests take names no kept test has. So a rerun that keeps tests keeps their names and text,
+/// whatever tests join them.
+pub fn emit_keeping_names(
+    cluster: &Cluster,
+    tests: &[FinishedTest],
+    suite: Suite,
+    command: &str,
+    old: &dyn Fn(&Path) -> Option<String>,
+) -> Vec<GeneratedFile> {
     let mut by_module: BTreeMap<ModuleId, Vec<RenderedTest>> = BTreeMap::new();
-    for test in tests {
-        if let Some(rendered) = render_test(cluster, test, suite) {
+    for (i, test) in tests.iter().enumerate() {
+        if let Some(mut rendered) = render_test(cluster, test, suite) {
+            rendered.source = i;
             by_module.entry(test.case.home).or_default().push(rendered);
         }
     }
@@ -75,7 +93,9 @@ pub fn emit(
     by_module
         .into_iter()
         .map(|(module, tests)| {
-            let (contents, written) = file_contents(cluster, module, tests, command, suite);
+            let path = test_file_path(cluster, module, suite, crate_root.as_deref());
+            let (contents, written) =
+                file_contents(cluster, module, tests, command, suite, old(&path));
             let with = |pick: fn(&WrittenTest) -> bool| {
                 written
                     .iter()
@@ -85,11 +105,12 @@ pub fn emit(
             };
             GeneratedFile {
                 module,
-                path: test_file_path(cluster, module, suite, crate_root.as_deref()),
+                path,
                 contents,
                 using_private: with(|w| w.uses_private),
                 using_mocks: with(|w| w.uses_mocks),
                 asserting_output: with(|w| w.asserts_output),
+                written_from: written.iter().map(|w| (w.name.clone(), w.source)).collect(),
                 test_names: written.into_iter().map(|w| w.name).collect(),
             }
         })
@@ -129,6 +150,8 @@ struct RenderedTest {
     asserts_output: bool,
     /// Calls an `unsafe fn`: allowed even where the crate denies `unsafe_code`.
     calls_unsafe: bool,
+    /// The test it was written from: its index among those given to [`emit`].
+    source: usize,
 }
 
 /// A test as written to its file.
@@ -137,15 +160,18 @@ struct WrittenTest {
     uses_private: bool,
     uses_mocks: bool,
     asserts_output: bool,
+    source: usize,
 }
 
-/// The text of a module's test file and its test names, in file order.
+/// The text of a module's test file and its test names, in file order. A test written exactly
+/// as one of the `old` file keeps its name there.
 fn file_contents(
     cluster: &Cluster,
     module: ModuleId,
     tests: Vec<RenderedTest>,
     command: &str,
     suite: Suite,
+    old: Option<String>,
 ) -> (String, Vec<WrittenTest>) {
     let unnamed: Vec<Unnamed> = tests
         .iter()
@@ -157,6 +183,27 @@ fn file_contents(
         })
         .collect();
     let names = names::unique_test_names(&unnamed, &scope_names(cluster, module));
+    let written = write_file(cluster, module, &tests, &names, command, suite);
+    let Some(old) = old else {
+        return written;
+    };
+    let kept = merge::same_tests(&old, &written.0);
+    let names = names::keeping(&names, &kept);
+    if written.1.iter().map(|w| &w.name).eq(names.iter()) {
+        return written;
+    }
+    write_file(cluster, module, &tests, &names, command, suite)
+}
+
+/// The text of a module's test file with these test names (in the order of `tests`).
+fn write_file(
+    cluster: &Cluster,
+    module: ModuleId,
+    tests: &[RenderedTest],
+    names: &[String],
+    command: &str,
+    suite: Suite,
+) -> (String, Vec<WrittenTest>) {
     let mut order: Vec<usize> = (0..tests.len()).collect();
     order.sort_by(|&a, &b| (tests[a].target, &names[a]).cmp(&(tests[b].target, &names[b])));
 
@@ -210,17 +257,12 @@ fn file_contents(
         } else {
             quote!()
         };
-        // A reversed range is the point of such a test (the code's check of it), not a slip.
-        let allow_reversed = if has_reversed_range(body) {
-            quote!(#[allow(clippy::reversed_empty_ranges)])
-        } else {
-            quote!()
-        };
+        let allow_lints = lints::allowed(body);
         let item = quote! {
             #[test]
             #should_panic
             #allow_unsafe
-            #allow_reversed
+            #allow_lints
             fn #name() {
                 #(#body)*
             }
@@ -237,61 +279,11 @@ fn file_contents(
             uses_private: t.uses_private,
             uses_mocks: !t.mocks.is_empty(),
             asserts_output: t.asserts_output,
+            source: t.source,
         });
     }
     let text = layout::rustfmt(&text).unwrap_or(text);
     (text, test_names)
-}
-
-/// Whether the statements write a range whose literal start lies past its end (`5..3`), which
-/// clippy's `reversed_empty_ranges` (deny by default) rejects.
-fn has_reversed_range(body: &[TokenStream]) -> bool {
-    use syn::visit::Visit;
-    struct Finder(bool);
-    fn bound(e: &syn::Expr) -> Option<i128> {
-        match e {
-            syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Int(i),
-                ..
-            }) => i.base10_parse::<i128>().ok(),
-            syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Char(c),
-                ..
-            }) => Some(c.value() as i128),
-            syn::Expr::Unary(syn::ExprUnary {
-                op: syn::UnOp::Neg(_),
-                expr,
-                ..
-            }) => bound(expr).map(|v| -v),
-            syn::Expr::Paren(p) => bound(&p.expr),
-            _ => None,
-        }
-    }
-    impl<'ast> Visit<'ast> for Finder {
-        fn visit_expr_range(&mut self, r: &'ast syn::ExprRange) {
-            if let (Some(a), Some(b)) = (
-                r.start.as_deref().and_then(bound),
-                r.end.as_deref().and_then(bound),
-            ) {
-                self.0 |= a > b;
-            }
-            syn::visit::visit_expr_range(self, r);
-        }
-        fn visit_macro(&mut self, m: &'ast syn::Macro) {
-            // `assert_eq!(clamp(5, 9..3), 5)`: the arguments are expressions.
-            if let Ok(args) = m.parse_body_with(
-                syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated,
-            ) {
-                args.iter().for_each(|e| self.visit_expr(e));
-            }
-        }
-    }
-    let Ok(block) = syn::parse2::<syn::Block>(quote!({ #(#body)* })) else {
-        return false;
-    };
-    let mut finder = Finder(false);
-    finder.visit_block(&block);
-    finder.0
 }
 
 /// `use std::path::PathBuf;` for each std type the tests name by its own name (`PathBuf::from`):
@@ -533,6 +525,7 @@ fn render_test(cluster: &Cluster, test: &FinishedTest, suite: Suite) -> Option<R
         calls_unsafe: stmts
             .iter()
             .any(|s| cluster.callables[s.callable].unsafe_fn),
+        source: 0,
     })
 }
 
@@ -776,7 +769,18 @@ impl Writer<'_> {
                 let a = params(args)?;
                 if !trait_name.starts_with("From") {
                     let t = in_expr(self_ty);
-                    return Some(quote!(#t::default()));
+                    // A derived `Default` of a unit struct is the struct itself (clippy's
+                    // `default_constructed_unit_structs`).
+                    let derived_unit = matches!(self_ty, Ty::Adt(id, _) if {
+                        let def = &cluster.types[*id];
+                        def.derives.iter().any(|d| d == "Default")
+                            && matches!(def.kind, TypeKind::Struct(Fields::Unit))
+                    });
+                    return Some(if derived_unit {
+                        t
+                    } else {
+                        quote!(#t::default())
+                    });
                 }
                 // With several `From` impls the argument alone may not pick one.
                 let several = cluster.callables.iter().any(|d| {
@@ -810,8 +814,17 @@ impl Writer<'_> {
                         path
                     }
                 } else {
-                    let f = c.params.iter().map(|p| rust_syntax::ident(&p.name));
-                    quote!(#path { #(#f: #a),* })
+                    // `Kernel { lanes }` when the value is a variable of the field's name
+                    // (clippy's `redundant_field_names`).
+                    let fields = c.params.iter().zip(&a).map(|(p, a)| {
+                        let f = rust_syntax::ident(&p.name);
+                        if f == a.to_string() {
+                            quote!(#f)
+                        } else {
+                            quote!(#f: #a)
+                        }
+                    });
+                    quote!(#path { #(#fields),* })
                 }
             }
             CallableKind::Mock(t) => {

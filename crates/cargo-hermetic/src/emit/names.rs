@@ -6,7 +6,7 @@ use heck::ToSnakeCase;
 use hermetic_protocol::{EnvSpec, Observed, Value};
 use proc_macro2::Ident;
 use quote::format_ident;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Words that do not end a test name well.
 const STOP_WORDS: &[&str] = &[
@@ -420,6 +420,28 @@ pub(crate) fn unique_test_names(tests: &[Unnamed], reserved: &HashSet<String>) -
         }
     }
     names
+}
+
+/// The final names when some tests keep the names they had (`kept`: name as computed → name
+/// kept): the others keep theirs, numbered only where a kept name took it.
+pub(crate) fn keeping(names: &[String], kept: &HashMap<String, String>) -> Vec<String> {
+    let mut taken: HashSet<String> = kept.values().cloned().collect();
+    names
+        .iter()
+        .map(|n| {
+            if let Some(old) = kept.get(n) {
+                return old.clone();
+            }
+            let mut name = n.clone();
+            let mut k = 2;
+            while taken.contains(&name) {
+                name = format!("{n}_{k}");
+                k += 1;
+            }
+            taken.insert(name.clone());
+            name
+        })
+        .collect()
 }
 
 /// `<callee>_<outcome>`, shortened at a word boundary to fit in a readable name.

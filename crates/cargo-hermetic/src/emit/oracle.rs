@@ -783,6 +783,14 @@ pub(crate) fn float_literal(ty: FloatTy, x: f64) -> Option<TokenStream> {
             quote!(#prefix::NEG_INFINITY)
         });
     }
+    if let Some(name) = constant_named(ty, x.abs()) {
+        let name = rust_syntax::ident(name);
+        return Some(if x.is_sign_negative() {
+            quote!(-std::#prefix::consts::#name)
+        } else {
+            quote!(std::#prefix::consts::#name)
+        });
+    }
     // `{:?}` prints the shortest text that reads back as the same value.
     let mut text = match ty {
         FloatTy::F32 => format!("{:?}", (x as f32).abs()),
@@ -796,6 +804,40 @@ pub(crate) fn float_literal(ty: FloatTy, x: f64) -> Option<TokenStream> {
         quote!(-#lit)
     } else {
         quote!(#lit)
+    })
+}
+
+/// The name of the `std::f64::consts` (or `f32`) constant that `x` is, if it is one: a test
+/// says `PI` rather than `3.141592653589793`, which clippy's `approx_constant` rejects.
+fn constant_named(ty: FloatTy, x: f64) -> Option<&'static str> {
+    use std::f64::consts::*;
+    let known = [
+        (E, "E"),
+        (FRAC_1_PI, "FRAC_1_PI"),
+        (FRAC_1_SQRT_2, "FRAC_1_SQRT_2"),
+        (FRAC_2_PI, "FRAC_2_PI"),
+        (FRAC_2_SQRT_PI, "FRAC_2_SQRT_PI"),
+        (FRAC_PI_2, "FRAC_PI_2"),
+        (FRAC_PI_3, "FRAC_PI_3"),
+        (FRAC_PI_4, "FRAC_PI_4"),
+        (FRAC_PI_6, "FRAC_PI_6"),
+        (FRAC_PI_8, "FRAC_PI_8"),
+        (LN_2, "LN_2"),
+        (LN_10, "LN_10"),
+        (LOG2_10, "LOG2_10"),
+        (LOG2_E, "LOG2_E"),
+        (LOG10_2, "LOG10_2"),
+        (LOG10_E, "LOG10_E"),
+        (PI, "PI"),
+        (SQRT_2, "SQRT_2"),
+        (TAU, "TAU"),
+    ];
+    known.iter().find_map(|&(c, name)| {
+        let same = match ty {
+            FloatTy::F32 => (c as f32) == (x as f32),
+            FloatTy::F64 => c == x,
+        };
+        same.then_some(name)
     })
 }
 
@@ -838,6 +880,15 @@ mod tests {
         assert_eq!(lit(FloatTy::F32, 0.1f32 as f64), "0.1");
         assert_eq!(lit(FloatTy::F64, f64::NEG_INFINITY), "f64::NEG_INFINITY");
         assert!(float_literal(FloatTy::F64, f64::NAN).is_none());
+        assert_eq!(
+            lit(FloatTy::F64, -std::f64::consts::PI),
+            "-std::f64::consts::PI"
+        );
+        assert_eq!(
+            lit(FloatTy::F32, std::f32::consts::E as f64),
+            "std::f32::consts::E"
+        );
+        assert_eq!(lit(FloatTy::F64, 3.25), "3.25");
         assert_eq!(
             int_literal(i128::MIN).to_string(),
             "- 170141183460469231731687303715884105728"

@@ -1,9 +1,10 @@
 //! The archive: for each covered goal, the best test that covers it (seed 003 §III-A). A test
 //! with fewer crutches (private access, mocks) beats one with more, whatever their sizes; then
-//! the shorter test wins.
+//! the shorter test wins. Tests the last run wrote that still cover are kept as they are
+//! ([`Archive::keep`]): no later test displaces them.
 
-use crate::test_case::FinishedTest;
-use std::collections::BTreeMap;
+use crate::test_case::{FinishedTest, TestCase};
+use std::collections::{BTreeMap, BTreeSet};
 
 #[derive(Default)]
 pub struct Archive {
@@ -12,6 +13,8 @@ pub struct Archive {
     /// For each covered goal, the id of its test.
     best: BTreeMap<usize, usize>,
     next_id: usize,
+    /// The ids of the tests kept from the last run.
+    kept: BTreeSet<usize>,
 }
 
 fn rank(t: &FinishedTest) -> (usize, usize) {
@@ -32,7 +35,9 @@ impl Archive {
                     new += 1;
                     improved.push(g);
                 }
-                Some(id) if rank(test) < rank(&self.tests[id]) => improved.push(g),
+                Some(id) if !self.kept.contains(id) && rank(test) < rank(&self.tests[id]) => {
+                    improved.push(g)
+                }
                 _ => {}
             }
         }
@@ -46,8 +51,26 @@ impl Archive {
             self.best.insert(g, id);
         }
         self.tests
-            .retain(|id, _| self.best.values().any(|b| b == id));
+            .retain(|id, _| self.kept.contains(id) || self.best.values().any(|b| b == id));
         new
+    }
+
+    /// Keeps a test of the last run that covers `goals`: it stays whatever comes later (even
+    /// when other kept tests cover all its goals: the last run wrote it for a reason), and
+    /// stays the best test of the goals no kept test had.
+    pub fn keep(&mut self, test: &FinishedTest, goals: &[usize]) {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.tests.insert(id, test.clone());
+        self.kept.insert(id);
+        for &g in goals {
+            self.best.entry(g).or_insert(id);
+        }
+    }
+
+    /// Whether this is the case of a test kept from the last run.
+    pub fn is_kept(&self, case: &TestCase) -> bool {
+        self.kept.iter().any(|id| self.tests[id].case == *case)
     }
 
     pub fn covers(&self, goal: usize) -> bool {
@@ -135,6 +158,23 @@ mod tests {
         assert_eq!(a.offer(&with_mocks(1, true, true), &[8]), 1);
         assert_eq!(a.offer(&with_mocks(4, true, false), &[8]), 0);
         assert!(a.tests().all(|t| !(t.uses_private && t.uses_mocks)));
+    }
+
+    #[test]
+    fn kept_tests_stay_whatever_comes_later() {
+        let mut a = Archive::default();
+        let long = test(5, true);
+        a.keep(&long, &[1, 2]);
+        // Even one other kept tests make redundant.
+        let mut other = test(4, true);
+        other.case.stmts.pop();
+        a.keep(&other, &[1]);
+        assert_eq!(a.offer(&test(1, false), &[1, 2, 3]), 1);
+        assert_eq!(a.len(), 3);
+        assert!(a.is_kept(&long.case) && a.is_kept(&other.case));
+        assert!(!a.is_kept(&test(1, false).case));
+        let own: Vec<Vec<usize>> = a.assignments().into_iter().map(|(_, g)| g).collect();
+        assert_eq!(own, vec![vec![1, 2], vec![], vec![3]]);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Minimisation: each archived test shrunk to what its goals need (mock values no call asked
 //! for, statements, environment genes), then a small set of tests that covers every archived
-//! goal, rerun once so that observations that differ between runs make no assertions.
+//! goal, rerun once so that observations that differ between runs make no assertions. Tests
+//! kept from the last run are neither shrunk nor left out.
 
 use super::archive::Archive;
 use super::outputs::Outputs;
@@ -26,7 +27,15 @@ pub fn minimise(
         Ok(exec.exec_batch(vec![candidate.request()])?.remove(0))
     };
     let mut shrunk: Vec<(FinishedTest, BTreeSet<usize>)> = Vec::new();
+    // Tests kept from the last run stay as they are, all of them.
+    let mut chosen = Vec::new();
     for (test, own) in archive.assignments() {
+        if archive.is_kept(&test.case) {
+            let mut hit: BTreeSet<usize> = goals.goals_hit(&test.report.covered).collect();
+            hit.extend(outputs.goal(test));
+            chosen.push((test.clone(), hit));
+            continue;
+        }
         let own: BTreeSet<usize> = own.into_iter().collect();
         let mut best = test.clone();
         if let Some(candidate) = mocks::trim(space, &best.case, &best.report) {
@@ -72,7 +81,10 @@ pub fn minimise(
     // Greedy set cover: the test covering most still-uncovered goals first.
     let mut remaining: BTreeSet<usize> =
         shrunk.iter().flat_map(|(_, h)| h.iter().copied()).collect();
-    let mut chosen = Vec::new();
+    for (_, hit) in &chosen {
+        remaining.retain(|g| !hit.contains(g));
+    }
+    let mut chosen: Vec<FinishedTest> = chosen.into_iter().map(|(t, _)| t).collect();
     while !remaining.is_empty() {
         let (idx, gain) = shrunk
             .iter()

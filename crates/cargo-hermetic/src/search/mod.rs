@@ -51,6 +51,10 @@ pub struct SearchConfig {
     /// the last gain took and at least this many executions (see [`StopReason::Stagnated`]);
     /// `None`: search until a budget is spent or every goal is covered.
     pub stagnation_floor: Option<u64>,
+    /// Tests the last run wrote (`kept::load`): run first ([`Search::run_kept`]); those that
+    /// still run as they did and cover goals are kept as they are, and the search looks only
+    /// for the rest.
+    pub start_from: Vec<TestCase>,
 }
 
 /// How candidates are made.
@@ -163,6 +167,8 @@ pub fn run(
     progress: Progress,
 ) -> Result<SearchOutcome> {
     let mut search = Search::new(space, goals, cfg);
+    search.run_kept(exec)?;
+    progress(search.executions(), search.covered_goals());
     while search.stop_reason().is_none() {
         search.step(exec)?;
         progress(search.executions(), search.covered_goals());
@@ -387,6 +393,38 @@ impl<'s, 'c> Search<'s, 'c> {
             batch.push(candidate);
         }
         batch
+    }
+
+    /// Runs the tests the last run wrote (`cfg.start_from`), before any search. A test that
+    /// runs to the same end and covers goals is kept as it is ([`Archive::keep`]); one cut
+    /// short now (a mock's values ran out, the sandbox stopped it, it failed) is another test
+    /// and is not kept.
+    pub fn run_kept(&mut self, exec: &mut dyn Execute) -> Result<()> {
+        let cfg = self.cfg;
+        if cfg.start_from.is_empty() {
+            return Ok(());
+        }
+        let reports = exec.exec_batch(cfg.start_from.iter().map(TestCase::request).collect())?;
+        self.executions += reports.len() as u64;
+        for (case, report) in cfg.start_from.iter().zip(reports) {
+            check_infeasible(self.goals, &report, &mut self.infeasible_covered);
+            self.touched.learn(&report.env.accesses);
+            self.touched.learn_written(&report.env.files);
+            if mocks::ran_out(&report) || report.sandbox_blocked > 0 {
+                continue;
+            }
+            let Ok(test) = finish(self.space.cluster, case.clone(), report) else {
+                continue;
+            };
+            let mut hit: Vec<usize> = self.goals.goals_hit(&test.report.covered).collect();
+            hit.extend(self.outputs.goal(&test));
+            if test.case == *case && !hit.is_empty() {
+                self.archive.keep(&test, &hit);
+            } else {
+                self.archive.offer(&test, &hit);
+            }
+        }
+        Ok(())
     }
 
     /// Learns from the executions of a batch: the i-th report answers the i-th candidate.

@@ -48,6 +48,7 @@ fn config(seed: u64, max: u64) -> SearchConfig {
         mock_probability: 0.8,
         mock_start: 0.5,
         stagnation_floor: Some(FLOOR),
+        start_from: Vec::new(),
     }
 }
 
@@ -321,4 +322,39 @@ fn a_compared_operand_is_spliced_in_where_the_test_holds_the_other() {
     // Nothing of the operands in the test: nothing to do.
     let case = one_call(&c, "setting", Value::Str("abc".into()));
     assert!(cmp::splice(&mut rng, &space, &case, &pairs, &[(9, 12), (9, 10)]).is_none());
+}
+
+/// Tests of the last run go first and are kept as they are, even a longer one than the search
+/// would write (two calls) and one whose goals another kept test covers; the search stops at
+/// once when they cover everything.
+#[test]
+fn the_last_run_s_tests_are_kept_as_they_are() {
+    let c = cluster(GATE);
+    let gate_fn = callable(&c, "gate");
+    let call = |x: i128| Stmt {
+        callable: gate_fn,
+        args: vec![Value::Int(x)],
+    };
+    let case = |stmts: Vec<Stmt>| TestCase {
+        home: 0,
+        stmts,
+        env: Default::default(),
+    };
+    let long = case(vec![call(5), call(1_234_567)]);
+    let negative = case(vec![call(-3)]);
+    let also_negative = case(vec![call(-4)]);
+    let targets = vec![gate_fn];
+    let usable = vec![true; c.callables.len()];
+    let mut space = Space::new(&c, &usable, targets, ValuePool::default());
+    let goals = GoalMap::for_tests(&[("gate", 3)], vec![(SITE, SITE + 1)]);
+    let mut cfg = config(1, 20_000);
+    cfg.start_from = vec![long.clone(), negative.clone(), also_negative.clone()];
+    let out = run(&mut space, &goals, &mut fake(gate), &cfg, &mut |_, _| {}).unwrap();
+    assert_eq!(out.stopped, StopReason::AllCovered);
+    assert_eq!(out.executions, 3 + 3, "the kept tests, then their rerun");
+    let cases: Vec<TestCase> = out.tests.into_iter().map(|t| t.case).collect();
+    assert_eq!(cases.len(), 3, "{cases:?}");
+    for kept in [long, negative, also_negative] {
+        assert!(cases.contains(&kept), "{kept:?} not kept in {cases:?}");
+    }
 }

@@ -349,11 +349,14 @@ impl Fixture {
             args: Vec::new(),
             manifest: Some(self.manifest().into_os_string()),
             envs: Vec::new(),
+            budget: BUDGET_SECS,
         }
     }
 
     /// Runs `cargo test` on the copy (sharing one target dir for the whole suite) and panics with
-    /// its output unless it passes. Returns the number of tests that passed.
+    /// its output unless it passes, then checks that clippy has nothing to say about the
+    /// generated and recorded tests ([`Fixture::assert_generated_tests_are_lint_clean`]).
+    /// Returns the number of tests that passed.
     pub fn cargo_test_passes(&self) -> usize {
         self.cargo_test_passes_with(&[])
     }
@@ -378,16 +381,14 @@ impl Fixture {
             out.stderr,
             self.dump_generated()
         );
-        out.stdout
-            .lines()
-            .filter_map(|l| l.strip_prefix("test result: ok. "))
-            .filter_map(|l| l.split(' ').next()?.parse::<usize>().ok())
-            .sum()
+        self.assert_generated_tests_are_lint_clean();
+        passed_tests(&out.stdout)
     }
 
     /// Runs `cargo clippy --tests` on the copy and panics on any warning in a generated or
-    /// recorded test file (the fixtures' own code may be odd on purpose): a CI that denies
-    /// warnings accepts the tests.
+    /// recorded test file (the fixtures' own code may be odd on purpose): a CI that runs
+    /// `cargo clippy --tests -- -D warnings` accepts the tests. Every end-to-end run whose
+    /// tests pass `cargo test` goes through here.
     pub fn assert_generated_tests_are_lint_clean(&self) {
         let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
         cmd.args([
@@ -445,6 +446,15 @@ impl Fixture {
     }
 }
 
+/// How many tests `cargo test` says passed, over all its test binaries.
+pub fn passed_tests(stdout: &str) -> usize {
+    stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("test result: ok. "))
+        .filter_map(|l| l.split(' ').next()?.parse::<usize>().ok())
+        .sum()
+}
+
 static REPORTS: AtomicUsize = AtomicUsize::new(0);
 
 /// A command line being put together; `run` runs it.
@@ -453,6 +463,7 @@ pub struct Generate<'a> {
     args: Vec<OsString>,
     manifest: Option<OsString>,
     envs: Vec<(OsString, OsString)>,
+    budget: u64,
 }
 
 impl Generate<'_> {
@@ -462,6 +473,12 @@ impl Generate<'_> {
 
     pub fn max_executions(self, n: u64) -> Self {
         self.arg("--max-executions").arg(n.to_string())
+    }
+
+    /// `--budget SECS` instead of the suite's generous [`BUDGET_SECS`].
+    pub fn budget(mut self, secs: u64) -> Self {
+        self.budget = secs;
+        self
     }
 
     pub fn jobs(self, n: usize) -> Self {
@@ -496,7 +513,7 @@ impl Generate<'_> {
         args.extend(
             [
                 "--budget".into(),
-                BUDGET_SECS.to_string().into(),
+                self.budget.to_string().into(),
                 "--quiet".into(),
                 "--report-json".into(),
                 report.clone().into_os_string(),

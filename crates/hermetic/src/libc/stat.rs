@@ -97,17 +97,22 @@ fn fill_statx(s: &Stat, out: *mut libc::statx) {
     b.stx_btime = ts(s.ctime);
     b.stx_ctime = ts(s.ctime);
     b.stx_mtime = ts(s.mtime);
-    // SAFETY: `major` and `minor` only split the number; libc before 0.2.150 or so declares
-    // them `unsafe fn` and a crate's lock file may pin such a libc (dotenvy 0.15.7: 0.2.140),
-    // later versions safe (hence the allow).
-    #[allow(unused_unsafe)]
-    unsafe {
-        b.stx_rdev_major = libc::major(s.rdev);
-        b.stx_rdev_minor = libc::minor(s.rdev);
-        b.stx_dev_major = libc::major(DEV);
-        b.stx_dev_minor = libc::minor(DEV);
-    }
+    b.stx_rdev_major = major(s.rdev);
+    b.stx_rdev_minor = minor(s.rdev);
+    b.stx_dev_major = major(DEV);
+    b.stx_dev_minor = minor(DEV);
     unsafe { out.write(b) };
+}
+
+/// The major and minor numbers of a device number, as glibc's `gnu_dev_major`/`gnu_dev_minor`
+/// split it. Written here because `libc::major` is an `unsafe fn` in the libc versions a user's
+/// `Cargo.lock` may still hold (0.2.140: the tests would not build) and safe in later ones.
+fn major(dev: u64) -> u32 {
+    (((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff)) as u32
+}
+
+fn minor(dev: u64) -> u32 {
+    ((dev & 0xff) | ((dev >> 12) & !0xff)) as u32
 }
 
 fn vstat(
@@ -291,5 +296,21 @@ mod tests {
         );
         let e = super::raw_fstatat(libc::AT_FDCWD, c"/definitely/missing".as_ptr(), &mut a, 0);
         assert_eq!((e, crate::active::errno()), (-1, libc::ENOENT));
+    }
+
+    #[test]
+    #[allow(unused_unsafe)] // `libc::major` is safe in the libc this workspace locks
+    fn device_numbers_split_as_libc_splits_them() {
+        for dev in [
+            0u64,
+            0x4845,
+            0x0801,
+            0xfff_ffff_ffff,
+            u64::MAX,
+            0x1234_5678_9abc_def0,
+        ] {
+            let want = unsafe { (libc::major(dev), libc::minor(dev)) };
+            assert_eq!((super::major(dev), super::minor(dev)), want, "{dev:#x}");
+        }
     }
 }
