@@ -267,34 +267,61 @@ fn next_value<R: 'static>(callee: &str) -> Option<Result<R, String>> {
     })
 }
 
-/// An isolated call of `callee` (a function item), as `#[hermetic::isolate]` writes it: a
-/// value the test set up, else what `real` (the call as written) returns.
-#[doc(hidden)]
-#[track_caller]
-pub fn call<F, R: 'static>(callee: &F, real: impl FnOnce() -> R) -> R {
-    if !ACTIVE.get() && LISTENER.get().is_none() {
-        return real();
-    }
-    answer(key_of(callee), real, |_| true, "")
+/// Isolated calls of functions, as `#[hermetic::isolate]` writes them, one function per
+/// number of arguments: `call2(&callee, real, a, b)` is `callee(a, b)` answered by the test's
+/// fakes if it set `callee` (the function item, which names it) up, else by `real` (the same
+/// function as a pointer, whose parameter types the arguments were coerced to). The
+/// `call_checked` forms take the unit's restriction on the values
+/// (`returns(callee, pattern)`): a value set up that `allowed` refuses fails the test.
+macro_rules! calls {
+    ($($call:ident $checked:ident ($($arg:ident: $ty:ident),*);)*) => {$(
+        #[doc(hidden)]
+        #[track_caller]
+        pub fn $call<F, $($ty,)* R: 'static>(callee: &F, real: fn($($ty),*) -> R, $($arg: $ty),*) -> R {
+            if !ACTIVE.get() && LISTENER.get().is_none() {
+                return real($($arg),*);
+            }
+            answer(key_of(callee), || real($($arg),*), |_| true, "")
+        }
+
+        #[doc(hidden)]
+        #[track_caller]
+        pub fn $checked<F, $($ty,)* R: 'static>(
+            callee: &F,
+            real: fn($($ty),*) -> R,
+            allowed: impl Fn(&R) -> bool,
+            restriction: &str,
+            $($arg: $ty),*
+        ) -> R {
+            if !ACTIVE.get() && LISTENER.get().is_none() {
+                return real($($arg),*);
+            }
+            answer(key_of(callee), || real($($arg),*), allowed, restriction)
+        }
+    )*};
 }
 
-/// [`call`] for a callee the unit restricts (`returns(callee, pattern)`): a value set up
-/// that `allowed` refuses fails the test.
-#[doc(hidden)]
-#[track_caller]
-pub fn call_checked<F, R: 'static>(
-    callee: &F,
-    real: impl FnOnce() -> R,
-    allowed: impl Fn(&R) -> bool,
-    restriction: &str,
-) -> R {
-    if !ACTIVE.get() && LISTENER.get().is_none() {
-        return real();
-    }
-    answer(key_of(callee), real, allowed, restriction)
+calls! {
+    call0 call_checked0 ();
+    call1 call_checked1 (a: A);
+    call2 call_checked2 (a: A, b: B);
+    call3 call_checked3 (a: A, b: B, c: C);
+    call4 call_checked4 (a: A, b: B, c: C, d: D);
+    call5 call_checked5 (a: A, b: B, c: C, d: D, e: E);
+    call6 call_checked6 (a: A, b: B, c: C, d: D, e: E, g: G);
+    call7 call_checked7 (a: A, b: B, c: C, d: D, e: E, g: G, h: H);
+    call8 call_checked8 (a: A, b: B, c: C, d: D, e: E, g: G, h: H, i: I);
+    call9 call_checked9 (a: A, b: B, c: C, d: D, e: E, g: G, h: H, i: I, j: J);
+    call10 call_checked10 (a: A, b: B, c: C, d: D, e: E, g: G, h: H, i: I, j: J, k: K);
+    call11 call_checked11 (a: A, b: B, c: C, d: D, e: E, g: G, h: H, i: I, j: J, k: K, l: L);
+    call12 call_checked12 (a: A, b: B, c: C, d: D, e: E, g: G, h: H, i: I, j: J, k: K, l: L, m: M);
 }
 
-/// An isolated call of method `method` on a receiver of type `T`; as [`call`].
+/// The most arguments an isolated function call may have.
+pub const MAX_ARGS: usize = 12;
+
+/// An isolated call of method `method` on a receiver of type `T`: a value the test set up,
+/// else what `real` (the call as written) returns.
 #[doc(hidden)]
 #[track_caller]
 pub fn call_method<T: ?Sized, R: 'static>(method: &str, real: impl FnOnce() -> R) -> R {
@@ -304,7 +331,7 @@ pub fn call_method<T: ?Sized, R: 'static>(method: &str, real: impl FnOnce() -> R
     answer(method_key::<T>(method), real, |_| true, "")
 }
 
-/// [`call_method`] for a method the unit restricts: `callee` is the method (`T::method`),
+/// [`call_method`] for a method the unit restricts (as `call_checked` for functions): `callee` is the method (`T::method`),
 /// whose return type `allowed` takes; the call's `R` is that type whenever the receiver's
 /// type is `T`, which the expansion has checked.
 #[doc(hidden)]
@@ -399,7 +426,7 @@ mod tests {
     use std::sync::Mutex;
 
     mod db {
-        pub fn run_query(_sql: &str) -> Result<i64, String> {
+        pub fn run_query(_sql: &str, _user: &str) -> Result<i64, String> {
             Err("no database".into())
         }
         pub struct Database;
@@ -411,7 +438,7 @@ mod tests {
     }
 
     fn isolated(sql: &str) -> Result<i64, String> {
-        call(&db::run_query, || db::run_query(sql))
+        call2(&db::run_query, db::run_query, sql, "ada")
     }
 
     #[test]
@@ -469,11 +496,13 @@ mod tests {
     )]
     fn values_the_unit_rules_out_fail_the_test() {
         let _fakes = Fakes::new().returns(db::run_query, [Ok(-3)]).enter();
-        let _ = call_checked(
+        let _ = call_checked2(
             &db::run_query,
-            || db::run_query(""),
+            db::run_query,
             |v| matches!(v, Ok(0..)),
             "returns(db::run_query, Ok(0..))",
+            "",
+            "ada",
         );
     }
 
