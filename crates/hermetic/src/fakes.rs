@@ -277,6 +277,7 @@ macro_rules! calls {
     ($($call:ident $checked:ident ($($arg:ident: $ty:ident),*);)*) => {$(
         #[doc(hidden)]
         #[track_caller]
+        #[allow(clippy::too_many_arguments)]
         pub fn $call<F, $($ty,)* R: 'static>(callee: &F, real: fn($($ty),*) -> R, $($arg: $ty),*) -> R {
             if !ACTIVE.get() && LISTENER.get().is_none() {
                 return real($($arg),*);
@@ -286,6 +287,7 @@ macro_rules! calls {
 
         #[doc(hidden)]
         #[track_caller]
+        #[allow(clippy::too_many_arguments)]
         pub fn $checked<F, $($ty,)* R: 'static>(
             callee: &F,
             real: fn($($ty),*) -> R,
