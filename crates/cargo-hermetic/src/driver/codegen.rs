@@ -340,6 +340,7 @@ fn call_body(cluster: &Cluster, id: usize) -> Result<TokenStream, String> {
             let owner = ty(cluster, self_ty, m);
             quote!(#(#exprs)*.parse::<#owner>().unwrap())
         }
+        CallableKind::Fake(_) => return Err("fakes are not built yet".into()),
         CallableKind::Variant { self_ty, fields } => {
             let owner = ty_in_expr(cluster, self_ty, m);
             let names = c.params.iter().map(|p| ident(&p.name));

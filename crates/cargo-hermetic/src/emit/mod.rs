@@ -653,6 +653,7 @@ impl Writer<'_> {
                 }
                 expr
             }
+            CallableKind::Fake(_) => return None,
             CallableKind::Parse { self_ty } => {
                 let t = rust_syntax::ty(cluster, self_ty, self.home);
                 let a = params(args)?;
