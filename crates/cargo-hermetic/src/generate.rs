@@ -9,7 +9,7 @@ use crate::search::{self, ops::Space, values::ValuePool, SearchConfig};
 use crate::shadow::Origin;
 use crate::{analyze, cargo, emit, manifest, verify};
 use anyhow::{bail, Context, Result};
-use hermetic_driver::protocol::Outcome;
+use hermetic_protocol::Outcome;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::time::{Duration, Instant};
 

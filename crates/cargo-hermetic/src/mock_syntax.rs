@@ -12,7 +12,7 @@
 
 use crate::cluster::{Cluster, MockMethod, ModuleId, Receiver, TraitId, Ty};
 use crate::rust_syntax::{ident, item_path, ty, ty_with};
-use hermetic_driver::Value;
+use hermetic_protocol::Value;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 

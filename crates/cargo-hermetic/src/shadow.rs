@@ -6,9 +6,9 @@ use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 use toml_edit::{DocumentMut, Item, Table, Value as TomlValue};
 
-/// The driver support crate, carried inside this binary so that an installed `cargo-hermetic`
-/// needs no source tree of its own.
-const SUPPORT_FILES: &[(&str, &str)] = &[
+/// The driver support crate and the protocol crate it shares with this engine, carried inside
+/// this binary so that an installed `cargo-hermetic` needs no source tree of its own.
+const DRIVER_FILES: &[(&str, &str)] = &[
     (
         "src/lib.rs",
         include_str!("../../hermetic-driver/src/lib.rs"),
@@ -34,10 +34,6 @@ const SUPPORT_FILES: &[(&str, &str)] = &[
         include_str!("../../hermetic-driver/src/observe.rs"),
     ),
     (
-        "src/protocol.rs",
-        include_str!("../../hermetic-driver/src/protocol.rs"),
-    ),
-    (
         "src/server.rs",
         include_str!("../../hermetic-driver/src/server.rs"),
     ),
@@ -51,7 +47,7 @@ const SUPPORT_FILES: &[(&str, &str)] = &[
     ),
 ];
 
-const SUPPORT_MANIFEST: &str = r#"[package]
+const DRIVER_MANIFEST: &str = r#"[package]
 name = "hermetic-driver"
 version = "0.1.0"
 edition = "2021"
@@ -59,10 +55,26 @@ publish = false
 
 [dependencies]
 hermetic = { path = "@RUNTIME@" }
+hermetic-protocol = { path = "../hermetic-protocol" }
 landlock = "0.4"
 libc = "0.2"
 serde = { version = "1", features = ["derive"] }
 serde_json = "1"
+"#;
+
+const PROTOCOL_FILES: &[(&str, &str)] = &[(
+    "src/lib.rs",
+    include_str!("../../hermetic-protocol/src/lib.rs"),
+)];
+
+const PROTOCOL_MANIFEST: &str = r#"[package]
+name = "hermetic-protocol"
+version = "0.1.0"
+edition = "2021"
+publish = false
+
+[dependencies]
+serde = { version = "1", features = ["derive"] }
 "#;
 
 /// Where a crate's copy lives and where it is built.
@@ -114,15 +126,23 @@ pub fn shadow_target_dir(work_dir: &Path) -> PathBuf {
         .unwrap_or_else(|| work_dir.join("target"))
 }
 
-/// Writes the driver support crate to `<work_dir>/support/hermetic-driver`.
+/// Writes the driver support crate to `<work_dir>/support/hermetic-driver`, and the protocol
+/// crate beside it.
 pub fn write_support_crate(work_dir: &Path) -> Result<PathBuf> {
-    let dir = work_dir.join("support").join("hermetic-driver");
-    for (rel, text) in SUPPORT_FILES {
+    let support = work_dir.join("support");
+    let protocol = support.join("hermetic-protocol");
+    write_crate(&protocol, PROTOCOL_FILES, PROTOCOL_MANIFEST)?;
+    let driver = support.join("hermetic-driver");
+    let manifest = DRIVER_MANIFEST.replace("@RUNTIME@", &runtime_dir()?.display().to_string());
+    write_crate(&driver, DRIVER_FILES, &manifest)?;
+    Ok(driver)
+}
+
+fn write_crate(dir: &Path, files: &[(&str, &str)], manifest: &str) -> Result<()> {
+    for (rel, text) in files {
         write_if_changed(&dir.join(rel), text)?;
     }
-    let manifest = SUPPORT_MANIFEST.replace("@RUNTIME@", &runtime_dir()?.display().to_string());
-    write_if_changed(&dir.join("Cargo.toml"), &manifest)?;
-    Ok(dir)
+    write_if_changed(&dir.join("Cargo.toml"), manifest)
 }
 
 /// The `hermetic` runtime crate, which the driver and the generated tests depend on. It is not

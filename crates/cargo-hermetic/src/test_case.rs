@@ -1,8 +1,8 @@
 //! A test case as the search builds it: a home module and a straight-line list of calls.
 
 use crate::cluster::{CallableId, ModuleId};
-use hermetic_driver::protocol::{Call, EnvSpec, ExecReport};
-use hermetic_driver::Value;
+use hermetic_protocol::Value;
+use hermetic_protocol::{Call, EnvSpec, ExecReport};
 
 /// A candidate unit test. Statement `i`'s result is referred to by later arguments as
 /// `Value::Use(i)`, `Value::Borrow(i)` or `Value::BorrowMut(i)`; for a method, `args[0]` is the

@@ -4,17 +4,19 @@
 //! crate under test; that module depends on this crate for the wire protocol, the fork server
 //! that runs each test case in a fresh child, the SanitizerCoverage callbacks, and the traits
 //! that turn protocol values into Rust arguments (`Decode`) and results into observations
-//! (`Observe`). The engine uses the same `protocol` types on its side of the pipe.
+//! (`Observe`). The engine uses the same `hermetic_protocol` types on its side of the pipe.
 
 pub mod coverage;
 pub mod decode;
 pub mod environment;
 pub mod mock;
 pub mod observe;
-pub mod protocol;
 pub mod sandbox;
 pub mod server;
 pub mod slots;
+
+/// The wire protocol, shared with the engine.
+pub use hermetic_protocol as protocol;
 
 pub use decode::{decode, AnyRange, Decode};
 pub use observe::{observe, Observe};

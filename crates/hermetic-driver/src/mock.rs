@@ -64,4 +64,9 @@ mod tests {
         );
         assert!(take_calls().is_empty());
     }
+
+    #[test]
+    fn the_engine_knows_how_a_mock_panic_starts() {
+        assert_eq!(NOT_SET_UP, crate::protocol::MOCK_NOT_SET_UP);
+    }
 }

@@ -29,20 +29,8 @@ pub struct Returned {
 /// One callable of the crate under test, as compiled into the driver.
 pub type Entry = fn(&[Value], &mut Slots) -> Result<Returned, DecodeError>;
 
-/// The environment variable the engine sets when it starts the driver.
-pub const DRIVER_ENV: &str = "HERMETIC_DRIVER";
-/// Set (to anything) by the engine to run every execution of a driver in one long-lived child,
-/// so that the crate's statics carry over from one execution to the next, as between tests in
-/// one `cargo test` process. Only for the benchmark that measures what fresh children are worth.
-pub const SHARED_CHILD_ENV: &str = "HERMETIC_SHARED_CHILD";
-/// The file descriptor the driver answers on.
-pub const REPLY_FD: i32 = 3;
-/// The file descriptor requests come on. Not standard input: std's stdin buffer is shared with
-/// the code under test, which would read our requests from it.
-pub const REQUEST_FD: i32 = 4;
+pub use crate::protocol::{DRIVER_ENV, REPLY_FD, REQUEST_FD, SHARED_CHILD_ENV, UNKNOWN_PC};
 const TIMEOUT_EXIT: i32 = 124;
-/// The PC reported for a block LLVM could not give an address (its table entry holds 1).
-pub const UNKNOWN_PC: u64 = u64::MAX;
 const REPORT_MAX: usize = 8 << 20;
 const MAX_CMP_INTS: usize = 512;
 

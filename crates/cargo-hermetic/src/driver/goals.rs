@@ -157,7 +157,7 @@ pub fn map_goals(
     // function's other blocks.
     let mut last_known = 0;
     for (counter, &pc) in pcs.iter().enumerate() {
-        let unknown = pc == hermetic_driver::server::UNKNOWN_PC;
+        let unknown = pc == hermetic_protocol::UNKNOWN_PC;
         let pc = if unknown { last_known } else { pc };
         last_known = pc;
         let idx = functions.partition_point(|(addr, _, _)| *addr <= pc);

@@ -2,8 +2,8 @@
 //! pipes to talk to it.
 
 use anyhow::{bail, Context, Result};
-use hermetic_driver::protocol::{Call, EnvSpec, ExecReport, Hello, Request as Message};
-use hermetic_driver::server::{DRIVER_ENV, REPLY_FD, REQUEST_FD};
+use hermetic_protocol::{Call, EnvSpec, ExecReport, Hello, Request as Message};
+use hermetic_protocol::{DRIVER_ENV, REPLY_FD, REQUEST_FD};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::CommandExt;
@@ -72,7 +72,7 @@ impl Driver {
             .stdout(Stdio::null())
             .stderr(Stdio::null());
         if launch.shared_child {
-            cmd.env(hermetic_driver::server::SHARED_CHILD_ENV, "1");
+            cmd.env(hermetic_protocol::SHARED_CHILD_ENV, "1");
         }
         // SAFETY: only async-signal-safe calls between fork and exec.
         unsafe {

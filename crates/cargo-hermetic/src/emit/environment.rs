@@ -1,7 +1,7 @@
 //! The environment of a test in Rust: an `Env::new()...enter()` prelude that sets up what the
 //! test needs, and assertions on what the code left in it (files written or removed).
 
-use hermetic_driver::protocol::{EnvReport, EnvSpec, FileMode};
+use hermetic_protocol::{EnvReport, EnvSpec, FileMode};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 
@@ -156,7 +156,7 @@ fn bytes(data: &[u8]) -> TokenStream {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hermetic_driver::protocol::{AccessReport, FileSpec};
+    use hermetic_protocol::{AccessReport, FileSpec};
 
     #[test]
     fn prelude_lists_the_setup_in_a_fixed_order() {

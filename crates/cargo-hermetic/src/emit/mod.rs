@@ -22,8 +22,8 @@ use crate::cluster::{
 use crate::mock_syntax;
 use crate::rust_syntax;
 use crate::test_case::FinishedTest;
-use hermetic_driver::protocol::Outcome;
-use hermetic_driver::Value;
+use hermetic_protocol::Outcome;
+use hermetic_protocol::Value;
 use names::{Unnamed, VarNames};
 use oracle::Oracle;
 use proc_macro2::{Ident, Literal, TokenStream};
@@ -412,12 +412,12 @@ fn unsafe_call(
 fn io_result_check(
     writer: &Writer,
     ok: &Ty,
-    obs: &hermetic_driver::Observed,
+    obs: &hermetic_protocol::Observed,
     call: TokenStream,
     names: &mut VarNames,
     body: &mut Vec<TokenStream>,
 ) {
-    use hermetic_driver::Observed;
+    use hermetic_protocol::Observed;
     let assert_eq = layout::assert_eq();
     match obs {
         Observed::Err(inner) => match &**inner {

@@ -3,8 +3,8 @@
 
 use crate::cluster::{CallableId, CallableKind, Cluster, Ty};
 use heck::ToSnakeCase;
-use hermetic_driver::protocol::Observed;
-use hermetic_driver::Value;
+use hermetic_protocol::Observed;
+use hermetic_protocol::Value;
 use proc_macro2::Ident;
 use quote::format_ident;
 use std::collections::{BTreeMap, HashSet};

@@ -9,7 +9,7 @@ use super::layout;
 use super::names::VarNames;
 use crate::cluster::{Cluster, Fields, FloatTy, ModuleId, RangeKind, Ty, TypeKind};
 use crate::rust_syntax;
-use hermetic_driver::protocol::Observed;
+use hermetic_protocol::Observed;
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::quote;
 

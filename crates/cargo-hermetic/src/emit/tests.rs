@@ -5,7 +5,7 @@ use super::place::{Applied, ModLine};
 use super::*;
 use crate::cluster::{Callable, Field, IntTy, Module, Param, Receiver, TypeDef, Variant, Vis};
 use crate::test_case::{Stmt, TestCase};
-use hermetic_driver::protocol::{ExecReport, Observed, StmtReport};
+use hermetic_protocol::{ExecReport, Observed, StmtReport};
 use std::collections::HashSet;
 
 fn module(path: &[&str], parent: Option<usize>, file: &str, mod_rs: bool) -> Module {

@@ -10,10 +10,10 @@ use super::random;
 use super::values::{Builder, STD_TRAIT};
 use crate::cluster::{CallableId, CallableKind, Cluster, Receiver, Ty};
 use crate::test_case::{FinishedTest, Stmt, TestCase};
-use hermetic_driver::protocol::{
+use hermetic_protocol::{
     AccessReport, EnvReport, EnvSpec, ExecReport, FileMode, FileSpec, Outcome, StmtReport,
 };
-use hermetic_driver::{Observed, Value};
+use hermetic_protocol::{Observed, Value};
 use std::collections::{BTreeMap, BTreeSet};
 use syn::Expr;
 

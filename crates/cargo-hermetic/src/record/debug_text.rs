@@ -8,7 +8,7 @@
 
 use super::learnt::Learnt;
 use crate::cluster::{Cluster, Fields, FloatTy, Ty, TypeDef, TypeId, TypeKind};
-use hermetic_driver::Observed;
+use hermetic_protocol::Observed;
 use syn::{Expr, Lit};
 
 pub type Why = String;

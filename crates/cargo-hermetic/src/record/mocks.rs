@@ -18,7 +18,7 @@ use super::values::Builder;
 use crate::cluster::{CallableKind, MockMethod, TraitId, Ty};
 use crate::mock_syntax;
 use crate::test_case::Stmt;
-use hermetic_driver::Value;
+use hermetic_protocol::Value;
 use std::collections::BTreeMap;
 
 /// What one proxied method call gave back.

@@ -3,7 +3,7 @@
 //! (`Env::hash_keys`), so maps it builds iterate in the recorded order.
 
 use super::log::Event;
-use hermetic_driver::protocol::EnvSpec;
+use hermetic_protocol::EnvSpec;
 
 /// Random bytes a test replays at most, so its set-up stays readable: a die roll takes 4, a
 /// UUID 16, the seed of `rand::rng()` 32. A call that drew more gets a test without them, which

@@ -5,7 +5,7 @@ use super::debug_text::{self, Why};
 use super::learnt::Learnt;
 use crate::cluster::{CallableKind, Cluster, IntTy, Ty, TypeKind};
 use crate::test_case::Stmt;
-use hermetic_driver::{Observed, Value};
+use hermetic_protocol::{Observed, Value};
 use syn::Expr;
 
 /// Why calls with std trait-typed arguments become no test: a std type stands in for them in

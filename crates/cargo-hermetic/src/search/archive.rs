@@ -95,7 +95,7 @@ impl Archive {
 mod tests {
     use super::*;
     use crate::test_case::{Stmt, TestCase};
-    use hermetic_driver::protocol::{ExecReport, Outcome};
+    use hermetic_protocol::{ExecReport, Outcome};
 
     fn test(len: usize, private: bool) -> FinishedTest {
         with_mocks(len, private, false)

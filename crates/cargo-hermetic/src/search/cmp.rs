@@ -4,7 +4,7 @@
 //! The comparison hooks log both operands per comparison site.
 
 use crate::test_case::TestCase;
-use hermetic_driver::Value;
+use hermetic_protocol::Value;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeMap;

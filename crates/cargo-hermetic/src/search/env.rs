@@ -3,7 +3,7 @@
 //! driver's access log shows. They are changed like any other gene and minimised with the rest.
 
 use super::values::ValuePool;
-use hermetic_driver::protocol::{AccessReport, EnvSpec, FileMode, FileSpec};
+use hermetic_protocol::{AccessReport, EnvSpec, FileMode, FileSpec};
 use rand::seq::SliceRandom;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;

@@ -11,7 +11,7 @@ use super::ops::Space;
 use super::values::int_range;
 use crate::cluster::Ty;
 use crate::test_case::TestCase;
-use hermetic_driver::Value;
+use hermetic_protocol::Value;
 use rand::seq::SliceRandom;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;

@@ -5,9 +5,9 @@
 use super::ops::{self, Space};
 use crate::cluster::CallableKind;
 use crate::test_case::TestCase;
-use hermetic_driver::mock::NOT_SET_UP;
-use hermetic_driver::protocol::{ExecReport, Outcome};
-use hermetic_driver::Value;
+use hermetic_protocol::Value;
+use hermetic_protocol::MOCK_NOT_SET_UP as NOT_SET_UP;
+use hermetic_protocol::{ExecReport, Outcome};
 use rand_chacha::ChaCha8Rng;
 
 /// Whether the execution stopped because a mock had no value for a call. Such a run shows the
@@ -116,7 +116,7 @@ mod tests {
     use crate::cluster::Cluster;
     use crate::search::values::ValuePool;
     use crate::test_case::Stmt;
-    use hermetic_driver::protocol::MockCalls;
+    use hermetic_protocol::MockCalls;
     use rand::SeedableRng;
     use std::path::Path;
 

@@ -22,7 +22,7 @@ use crate::driver::process::DriverPool;
 use crate::test_case::{FinishedTest, Stmt, TestCase};
 use anyhow::Result;
 use archive::Archive;
-use hermetic_driver::protocol::{ExecReport, Outcome};
+use hermetic_protocol::{ExecReport, Outcome};
 use ops::Space;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -260,8 +260,8 @@ pub fn run(
                 .filter(|a| {
                     matches!(
                         a,
-                        hermetic_driver::protocol::AccessReport::NetworkAttempt { .. }
-                            | hermetic_driver::protocol::AccessReport::ProcessAttempt { .. }
+                        hermetic_protocol::AccessReport::NetworkAttempt { .. }
+                            | hermetic_protocol::AccessReport::ProcessAttempt { .. }
                     )
                 })
                 .count() as u64;

@@ -6,7 +6,7 @@ use super::values::{built_by_statements, contains_adt, mutate_value, random_valu
 use crate::cluster::{CallableId, CallableKind, Cluster, ModuleId, Receiver, Ty};
 use crate::driver::codegen::stored_ty;
 use crate::test_case::{Stmt, TestCase};
-use hermetic_driver::Value;
+use hermetic_protocol::Value;
 use rand::seq::SliceRandom;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;

@@ -4,7 +4,7 @@
 //! what a reader wants to see (EvoSuite's output coverage).
 
 use crate::test_case::FinishedTest;
-use hermetic_driver::protocol::{Observed, Outcome};
+use hermetic_protocol::{Observed, Outcome};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Output goals found so far, numbered after the edge goals.
@@ -100,7 +100,7 @@ fn shape(o: &Observed) -> Option<String> {
 mod tests {
     use super::*;
     use crate::test_case::{Stmt, TestCase};
-    use hermetic_driver::protocol::{ExecReport, StmtReport};
+    use hermetic_protocol::{ExecReport, StmtReport};
 
     fn returning(o: Observed) -> FinishedTest {
         FinishedTest {

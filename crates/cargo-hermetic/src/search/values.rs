@@ -2,7 +2,7 @@
 //! the operands the code compared against at run time; and small mutations of them.
 
 use crate::cluster::{FloatTy, IntTy, Literals, RangeKind, Ty};
-use hermetic_driver::Value;
+use hermetic_protocol::Value;
 use rand::seq::SliceRandom;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;

@@ -1,10 +1,31 @@
-//! The messages exchanged between the engine and the driver process.
+//! The messages exchanged between the engine (`cargo-hermetic`) and the driver process.
+//!
+//! Both sides depend on this crate and on nothing of each other: the engine never links the
+//! driver or the `hermetic` runtime (whose interposed libc symbols would serve the engine's own
+//! file and clock calls), and the driver knows nothing of the search.
 //!
 //! A test case travels as data: a list of statements, each naming a callable by index and
 //! giving its arguments as [`Value`]s. The driver answers with an [`ExecReport`]. Messages are
 //! JSON lines on a pipe; they are small, and JSON keeps them easy to debug.
 
 use serde::{Deserialize, Serialize};
+
+/// The environment variable the engine sets when it starts the driver.
+pub const DRIVER_ENV: &str = "HERMETIC_DRIVER";
+/// Set (to anything) by the engine to run every execution of a driver in one long-lived child,
+/// so that the crate's statics carry over from one execution to the next, as between tests in
+/// one `cargo test` process. Only for the benchmark that measures what fresh children are worth.
+pub const SHARED_CHILD_ENV: &str = "HERMETIC_SHARED_CHILD";
+/// The file descriptor the driver answers on.
+pub const REPLY_FD: i32 = 3;
+/// The file descriptor requests come on. Not standard input: std's stdin buffer is shared with
+/// the code under test, which would read our requests from it.
+pub const REQUEST_FD: i32 = 4;
+/// The PC reported for a block LLVM could not give an address (its table entry holds 1).
+pub const UNKNOWN_PC: u64 = u64::MAX;
+/// How the message of a mock's panic starts when a test did not set up a call (the runtime's
+/// `hermetic::mock::NOT_SET_UP`; the driver's tests check that the two agree).
+pub const MOCK_NOT_SET_UP: &str = "hermetic mock:";
 
 /// An argument as data. Crate types are never built from data: they come from the result of
 /// an earlier statement, referred to by its index (`Use`, `Borrow`, `BorrowMut`).
