@@ -380,6 +380,8 @@ pub struct Unit {
     /// The function's name, or the `impl` block's self type as written (`Teller`).
     pub name: String,
     pub is_impl: bool,
+    /// Which of the module's items of that name and kind it is (several `impl Teller` blocks).
+    pub nth: usize,
     /// The callables it holds: the function, or the block's methods and associated functions.
     pub members: Vec<CallableId>,
     /// Byte offset in the module's file where an attribute goes: before the item's
@@ -405,6 +407,8 @@ pub struct IsolateAttr {
     pub except: Vec<String>,
     /// `returns(callee, pattern)`: what a fake of the callee may return, as written.
     pub returns: Vec<(String, String)>,
+    /// The options other than `only(..)`, as written in the source (`returns(db::count, 0..)`).
+    pub others: Vec<String>,
 }
 
 /// A call that leaves its unit.

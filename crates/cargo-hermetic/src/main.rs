@@ -10,6 +10,7 @@ mod cluster;
 mod driver;
 mod emit;
 mod generate;
+mod isolate;
 mod manifest;
 mod mock_syntax;
 mod record;

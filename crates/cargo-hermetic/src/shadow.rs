@@ -45,6 +45,10 @@ const DRIVER_FILES: &[(&str, &str)] = &[
         "src/mock.rs",
         include_str!("../../hermetic-driver/src/mock.rs"),
     ),
+    (
+        "src/fakes.rs",
+        include_str!("../../hermetic-driver/src/fakes.rs"),
+    ),
 ];
 
 const DRIVER_MANIFEST: &str = r#"[package]

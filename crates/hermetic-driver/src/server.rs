@@ -232,6 +232,7 @@ fn report_after(status: Option<i32>, shared: &Shared) -> ExecReport {
         env: EnvReport::default(),
         sandbox_blocked: processes_refused,
         mock_calls: Vec::new(),
+        fake_calls: Vec::new(),
     };
     if let Some(status) = status.filter(|&s| libc::WIFSIGNALED(s)) {
         return crashed(Outcome::Crashed {
@@ -530,6 +531,7 @@ fn run_case(
         env: env_report,
         sandbox_blocked: sandbox::BLOCKED.load(Ordering::Relaxed),
         mock_calls: crate::mock::take_calls(),
+        fake_calls: crate::fakes::take_calls(),
     }
 }
 

@@ -226,6 +226,9 @@ pub enum Answer<'a> {
     Fake(&'a dyn Any),
     /// What the real callee returned.
     Real(&'a dyn Any),
+    /// Nothing: its test set the callee up with fewer values than the code asks for (the call
+    /// panics next).
+    RanOut,
 }
 
 /// Told about every isolated call of the process (test generation watches what callees
@@ -390,7 +393,12 @@ fn answer<R: 'static>(
             }
             value
         }
-        Some(Err(message)) => panic!("{message}"),
+        Some(Err(message)) => {
+            if let Some(l) = listener {
+                l.answered(&callee, Answer::RanOut);
+            }
+            panic!("{message}")
+        }
         None => {
             let value = real();
             if let Some(l) = listener {
@@ -531,6 +539,7 @@ mod tests {
                 let (fake, v) = match answer {
                     Answer::Fake(v) => (true, v),
                     Answer::Real(v) => (false, v),
+                    Answer::RanOut => return,
                 };
                 let v = v
                     .downcast_ref::<Result<i64, String>>()

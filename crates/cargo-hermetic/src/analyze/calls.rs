@@ -43,7 +43,14 @@ pub fn collect(mods: &[ModuleSrc], scope: &Scope, cluster: &Cluster) -> Vec<Unit
         else {
             continue;
         };
+        let mut seen: BTreeMap<(String, bool), usize> = BTreeMap::new();
         for item in &src.items {
+            let key = match item {
+                Item::Fn(f) => (f.sig.ident.to_string(), false),
+                Item::Impl(imp) => (impl_name(imp), true),
+                _ => continue,
+            };
+            let nth = *seen.entry(key.clone()).and_modify(|n| *n += 1).or_insert(0);
             let unit = match item {
                 Item::Fn(f) => {
                     let mut w = Walk::new(scope, cluster, m, None);
@@ -105,14 +112,7 @@ pub fn collect(mods: &[ModuleSrc], scope: &Scope, cluster: &Cluster) -> Vec<Unit
                         })
                         .map(|(id, _)| id)
                         .collect();
-                    let name = match &*imp.self_ty {
-                        syn::Type::Path(p) => p
-                            .path
-                            .segments
-                            .last()
-                            .map_or_else(|| text(&imp.self_ty), |s| s.ident.to_string()),
-                        other => text(other),
-                    };
+                    let name = impl_name(imp);
                     let at = imp
                         .defaultness
                         .map_or(imp.impl_token.span, |d| d.span)
@@ -121,10 +121,22 @@ pub fn collect(mods: &[ModuleSrc], scope: &Scope, cluster: &Cluster) -> Vec<Unit
                 }
                 _ => None,
             };
-            units.extend(unit);
+            units.extend(unit.map(|u| Unit { nth, ..u }));
         }
     }
     units
+}
+
+/// An `impl` block's self type as units name it: its last segment (`Teller`).
+pub fn impl_name(imp: &syn::ItemImpl) -> String {
+    match &*imp.self_ty {
+        syn::Type::Path(p) => p
+            .path
+            .segments
+            .last()
+            .map_or_else(|| text(&imp.self_ty), |s| s.ident.to_string()),
+        other => text(other),
+    }
 }
 
 /// One unit's walk: the calls found so far and the types of its local names.
@@ -338,6 +350,7 @@ impl<'a> Walk<'a> {
             module: self.module,
             name,
             is_impl,
+            nth: 0,
             members,
             insert_at,
             indent,
@@ -444,7 +457,7 @@ pub fn names_callee(option: &str, entry: &str) -> bool {
 
 /// The item's isolate attribute, read: `#[cfg_attr(test, hermetic::isolate(..))]` or
 /// `#[hermetic::isolate(..)]` (or `#[isolate(..)]`).
-fn isolate_attr(attr: &syn::Attribute, offsets: &Offsets) -> Option<IsolateAttr> {
+pub(crate) fn isolate_attr(attr: &syn::Attribute, offsets: &Offsets) -> Option<IsolateAttr> {
     let is_isolate = |p: &syn::Path| {
         p.segments.last().is_some_and(|s| s.ident == "isolate")
             && (p.segments.len() == 1 || p.segments[0].ident == "hermetic")
@@ -474,6 +487,7 @@ fn isolate_attr(attr: &syn::Attribute, offsets: &Offsets) -> Option<IsolateAttr>
         only: Vec::new(),
         except: Vec::new(),
         returns: Vec::new(),
+        others: Vec::new(),
     };
     if let syn::Meta::List(list) = &meta {
         let _ = list.parse_nested_meta(|m| {
@@ -483,7 +497,12 @@ fn isolate_attr(attr: &syn::Attribute, offsets: &Offsets) -> Option<IsolateAttr>
                 .map(|i| i.to_string())
                 .unwrap_or_default();
             let inner;
-            syn::parenthesized!(inner in m.input);
+            let paren = syn::parenthesized!(inner in m.input);
+            if name != "only" {
+                let from = offsets.offset(m.path.span().start());
+                let to = offsets.offset(paren.span.close().end());
+                out.others.push(offsets.text()[from..to].to_string());
+            }
             match name.as_str() {
                 "only" | "except" => {
                     let paths =

@@ -7,14 +7,14 @@
 //! (`calls.rs`), for `--isolate`.
 
 mod callables;
-mod calls;
+pub(crate) mod calls;
 mod cfg;
 mod generics;
 mod items;
 mod literals;
 mod modules;
 mod names;
-mod syntax;
+pub(crate) mod syntax;
 mod traits;
 mod types;
 

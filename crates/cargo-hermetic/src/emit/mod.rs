@@ -12,6 +12,7 @@ mod oracle;
 pub mod place;
 mod suite;
 
+pub(crate) use layout::rustfmt;
 pub use place::{apply, apply_or_print, check_in_the_way};
 pub use suite::Suite;
 

@@ -319,6 +319,7 @@ fn test(home: usize, stmts: Vec<Stmt>, outcome: Outcome, reports: Vec<StmtReport
             env: Default::default(),
             sandbox_blocked: 0,
             mock_calls: Vec::new(),
+            fake_calls: Vec::new(),
         },
         uses_private: false,
         uses_mocks: false,

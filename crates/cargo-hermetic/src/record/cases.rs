@@ -205,6 +205,7 @@ pub fn candidate(
                 env,
                 sandbox_blocked: 0,
                 mock_calls: vec![],
+                fake_calls: Vec::new(),
             },
             uses_private: false,
             uses_mocks,

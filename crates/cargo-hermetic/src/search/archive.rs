@@ -124,6 +124,7 @@ mod tests {
                 env: Default::default(),
                 sandbox_blocked: 0,
                 mock_calls: Vec::new(),
+                fake_calls: Vec::new(),
             },
             uses_private: private,
             uses_mocks: mocks,

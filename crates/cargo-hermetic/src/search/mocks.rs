@@ -172,6 +172,7 @@ mod tests {
                     calls,
                 })
                 .collect(),
+            fake_calls: Vec::new(),
         }
     }
 

@@ -125,6 +125,7 @@ mod tests {
                 env: Default::default(),
                 sandbox_blocked: 0,
                 mock_calls: Vec::new(),
+                fake_calls: Vec::new(),
             },
             uses_private: false,
             uses_mocks: false,
