@@ -4,6 +4,7 @@ use crate::cli::GenerateArgs;
 use crate::cluster::{Cluster, Skipped};
 use crate::driver::{build, goals, process};
 use crate::emit::Suite;
+use crate::isolate::{self, Isolate};
 use crate::report::{FindingReport, Report, UncoveredReport};
 use crate::search::{self, ops::Space, values::ValuePool, SearchConfig};
 use crate::shadow::Origin;
@@ -27,9 +28,23 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     let target = cargo::locate(args.manifest_path.as_deref(), args.package.as_deref())?;
     let status = Status::new(args.quiet);
     status.say(&format!("analysing {}", target.package));
-    let cluster = analyze::analyze(&target.lib_rs, &target.crate_name)
+    let mut cluster = analyze::analyze(&target.lib_rs, &target.crate_name)
         .with_context(|| format!("analyse {}", target.lib_rs.display()))?;
     let selection = selection(args, &cluster)?;
+    let isolating = Instant::now();
+    let chosen: Vec<bool> = (0..cluster.callables.len())
+        .map(|c| selected(&cluster, c, &selection))
+        .collect();
+    let units = match args.isolate {
+        Some(Isolate::On) => isolate::plan(&mut cluster, |c| chosen[c]),
+        Some(Isolate::Off) => isolate::attributed_units(&cluster, |c| chosen[c]),
+        None => Vec::new(),
+    };
+    let shadow_attributes = match args.isolate {
+        Some(Isolate::On) => isolate::shadow_attributes(&cluster, &units),
+        _ => Vec::new(),
+    };
+    let mut isolate_time = isolating.elapsed();
     emit::check_in_the_way(&target.crate_dir, &cluster, Suite::Generated)?;
     if cluster.callables.is_empty() {
         bail!(nothing_to_test(&cluster));
@@ -37,7 +52,8 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
 
     status.say("building the instrumented driver (the first build compiles dependencies)");
     let work_dir = process::work_dir(&target.target_dir);
-    let built = build::build_driver(&target, &cluster, &work_dir)?;
+    let built = build::build_driver(&target, &cluster, &work_dir, &shadow_attributes)?;
+    isolate_time += built.isolate_time;
     let mut skipped = cluster.skipped.clone();
     let mut usable = vec![true; cluster.callables.len()];
     for u in &built.unsupported {
@@ -74,6 +90,12 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     }
     let targets: Vec<usize> = (0..cluster.callables.len())
         .filter(|&c| usable[c] && selected(&cluster, c, &selection))
+        .filter(|&c| {
+            !matches!(
+                cluster.callables[c].kind,
+                crate::cluster::CallableKind::Fake(_)
+            )
+        })
         .collect();
     if targets.is_empty() {
         bail!(nothing_to_test(&cluster));
@@ -99,6 +121,8 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         env_parts: env_parts(&args.env)?,
         mock_probability: args.mock_probability,
         mock_start: args.mock_start,
+        isolate_probability: args.isolate_probability,
+        isolate_start: args.isolate_start,
     };
     let outcome = search::run(
         &mut space,
@@ -124,15 +148,59 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         workspace_root: &target.workspace_root,
         work_dir: &work_dir,
     };
+    // The tests' fakes answer only where the attributes are: verification places them too.
+    let faked_by = |files: &[emit::GeneratedFile]| -> std::collections::BTreeSet<usize> {
+        files
+            .iter()
+            .flat_map(|f| isolate::faked_in(&cluster, &f.contents))
+            .collect()
+    };
+    let verify_attributes = match args.isolate {
+        Some(Isolate::On) => {
+            isolate::user_attributes(&cluster, &units, &faked_by(&files), Isolate::On)
+        }
+        _ => Vec::new(),
+    };
     let mut verified = if args.no_verify {
         verify::Verified::unchecked(files)
     } else {
-        verify::verify(&origin, &cluster, Suite::Generated, files)?
+        verify::verify(
+            &origin,
+            &cluster,
+            Suite::Generated,
+            files,
+            &verify_attributes,
+        )?
     };
     let files: Vec<_> = std::mem::take(&mut verified.files)
         .into_iter()
         .filter(|f| !f.test_names.is_empty())
         .collect();
+    let user_attributes = match args.isolate {
+        Some(mode @ Isolate::On) => {
+            isolate::user_attributes(&cluster, &units, &faked_by(&files), mode)
+        }
+        Some(mode @ Isolate::Off) => {
+            let mut used = faked_by(&files);
+            used.extend(other_test_files(
+                &target.crate_dir,
+                &cluster,
+                &files,
+                &|t| isolate::faked_in(&cluster, t),
+            ));
+            isolate::user_attributes(&cluster, &units, &used, mode)
+        }
+        None => Vec::new(),
+    };
+    // Checked before anything is written: nothing is written if an attribute cannot go in.
+    let writing = Instant::now();
+    let attribute_texts = isolate::planned_texts(
+        &target.crate_dir,
+        &target.crate_dir,
+        &cluster,
+        &user_attributes,
+    )?;
+    isolate_time += writing.elapsed();
     let tests_emitted: usize = files.iter().map(|f| f.test_names.len()).sum();
     let adds_runtime = manifest::needs_runtime(files.iter().map(|f| f.contents.as_str()))
         && manifest::ensure_runtime_dev_dependency(&target.crate_dir, args.dry_run)?;
@@ -149,6 +217,23 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         &files,
         args.dry_run,
     )?;
+    if args.dry_run {
+        for (path, text) in &attribute_texts {
+            println!("// ===== {} (isolate attributes) =====", path.display());
+            for line in text.lines().filter(|l| l.contains("hermetic::isolate")) {
+                println!("{}", line.trim());
+            }
+        }
+    } else {
+        let writing = Instant::now();
+        isolate::write(
+            &target.crate_dir,
+            &target.crate_dir,
+            &cluster,
+            &user_attributes,
+        )?;
+        isolate_time += writing.elapsed();
+    }
 
     let findings = outcome
         .findings
@@ -241,6 +326,28 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         dropped: verified.dropped_reports(),
         tests_using_private: files.iter().map(|f| f.using_private.len()).sum(),
         tests_using_mocks: files.iter().map(|f| f.using_mocks.len()).sum(),
+        tests_using_fakes: files.iter().map(|f| f.using_fakes.len()).sum(),
+        goals_needing_fakes: outcome.goals_needing_fakes,
+        isolation: args.isolate.map(|mode| crate::report::IsolationReport {
+            mode: format!("{mode:?}").to_lowercase(),
+            units: units.len(),
+            callees: cluster.fakes.len(),
+            transform_s: isolate_time.as_secs_f64(),
+            attributes: user_attributes
+                .iter()
+                .map(|(u, only)| crate::report::AttributeReport {
+                    unit: cluster.module_name(cluster.units[*u].module)
+                        + if cluster.units[*u].module == 0 {
+                            ""
+                        } else {
+                            "::"
+                        }
+                        + &cluster.units[*u].name,
+                    only: only.clone(),
+                })
+                .collect(),
+            unseen: files.iter().flat_map(|f| f.unseen_fakes.clone()).collect(),
+        }),
         goals_needing_private: outcome.goals_needing_private,
         goals_needing_mocks: outcome.goals_needing_mocks,
         executions: outcome.executions,
@@ -253,6 +360,29 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         files: files.iter().map(|f| f.path.clone()).collect(),
         dry_run: args.dry_run,
     })
+}
+
+/// What `read` finds in the generated test files of the modules `files` leaves alone (for
+/// `--isolate=off`, which keeps what any test of the crate needs).
+fn other_test_files<T: Ord>(
+    crate_dir: &std::path::Path,
+    cluster: &Cluster,
+    files: &[emit::GeneratedFile],
+    read: &dyn Fn(&str) -> std::collections::BTreeSet<T>,
+) -> std::collections::BTreeSet<T> {
+    let mut out = std::collections::BTreeSet::new();
+    for m in 0..cluster.modules.len() {
+        if files.iter().any(|f| f.module == m) {
+            continue;
+        }
+        for suite in Suite::ALL {
+            let rel = emit::test_file_path(cluster, m, suite, Some(crate_dir));
+            if let Ok(text) = std::fs::read_to_string(crate_dir.join(rel)) {
+                out.extend(read(&text));
+            }
+        }
+    }
+    out
 }
 
 /// What `HERMETIC_DEBUG` shows of the goals: the counters proven infeasible, and the functions

@@ -12,8 +12,7 @@
 use crate::analyze::calls::{impl_name, isolate_attr};
 use crate::analyze::syntax::Offsets;
 use crate::cluster::{
-    Callable, CallableId, CallableKind, Cluster, FakeDef, FakeId, ModuleBody, Param, Ty, UnitId,
-    Vis,
+    Callable, CallableId, CallableKind, Cluster, FakeDef, ModuleBody, Param, Ty, UnitId, Vis,
 };
 use anyhow::{Context, Result};
 use std::collections::{BTreeMap, BTreeSet};
@@ -91,14 +90,6 @@ fn visibility(cluster: &Cluster, callee: CallableId) -> Vis {
         Some(Ty::Adt(t, _)) => crate::analyze::syntax::least_visible(c.vis, cluster.types[*t].vis),
         _ => c.vis,
     }
-}
-
-/// The `Fake` callable that sets fake `f` up.
-pub fn fake_callable(cluster: &Cluster, f: FakeId) -> Option<CallableId> {
-    cluster
-        .callables
-        .iter()
-        .position(|c| c.kind == CallableKind::Fake(f))
 }
 
 /// The attributes of the shadow copy: every chosen unit with all its callees.
@@ -392,6 +383,14 @@ fn attribute(only: &[String], others: &[String], indent: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The `Fake` callable that sets fake `f` up.
+    fn fake_callable(cluster: &Cluster, f: FakeId) -> Option<CallableId> {
+        cluster
+            .callables
+            .iter()
+            .position(|c| c.kind == CallableKind::Fake(f))
+    }
 
     const LIB: &str = "pub mod db {
     #[derive(Debug, Clone, PartialEq)]

@@ -191,13 +191,22 @@ impl Visit<'_> for Bindings {
     }
 }
 
+/// A type whose values' method calls may be isolated: one per name (two spellings of one type
+/// would give conflicting impls), with every spelling the unit and its options use, any of
+/// which the options may name a method by.
+struct ReceiverType {
+    name: Option<String>,
+    /// As the impls write it: its first spelling.
+    path: Path,
+    spellings: Vec<Vec<String>>,
+}
+
 /// The rewrite of one unit.
 pub struct Isolator<'a> {
     options: &'a Options,
     unit: Unit,
-    /// Receiver types whose method calls may be isolated, each written as in the source;
-    /// one per name (two spellings of one type would give conflicting impls).
-    types: Vec<Path>,
+    /// Receiver types whose method calls may be isolated.
+    types: Vec<ReceiverType>,
     /// Calls rewritten so far.
     pub isolated: usize,
     /// Inside `unsafe { .. }`: the callee may be an `unsafe fn`, which no `fn` pointer holds.
@@ -213,15 +222,22 @@ impl<'a> Isolator<'a> {
             found: Vec::new(),
         };
         owners.visit_item(item);
-        let mut types: Vec<Path> = Vec::new();
-        for t in owners.found.into_iter().chain(options.named_types()) {
+        let mut types: Vec<ReceiverType> = Vec::new();
+        // The options' spelling first: their entries name methods by it.
+        for t in options.named_types().into_iter().chain(owners.found) {
             let name = t.segments.last().map(|s| s.ident.to_string());
-            let seen = types
-                .iter()
-                .any(|k| k.segments.last().map(|s| s.ident.to_string()) == name);
-            let own = name.is_none() || name == unit.self_ty || name.as_deref() == Some("Self");
-            if !seen && !own {
-                types.push(t);
+            if name.is_none() || name == unit.self_ty || name.as_deref() == Some("Self") {
+                continue;
+            }
+            let spelling = options::segments(&t);
+            match types.iter_mut().find(|k| k.name == name) {
+                Some(k) if !k.spellings.contains(&spelling) => k.spellings.push(spelling),
+                Some(_) => {}
+                None => types.push(ReceiverType {
+                    name,
+                    path: t,
+                    spellings: vec![spelling],
+                }),
             }
         }
         Isolator {
@@ -289,14 +305,21 @@ impl<'a> Isolator<'a> {
             return None;
         }
         let method = call.method.to_string();
-        let candidates: Vec<&Path> = self
+        let callee = |spelling: &Vec<String>| {
+            let mut callee = spelling.clone();
+            callee.push(method.clone());
+            callee
+        };
+        let candidates: Vec<(&Path, Vec<String>)> = self
             .types
             .iter()
-            .filter(|t| {
-                let mut callee = options::segments(t);
-                callee.push(method.clone());
-                let by_default = true;
-                self.options.selects(&callee, by_default)
+            .filter_map(|t| {
+                let named = t
+                    .spellings
+                    .iter()
+                    .map(callee)
+                    .find(|c| self.options.selects(c, true))?;
+                Some((&t.path, named))
             })
             .collect();
         if candidates.is_empty() {
@@ -305,11 +328,9 @@ impl<'a> Isolator<'a> {
         let span = call.span();
         let trait_name = format_ident!("__HermeticIsolate", span = Span::mixed_site());
         let go = format_ident!("__hermetic_isolate", span = Span::mixed_site());
-        let impls = candidates.iter().map(|t| {
-            let mut callee = options::segments(t);
-            callee.push(method.clone());
+        let impls = candidates.iter().map(|(t, callee)| {
             let m = &call.method;
-            let body = match self.options.restriction(&callee) {
+            let body = match self.options.restriction(callee) {
                 Some(r) => {
                     let pattern = &r.pattern;
                     let text = r.text();
@@ -621,6 +642,23 @@ mod tests {
         );
         // `.len()` is tried on the isolated call's result; `make()` is no place.
         assert!(out.contains("make().query(token)"), "{out}");
+    }
+
+    #[test]
+    fn methods_named_in_only_are_isolated_whatever_the_unit_calls_their_type() {
+        let out = rewrite(
+            quote!(only(Database::connect, crate::db::Database::run_query)),
+            parse_quote! {
+                fn transfer() -> i64 {
+                    let db = Database::connect("db:5432");
+                    db.run_query("q").unwrap_or(0)
+                }
+            },
+        );
+        assert!(
+            out.contains("call_method::<Database,HermeticOut>(\"run_query\",real)"),
+            "{out}"
+        );
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 use super::codegen::{self, Unsupported, DISPATCH_MODULE};
 use crate::cargo::{self, BuildOutcome, CompileError, Target};
-use crate::cluster::Cluster;
+use crate::cluster::{Cluster, UnitId};
 use crate::shadow::{self, Origin, Shadow};
 use anyhow::{bail, Result};
 use std::collections::BTreeSet;
@@ -13,20 +13,37 @@ pub struct DriverBuild {
     pub shadow: Shadow,
     /// Callables that have no working dispatch entry, with the reason.
     pub unsupported: Vec<Unsupported>,
+    /// The time spent writing the isolate attributes into the shadow copy.
+    pub isolate_time: std::time::Duration,
 }
 
 /// How many times a build is retried after disabling the calls its errors point at.
 const MAX_REBUILDS: usize = 4;
 
-/// Copies the crate, injects the driver and builds it with coverage instrumentation.
-pub fn build_driver(target: &Target, cluster: &Cluster, work_dir: &Path) -> Result<DriverBuild> {
+/// Copies the crate, isolates the units `isolated` lists (`crate::isolate`), injects the driver
+/// and builds it with coverage instrumentation.
+pub fn build_driver(
+    target: &Target,
+    cluster: &Cluster,
+    work_dir: &Path,
+    isolated: &[(UnitId, Vec<String>)],
+) -> Result<DriverBuild> {
     let support = shadow::write_support_crate(work_dir)?;
     let origin = Origin {
         crate_dir: &target.crate_dir,
         workspace_root: &target.workspace_root,
         work_dir,
     };
-    let shadow = shadow::copy_crate(&origin, "shadow", &[("hermetic-driver", &support)])?;
+    let runtime = shadow::runtime_dir()?;
+    let mut extra: Vec<(&str, &Path)> = vec![("hermetic-driver", &support)];
+    if !isolated.is_empty() {
+        // The isolated code calls `::hermetic::fakes`.
+        extra.push(("hermetic", &runtime));
+    }
+    let shadow = shadow::copy_crate(&origin, "shadow", &extra)?;
+    let isolating = std::time::Instant::now();
+    crate::isolate::write(&shadow.root, &target.crate_dir, cluster, isolated)?;
+    let isolate_time = isolating.elapsed();
     let dispatch_dir = work_dir.join("dispatch");
     let mut disabled = BTreeSet::new();
     let mut injected = false;
@@ -51,6 +68,7 @@ pub fn build_driver(target: &Target, cluster: &Cluster, work_dir: &Path) -> Resu
                     executable,
                     shadow,
                     unsupported,
+                    isolate_time,
                 })
             }
             BuildOutcome::Failed(errors) => {

@@ -7,7 +7,7 @@
 
 use crate::cluster::{CallableKind, Cluster, Fields, ModuleId, Receiver, Ty, TypeKind};
 use crate::mock_syntax::{mock_items, MockFlavour};
-use crate::rust_syntax::{ident, item_path, ty, ty_in_expr};
+use crate::rust_syntax::{callee_path, ident, item_path, ty, ty_in_expr};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use std::collections::BTreeSet;
@@ -65,6 +65,15 @@ pub fn generate(
                 }
             });
             registrations.push(quote!(table[#id] = Some(#name as ::hermetic_driver::Entry);));
+            if let (CallableKind::Fake(f), false) =
+                (&cluster.callables[id].kind, disabled.contains(&id))
+            {
+                // After its entry: a build error in it disables the entry (`build::blame`).
+                let watch_fn = format_ident!("watch_{}", id);
+                let body = watch(cluster, *f, id, m);
+                entries.push(quote!(fn #watch_fn() { #body }));
+                registrations.push(quote!(#watch_fn();));
+            }
         }
         let children = cluster
             .modules
@@ -123,6 +132,21 @@ pub fn generate(
         files.push(DispatchFile { module: m, source });
     }
     (files, unsupported)
+}
+
+/// The registration of fake `f` (set up by callable `id`): its callee's isolated calls are
+/// reported, with what they returned.
+fn watch(cluster: &Cluster, f: usize, id: usize, m: ModuleId) -> TokenStream {
+    let def = &cluster.fakes[f];
+    let callee = callee_path(cluster, def.callee, m);
+    let ret = ty(cluster, &def.ret, m);
+    quote! {
+        ::hermetic_driver::fakes::watch(
+            ::hermetic_driver::fakes::key_of(&#callee),
+            #id,
+            |v| v.downcast_ref::<#ret>().map(::hermetic_driver::observe),
+        );
+    }
 }
 
 /// Traits with a mock constructor: those a mock can implement.
@@ -340,7 +364,17 @@ fn call_body(cluster: &Cluster, id: usize) -> Result<TokenStream, String> {
             let owner = ty(cluster, self_ty, m);
             quote!(#(#exprs)*.parse::<#owner>().unwrap())
         }
-        CallableKind::Fake(_) => return Err("fakes are not built yet".into()),
+        CallableKind::Fake(f) => {
+            // Its fakes answer the execution's isolated calls from here on.
+            let callee = callee_path(cluster, cluster.fakes[*f].callee, m);
+            return Ok(quote! {
+                #(#setup)*
+                ::hermetic_driver::fakes::enter(
+                    ::hermetic_driver::fakes::Fakes::new().returns(#callee, #(#exprs)*),
+                );
+                Ok(Returned { observed: None, stored: None })
+            });
+        }
         CallableKind::Variant { self_ty, fields } => {
             let owner = ty_in_expr(cluster, self_ty, m);
             let names = c.params.iter().map(|p| ident(&p.name));

@@ -34,6 +34,28 @@ pub(crate) fn vec() -> Ident {
 }
 
 /// A statement that prints as the line comment `// text` (tokens carry no comments).
+/// An expression as a person writes it on one line (`Ok(5)`, `Response { status: 200 }`), for
+/// messages and comments.
+pub(crate) fn expression_text(expr: &TokenStream) -> String {
+    let item = quote::quote!(fn wrapper() { shown(#expr) });
+    let Some(printed) = unparse(item) else {
+        return expr.to_string();
+    };
+    let inner = printed
+        .split_once("shown(")
+        .and_then(|(_, rest)| rest.rsplit_once(')'))
+        .map_or(printed.as_str(), |(inner, _)| inner);
+    inner
+        .lines()
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join(" ")
+        .replace("( ", "(")
+        .replace(" )", ")")
+        .replace(", }", " }")
+        .replace(",)", ")")
+}
+
 pub(crate) fn comment(text: &str) -> TokenStream {
     let stand_in = Ident::new(COMMENT, Span::call_site());
     let text = proc_macro2::Literal::string(text);

@@ -12,6 +12,7 @@ mod oracle;
 pub mod place;
 mod suite;
 
+#[cfg(test)]
 pub(crate) use layout::rustfmt;
 pub use place::{apply, apply_or_print, check_in_the_way};
 pub use suite::Suite;
@@ -52,6 +53,11 @@ pub struct GeneratedFile {
     pub using_private: Vec<String>,
     /// The tests among them that build mocks.
     pub using_mocks: Vec<String>,
+    /// The tests among them that set up fakes of isolated calls.
+    pub using_fakes: Vec<String>,
+    /// Values the tests' fakes return that the real callee never returned during generation
+    /// (seed 000's false behaviour): for the user to review.
+    pub unseen_fakes: Vec<UnseenFake>,
     /// The tests among them that check what the code wrote to fd 1 or 2.
     pub asserting_output: Vec<String>,
 }
@@ -89,11 +95,32 @@ pub fn emit(
                 contents,
                 using_private: with(|w| w.uses_private),
                 using_mocks: with(|w| w.uses_mocks),
+                using_fakes: with(|w| w.uses_fakes),
+                unseen_fakes: written
+                    .iter()
+                    .flat_map(|w| {
+                        w.unseen.iter().map(|(callee, value)| UnseenFake {
+                            test: w.name.clone(),
+                            callee: callee.clone(),
+                            value: value.clone(),
+                        })
+                    })
+                    .collect(),
                 asserting_output: with(|w| w.asserts_output),
                 test_names: written.into_iter().map(|w| w.name).collect(),
             }
         })
         .collect()
+}
+
+/// A fake's value that the real callee never returned while the tests were generated.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct UnseenFake {
+    pub test: String,
+    /// As the test names it (`db::run_query`).
+    pub callee: String,
+    /// As the test writes it (`Ok(5)`).
+    pub value: String,
 }
 
 /// A test written out, before it gets its final name.
@@ -112,6 +139,9 @@ struct RenderedTest {
     asserts_output: bool,
     /// Calls an `unsafe fn`: allowed even where the crate denies `unsafe_code`.
     calls_unsafe: bool,
+    uses_fakes: bool,
+    /// Fake values the real callee never returned: (callee, value) as written.
+    unseen: Vec<(String, String)>,
 }
 
 /// A test as written to its file.
@@ -119,7 +149,9 @@ struct WrittenTest {
     name: String,
     uses_private: bool,
     uses_mocks: bool,
+    uses_fakes: bool,
     asserts_output: bool,
+    unseen: Vec<(String, String)>,
 }
 
 /// The text of a module's test file and its test names, in file order.
@@ -209,7 +241,9 @@ fn file_contents(
             name: names[i].clone(),
             uses_private: t.uses_private,
             uses_mocks: !t.mocks.is_empty(),
+            uses_fakes: t.uses_fakes,
             asserts_output: t.asserts_output,
+            unseen: t.unseen.clone(),
         });
     }
     let text = layout::rustfmt(&text).unwrap_or(text);
@@ -283,8 +317,33 @@ fn render_test(cluster: &Cluster, test: &FinishedTest, suite: Suite) -> Option<R
     let mut names = VarNames::new(reserved);
     let mut vars: Vec<Option<(Ident, Ty)>> = vec![None; len];
     let mut body = Vec::new();
+    // Fakes set up by consecutive statements share one `Fakes` value.
+    let mut fakes = Fakes::default();
+    let mut unseen = Vec::new();
     for (i, s) in stmts.iter().enumerate() {
         let c = &cluster.callables[s.callable];
+        if let CallableKind::Fake(f) = c.kind {
+            let at: Vec<usize> = test
+                .unseen_fakes
+                .iter()
+                .filter(|(callable, _)| *callable == s.callable)
+                .map(|&(_, k)| k)
+                .collect();
+            let (callee, values) = writer.fake(f, &s.args, &vars)?;
+            for k in at {
+                if let Some(v) = values.get(k) {
+                    let v = layout::expression_text(v);
+                    let callee = layout::expression_text(&callee);
+                    body.push(layout::comment(&format!(
+                        "Review: `{callee}` never returned `{v}` when it ran for real during generation."
+                    )));
+                    unseen.push((callee, v));
+                }
+            }
+            fakes.chain.push(quote!(.returns(#callee, [#(#values),*])));
+            continue;
+        }
+        fakes.flush(&mut body);
         let mut call = writer.call(s.callable, &s.args, &vars)?;
         if c.unsafe_fn {
             call = unsafe_call(call, suite, &mut body)?;
@@ -328,6 +387,7 @@ fn render_test(cluster: &Cluster, test: &FinishedTest, suite: Suite) -> Option<R
         }
     }
 
+    fakes.flush(&mut body);
     let mut asserts_output = false;
     if environment::needed(&case.env, &report.env) {
         let checks = if panic.is_some() {
@@ -387,7 +447,35 @@ fn render_test(cluster: &Cluster, test: &FinishedTest, suite: Suite) -> Option<R
         calls_unsafe: stmts
             .iter()
             .any(|s| cluster.callables[s.callable].unsafe_fn),
+        uses_fakes: stmts
+            .iter()
+            .any(|s| matches!(cluster.callables[s.callable].kind, CallableKind::Fake(_))),
+        unseen,
     })
+}
+
+/// The fakes of consecutive statements, set up by one `Fakes` value:
+/// `let _fakes = hermetic::Fakes::new().returns(db::run_query, [Ok(5)]).enter();`.
+#[derive(Default)]
+struct Fakes {
+    chain: Vec<TokenStream>,
+    /// How many `Fakes` the test entered so far.
+    entered: usize,
+}
+
+impl Fakes {
+    fn flush(&mut self, body: &mut Vec<TokenStream>) {
+        if self.chain.is_empty() {
+            return;
+        }
+        let chain = std::mem::take(&mut self.chain);
+        self.entered += 1;
+        let guard = match self.entered {
+            1 => quote::format_ident!("_fakes"),
+            n => quote::format_ident!("_fakes_{}", n),
+        };
+        body.push(quote!(let #guard = hermetic::Fakes::new() #(#chain)* .enter();));
+    }
 }
 
 /// Why a recorded call of an `unsafe fn` is sound to repeat, said before it.
@@ -654,6 +742,7 @@ impl Writer<'_> {
                 }
                 expr
             }
+            // Written by `Writer::fake`, merged with the test's other fakes.
             CallableKind::Fake(_) => return None,
             CallableKind::Parse { self_ty } => {
                 let t = rust_syntax::ty(cluster, self_ty, self.home);
@@ -673,6 +762,25 @@ impl Writer<'_> {
                 }
             }
         })
+    }
+
+    /// A fake's callee, named from the test's module, and its values.
+    fn fake(
+        &self,
+        f: crate::cluster::FakeId,
+        args: &[Value],
+        vars: &[Option<(Ident, Ty)>],
+    ) -> Option<(TokenStream, Vec<TokenStream>)> {
+        let def = &self.cluster.fakes[f];
+        let callee = rust_syntax::callee_path(self.cluster, def.callee, self.home);
+        let [Value::Seq(items)] = args else {
+            return None;
+        };
+        let values = items
+            .iter()
+            .map(|v| self.value(v, &def.ret, vars))
+            .collect::<Option<Vec<_>>>()?;
+        Some((callee, values))
     }
 
     /// An argument of type `ty`.

@@ -209,6 +209,8 @@ pub fn candidate(
             },
             uses_private: false,
             uses_mocks,
+            uses_fakes: false,
+            unseen_fakes: Vec::new(),
         },
         behaviour,
         key,

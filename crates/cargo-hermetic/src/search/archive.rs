@@ -1,6 +1,7 @@
 //! The archive: for each covered goal, the best test that covers it (seed 003 §III-A). A test
-//! with fewer crutches (private access, mocks) beats one with more, whatever their sizes; then
-//! the shorter test wins.
+//! without fakes beats one with them (seed 000: isolated tests are the last resort), then a test
+//! with fewer other crutches (private access, mocks), whatever their sizes; then the shorter
+//! test wins.
 
 use crate::test_case::FinishedTest;
 use std::collections::BTreeMap;
@@ -14,8 +15,9 @@ pub struct Archive {
     next_id: usize,
 }
 
-fn rank(t: &FinishedTest) -> (usize, usize) {
+fn rank(t: &FinishedTest) -> (bool, usize, usize) {
     (
+        t.uses_fakes,
         usize::from(t.uses_private) + usize::from(t.uses_mocks),
         t.case.stmts.len() + super::env::gene_count(&t.case.env),
     )
@@ -128,6 +130,8 @@ mod tests {
             },
             uses_private: private,
             uses_mocks: mocks,
+            uses_fakes: false,
+            unseen_fakes: Vec::new(),
         }
     }
 

@@ -10,6 +10,7 @@
 pub mod archive;
 mod cmp;
 pub mod env;
+pub mod fakes;
 mod frontier;
 pub mod mocks;
 pub mod ops;
@@ -45,6 +46,10 @@ pub struct SearchConfig {
     pub mock_probability: f64,
     /// ...once this fraction of the budget (time or executions) is spent (S_FM).
     pub mock_start: f64,
+    /// Fakes of isolated calls: allowed with this probability...
+    pub isolate_probability: f64,
+    /// ...once this fraction of the budget is spent.
+    pub isolate_start: f64,
 }
 
 /// How candidates are made.
@@ -89,12 +94,16 @@ pub struct SearchOutcome {
     pub goals_needing_private: usize,
     /// Goals (branches and outcomes) whose best test builds mocks.
     pub goals_needing_mocks: usize,
+    /// Goals (branches and outcomes) whose best test sets up fakes.
+    pub goals_needing_fakes: usize,
     /// Counters proven infeasible that some execution covered: bugs in the proof.
     pub infeasible_covered: BTreeSet<u32>,
 }
 
 /// How often a candidate climbs from a stepping stone of the frontier (when there is one).
 const P_CLIMB: f64 = 0.25;
+/// How often a mutant gets a fake, once fakes are allowed (times `isolate_probability`).
+const P_FAKE: f64 = 0.3;
 
 /// Progress as the search goes: executions so far and goals covered.
 pub type Progress<'a> = &'a mut dyn FnMut(u64, usize);
@@ -127,6 +136,7 @@ pub fn run(
                 CallableKind::StructLiteral { .. }
                     | CallableKind::Variant { .. }
                     | CallableKind::Mock(_)
+                    | CallableKind::Fake(_)
                     | CallableKind::Parse { .. }
             )
         })
@@ -138,6 +148,7 @@ pub fn run(
     let expected: Vec<usize> = outputs.expected().collect();
     let (mut refused_by_runtime, mut refused_by_sandbox) = (0u64, 0u64);
     let mut infeasible_covered = BTreeSet::new();
+    let mut real_values = fakes::RealValues::default();
     let started = Instant::now();
     let max = cfg.max_executions.unwrap_or(u64::MAX);
     while executions < max && cfg.deadline.is_none_or(|d| Instant::now() < d) {
@@ -150,6 +161,11 @@ pub fn run(
         let spent = progress_fraction(cfg, executions, started);
         space.mock_gate = if spent >= cfg.mock_start {
             cfg.mock_probability
+        } else {
+            0.0
+        };
+        space.fake_gate = if spent >= cfg.isolate_start {
+            cfg.isolate_probability
         } else {
             0.0
         };
@@ -206,6 +222,9 @@ pub fn run(
             let Some(candidate) = candidate.filter(|c| !c.stmts.is_empty()) else {
                 continue;
             };
+            if !fakes::respects(space, &candidate) {
+                continue;
+            }
             if is_poisoned(&poisoned, &candidate) {
                 avoided += 1;
                 continue;
@@ -265,8 +284,13 @@ pub fn run(
                     )
                 })
                 .count() as u64;
+            real_values.learn(&report);
             if mocks::ran_out(&report) {
                 pending.extend(mocks::grow(&mut rng, space, &case, &report));
+                continue;
+            }
+            if fakes::ran_out(&report) {
+                pending.extend(fakes::grow(&mut rng, space, &case, &report));
                 continue;
             }
             // A repeated last value stands in for the values of later calls; now and then try
@@ -318,7 +342,8 @@ pub fn run(
     };
     let goals_needing_private = needing(|t| t.uses_private);
     let goals_needing_mocks = needing(|t| t.uses_mocks);
-    let (tests, extra) = minimise(
+    let goals_needing_fakes = needing(|t| t.uses_fakes);
+    let (mut tests, extra) = minimise(
         space,
         goals,
         &mut outputs,
@@ -326,6 +351,9 @@ pub fn run(
         &archive,
         &mut infeasible_covered,
     )?;
+    for t in &mut tests {
+        t.unseen_fakes = real_values.unseen(&t.report);
+    }
     executions += extra;
     let covered: BTreeSet<usize> = archive.goals().filter(|&g| !outputs.is_output(g)).collect();
     reached_by_findings.retain(|g| !covered.contains(g));
@@ -343,6 +371,7 @@ pub fn run(
         refused_by_sandbox,
         goals_needing_private,
         goals_needing_mocks,
+        goals_needing_fakes,
         infeasible_covered,
     })
 }
@@ -388,6 +417,12 @@ fn mutate(
     parts: env::EnvParts,
     parent: &FinishedTest,
 ) -> TestCase {
+    // Now and then a fake for a call the parent made for real (seed 000).
+    if space.fake_gate > 0.0 && rng.gen_bool((space.fake_gate * P_FAKE).min(1.0)) {
+        if let Some(t) = fakes::insert(rng, space, &parent.case, &parent.report) {
+            return t;
+        }
+    }
     let roll: f64 = if touched.any() { rng.gen() } else { 1.0 };
     let mut child = if roll < 0.35 {
         parent.case.clone()
@@ -425,16 +460,20 @@ fn finish(
         }
     }
     let is_mock = |s: &Stmt| matches!(cluster.callables[s.callable].kind, CallableKind::Mock(_));
+    let is_fake = |s: &Stmt| matches!(cluster.callables[s.callable].kind, CallableKind::Fake(_));
     let uses_private = case.stmts.iter().any(|s| {
         let c = &cluster.callables[s.callable];
-        !is_mock(s) && !cluster.is_public_api(c.module, c.vis)
+        !is_mock(s) && !is_fake(s) && !cluster.is_public_api(c.module, c.vis)
     });
     let uses_mocks = case.stmts.iter().any(is_mock);
+    let uses_fakes = case.stmts.iter().any(is_fake);
     Ok(FinishedTest {
         case,
         report,
         uses_private,
         uses_mocks,
+        uses_fakes,
+        unseen_fakes: Vec::new(),
     })
 }
 
@@ -465,8 +504,8 @@ fn kept(
     report: ExecReport,
     own: &BTreeSet<usize>,
 ) -> Option<FinishedTest> {
-    // Not a test: a mock ran out, or the sandbox stopped something the code did.
-    if mocks::ran_out(&report) || report.sandbox_blocked > 0 {
+    // Not a test: a mock or fake ran out, or the sandbox stopped something the code did.
+    if mocks::ran_out(&report) || fakes::ran_out(&report) || report.sandbox_blocked > 0 {
         return None;
     }
     let t = finish(space.cluster, candidate, report).ok()?;
@@ -522,11 +561,13 @@ fn minimise(
     for (test, own) in archive.assignments() {
         let own: BTreeSet<usize> = own.into_iter().collect();
         let mut best = test.clone();
-        if let Some(candidate) = mocks::trim(space, &best.case, &best.report) {
-            let report = execute(&candidate)?;
-            executions += 1;
-            if let Some(t) = kept(space, goals, outputs, candidate, report, &own) {
-                best = t;
+        for trim in [mocks::trim, fakes::trim] {
+            if let Some(candidate) = trim(space, &best.case, &best.report) {
+                let report = execute(&candidate)?;
+                executions += 1;
+                if let Some(t) = kept(space, goals, outputs, candidate, report, &own) {
+                    best = t;
+                }
             }
         }
         let mut i = best.case.stmts.len();
@@ -544,7 +585,10 @@ fn minimise(
             let report = execute(&candidate)?;
             executions += 1;
             if let Some(t) = kept(space, goals, outputs, candidate, report, &own) {
-                if t.uses_private <= best.uses_private && t.uses_mocks <= best.uses_mocks {
+                if t.uses_private <= best.uses_private
+                    && t.uses_mocks <= best.uses_mocks
+                    && t.uses_fakes <= best.uses_fakes
+                {
                     best = t;
                     i = i.min(best.case.stmts.len());
                 }
