@@ -393,6 +393,9 @@ pub struct Unit {
     pub attribute: Option<IsolateAttr>,
     /// The calls it makes that leave its module and that a fake can answer, one per callee.
     pub calls: Vec<OutCall>,
+    /// Calls of other crates' functions, by path (`settings::load`) with how the unit names
+    /// them: calls once their signatures are known (`isolate::resolve_externs`).
+    pub extern_calls: Vec<(Vec<String>, String)>,
 }
 
 /// An isolate attribute in the source.
@@ -414,7 +417,9 @@ pub struct IsolateAttr {
 /// A call that leaves its unit.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OutCall {
-    pub callee: CallableId,
+    pub callee: Callee,
+    /// What it returns: what a fake of it returns.
+    pub ret: Ty,
     /// How the unit's `only(..)` names it: as the call writes the path (`db::run_query`), or
     /// for a method its type's path from the unit and its name (`crate::db::Database::query`).
     pub entry: String,
@@ -422,10 +427,19 @@ pub struct OutCall {
     pub restriction: Option<String>,
 }
 
+/// The function an isolated call calls.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Callee {
+    /// A callable of the crate.
+    Crate(CallableId),
+    /// Another crate's function, by its path (`settings::load`).
+    Extern(Vec<String>),
+}
+
 /// A callee tests may fake, with what its fake returns.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FakeDef {
-    pub callee: CallableId,
+    pub callee: Callee,
     /// The callee's return type: the fake's values.
     pub ret: Ty,
     /// The units that call it, whose attributes list it.

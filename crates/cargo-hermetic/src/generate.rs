@@ -35,6 +35,11 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     let chosen: Vec<bool> = (0..cluster.callables.len())
         .map(|c| selected(&cluster, c, &selection))
         .collect();
+    if args.isolate == Some(Isolate::On) && cluster.units.iter().any(|u| !u.extern_calls.is_empty())
+    {
+        let deps = cargo::dependency_libs(&target.crate_dir.join("Cargo.toml"));
+        isolate::resolve_externs(&mut cluster, &deps);
+    }
     let units = match args.isolate {
         Some(Isolate::On) => isolate::plan(&mut cluster, |c| chosen[c]),
         Some(Isolate::Off) => isolate::attributed_units(&cluster, |c| chosen[c]),
@@ -149,12 +154,13 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         work_dir: &work_dir,
     };
     // The tests' fakes answer only where the attributes are: verification places them too.
-    let faked_by = |files: &[emit::GeneratedFile]| -> std::collections::BTreeSet<usize> {
-        files
-            .iter()
-            .flat_map(|f| isolate::faked_in(&cluster, &f.contents))
-            .collect()
-    };
+    let faked_by =
+        |files: &[emit::GeneratedFile]| -> std::collections::BTreeSet<crate::cluster::Callee> {
+            files
+                .iter()
+                .flat_map(|f| isolate::faked_in(&cluster, &f.contents))
+                .collect()
+        };
     let verify_attributes = match args.isolate {
         Some(Isolate::On) => {
             isolate::user_attributes(&cluster, &units, &faked_by(&files), Isolate::On)
@@ -194,7 +200,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     };
     // Checked before anything is written: nothing is written if an attribute cannot go in.
     let writing = Instant::now();
-    let attribute_texts = isolate::planned_texts(
+    isolate::planned_texts(
         &target.crate_dir,
         &target.crate_dir,
         &cluster,
@@ -218,11 +224,16 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         args.dry_run,
     )?;
     if args.dry_run {
-        for (path, text) in &attribute_texts {
-            println!("// ===== {} (isolate attributes) =====", path.display());
-            for line in text.lines().filter(|l| l.contains("hermetic::isolate")) {
-                println!("{}", line.trim());
-            }
+        for (u, only) in &user_attributes {
+            let unit = &cluster.units[*u];
+            let file =
+                emit::relative_to(&cluster.modules[unit.module].file, Some(&target.crate_dir));
+            println!(
+                "// ===== {} `{}`: isolate attribute =====",
+                file.display(),
+                unit.name
+            );
+            println!("{}", isolate::attribute_of(&cluster, *u, only));
         }
     } else {
         let writing = Instant::now();

@@ -12,7 +12,8 @@
 use crate::analyze::calls::{impl_name, isolate_attr};
 use crate::analyze::syntax::Offsets;
 use crate::cluster::{
-    Callable, CallableId, CallableKind, Cluster, FakeDef, ModuleBody, Param, Ty, UnitId, Vis,
+    Callable, CallableId, CallableKind, Callee, Cluster, FakeDef, ModuleBody, OutCall, Param, Ty,
+    UnitId, Vis,
 };
 use anyhow::{Context, Result};
 use std::collections::{BTreeMap, BTreeSet};
@@ -54,16 +55,26 @@ pub fn plan(cluster: &mut Cluster, selected: impl Fn(CallableId) -> bool) -> Vec
                     }
                 }
                 None => {
-                    let callee = &cluster.callables[call.callee];
-                    let ret = callee.ret.clone();
+                    let (module, name, vis) = match &call.callee {
+                        Callee::Crate(c) => {
+                            let callee = &cluster.callables[*c];
+                            (callee.module, callee.name.clone(), visibility(cluster, *c))
+                        }
+                        // Another crate's public function: nameable wherever the unit is.
+                        Callee::Extern(path) => (
+                            cluster.units[u].module,
+                            path.last().cloned().unwrap_or_default(),
+                            Vis::Pub,
+                        ),
+                    };
                     let fake = Callable {
-                        module: callee.module,
-                        name: callee.name.clone(),
+                        module,
+                        name,
                         kind: CallableKind::Fake(cluster.fakes.len()),
-                        vis: visibility(cluster, call.callee),
+                        vis,
                         params: vec![Param {
                             name: "values".into(),
-                            ty: Ty::Vec(Box::new(ret.clone())),
+                            ty: Ty::Vec(Box::new(call.ret.clone())),
                         }],
                         ret: Ty::Unit,
                         generic_args: Vec::new(),
@@ -71,7 +82,7 @@ pub fn plan(cluster: &mut Cluster, selected: impl Fn(CallableId) -> bool) -> Vec
                     };
                     cluster.fakes.push(FakeDef {
                         callee: call.callee,
-                        ret,
+                        ret: call.ret,
                         units: vec![u],
                         restriction: call.restriction,
                     });
@@ -89,6 +100,54 @@ fn visibility(cluster: &Cluster, callee: CallableId) -> Vis {
     match c.kind.self_ty() {
         Some(Ty::Adt(t, _)) => crate::analyze::syntax::least_visible(c.vis, cluster.types[*t].vis),
         _ => c.vis,
+    }
+}
+
+/// Makes calls of the units' calls of other crates' functions whose signature is known and a
+/// fake can stand in for: the function is found in its crate's sources (`deps`: each
+/// dependency's name as Rust spells it and its library's root file), and returns std's types
+/// only (the crate's tests cannot build the other crate's types).
+pub fn resolve_externs(cluster: &mut Cluster, deps: &[(String, PathBuf)]) {
+    let mut analysed: BTreeMap<String, Option<Cluster>> = BTreeMap::new();
+    for u in 0..cluster.units.len() {
+        for (path, entry) in cluster.units[u].extern_calls.clone() {
+            let Some((krate, rest)) = path.split_first() else {
+                continue;
+            };
+            let dep = analysed.entry(krate.clone()).or_insert_with(|| {
+                let (_, lib) = deps.iter().find(|(name, _)| name == krate)?;
+                crate::analyze::analyze(lib, krate).ok()
+            });
+            let Some(dep) = dep else { continue };
+            let Some((name, modules)) = rest.split_last() else {
+                continue;
+            };
+            let found = dep.callables.iter().find(|c| {
+                c.kind == CallableKind::Function
+                    && &c.name == name
+                    && dep.modules[c.module].path == modules
+                    && dep.is_public_api(c.module, c.vis)
+            });
+            let Some(f) = found else { continue };
+            let std_only = !f.ret.mentions(&|t| matches!(t, Ty::Adt(..) | Ty::Mock(_)));
+            if f.ret == Ty::Unit
+                || !std_only
+                || !f.generic_args.is_empty()
+                || crate::driver::codegen::has_borrow(&f.ret)
+            {
+                continue;
+            }
+            let restriction = cluster.units[u]
+                .attribute
+                .as_ref()
+                .and_then(|a| a.restriction(&entry));
+            cluster.units[u].calls.push(OutCall {
+                callee: Callee::Extern(path.clone()),
+                ret: f.ret.clone(),
+                entry,
+                restriction,
+            });
+        }
     }
 }
 
@@ -110,7 +169,7 @@ pub fn shadow_attributes(cluster: &Cluster, units: &[UnitId]) -> Vec<(UnitId, Ve
 pub fn user_attributes(
     cluster: &Cluster,
     units: &[UnitId],
-    used: &BTreeSet<CallableId>,
+    used: &BTreeSet<Callee>,
     mode: Isolate,
 ) -> Vec<(UnitId, Vec<String>)> {
     let mut out = Vec::new();
@@ -188,7 +247,7 @@ fn merged(cluster: &Cluster, u: UnitId, entries: impl IntoIterator<Item = String
 
 /// The callees a test file sets fakes up for, by the `Fake` callables' names as written in
 /// `.returns(<path>, ..)`: for `--isolate=off`, which needs every test file of the crate.
-pub fn faked_in(cluster: &Cluster, text: &str) -> BTreeSet<CallableId> {
+pub fn faked_in(cluster: &Cluster, text: &str) -> BTreeSet<Callee> {
     let mut out = BTreeSet::new();
     for (i, piece) in text.split(".returns(").enumerate().skip(1) {
         let _ = i;
@@ -198,14 +257,20 @@ pub fn faked_in(cluster: &Cluster, text: &str) -> BTreeSet<CallableId> {
             .filter(|c| !c.is_whitespace())
             .collect();
         for f in &cluster.fakes {
-            let callee = &cluster.callables[f.callee];
-            let owner = match callee.kind.self_ty() {
-                Some(Ty::Adt(t, _)) => format!("{}::", cluster.types[*t].name),
-                _ => String::new(),
+            let tail = match &f.callee {
+                Callee::Crate(c) => {
+                    let callee = &cluster.callables[*c];
+                    match callee.kind.self_ty() {
+                        Some(Ty::Adt(t, _)) => {
+                            format!("{}::{}", cluster.types[*t].name, callee.name)
+                        }
+                        _ => callee.name.clone(),
+                    }
+                }
+                Callee::Extern(p) => p.join("::"),
             };
-            let tail = format!("{owner}{}", callee.name);
             if path == tail || path.ends_with(&format!("::{tail}")) {
-                out.insert(f.callee);
+                out.insert(f.callee.clone());
             }
         }
     }
@@ -360,6 +425,17 @@ fn module_items<'f>(cluster: &Cluster, m: usize, file: &'f syn::File) -> Result<
     Ok(items)
 }
 
+/// The attribute unit `u` gets with `only` (or a note that it is taken out), as `--dry-run`
+/// shows it.
+pub fn attribute_of(cluster: &Cluster, u: UnitId, only: &[String]) -> String {
+    let unit = &cluster.units[u];
+    if only.is_empty() {
+        return "(taken out: no test fakes its calls)".to_string();
+    }
+    let others = unit.attribute.as_ref().map_or(&[][..], |a| &a.others[..]);
+    attribute(only, others, &unit.indent)
+}
+
 /// The attribute, laid out as rustfmt lays it out at `indent`.
 fn attribute(only: &[String], others: &[String], indent: &str) -> String {
     let mut options = vec![format!("only({})", only.join(", "))];
@@ -385,7 +461,7 @@ mod tests {
     use super::*;
 
     /// The `Fake` callable that sets fake `f` up.
-    fn fake_callable(cluster: &Cluster, f: FakeId) -> Option<CallableId> {
+    fn fake_callable(cluster: &Cluster, f: crate::cluster::FakeId) -> Option<CallableId> {
         cluster
             .callables
             .iter()
@@ -438,7 +514,10 @@ mod inner {
         let names: Vec<&str> = c
             .fakes
             .iter()
-            .map(|f| c.callables[f.callee].name.as_str())
+            .map(|f| match &f.callee {
+                Callee::Crate(id) => c.callables[*id].name.as_str(),
+                Callee::Extern(p) => p[0].as_str(),
+            })
             .collect();
         assert_eq!(names, ["query", "run_query"]);
         assert_eq!(c.fakes[1].units.len(), 2);
@@ -509,9 +588,12 @@ mod inner {
         let (_d, mut c) = crate_with(LIB);
         plan(&mut c, |_| true);
         let text = "let _fakes = hermetic::Fakes::new()\n    .returns(crate::db::run_query, [Ok(1)])\n    .returns(Database::query, [Ok(2)])\n    .enter();";
-        let got: Vec<&str> = faked_in(&c, text)
+        let got: Vec<String> = faked_in(&c, text)
             .into_iter()
-            .map(|id| c.callables[id].name.as_str())
+            .map(|callee| match callee {
+                Callee::Crate(id) => c.callables[id].name.clone(),
+                Callee::Extern(p) => p.join("::"),
+            })
             .collect();
         assert_eq!(got, ["query", "run_query"]);
     }

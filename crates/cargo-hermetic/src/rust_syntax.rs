@@ -183,9 +183,16 @@ pub fn ty_in_expr(cluster: &Cluster, t: &Ty, from: ModuleId) -> TokenStream {
 /// a fake is set up with).
 pub fn callee_path(
     cluster: &Cluster,
-    callee: crate::cluster::CallableId,
+    callee: &crate::cluster::Callee,
     from: ModuleId,
 ) -> TokenStream {
+    let callee = match callee {
+        crate::cluster::Callee::Crate(c) => *c,
+        crate::cluster::Callee::Extern(path) => {
+            let segments = path.iter().map(|s| ident(s));
+            return quote!(#(#segments)::*);
+        }
+    };
     let c = &cluster.callables[callee];
     match c.kind.self_ty() {
         Some(owner) => {

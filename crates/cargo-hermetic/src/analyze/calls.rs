@@ -16,7 +16,7 @@ use super::names::{Names, Target};
 use super::syntax::{text, Offsets};
 use super::types::{Mode, TraitInfo, TyCx, TypeInfo};
 use crate::cluster::{
-    CallableId, CallableKind, Cluster, IsolateAttr, ModuleId, OutCall, Ty, TypeKind, Unit,
+    CallableId, CallableKind, Callee, Cluster, IsolateAttr, ModuleId, OutCall, Ty, TypeKind, Unit,
 };
 use proc_macro2::LineColumn;
 use std::collections::BTreeMap;
@@ -150,6 +150,8 @@ struct Walk<'a> {
     locals: BTreeMap<String, Ty>,
     /// Callee → how the unit names it, in the order met.
     calls: Vec<(CallableId, String)>,
+    /// Other crates' functions called, by path, with how the unit names them.
+    extern_calls: Vec<(Vec<String>, String)>,
 }
 
 impl<'a> Walk<'a> {
@@ -166,6 +168,7 @@ impl<'a> Walk<'a> {
             self_ty,
             locals: BTreeMap::new(),
             calls: Vec::new(),
+            extern_calls: Vec::new(),
         }
     }
 
@@ -196,6 +199,27 @@ impl<'a> Walk<'a> {
                 }
             }
         }
+    }
+
+    /// The other crate's function a path call names (`settings::load`, or `load` after
+    /// `use settings::load;`): a path whose first segment is no name of this crate nor std's.
+    fn extern_callee(&self, path: &syn::Path) -> Option<Vec<String>> {
+        let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let full = match segs.as_slice() {
+            [name] => self.scope.names.import(self.module, name)?.to_vec(),
+            _ => segs,
+        };
+        let first = full.first()?;
+        let outside = matches!(
+            self.scope.names.resolve(self.module, &full[..1]),
+            Target::Unknown | Target::External(_)
+        );
+        let std = matches!(
+            first.as_str(),
+            "std" | "core" | "alloc" | "crate" | "self" | "super" | "::"
+        );
+        let lowercase = full.last()?.starts_with(|c: char| c.is_lowercase());
+        (outside && !std && full.len() >= 2 && lowercase).then_some(full)
     }
 
     /// The crate callable a path call names, with how the call writes it.
@@ -320,7 +344,7 @@ impl<'a> Walk<'a> {
         offsets: &Offsets,
     ) -> Option<Unit> {
         let attribute = attrs.iter().find_map(|a| isolate_attr(a, offsets));
-        if self.calls.is_empty() && attribute.is_none() {
+        if self.calls.is_empty() && self.extern_calls.is_empty() && attribute.is_none() {
             return None;
         }
         let insert_at = offsets.offset(at);
@@ -332,18 +356,11 @@ impl<'a> Walk<'a> {
         let calls = self
             .calls
             .into_iter()
-            .map(|(callee, entry)| {
-                let restriction = attribute.as_ref().and_then(|a| {
-                    a.returns
-                        .iter()
-                        .find(|(path, _)| names_callee(path, &entry))
-                        .map(|(_, pattern)| pattern.clone())
-                });
-                OutCall {
-                    callee,
-                    entry,
-                    restriction,
-                }
+            .map(|(callee, entry)| OutCall {
+                restriction: attribute.as_ref().and_then(|a| a.restriction(&entry)),
+                ret: self.cluster.callables[callee].ret.clone(),
+                callee: Callee::Crate(callee),
+                entry,
             })
             .collect();
         Some(Unit {
@@ -356,6 +373,7 @@ impl<'a> Walk<'a> {
             indent,
             attribute,
             calls,
+            extern_calls: self.extern_calls,
         })
     }
 }
@@ -383,9 +401,13 @@ impl Visit<'_> for Walk<'_> {
         syn::visit::visit_expr_call(self, call);
         if let Expr::Path(p) = &*call.func {
             if p.qself.is_none() {
+                let entry = segments(&p.path).join("::");
                 if let Some(callee) = self.path_callee(&p.path) {
-                    let entry = segments(&p.path).join("::");
                     self.record(callee, entry);
+                } else if let Some(path) = self.extern_callee(&p.path) {
+                    if !self.extern_calls.iter().any(|(known, _)| *known == path) {
+                        self.extern_calls.push((path, entry));
+                    }
                 }
             }
         }
@@ -439,6 +461,16 @@ fn segments(path: &syn::Path) -> Vec<String> {
 /// Tokens as text without the spaces `TokenStream` puts around `::`.
 pub fn squash(tokens: &str) -> String {
     tokens.replace(" :: ", "::").replace(":: ", "::")
+}
+
+impl IsolateAttr {
+    /// The pattern of the attribute's `returns(..)` for the callee written `entry`, if any.
+    pub fn restriction(&self, entry: &str) -> Option<String> {
+        self.returns
+            .iter()
+            .find(|(path, _)| names_callee(path, entry))
+            .map(|(_, pattern)| pattern.clone())
+    }
 }
 
 /// Whether a path of an attribute's option names a callee written `entry` (as the macro

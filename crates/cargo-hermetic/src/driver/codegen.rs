@@ -138,7 +138,7 @@ pub fn generate(
 /// reported, with what they returned.
 fn watch(cluster: &Cluster, f: usize, id: usize, m: ModuleId) -> TokenStream {
     let def = &cluster.fakes[f];
-    let callee = callee_path(cluster, def.callee, m);
+    let callee = callee_path(cluster, &def.callee, m);
     let ret = ty(cluster, &def.ret, m);
     quote! {
         ::hermetic_driver::fakes::watch(
@@ -366,7 +366,7 @@ fn call_body(cluster: &Cluster, id: usize) -> Result<TokenStream, String> {
         }
         CallableKind::Fake(f) => {
             // Its fakes answer the execution's isolated calls from here on.
-            let callee = callee_path(cluster, cluster.fakes[*f].callee, m);
+            let callee = callee_path(cluster, &cluster.fakes[*f].callee, m);
             return Ok(quote! {
                 #(#setup)*
                 ::hermetic_driver::fakes::enter(

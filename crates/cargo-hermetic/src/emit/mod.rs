@@ -320,24 +320,24 @@ fn render_test(cluster: &Cluster, test: &FinishedTest, suite: Suite) -> Option<R
     // Fakes set up by consecutive statements share one `Fakes` value.
     let mut fakes = Fakes::default();
     let mut unseen = Vec::new();
-    for (i, s) in stmts.iter().enumerate() {
+    for i in fakes_together(cluster, stmts) {
+        let s = &stmts[i];
         let c = &cluster.callables[s.callable];
         if let CallableKind::Fake(f) = c.kind {
-            let at: Vec<usize> = test
-                .unseen_fakes
-                .iter()
-                .filter(|(callable, _)| *callable == s.callable)
-                .map(|&(_, k)| k)
-                .collect();
             let (callee, values) = writer.fake(f, &s.args, &vars)?;
-            for k in at {
-                if let Some(v) = values.get(k) {
-                    let v = layout::expression_text(v);
-                    let callee = layout::expression_text(&callee);
-                    body.push(layout::comment(&format!(
-                        "Review: `{callee}` never returned `{v}` when it ran for real during generation."
-                    )));
-                    unseen.push((callee, v));
+            let callee_text = layout::expression_text(&callee);
+            let calls = report.fake_calls.iter().find(|k| k.callable == s.callable);
+            for &(_, k) in test.unseen_fakes.iter().filter(|(c, _)| *c == s.callable) {
+                // What the fake returned, as a literal where the oracle can write one.
+                let shown = calls
+                    .and_then(|calls| calls.fake_values.get(k))
+                    .and_then(|o| writer.oracle.literal(&cluster.fakes[f].ret, o, true))
+                    .or_else(|| values.get(k).cloned());
+                if let Some(v) = shown {
+                    unseen.push((callee_text.clone(), layout::expression_text(&v)));
+                    if !fakes.review.contains(&callee_text) {
+                        fakes.review.push(callee_text.clone());
+                    }
                 }
             }
             fakes.chain.push(quote!(.returns(#callee, [#(#values),*])));
@@ -454,6 +454,59 @@ fn render_test(cluster: &Cluster, test: &FinishedTest, suite: Suite) -> Option<R
     })
 }
 
+/// The order statements are written in: as they ran, but for values built by literals between
+/// a test's fakes (a fake's crate value), which go before the first fake, so that the fakes
+/// are consecutive and one `Fakes` sets them all up. A literal calls nothing, so no fake can
+/// answer anything it does.
+fn fakes_together(cluster: &Cluster, stmts: &[crate::test_case::Stmt]) -> Vec<usize> {
+    let is_fake = |i: &usize| {
+        matches!(
+            cluster.callables[stmts[*i].callable].kind,
+            CallableKind::Fake(_)
+        )
+    };
+    let all: Vec<usize> = (0..stmts.len()).collect();
+    let (Some(&first), Some(&last)) = (
+        all.iter().find(|i| is_fake(i)),
+        all.iter().rfind(|i| is_fake(i)),
+    ) else {
+        return all;
+    };
+    let literal = |i: &usize| {
+        matches!(
+            cluster.callables[stmts[*i].callable].kind,
+            CallableKind::StructLiteral { .. } | CallableKind::Variant { .. }
+        )
+    };
+    // Literals whose values come only from statements before the fakes, or from such literals.
+    let mut moved: Vec<usize> = Vec::new();
+    for i in first..=last {
+        if literal(&i)
+            && stmts[i]
+                .uses()
+                .iter()
+                .all(|u| *u < first || moved.contains(u))
+        {
+            moved.push(i);
+        }
+    }
+    let mut order: Vec<usize> = (0..first).collect();
+    order.extend(&moved);
+    order.extend((first..stmts.len()).filter(|i| !moved.contains(i)));
+    order
+}
+
+/// A callee's path as a comment names it: from its type on (`Database::run_query`), else its
+/// last two segments (`db::run_query`, `settings::load`).
+fn short(path: &str) -> String {
+    let segments: Vec<&str> = path.split("::").collect();
+    let from = segments
+        .iter()
+        .position(|s| s.starts_with(char::is_uppercase))
+        .unwrap_or(segments.len().saturating_sub(2));
+    segments[from..].join("::")
+}
+
 /// The fakes of consecutive statements, set up by one `Fakes` value:
 /// `let _fakes = hermetic::Fakes::new().returns(db::run_query, [Ok(5)]).enter();`.
 #[derive(Default)]
@@ -461,6 +514,9 @@ struct Fakes {
     chain: Vec<TokenStream>,
     /// How many `Fakes` the test entered so far.
     entered: usize,
+    /// Callees whose fakes return values the real callee never did while the tests were
+    /// generated (seed 000's false behaviour): a comment asks the reader to check them.
+    review: Vec<String>,
 }
 
 impl Fakes {
@@ -469,6 +525,14 @@ impl Fakes {
             return;
         }
         let chain = std::mem::take(&mut self.chain);
+        let review = std::mem::take(&mut self.review);
+        if !review.is_empty() {
+            let names: Vec<String> = review.iter().map(|c| format!("`{}`", short(c))).collect();
+            body.push(layout::comment(&format!(
+                "Review: the real {} never returned these values during generation.",
+                names.join(" and ")
+            )));
+        }
         self.entered += 1;
         let guard = match self.entered {
             1 => quote::format_ident!("_fakes"),
@@ -772,7 +836,7 @@ impl Writer<'_> {
         vars: &[Option<(Ident, Ty)>],
     ) -> Option<(TokenStream, Vec<TokenStream>)> {
         let def = &self.cluster.fakes[f];
-        let callee = rust_syntax::callee_path(self.cluster, def.callee, self.home);
+        let callee = rust_syntax::callee_path(self.cluster, &def.callee, self.home);
         let [Value::Seq(items)] = args else {
             return None;
         };

@@ -303,6 +303,76 @@ fn literal(e: &syn::Expr) -> Option<Value> {
     }
 }
 
+/// Simpler values to try for a fake's value, simplest first (a reader judges a fake's value
+/// more easily when it is `5`, not `5300318706901489288`): each integer in it (inside `Ok`,
+/// `Some`, tuples) replaced by 0, 1, -1, or a number the code compared against, or one off
+/// it (a boundary), when nearer to zero than it is.
+pub fn simpler(v: &Value, compared: &[i128]) -> Vec<Value> {
+    let mut out = Vec::new();
+    match v {
+        Value::Int(x) => {
+            let mut near: Vec<i128> = [0, 1, -1]
+                .into_iter()
+                .chain(compared.iter().flat_map(|&c| [c, c - 1, c + 1]))
+                .filter(|c| c.unsigned_abs() < x.unsigned_abs())
+                .collect();
+            near.sort_by_key(|c| (c.unsigned_abs(), *c < 0));
+            near.dedup();
+            out.extend(near.into_iter().map(Value::Int));
+        }
+        Value::Ok(inner) => out.extend(
+            simpler(inner, compared)
+                .into_iter()
+                .map(|i| Value::Ok(Box::new(i))),
+        ),
+        Value::Err(inner) => out.extend(
+            simpler(inner, compared)
+                .into_iter()
+                .map(|i| Value::Err(Box::new(i))),
+        ),
+        Value::Opt(Some(inner)) => out.extend(
+            simpler(inner, compared)
+                .into_iter()
+                .map(|i| Value::Opt(Some(Box::new(i)))),
+        ),
+        Value::Tuple(items) => {
+            for (k, item) in items.iter().enumerate() {
+                for s in simpler(item, compared) {
+                    let mut items = items.clone();
+                    items[k] = s;
+                    out.push(Value::Tuple(items));
+                }
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// The test with value `k` of its statement `i` (a fake) replaced.
+pub fn with_value(case: &TestCase, i: usize, k: usize, v: Value) -> TestCase {
+    let mut case = case.clone();
+    if let Some(Value::Seq(items)) = case.stmts[i].args.first_mut() {
+        if k < items.len() {
+            items[k] = v;
+        }
+    }
+    case
+}
+
+/// The positions of a test's fake values: (statement, value index).
+pub fn value_positions(space: &Space, case: &TestCase) -> Vec<(usize, usize)> {
+    (0..case.stmts.len())
+        .filter(|&i| is_fake(space, &case.stmts[i]))
+        .flat_map(|i| (0..values(&case.stmts[i]).len()).map(move |k| (i, k)))
+        .collect()
+}
+
+/// A value of a fake statement.
+pub fn value_at(case: &TestCase, i: usize, k: usize) -> Option<&Value> {
+    values(&case.stmts[i]).get(k)
+}
+
 /// What each callee's real calls returned over the run (seed 000's false behaviour: a fake's
 /// value that is not among them is one the user should review).
 #[derive(Default)]
@@ -347,6 +417,26 @@ mod tests {
 
     fn pat(text: &str) -> syn::Pat {
         syn::parse::Parser::parse_str(syn::Pat::parse_multi_with_leading_vert, text).unwrap()
+    }
+
+    #[test]
+    fn simpler_values_are_nearer_zero_and_boundaries_of_comparisons() {
+        let big = Value::Ok(Box::new(Value::Int(5_300_318_706_901_489_288)));
+        let got = simpler(&big, &[6]);
+        let ints: Vec<i128> = got
+            .iter()
+            .map(|v| match v {
+                Value::Ok(i) => match **i {
+                    Value::Int(x) => x,
+                    _ => panic!(),
+                },
+                _ => panic!(),
+            })
+            .collect();
+        assert_eq!(ints, [0, 1, -1, 5, 6, 7]);
+        assert!(simpler(&Value::Int(1), &[])
+            .iter()
+            .all(|v| *v == Value::Int(0)));
     }
 
     #[test]

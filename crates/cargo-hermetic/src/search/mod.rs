@@ -104,6 +104,8 @@ pub struct SearchOutcome {
 const P_CLIMB: f64 = 0.25;
 /// How often a mutant gets a fake, once fakes are allowed (times `isolate_probability`).
 const P_FAKE: f64 = 0.3;
+/// Executions a kept test may spend on simpler values for its fakes.
+const MAX_SIMPLER_TRIES: usize = 24;
 
 /// Progress as the search goes: executions so far and goals covered.
 pub type Progress<'a> = &'a mut dyn FnMut(u64, usize);
@@ -591,6 +593,36 @@ fn minimise(
                 {
                     best = t;
                     i = i.min(best.case.stmts.len());
+                }
+            }
+        }
+        // Fakes' values as a reader would choose them, where the goals allow.
+        let compared: Vec<i128> = best
+            .report
+            .cmp_ints
+            .iter()
+            .filter(|(pc, _)| goals.in_selected_code(*pc))
+            .map(|&(_, v)| v as i64 as i128)
+            .collect();
+        let mut tries = 0;
+        for (i, k) in fakes::value_positions(space, &best.case) {
+            let Some(current) = fakes::value_at(&best.case, i, k).cloned() else {
+                continue;
+            };
+            for v in fakes::simpler(&current, &compared) {
+                if tries >= MAX_SIMPLER_TRIES {
+                    break;
+                }
+                tries += 1;
+                let candidate = fakes::with_value(&best.case, i, k, v);
+                if !fakes::respects(space, &candidate) {
+                    continue;
+                }
+                let report = execute(&candidate)?;
+                executions += 1;
+                if let Some(t) = kept(space, goals, outputs, candidate, report, &own) {
+                    best = t;
+                    break;
                 }
             }
         }
