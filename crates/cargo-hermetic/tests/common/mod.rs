@@ -46,6 +46,7 @@ pub const FIXTURES: &[&str] = &[
     "addresses",
     "machine",
     "ranges",
+    "isolated",
 ];
 
 /// Budget passed with every run: generous, so that runs are bounded by `--max-executions`
@@ -334,6 +335,21 @@ impl Fixture {
             .sum()
     }
 
+    /// Runs `cargo test` on the copy: whether it passed, and what it printed (for tests that
+    /// expect it to fail).
+    pub fn cargo_test(&self) -> (bool, String) {
+        let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+        cmd.arg("test")
+            .arg("--manifest-path")
+            .arg(self.manifest())
+            .env("CARGO_TARGET_DIR", cargo_test_target_dir());
+        let out = run_with_timeout(cmd, CARGO_TEST_TIMEOUT);
+        (
+            out.status.success(),
+            format!("{}\n{}", out.stdout, out.stderr),
+        )
+    }
+
     /// The generated and recorded files, for failure messages.
     pub fn dump_generated(&self) -> String {
         self.generated_files()
@@ -365,6 +381,11 @@ impl Generate<'_> {
 
     pub fn jobs(self, n: usize) -> Self {
         self.arg("--jobs").arg(n.to_string())
+    }
+
+    pub fn args<A: Into<OsString>>(mut self, args: impl IntoIterator<Item = A>) -> Self {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
     }
 
     pub fn arg(mut self, a: impl Into<OsString>) -> Self {
