@@ -155,10 +155,12 @@ pub fn build_test_binary(
     run_build(cmd, manifest)
 }
 
-/// Builds the library's unit tests with plain `cargo test --no-run` (no instrumentation).
-pub fn build_tests(manifest: &Path, target_dir: &Path) -> Result<BuildOutcome> {
+/// Builds the library's unit tests with plain `cargo test --no-run` (no instrumentation), with
+/// cargo's `options` (`--release`, `--all-features`).
+pub fn build_tests(manifest: &Path, target_dir: &Path, options: &[&str]) -> Result<BuildOutcome> {
     let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
     cmd.args(["test", "--lib", "--no-run", "--message-format=json"])
+        .args(options)
         .arg("--manifest-path")
         .arg(manifest)
         .arg("--target-dir")

@@ -106,9 +106,21 @@ pub struct GenerateArgs {
     /// worth).
     #[arg(long, hide = true)]
     pub no_static_isolation: bool,
+    /// Mutation analysis: compile mutants of the selected code into the driver, keep the
+    /// assertions that kill them and report the mutation score (`off`: a faster run, every
+    /// assertion kept).
+    #[arg(long, value_enum, default_value = "on")]
+    pub mutation: Switch,
     /// No progress bar.
     #[arg(short, long)]
     pub quiet: bool,
+}
+
+/// `on` or `off`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Switch {
+    On,
+    Off,
 }
 
 /// A number from 0 to 1.

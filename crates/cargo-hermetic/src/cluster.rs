@@ -56,9 +56,10 @@ pub struct Module {
     /// Whether the file is a "mod-rs" file (lib.rs, main.rs, mod.rs), whose child module files
     /// live beside it rather than in a directory named after it.
     pub mod_rs: bool,
-    /// Prelude types (`Result`, `Option`, `Vec`, `String`, `Box`) whose name means something
-    /// else here: a crate alias `Result<T>`, a `use std::io::Result`, a crate type. Code placed
-    /// in a child module with `use super::*` spells them by their std path.
+    /// Prelude types (`Result`, `Option`, `Vec`, `String`, `Box`) and std types tests name
+    /// (`StdTy`: `PathBuf`, `Path`, ..) whose name means something else here: a crate alias
+    /// `Result<T>`, a `use std::io::Result`, a crate type `Path`. Code placed in a child module
+    /// with `use super::*` spells them by their std path (and imports the others).
     pub shadowed_prelude: Vec<String>,
 }
 
@@ -184,6 +185,8 @@ pub enum Ty {
     /// The generated mock of a crate trait (`MockLedger` for `Ledger`), standing for a
     /// parameter typed by the trait: `impl Ledger`, `T: Ledger`, `dyn Ledger` behind a pointer.
     Mock(TraitId),
+    /// A std type outside the prelude, with its type arguments (see [`StdTy`]).
+    Std(StdTy, Vec<Ty>),
 }
 
 impl Ty {
@@ -201,9 +204,72 @@ impl Ty {
                 | Ty::IntoIter(e)
                 | Ty::Range(e, _) => e.mentions(pred),
                 Ty::Result(a, b) => a.mentions(pred) || b.mentions(pred),
-                Ty::Tuple(items) | Ty::Adt(_, items) => items.iter().any(|t| t.mentions(pred)),
+                Ty::Tuple(items) | Ty::Adt(_, items) | Ty::Std(_, items) => {
+                    items.iter().any(|t| t.mentions(pred))
+                }
                 _ => false,
             }
+    }
+}
+
+/// The std types outside the prelude that tests build from data and results are compared
+/// with. Each travels as one of the protocol's existing value shapes: text as `Value::Str`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StdTy {
+    /// `std::path::PathBuf`, as text: `PathBuf::from("/etc/app.conf")`.
+    PathBuf,
+    /// `&std::path::Path` (a reference, as `Ty::Str` is `&str`): `Path::new("/etc/app.conf")`.
+    PathRef,
+    /// `std::ffi::OsString`, as text: `OsString::from("x")`.
+    OsString,
+    /// `&std::ffi::OsStr`: `OsStr::new("x")`.
+    OsStrRef,
+    /// A `&str` that names a path: what stands in for a type parameter bounded by
+    /// `AsRef<Path>` or `Into<PathBuf>`, drawn as paths are and written as a string literal.
+    PathStr,
+}
+
+impl StdTy {
+    /// The std types a crate can name (`PathStr` is a `&str`).
+    pub const ALL: [StdTy; 4] = [
+        StdTy::PathBuf,
+        StdTy::PathRef,
+        StdTy::OsString,
+        StdTy::OsStrRef,
+    ];
+
+    /// The type's path below `std`, its last segment the name tests use.
+    pub fn path(self) -> &'static [&'static str] {
+        match self {
+            StdTy::PathBuf => &["path", "PathBuf"],
+            StdTy::PathRef => &["path", "Path"],
+            StdTy::OsString => &["ffi", "OsString"],
+            StdTy::OsStrRef => &["ffi", "OsStr"],
+            StdTy::PathStr => &["primitive", "str"],
+        }
+    }
+
+    /// The name tests spell it by (`PathBuf`, `Path`).
+    pub fn name(self) -> &'static str {
+        self.path().last().expect("a path has a name")
+    }
+
+    /// Whether values of the type are text (`Value::Str`, `Observed::Str`).
+    pub fn is_text(self) -> bool {
+        matches!(
+            self,
+            StdTy::PathBuf | StdTy::PathRef | StdTy::OsString | StdTy::OsStrRef | StdTy::PathStr
+        )
+    }
+
+    /// Whether the type is a reference (a parameter borrows a value the driver decodes).
+    pub fn is_ref(self) -> bool {
+        matches!(self, StdTy::PathRef | StdTy::OsStrRef | StdTy::PathStr)
+    }
+
+    /// Whether values of the type are paths (drawn as paths are).
+    pub fn is_path(self) -> bool {
+        matches!(self, StdTy::PathBuf | StdTy::PathRef | StdTy::PathStr)
     }
 }
 
@@ -256,6 +322,9 @@ pub struct Callable {
     /// For generic functions: the concrete types chosen for its type parameters, in order
     /// (written as a turbofish where they cannot be inferred).
     pub generic_args: Vec<Ty>,
+    /// Whether each of the function's type parameters appears in a parameter's type, so that
+    /// arguments that say their type (`"/etc/app.conf"`) let a test leave the turbofish out.
+    pub generics_inferred: bool,
     /// An `unsafe fn` (listed for record only, `analyze::Options::unsafe_fns`): a test calls
     /// it inside `unsafe { .. }`, as the recorded run did.
     pub unsafe_fn: bool,

@@ -5,7 +5,7 @@ use crate::cluster::{Cluster, Skipped};
 use crate::driver::{build, goals, process};
 use crate::emit::Suite;
 use crate::isolate::{self, Isolate};
-use crate::report::{FindingReport, Report, UncoveredReport};
+use crate::report::{FindingReport, MutationReport, Report, UncoveredReport};
 use crate::search::{self, ops::Space, values::ValuePool, SearchConfig};
 use crate::shadow::Origin;
 use crate::{analyze, cargo, emit, manifest, verify};
@@ -57,7 +57,14 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
 
     status.say("building the instrumented driver (the first build compiles dependencies)");
     let work_dir = process::work_dir(&target.target_dir);
-    let built = build::build_driver(&target, &cluster, &work_dir, &shadow_attributes)?;
+    let mutation = args.mutation == crate::cli::Switch::On;
+    let built = build::build_driver(
+        &target,
+        &cluster,
+        &work_dir,
+        &shadow_attributes,
+        mutation.then_some(&selection),
+    )?;
     isolate_time += built.isolate_time;
     let mut skipped = cluster.skipped.clone();
     let mut usable = vec![true; cluster.callables.len()];
@@ -117,10 +124,19 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     // A slow first build must not leave the search without time: it gets at least a fifth of
     // the budget.
     let deadline = deadline.map(|d| d.max(search_started + budget.unwrap_or_default() / 5));
+    // Mutation analysis and the tests sought for mutants take the last part of the budget.
+    let search_deadline = deadline.map(|d| {
+        if mutation {
+            (d - budget.unwrap_or_default() / 5)
+                .max(search_started + budget.unwrap_or_default() / 5)
+        } else {
+            d
+        }
+    });
     let cfg = SearchConfig {
         seed: args.seed,
         max_executions: args.max_executions,
-        deadline,
+        deadline: search_deadline,
         batch: BATCH,
         strategy: args.strategy,
         env_parts: env_parts(&args.env)?,
@@ -129,7 +145,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         isolate_probability: args.isolate_probability,
         isolate_start: args.isolate_start,
     };
-    let outcome = search::run(
+    let mut outcome = search::run(
         &mut space,
         &goal_map,
         &mut pool,
@@ -141,6 +157,46 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     )?;
     bar.finish_and_clear();
     let search_time = search_started.elapsed().as_secs_f64();
+    let mutation_report = if mutation {
+        status.say(&format!(
+            "running the tests against {} mutants",
+            built.mutants.len()
+        ));
+        let mutation_started = Instant::now();
+        let mut analysis = crate::mutation::analysis::analyse(
+            &cluster,
+            &mut outcome.tests,
+            &built.mutants,
+            &mut pool,
+        )?;
+        let stop = crate::mutation::hunt::Stop {
+            deadline,
+            max_executions: args.max_executions.map_or(u64::MAX, |m| m / 5),
+        };
+        let (mut more, executions) = crate::mutation::hunt::hunt(
+            &space,
+            &outcome.tests,
+            &analysis.alive_reached,
+            &mut pool,
+            args.seed,
+            &stop,
+        )?;
+        analysis.executions += executions;
+        if !more.is_empty() {
+            let found =
+                crate::mutation::analysis::analyse(&cluster, &mut more, &built.mutants, &mut pool)?;
+            analysis.merge(found);
+            outcome.tests.extend(more);
+        }
+        analysis.seconds = mutation_started.elapsed().as_secs_f64();
+        Some(MutationReport::new(
+            &built.mutants,
+            built.mutants_unviable,
+            &analysis,
+        ))
+    } else {
+        None
+    };
     let pool_pcs = pool.hello.pcs.clone();
     let containment = (pool.hello.landlock, pool.hello.seccomp);
     drop(pool);
@@ -208,6 +264,13 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     )?;
     isolate_time += writing.elapsed();
     let tests_emitted: usize = files.iter().map(|f| f.test_names.len()).sum();
+    let tests_without_assertions = outcome.tests.len().saturating_sub(
+        tests_emitted
+            + verified.unstable_count()
+            + verified.dropped_static.len()
+            + verified.dropped_uncompilable.len()
+            + verified.dropped_configuration.len(),
+    );
     let adds_runtime = manifest::needs_runtime(files.iter().map(|f| f.contents.as_str()))
         && manifest::ensure_runtime_dev_dependency(&target.crate_dir, args.dry_run)?;
     if adds_runtime {
@@ -331,9 +394,12 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         checks_infeasible: goal_map.count_infeasible(goals::GoalKind::Check),
         infeasible_covered: outcome.infeasible_covered.len(),
         tests_emitted,
+        tests_without_assertions,
+        mutation: mutation_report,
         tests_dropped_unstable: verified.unstable_count(),
         tests_dropped_static_state: verified.dropped_static.len(),
         tests_dropped_uncompilable: verified.dropped_uncompilable.len(),
+        tests_dropped_configuration: verified.dropped_configuration.len(),
         dropped: verified.dropped_reports(),
         tests_using_private: files.iter().map(|f| f.using_private.len()).sum(),
         tests_using_mocks: files.iter().map(|f| f.using_mocks.len()).sum(),

@@ -78,6 +78,7 @@ pub fn plan(cluster: &mut Cluster, selected: impl Fn(CallableId) -> bool) -> Vec
                         }],
                         ret: Ty::Unit,
                         generic_args: Vec::new(),
+                        generics_inferred: false,
                         unsafe_fn: false,
                     };
                     cluster.fakes.push(FakeDef {

@@ -13,6 +13,7 @@ mod generate;
 mod isolate;
 mod manifest;
 mod mock_syntax;
+mod mutation;
 mod record;
 mod report;
 mod rust_syntax;

@@ -24,6 +24,10 @@ pub struct Report {
     /// (always 0).
     pub infeasible_covered: usize,
     pub tests_emitted: usize,
+    /// Tests not written because they had nothing to assert.
+    pub tests_without_assertions: usize,
+    /// Mutation analysis (`None` with `--mutation off`).
+    pub mutation: Option<MutationReport>,
     /// Tests dropped because they failed or flaked in verification (not only beside others).
     pub tests_dropped_unstable: usize,
     /// Tests dropped because they failed beside other tests in one process but pass alone:
@@ -31,6 +35,8 @@ pub struct Report {
     pub tests_dropped_static_state: usize,
     /// Tests dropped because their code did not compile.
     pub tests_dropped_uncompilable: usize,
+    /// Tests dropped because they fail under `cargo test --release` or `--all-features`.
+    pub tests_dropped_configuration: usize,
     /// The names of the dropped tests, with why.
     pub dropped: Vec<DroppedReport>,
     /// Emitted tests that call items outside the public API.
@@ -99,6 +105,76 @@ pub struct AttributeReport {
     /// The function or `impl` block, as `module::name`.
     pub unit: String,
     pub only: Vec<String>,
+}
+
+/// The mutants of the selected code and how the emitted tests fare against them.
+#[derive(Debug, Default, Serialize)]
+pub struct MutationReport {
+    /// Mutants compiled into the driver (cargo-mutants' operators and constants ± 1).
+    pub mutants: usize,
+    /// Mutants left out because the compiler rejected them.
+    pub unviable: usize,
+    /// Mutants some test reaches.
+    pub reached: usize,
+    /// Mutants some emitted test kills.
+    pub killed: usize,
+    /// `killed / mutants`, in percent.
+    pub score: f64,
+    /// Assertions kept, because they check a call's result or kill a mutant.
+    pub assertions_kept: usize,
+    /// Assertions dropped: they killed no mutant the kept ones did not.
+    pub assertions_dropped: usize,
+    /// Executions against mutants, and the time they took.
+    pub executions: u64,
+    pub seconds: f64,
+    /// Mutants no test kills: what the tests would not notice.
+    pub alive: Vec<AliveMutant>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct AliveMutant {
+    /// `src/lib.rs:12:7`.
+    pub location: String,
+    pub function: String,
+    /// `replace < with <=`.
+    pub change: String,
+    /// Whether some test runs the mutated code (and still passes).
+    pub reached: bool,
+}
+
+impl MutationReport {
+    pub fn new(
+        mutants: &[crate::mutation::Mutant],
+        unviable: usize,
+        analysis: &crate::mutation::analysis::Analysis,
+    ) -> MutationReport {
+        let killed = analysis.killed.len();
+        MutationReport {
+            mutants: mutants.len(),
+            unviable,
+            reached: analysis.reached.len(),
+            killed,
+            score: if mutants.is_empty() {
+                0.0
+            } else {
+                100.0 * killed as f64 / mutants.len() as f64
+            },
+            assertions_kept: analysis.assertions_kept,
+            assertions_dropped: analysis.assertions_dropped,
+            executions: analysis.executions,
+            seconds: analysis.seconds,
+            alive: mutants
+                .iter()
+                .filter(|m| !analysis.killed.contains(&m.id))
+                .map(|m| AliveMutant {
+                    location: format!("{}:{}:{}", m.file.display(), m.line, m.column),
+                    function: m.function.clone(),
+                    change: m.change.clone(),
+                    reached: analysis.reached.contains(&m.id),
+                })
+                .collect(),
+        }
+    }
 }
 
 #[derive(Debug, Default, Serialize)]
@@ -205,6 +281,10 @@ impl Report {
                 "tests dropped (did not compile)",
                 self.tests_dropped_uncompilable.to_string(),
             ),
+            (
+                "tests dropped (--release/features)",
+                self.tests_dropped_configuration.to_string(),
+            ),
             ("callables", self.callables.to_string()),
             ("items skipped", self.skipped.len().to_string()),
             (
@@ -215,6 +295,32 @@ impl Report {
         ];
         for (k, v) in rows {
             writeln!(out, "  {k:<34}{v}")?;
+        }
+        if self.tests_without_assertions > 0 {
+            writeln!(
+                out,
+                "  {:<34}{}",
+                "tests with nothing to assert", self.tests_without_assertions
+            )?;
+        }
+        if let Some(m) = &self.mutation {
+            writeln!(
+                out,
+                "  {:<34}{} / {} ({:.1}%), {} reached",
+                "mutants killed", m.killed, m.mutants, m.score, m.reached
+            )?;
+            writeln!(
+                out,
+                "  {:<34}{} kept, {} dropped (killed nothing more)",
+                "assertions", m.assertions_kept, m.assertions_dropped
+            )?;
+            for a in m.alive.iter().filter(|a| a.reached).take(8) {
+                writeln!(
+                    out,
+                    "  ? {}: {} in {} (reached, not caught)",
+                    a.location, a.change, a.function
+                )?;
+            }
         }
         if !self.environment_touched.is_empty() {
             writeln!(

@@ -4,7 +4,7 @@
 //! the module it serves and starts with `use super::*;`, so that module's own items are named
 //! directly and everything else by its `crate::` path.
 
-use crate::cluster::{Cluster, FloatTy, IntTy, ModuleId, RangeKind, Ty, Vis};
+use crate::cluster::{Cluster, FloatTy, IntTy, ModuleId, RangeKind, StdTy, Ty, Vis};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
@@ -141,17 +141,49 @@ pub fn ty_with(
             }
         }
         Ty::Mock(id) => mock(*id),
+        Ty::Std(kind, args) => {
+            let path = std_path(*kind);
+            let args = args.iter().map(rec);
+            match kind {
+                StdTy::PathStr => quote!(&str),
+                StdTy::PathRef | StdTy::OsStrRef => quote!(&#path),
+                _ if args.len() == 0 => path,
+                _ => quote!(#path<#(#args),*>),
+            }
+        }
     }
+}
+
+/// A std type's full path: `std::path::PathBuf`.
+pub fn std_path(kind: StdTy) -> TokenStream {
+    let segments = kind.path().iter().map(|s| ident(s));
+    quote!(std #(:: #segments)*)
+}
+
+/// The name of std type `kind` in an expression of code placed in module `from`: its own name
+/// (`PathBuf`), which the test file imports, or its full path where the module gives that name
+/// another meaning.
+pub fn std_name(cluster: &Cluster, kind: StdTy, from: ModuleId) -> TokenStream {
+    if shadowed(cluster, from, kind.name()) {
+        std_path(kind)
+    } else {
+        let name = ident(kind.name());
+        quote!(#name)
+    }
+}
+
+/// Whether module `from` gives the std name `name` a meaning of its own.
+fn shadowed(cluster: &Cluster, from: ModuleId, name: &str) -> bool {
+    cluster.modules[from]
+        .shadowed_prelude
+        .iter()
+        .any(|s| s == name)
 }
 
 /// A prelude type's name as written in module `from`: its std path where the name means
 /// something else there (a crate alias `Result<T>` that `use super::*` brings in).
 fn prelude(cluster: &Cluster, from: ModuleId, name: &str, std_path: TokenStream) -> TokenStream {
-    if cluster.modules[from]
-        .shadowed_prelude
-        .iter()
-        .any(|s| s == name)
-    {
+    if shadowed(cluster, from, name) {
         std_path
     } else {
         let name = ident(name);
@@ -266,6 +298,7 @@ impl Cluster {
             | Ty::Option(e)
             | Ty::Box(e)
             | Ty::IntoIter(e) => self.ty_visible_from(e, from),
+            Ty::Std(_, args) => args.iter().all(|a| self.ty_visible_from(a, from)),
             Ty::Ref(e) | Ty::RefMut(e) => self.ty_visible_from(e, from),
             Ty::Result(a, b) => self.ty_visible_from(a, from) && self.ty_visible_from(b, from),
             Ty::Tuple(items) => items.iter().all(|i| self.ty_visible_from(i, from)),

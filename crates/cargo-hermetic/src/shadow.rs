@@ -49,6 +49,10 @@ const DRIVER_FILES: &[(&str, &str)] = &[
         "src/fakes.rs",
         include_str!("../../hermetic-driver/src/fakes.rs"),
     ),
+    (
+        "src/mutant.rs",
+        include_str!("../../hermetic-driver/src/mutant.rs"),
+    ),
 ];
 
 const DRIVER_MANIFEST: &str = r#"[package]

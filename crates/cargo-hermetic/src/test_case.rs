@@ -3,6 +3,7 @@
 use crate::cluster::{CallableId, ModuleId};
 use hermetic_protocol::Value;
 use hermetic_protocol::{Call, EnvSpec, ExecReport};
+use std::collections::BTreeSet;
 
 /// A candidate unit test. Statement `i`'s result is referred to by later arguments as
 /// `Value::Use(i)`, `Value::Borrow(i)` or `Value::BorrowMut(i)`; for a method, `args[0]` is the
@@ -65,4 +66,20 @@ pub struct FinishedTest {
     /// The values its fakes returned that the real callee never returned in the run's other
     /// executions (seed 000's false behaviour): the `Fake` callable and the value's index.
     pub unseen_fakes: Vec<(CallableId, usize)>,
+    /// The assertions to write, chosen by the mutants they kill; `None`: every one the
+    /// observations allow.
+    pub assertions: Option<BTreeSet<Assertion>>,
+}
+
+/// An assertion a test can make about what its execution showed.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Assertion {
+    /// The value statement `i` returned.
+    Result(usize),
+    /// What the code left in the file at this path.
+    File(String),
+    /// What the code wrote to fd 1.
+    Stdout,
+    /// What the code wrote to fd 2.
+    Stderr,
 }

@@ -31,6 +31,8 @@ pub struct Verified {
     pub dropped_machine: Vec<String>,
     /// Tests whose code did not compile.
     pub dropped_uncompilable: Vec<String>,
+    /// Tests that fail in another build (`--release`, `--all-features`), with its command.
+    pub dropped_configuration: Vec<(String, &'static str)>,
 }
 
 impl Verified {
@@ -67,6 +69,14 @@ impl Verified {
                 reason: reason.to_string(),
             })
         })
+        .chain(
+            self.dropped_configuration
+                .iter()
+                .map(|(t, shown)| DroppedReport {
+                    test: t.clone(),
+                    reason: format!("fails under `{shown}`"),
+                }),
+        )
         .collect()
     }
 }
@@ -103,7 +113,7 @@ pub fn verify(
             manifest::ensure_runtime_dev_dependency(&copy.root, false)?;
         }
         let manifest = copy.root.join("Cargo.toml");
-        let exe = match cargo::build_tests(&manifest, &copy.target_dir)? {
+        let exe = match cargo::build_tests(&manifest, &copy.target_dir, &[])? {
             BuildOutcome::Built(exe) => exe,
             BuildOutcome::Failed(errors) => {
                 let mut culprits = BTreeSet::new();
@@ -164,6 +174,21 @@ pub fn verify(
         for test in failing_without_capture(&exe, &copy.root, output_tests)? {
             why.insert(test, Failure::CaptureBound);
         }
+        if why.is_empty() {
+            // The tests were written from a debug build; they must hold in the others users
+            // and CI run (a `debug_assert!` or overflow panic is no outcome there).
+            for (options, shown) in configurations(&copy.root) {
+                let Ok(BuildOutcome::Built(exe)) =
+                    cargo::build_tests(&manifest, &copy.target_dir, options)
+                else {
+                    continue;
+                };
+                let (_, not) = run_tests(&exe, &copy.root, suite, 0)?;
+                for test in not {
+                    why.entry(test).or_insert(Failure::Configuration(shown));
+                }
+            }
+        }
         if std::env::var_os("HERMETIC_DEBUG").is_some() {
             eprintln!("verify: failed {why:?} in {}", copy.root.display());
         }
@@ -179,6 +204,12 @@ pub fn verify(
                 Failure::StaticState => &mut verified.dropped_static,
                 Failure::Machine => &mut verified.dropped_machine,
                 Failure::Unstable => &mut verified.dropped_unstable,
+                Failure::Configuration(shown) => {
+                    verified
+                        .dropped_configuration
+                        .push((short_name(test), shown));
+                    continue;
+                }
             };
             list.push(short_name(test));
         }
@@ -213,6 +244,28 @@ enum Failure {
     /// Its check of fd 1 or 2 fails with `--nocapture`.
     CaptureBound,
     Unstable,
+    /// It fails in another build than the debug one it was written from (the command shown).
+    Configuration(&'static str),
+}
+
+/// The other builds the tests must pass in, as cargo's options and the command a user runs:
+/// `--release`, and `--all-features` for a crate with features.
+fn configurations(crate_root: &Path) -> Vec<(&'static [&'static str], &'static str)> {
+    let mut out: Vec<(&'static [&'static str], &'static str)> =
+        vec![(&["--release"], "cargo test --release")];
+    let has_features = std::fs::read_to_string(crate_root.join("Cargo.toml"))
+        .ok()
+        .and_then(|t| t.parse::<toml_edit::DocumentMut>().ok())
+        .and_then(|d| {
+            d.get("features")
+                .and_then(|f| f.as_table_like())
+                .map(|f| f.iter().any(|(k, _)| k != "default"))
+        })
+        .unwrap_or(false);
+    if has_features {
+        out.push((&["--all-features"], "cargo test --all-features"));
+    }
+    out
 }
 
 /// Tells why `test` (a full path) failed in run `run`, running it alone in fresh processes.

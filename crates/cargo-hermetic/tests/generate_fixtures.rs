@@ -312,3 +312,33 @@ fn ranges_and_128_bit_edges_are_generated_and_checked() {
         run.describe()
     );
 }
+
+#[test]
+fn paths_and_os_strings_are_passed_and_checked_as_paths() {
+    let (fixture, run) = generate("paths", 1, 3_000);
+    let file = fixture.read("src/hermetic_tests.rs");
+    // `P: AsRef<Path>` and `impl AsRef<Path>` take a path literal (no turbofish); `&Path`,
+    // `PathBuf`, `&OsStr` and `Vec<OsString>` are written by their std constructors, imported
+    // once; a `PathBuf` result (and one in a struct) is compared with its literal.
+    for expected in [
+        "use std::path::{Path, PathBuf};",
+        "use std::ffi::{OsStr, OsString};",
+        "load(\"",
+        "stays_below(\"",
+        "kind(Path::new(\"",
+        "program_name(OsStr::new(\"",
+        "OsString::from(\"",
+        "source: PathBuf::from(\"",
+    ] {
+        assert!(
+            file.contains(expected),
+            "no {expected}:\n{file}\n{}",
+            run.describe()
+        );
+    }
+    assert!(
+        run.count("goals_covered") * 10 >= run.count("goals_total") * 8,
+        "less than 80% of the branches:\n{}",
+        run.describe()
+    );
+}

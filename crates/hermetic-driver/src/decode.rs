@@ -100,6 +100,20 @@ impl Decode for String {
     }
 }
 
+/// A path, as text: `PathBuf::from("/etc/app.conf")`.
+impl Decode for std::path::PathBuf {
+    fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
+        String::decode(value, slots).map(Self::from)
+    }
+}
+
+/// An OS string, as text: `OsString::from("x")`.
+impl Decode for std::ffi::OsString {
+    fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
+        String::decode(value, slots).map(Self::from)
+    }
+}
+
 impl<T: Decode> Decode for Vec<T> {
     fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
         match value {
@@ -310,6 +324,21 @@ mod tests {
             decode::<i128>(&Value::Int(i128::MIN), &mut slots),
             Ok(i128::MIN)
         );
+    }
+
+    #[test]
+    fn paths_and_os_strings_decode_from_text() {
+        let mut slots = Slots::default();
+        let text = Value::Str("/etc/app.conf".into());
+        assert_eq!(
+            decode::<std::path::PathBuf>(&text, &mut slots),
+            Ok("/etc/app.conf".into())
+        );
+        assert_eq!(
+            decode::<std::ffi::OsString>(&text, &mut slots),
+            Ok("/etc/app.conf".into())
+        );
+        assert!(decode::<std::path::PathBuf>(&Value::Int(1), &mut slots).is_err());
     }
 
     fn range(start: Option<i128>, end: Option<i128>, inclusive: bool) -> Value {

@@ -11,6 +11,7 @@ pub mod decode;
 pub mod environment;
 pub mod fakes;
 pub mod mock;
+pub mod mutant;
 pub mod observe;
 pub mod sandbox;
 pub mod server;

@@ -99,6 +99,38 @@ impl Observe for String {
     }
 }
 
+/// Text that is not UTF-8 is known by its `Debug` text only.
+fn os_text(s: &std::ffi::OsStr) -> Observed {
+    match s.to_str() {
+        Some(text) => Observed::Str(text.to_string()),
+        None => Observed::Debug(format!("{s:?}")),
+    }
+}
+
+impl Observe for std::ffi::OsStr {
+    fn observe(&self) -> Observed {
+        os_text(self)
+    }
+}
+
+impl Observe for std::ffi::OsString {
+    fn observe(&self) -> Observed {
+        os_text(self)
+    }
+}
+
+impl Observe for std::path::Path {
+    fn observe(&self) -> Observed {
+        os_text(self.as_os_str())
+    }
+}
+
+impl Observe for std::path::PathBuf {
+    fn observe(&self) -> Observed {
+        os_text(self.as_os_str())
+    }
+}
+
 impl<T: Observe> Observe for [T] {
     fn observe(&self) -> Observed {
         Observed::Seq(self.iter().map(Observe::observe).collect())
@@ -193,5 +225,15 @@ mod tests {
             ])))
         );
         assert_eq!(observe(&u128::MAX), Observed::BigUint(u128::MAX));
+    }
+
+    #[test]
+    fn paths_are_observed_as_text_unless_not_utf8() {
+        use std::os::unix::ffi::OsStrExt;
+        let path = std::path::Path::new("/etc/app.conf");
+        assert_eq!(observe(path), Observed::Str("/etc/app.conf".into()));
+        assert_eq!(observe(&path.to_path_buf()), observe(path));
+        let bad = std::ffi::OsStr::from_bytes(b"a\xffb");
+        assert_eq!(observe(bad), Observed::Debug(format!("{bad:?}")));
     }
 }

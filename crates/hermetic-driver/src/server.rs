@@ -157,7 +157,11 @@ pub fn serve(entries: &[Entry]) {
                 calls,
                 env,
                 timeout_ms,
+                mutant,
+                report_reached,
             }) => {
+                // Set before the fork: the child inherits the switch.
+                crate::mutant::set_active(mutant, report_reached);
                 let report = if shared_child {
                     run_in_worker(&mut worker, entries, &line, timeout_ms, &shared)
                 } else {
@@ -233,6 +237,7 @@ fn report_after(status: Option<i32>, shared: &Shared) -> ExecReport {
         sandbox_blocked: processes_refused,
         mock_calls: Vec::new(),
         fake_calls: Vec::new(),
+        reached_mutants: Vec::new(),
     };
     if let Some(status) = status.filter(|&s| libc::WIFSIGNALED(s)) {
         return crashed(Outcome::Crashed {
@@ -385,7 +390,15 @@ fn spawn_worker(entries: &[Entry], shared: &Shared) -> Worker {
                 // SAFETY: as in `run_child`.
                 unsafe { libc::_exit(0) }
             }
-            if let Ok(Request::Exec { calls, env, .. }) = serde_json::from_str::<Request>(&line) {
+            if let Ok(Request::Exec {
+                calls,
+                env,
+                mutant,
+                report_reached,
+                ..
+            }) = serde_json::from_str::<Request>(&line)
+            {
+                crate::mutant::set_active(mutant, report_reached);
                 sandbox::BLOCKED.store(0, Ordering::Relaxed);
                 run_on_fresh_thread(entries, &calls, &env, shared);
             }
@@ -532,6 +545,7 @@ fn run_case(
         sandbox_blocked: sandbox::BLOCKED.load(Ordering::Relaxed),
         mock_calls: crate::mock::take_calls(),
         fake_calls: crate::fakes::take_calls(),
+        reached_mutants: crate::mutant::reached(),
     }
 }
 

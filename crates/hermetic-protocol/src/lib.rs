@@ -184,6 +184,12 @@ pub enum Request {
         /// `None`: the real environment (for benchmarks that compare with it).
         env: Option<EnvSpec>,
         timeout_ms: u64,
+        /// Which mutant of the selected code to switch on (`hermetic_driver::mutant`); 0: none.
+        #[serde(default)]
+        mutant: u32,
+        /// Whether to report the mutation sites the calls reached.
+        #[serde(default)]
+        report_reached: bool,
     },
     Quit,
 }
@@ -261,6 +267,9 @@ pub struct ExecReport {
     /// What the isolated calls of each callee got: fakes, or the real callee's answers.
     #[serde(default)]
     pub fake_calls: Vec<FakeCalls>,
+    /// The mutation sites the calls reached, by their first mutant id (when asked for).
+    #[serde(default)]
+    pub reached_mutants: Vec<u32>,
 }
 
 /// The isolated calls of one callee in one execution (`#[hermetic::isolate]`).

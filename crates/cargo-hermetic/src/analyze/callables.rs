@@ -1,7 +1,7 @@
 //! Callables: free functions, inherent methods, `Default`/`From` impls, literals and variants.
 
 use super::cfg::{self, Verdict};
-use super::generics::{self, ParamBounds};
+use super::generics::{self, ParamBounds, Values};
 use super::items::self_type_id;
 use super::modules::{qualified, ModuleSrc};
 use super::names::Names;
@@ -24,6 +24,8 @@ struct Sig {
     ret: Ty,
     /// Choices for the function's own type parameters.
     generic_args: Vec<Ty>,
+    /// Whether each of them appears in a parameter's type.
+    generics_inferred: bool,
     unsafe_fn: bool,
     /// `Self` after instantiating the enclosing impl's parameters.
     self_ty: Option<Ty>,
@@ -107,16 +109,31 @@ impl Collector<'_> {
             params: sig.params,
             ret: sig.ret,
             generic_args: sig.generic_args,
+            generics_inferred: sig.generics_inferred,
             unsafe_fn: sig.unsafe_fn,
         });
     }
 
-    /// Checks and maps a signature; `imp` is the enclosing impl block, if any.
+    /// Checks and maps a signature; `imp` is the enclosing impl block, if any. The function's
+    /// own type parameters take a `&str` where their bounds allow (`AsRef<Path>`), and owned
+    /// types where that leaves a reference the driver cannot pass (`Vec<T>` with `T = &str`).
     fn signature(
         &self,
         module: ModuleId,
         sig: &Signature,
         imp: Option<&ImplCx>,
+    ) -> Result<Sig, String> {
+        self.signature_as(module, sig, imp, Values::Passed)
+            .or_else(|_| self.signature_as(module, sig, imp, Values::Owned))
+    }
+
+    /// [`Self::signature`] with the function's own type parameters taking `values`.
+    fn signature_as(
+        &self,
+        module: ModuleId,
+        sig: &Signature,
+        imp: Option<&ImplCx>,
+        values: Values,
     ) -> Result<Sig, String> {
         if sig.unsafety.is_some() && !self.unsafe_fns {
             return Err("unsafe fn".into());
@@ -143,10 +160,17 @@ impl Collector<'_> {
             expanding: &[],
         };
         let mock = |p: &ParamBounds| scope.mock_for_bounds(p.bounds.iter());
-        let mut subst: BTreeMap<String, Ty> =
-            generics::choose(&outer, &mock)?.into_iter().collect();
-        let own = generics::choose(&own, &mock)?;
+        let mut subst: BTreeMap<String, Ty> = generics::choose(&outer, &mock, Values::Owned)?
+            .into_iter()
+            .collect();
+        let own = generics::choose(&own, &mock, values)?;
         let generic_args = own.iter().map(|(_, t)| t.clone()).collect();
+        let generics_inferred = own.iter().all(|(name, _)| {
+            sig.inputs.iter().any(|input| match input {
+                FnArg::Typed(t) => mentions_ident(t.ty.to_token_stream(), name),
+                FnArg::Receiver(_) => false,
+            })
+        });
         subst.extend(own);
         let self_ty = match imp {
             Some(i) => Some(
@@ -192,6 +216,7 @@ impl Collector<'_> {
             params,
             ret,
             generic_args,
+            generics_inferred,
             unsafe_fn: sig.unsafety.is_some(),
             self_ty,
             subst,
@@ -377,9 +402,11 @@ impl Collector<'_> {
                 p.bounds.push(b.clone());
             }
         }
-        Ok(generics::choose(&params, &generics::no_mocks)?
-            .into_iter()
-            .collect())
+        Ok(
+            generics::choose(&params, &generics::no_mocks, Values::Owned)?
+                .into_iter()
+                .collect(),
+        )
     }
 
     fn type_scope(
@@ -460,6 +487,7 @@ impl Collector<'_> {
             params: fields.into_iter().map(|(p, _)| p).collect(),
             ret: self_ty,
             generic_args: Vec::new(),
+            generics_inferred: false,
             unsafe_fn: false,
         });
     }
@@ -496,6 +524,7 @@ impl Collector<'_> {
                 params: fields.into_iter().map(|(p, _)| p).collect(),
                 ret: self_ty,
                 generic_args: Vec::new(),
+                generics_inferred: false,
                 unsafe_fn: false,
             });
         }
@@ -520,6 +549,7 @@ impl Collector<'_> {
                 params: Vec::new(),
                 ret: self_ty,
                 generic_args: Vec::new(),
+                generics_inferred: false,
                 unsafe_fn: false,
             }),
             Err(why) => {
@@ -575,6 +605,15 @@ fn substituted_text(path: &syn::Path, subst: &BTreeMap<String, Ty>) -> String {
         out.into_iter().collect()
     }
     syntax::tokens_text(&walk(path.to_token_stream(), subst))
+}
+
+/// Whether `tokens` hold the identifier `name`.
+fn mentions_ident(tokens: TokenStream, name: &str) -> bool {
+    tokens.into_iter().any(|t| match t {
+        TokenTree::Ident(i) => i == name,
+        TokenTree::Group(g) => mentions_ident(g.stream(), name),
+        _ => false,
+    })
 }
 
 /// The name of a candidate type chosen for a type parameter.

@@ -1,7 +1,7 @@
 //! Instantiation of type parameters: the first candidate type that satisfies all bounds.
 
 use super::syntax::text;
-use crate::cluster::{FloatTy, IntTy, Ty};
+use crate::cluster::{FloatTy, IntTy, StdTy, Ty};
 use syn::{GenericArgument, GenericParam, PathArguments, TypeParamBound, WherePredicate};
 
 /// A type parameter and every bound on it (inline and from where clauses).
@@ -58,42 +58,53 @@ pub fn collect(
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Cand {
     I64,
+    /// `&'static str`: what a caller passes for `AsRef<str>`, `Into<String>`, `AsRef<Path>`.
+    /// Never for a type's own parameters, whose values are stored for later statements.
+    Str,
     String,
     U8,
     Bool,
     F64,
     Char,
+    PathBuf,
 }
 
-const CANDIDATES: [Cand; 6] = [
+const CANDIDATES: [Cand; 8] = [
     Cand::I64,
+    Cand::Str,
     Cand::String,
     Cand::U8,
     Cand::Bool,
     Cand::F64,
     Cand::Char,
+    Cand::PathBuf,
 ];
 
 impl Cand {
     fn ty(self) -> Ty {
         match self {
             Cand::I64 => Ty::Int(IntTy::I64),
+            Cand::Str => Ty::Str,
             Cand::String => Ty::String,
             Cand::U8 => Ty::Int(IntTy::U8),
             Cand::Bool => Ty::Bool,
             Cand::F64 => Ty::Float(FloatTy::F64),
             Cand::Char => Ty::Char,
+            Cand::PathBuf => Ty::Std(StdTy::PathBuf, Vec::new()),
         }
     }
 
+    /// The candidate's name in a bound's type argument (`Into<String>`).
     fn name(self) -> &'static str {
         match self {
             Cand::I64 => "i64",
+            Cand::Str => "&str",
             Cand::String => "String",
             Cand::U8 => "u8",
             Cand::Bool => "bool",
             Cand::F64 => "f64",
             Cand::Char => "char",
+            Cand::PathBuf => "PathBuf",
         }
     }
 }
@@ -107,8 +118,21 @@ pub fn no_mocks(_: &ParamBounds) -> Option<Result<Ty, String>> {
     None
 }
 
+/// Which candidates a parameter may take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Values {
+    /// Stored for later statements (a type's parameters): owned types only.
+    Owned,
+    /// A function's own parameter: `&str` too, passed straight to the call.
+    Passed,
+}
+
 /// A concrete type for each parameter, in order, or why one has none.
-pub fn choose(params: &[ParamBounds], mock: MockFor) -> Result<Vec<(String, Ty)>, String> {
+pub fn choose(
+    params: &[ParamBounds],
+    mock: MockFor,
+    values: Values,
+) -> Result<Vec<(String, Ty)>, String> {
     params
         .iter()
         .map(|p| {
@@ -117,10 +141,20 @@ pub fn choose(params: &[ParamBounds], mock: MockFor) -> Result<Vec<(String, Ty)>
                     .map(|t| (p.name.clone(), t))
                     .map_err(|e| format!("generic parameter `{}`: {e}", p.name));
             }
-            CANDIDATES
+            // A parameter that stands for a path takes a path: a `&str` drawn as paths are,
+            // or a `PathBuf`.
+            let path = p.bounds.iter().any(names_a_path);
+            let preferred = path.then_some([Cand::Str, Cand::PathBuf]);
+            preferred
                 .iter()
+                .flatten()
+                .chain(CANDIDATES.iter())
+                .filter(|c| values == Values::Passed || **c != Cand::Str)
                 .find(|c| p.bounds.iter().all(|b| satisfies(**c, b, &p.name)))
-                .map(|c| (p.name.clone(), c.ty()))
+                .map(|c| match c {
+                    Cand::Str if path => (p.name.clone(), Ty::Std(StdTy::PathStr, Vec::new())),
+                    c => (p.name.clone(), c.ty()),
+                })
                 .ok_or_else(|| {
                     let bounds: Vec<String> = p.bounds.iter().map(text).collect();
                     format!(
@@ -131,6 +165,30 @@ pub fn choose(params: &[ParamBounds], mock: MockFor) -> Result<Vec<(String, Ty)>
                 })
         })
         .collect()
+}
+
+/// Whether a bound asks for a path: `AsRef<Path>`, `Into<PathBuf>`.
+fn names_a_path(bound: &TypeParamBound) -> bool {
+    let TypeParamBound::Trait(tb) = bound else {
+        return false;
+    };
+    let Some(seg) = tb.path.segments.last() else {
+        return false;
+    };
+    matches!(&seg.arguments, PathArguments::AngleBracketed(a)
+        if a.args.iter().any(|g| matches!(g, GenericArgument::Type(t)
+            if matches!(type_name(t).as_str(), "Path" | "PathBuf"))))
+}
+
+/// A bound's type argument as the table names it: the last segment of a path (`Path` for
+/// `std::path::Path`), the text of anything else (`[u8]`, `&str`).
+fn type_name(t: &syn::Type) -> String {
+    match t {
+        syn::Type::Path(p) if p.qself.is_none() => {
+            p.path.segments.last().map_or_else(|| text(t), text)
+        }
+        _ => text(t),
+    }
 }
 
 /// A bound's generic argument, as text.
@@ -157,8 +215,8 @@ fn satisfies(c: Cand, bound: &TypeParamBound, param: &str) -> bool {
             .args
             .iter()
             .map(|g| match g {
-                GenericArgument::Type(t) => Arg::Ty(text(t)),
-                GenericArgument::AssocType(a) => Arg::Assoc(a.ident.to_string(), text(&a.ty)),
+                GenericArgument::Type(t) => Arg::Ty(type_name(t)),
+                GenericArgument::AssocType(a) => Arg::Assoc(a.ident.to_string(), type_name(&a.ty)),
                 _ => Arg::Other,
             })
             .collect(),
@@ -173,6 +231,7 @@ fn trait_holds(c: Cand, name: &str, args: &[Arg], param: &str) -> bool {
     let is_self = |s: &String| s == param || s == "Self";
     let int = matches!(c, Cand::I64 | Cand::U8);
     let num = int || c == Cand::F64;
+    let text = matches!(c, Cand::Str | Cand::String);
     // `Add`, `Add<T>`, `Add<Output = T>`: arithmetic with itself, giving itself.
     let self_op = args.iter().all(|a| match a {
         Arg::Ty(t) => is_self(t),
@@ -180,14 +239,17 @@ fn trait_holds(c: Cand, name: &str, args: &[Arg], param: &str) -> bool {
         Arg::Other => false,
     });
     let one = |s: &str| matches!(args, [Arg::Ty(t)] if t == s);
+    let one_of = |names: &[&str]| names.iter().any(|n| one(n));
     match name {
-        "Clone" | "Debug" | "Default" | "Send" | "Sync" | "Sized" | "Unpin" | "Display"
-        | "ToString" | "FromStr" | "Any" | "UnwindSafe" | "RefUnwindSafe"
+        "Clone" | "Debug" | "Default" | "Send" | "Sync" | "Sized" | "Unpin" | "Any"
+        | "UnwindSafe" | "RefUnwindSafe" | "ToOwned"
             if args.is_empty() =>
         {
             true
         }
-        "Copy" if args.is_empty() => c != Cand::String,
+        "Display" | "ToString" if args.is_empty() => c != Cand::PathBuf,
+        "FromStr" if args.is_empty() => !matches!(c, Cand::Str | Cand::PathBuf),
+        "Copy" if args.is_empty() => !matches!(c, Cand::String | Cand::PathBuf),
         "Eq" | "Ord" | "Hash" if args.is_empty() => c != Cand::F64,
         "PartialEq" | "PartialOrd" => self_op,
         "Add" | "Sub" | "Mul" | "Div" | "Rem" | "AddAssign" | "SubAssign" | "MulAssign"
@@ -197,9 +259,15 @@ fn trait_holds(c: Cand, name: &str, args: &[Arg], param: &str) -> bool {
             (int || c == Cand::Bool) && self_op
         }
         "Shl" | "Shr" | "ShlAssign" | "ShrAssign" => int && self_op,
-        "AsRef" | "Borrow" => c == Cand::String && (one("str") || (name == "AsRef" && one("[u8]"))),
+        "AsRef" => {
+            (text && one_of(&["str", "[u8]", "Path", "OsStr"]))
+                || (c == Cand::PathBuf && one_of(&["Path", "OsStr"]))
+        }
+        "Borrow" => self_op || (text && one("str")) || (c == Cand::PathBuf && one("Path")),
         "Into" => {
             one(c.name())
+                || (text && one_of(&["String", "PathBuf", "OsString", "Box<str>", "Vec<u8>"]))
+                || (c == Cand::PathBuf && one_of(&["PathBuf", "OsString"]))
                 || (one("String") && c == Cand::Char)
                 || (one("i64") && matches!(c, Cand::U8 | Cand::Bool))
                 || (one("f64") && c == Cand::U8)
@@ -215,7 +283,11 @@ mod tests {
 
     fn pick(src: &str) -> Result<Vec<(String, Ty)>, String> {
         let f: syn::ItemFn = syn::parse_str(&format!("{src} {{}}")).unwrap();
-        choose(&collect(&f.sig.generics, &mut [])?, &no_mocks)
+        choose(
+            &collect(&f.sig.generics, &mut [])?,
+            &no_mocks,
+            Values::Passed,
+        )
     }
 
     fn first(src: &str) -> Ty {
@@ -228,8 +300,10 @@ mod tests {
             first("fn f<T: PartialOrd + Copy>(x: T)"),
             Ty::Int(IntTy::I64)
         );
-        assert_eq!(first("fn f<T>(x: T) where T: AsRef<str>"), Ty::String);
-        assert_eq!(first("fn f<T: Into<String> + Clone>(x: T)"), Ty::String);
+        assert_eq!(first("fn f<T>(x: T) where T: AsRef<str>"), Ty::Str);
+        assert_eq!(first("fn f<T: Into<String> + Clone>(x: T)"), Ty::Str);
+        assert_eq!(first("fn f<T: Copy + AsRef<str>>(x: T)"), Ty::Str);
+        assert_eq!(first("fn f<T: FromStr + AsRef<str>>(x: T)"), Ty::String);
         assert_eq!(
             first("fn f<T: std::fmt::Display + Copy + 'static>(x: T)"),
             Ty::Int(IntTy::I64)
@@ -243,7 +317,31 @@ mod tests {
             Ty::Int(IntTy::I64)
         );
         let two = pick("fn f<A: Clone, B: AsRef<[u8]>>(a: A, b: B)").unwrap();
-        assert_eq!(two[1], ("B".to_string(), Ty::String));
+        assert_eq!(two[1], ("B".to_string(), Ty::Str));
+        assert_eq!(first("fn f<K: Borrow<str> + Hash + Eq>(k: K)"), Ty::Str);
+    }
+
+    #[test]
+    fn parameters_that_stand_for_paths_take_paths() {
+        let path_str = Ty::Std(StdTy::PathStr, Vec::new());
+        let path_buf = Ty::Std(StdTy::PathBuf, Vec::new());
+        assert_eq!(first("fn f<P: AsRef<Path>>(p: P)"), path_str);
+        assert_eq!(
+            first("fn f<P: AsRef<std::path::Path> + Debug>(p: P)"),
+            path_str
+        );
+        assert_eq!(first("fn f<P: Into<PathBuf>>(p: P)"), path_str);
+        assert_eq!(first("fn f<S: AsRef<OsStr>>(s: S)"), Ty::Str);
+        // Stored values own their text.
+        let f: syn::ItemFn = syn::parse_str("fn f<P: AsRef<Path> + Clone>(p: P) {}").unwrap();
+        let params = collect(&f.sig.generics, &mut []).unwrap();
+        assert_eq!(
+            choose(&params, &no_mocks, Values::Owned).unwrap()[0].1,
+            path_buf
+        );
+        // A `PathBuf` has no `Display`.
+        assert_eq!(first("fn f<P: AsRef<Path> + Display>(p: P)"), path_str);
+        assert!(pick("fn f<P: AsRef<Path> + Display + FromStr>(p: P)").is_ok());
     }
 
     #[test]
@@ -255,7 +353,7 @@ mod tests {
         assert!(pick("fn f<T: MyTrait>(x: T)")
             .unwrap_err()
             .contains("`MyTrait`"));
-        assert!(pick("fn f<T: Copy + AsRef<str>>(x: T)").is_err());
+        assert!(pick("fn f<T: Copy + AsRef<Path> + Default + FromStr>(x: T)").is_err());
         assert_eq!(
             pick("fn f<const N: usize>()").unwrap_err(),
             "const generic parameter `N`"
@@ -274,6 +372,9 @@ mod tests {
             bounds: Vec::new(),
         }];
         assert!(collect(&f.sig.generics, &mut outer).unwrap().is_empty());
-        assert_eq!(choose(&outer, &no_mocks).unwrap()[0].1, Ty::String);
+        assert_eq!(
+            choose(&outer, &no_mocks, Values::Owned).unwrap()[0].1,
+            Ty::String
+        );
     }
 }

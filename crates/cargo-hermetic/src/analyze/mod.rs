@@ -140,6 +140,7 @@ fn add_parse_constructors(cluster: &mut Cluster) {
             }],
             ret: Ty::Adt(id, Vec::new()),
             generic_args: Vec::new(),
+            generics_inferred: false,
             unsafe_fn: false,
         });
     }
@@ -208,6 +209,7 @@ fn add_mock_constructors(cluster: &mut Cluster, infos: &[types::TraitInfo]) {
             params,
             ret: Ty::Mock(id),
             generic_args: Vec::new(),
+            generics_inferred: false,
             unsafe_fn: false,
         });
     }

@@ -1,7 +1,7 @@
 //! Name resolution: what a type path means in a module (crate type, module, or outside path).
 
 use super::modules::ModuleSrc;
-use crate::cluster::{ModuleId, TraitId, TypeId};
+use crate::cluster::{ModuleId, StdTy, TraitId, TypeId};
 use std::collections::BTreeMap;
 use syn::{Item, UseTree};
 
@@ -123,16 +123,20 @@ impl Names {
             .or_insert(id);
     }
 
-    /// The prelude types whose name means something else in module `m`: a crate alias
-    /// `Result<T>`, a `use std::io::Result`, a crate type named `Box`. Code in a child module
-    /// with `use super::*` sees that meaning too, so it must spell them by their std path.
+    /// The prelude types and `StdTy` names whose name means something else in module `m`: a
+    /// crate alias `Result<T>`, a `use std::io::Result`, a crate type named `Box` or `Path`.
+    /// Code in a child module with `use super::*` sees that meaning too, so it must spell them
+    /// by their std path.
     pub fn shadowed_prelude(&self, m: ModuleId) -> Vec<String> {
-        let std_type = |p: &[String], below: &[&str; 2]| {
-            matches!(p, [root, a, b] if matches!(root.as_str(), "std" | "core" | "alloc")
-                && a == below[0] && b == below[1])
+        let std_type = |p: &[String], below: &[&str]| {
+            matches!(p, [root, rest @ ..] if matches!(root.as_str(), "std" | "core" | "alloc")
+                && rest.iter().map(String::as_str).eq(below.iter().copied()))
         };
+        let std_types = StdTy::ALL.iter().map(|k| (k.name(), k.path()));
         PRELUDE_TYPES
             .iter()
+            .map(|(name, below)| (*name, &below[..]))
+            .chain(std_types)
             .filter(|(name, below)| match self.resolve(m, &[name.to_string()]) {
                 Target::Unknown => false,
                 Target::External(p) => !std_type(&p, below),

@@ -1,8 +1,9 @@
 //! `syn` types → cluster types (`Ty`), resolving the crate's type names in a module.
 
+use super::generics::{self, ParamBounds, Values};
 use super::names::{AliasId, Names, Target};
 use super::syntax::text;
-use crate::cluster::{FloatTy, IntTy, ModuleId, RangeKind, Ty};
+use crate::cluster::{FloatTy, IntTy, ModuleId, RangeKind, StdTy, Ty};
 use std::collections::BTreeMap;
 use syn::{GenericArgument, PathArguments, Type, TypeParamBound};
 
@@ -101,6 +102,13 @@ impl TyCx<'_> {
                 }
                 let inner = mode.inner();
                 let mutable = r.mutability.is_some();
+                if let Some(kind) = self.unsized_std(&r.elem) {
+                    return if mutable {
+                        Err(format!("`&mut {}` is not supported", kind.name()))
+                    } else {
+                        Ok(Ty::Std(kind, Vec::new()))
+                    };
+                }
                 match &*r.elem {
                     Type::Path(p) if p.qself.is_none() && p.path.is_ident("str") => {
                         if mutable {
@@ -139,12 +147,9 @@ impl TyCx<'_> {
                 "`impl Trait` return types are not supported (`{}`)",
                 text(ty)
             )),
-            Type::ImplTrait(t) => self.mock_for_bounds(t.bounds.iter()).unwrap_or_else(|| {
-                Err(format!(
-                    "`{}` names no trait of the crate, so hermetic has no mock for it",
-                    text(ty)
-                ))
-            }),
+            Type::ImplTrait(t) => self
+                .mock_for_bounds(t.bounds.iter())
+                .unwrap_or_else(|| self.impl_std(t, ty)),
             Type::TraitObject(_) if mode == Mode::Ret => Err(format!(
                 "trait objects in return types are not supported (`{}`)",
                 text(ty)
@@ -214,6 +219,33 @@ impl TyCx<'_> {
                 Err(format!("`{}` is not supported", text(ty)))
             }
             Target::Module(_) | Target::Unknown => Err(format!("unknown type `{}`", text(ty))),
+        }
+    }
+
+    /// `Path` or `OsStr` (std's, not a crate type of that name), which the type behind a
+    /// reference `ty` names: `&Path` is `StdTy::PathRef`.
+    fn unsized_std(&self, ty: &Type) -> Option<StdTy> {
+        let Type::Path(p) = ty else { return None };
+        if p.qself.is_some() || p.path.segments.iter().any(|s| !s.arguments.is_none()) {
+            return None;
+        }
+        let mut segs: Vec<String> = p
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
+        if p.path.leading_colon.is_some() {
+            segs.insert(0, "::".into());
+        }
+        let path = match self.names.resolve(self.module, &segs) {
+            Target::External(path) => path,
+            Target::Unknown if segs.len() == 1 => segs,
+            _ => return None,
+        };
+        match std_kind(&path) {
+            Some(k @ (StdTy::PathRef | StdTy::OsStrRef)) => Some(k),
+            _ => None,
         }
     }
 
@@ -388,6 +420,46 @@ impl TyCx<'_> {
         }
     }
 
+    /// A std type for an `impl Trait` parameter bounded by std traits only (`impl AsRef<Path>`,
+    /// `impl Into<String>`), from the table of candidates type parameters take. A test passes
+    /// it without a turbofish, so only types its literal says are candidates: not integers.
+    fn impl_std(&self, t: &syn::TypeImplTrait, ty: &Type) -> Result<Ty, String> {
+        let param = ParamBounds {
+            name: "impl".into(),
+            bounds: t.bounds.iter().cloned().collect(),
+        };
+        let names_crate_trait = t.bounds.iter().any(|b| match b {
+            TypeParamBound::Trait(tb) => {
+                let segs: Vec<String> = tb
+                    .path
+                    .segments
+                    .iter()
+                    .map(|s| s.ident.to_string())
+                    .collect();
+                matches!(self.names.resolve(self.module, &segs), Target::Trait(_))
+            }
+            _ => false,
+        });
+        let chosen = if names_crate_trait {
+            None
+        } else {
+            generics::choose(&[param], &generics::no_mocks, Values::Passed)
+                .ok()
+                .map(|mut c| c.remove(0).1)
+        };
+        match chosen {
+            Some(Ty::Int(_) | Ty::Float(_)) => Err(format!(
+                "`{}` would take a number, which a test's literal cannot give its type",
+                text(ty)
+            )),
+            Some(t) => Ok(t),
+            None => Err(format!(
+                "`{}` names no trait of the crate, so hermetic has no mock for it",
+                text(ty)
+            )),
+        }
+    }
+
     fn mock(&self, id: usize) -> Result<Ty, String> {
         match self.traits.get(id).map(|t| (&t.name, &t.unmockable)) {
             Some((_, None)) => Ok(Ty::Mock(id)),
@@ -404,6 +476,20 @@ impl TyCx<'_> {
         ty: &Type,
         mode: Mode,
     ) -> Result<Ty, String> {
+        if let Some(kind) = std_kind(path) {
+            if kind.is_ref() {
+                return Err(format!(
+                    "`{}` is only supported behind a reference (`&{}`)",
+                    text(ty),
+                    kind.name()
+                ));
+            }
+            let args = self.args(last, ty, mode)?;
+            if !args.is_empty() {
+                return Err(format!("`{}` takes no type arguments", text(ty)));
+            }
+            return Ok(Ty::Std(kind, args));
+        }
         let p: Vec<&str> = path.iter().map(String::as_str).collect();
         let known = match p.as_slice() {
             [n @ ("String" | "Vec" | "Option" | "Result" | "Box")] => Some(*n),
@@ -476,6 +562,21 @@ impl TyCx<'_> {
             }
         }
     }
+}
+
+/// The std type outside the prelude that `path` names (resolved in its module: `[PathBuf]` when
+/// a glob import brings it, `[std, path, PathBuf]` otherwise).
+fn std_kind(path: &[String]) -> Option<StdTy> {
+    let p: Vec<&str> = path.iter().map(String::as_str).collect();
+    let (name, module) = match p.as_slice() {
+        [name] => (*name, None),
+        ["std" | "core" | "alloc", module @ .., name] => (*name, Some(module)),
+        _ => return None,
+    };
+    StdTy::ALL.into_iter().find(|k| {
+        let (std_module, std_name) = k.path().split_at(k.path().len() - 1);
+        std_name[0] == name && module.is_none_or(|m| m == std_module)
+    })
 }
 
 /// A range of `elem`: of integers or chars only, whose values the search draws and tests write
@@ -620,6 +721,44 @@ mod tests {
             Ok(Ty::Box(b(Ty::Adt(2, vec![]))))
         );
         assert_eq!(map(lib, "()", Mode::Ret), Ok(Ty::Unit));
+    }
+
+    #[test]
+    fn maps_paths_and_os_strings() {
+        let lib = "use std::path::{Path, PathBuf}; use std::ffi::*; pub struct Q;";
+        let std_ty = |k| Ty::Std(k, Vec::new());
+        assert_eq!(map(lib, "&Path", Mode::Arg), Ok(std_ty(StdTy::PathRef)));
+        assert_eq!(
+            map(lib, "&'a std::path::Path", Mode::Arg),
+            Ok(std_ty(StdTy::PathRef))
+        );
+        assert_eq!(map(lib, "PathBuf", Mode::Owned), Ok(std_ty(StdTy::PathBuf)));
+        assert_eq!(
+            map(lib, "OsString", Mode::Owned),
+            Ok(std_ty(StdTy::OsString))
+        );
+        assert_eq!(map(lib, "&OsStr", Mode::Arg), Ok(std_ty(StdTy::OsStrRef)));
+        assert_eq!(
+            map(lib, "Option<&Path>", Mode::Ret),
+            Ok(Ty::Option(b(std_ty(StdTy::PathRef))))
+        );
+        assert_eq!(
+            map(lib, "impl AsRef<Path>", Mode::Arg),
+            Ok(std_ty(StdTy::PathStr))
+        );
+        assert_eq!(map(lib, "impl Into<String>", Mode::Arg), Ok(Ty::Str));
+        assert!(map(lib, "Path", Mode::Owned)
+            .unwrap_err()
+            .contains("behind a reference"));
+        assert!(map(lib, "&mut Path", Mode::Arg).is_err());
+        assert!(map(lib, "impl std::fmt::Display", Mode::Arg)
+            .unwrap_err()
+            .contains("would take a number"));
+        // A crate type named `Path` is the crate's.
+        assert_eq!(
+            map("pub struct Path;", "&Path", Mode::Arg),
+            Ok(Ty::Ref(b(Ty::Adt(0, vec![]))))
+        );
     }
 
     #[test]

@@ -1,8 +1,11 @@
 //! Building the driver: shadow copy, generated dispatch modules, one instrumented build.
 
 use super::codegen::{self, Unsupported, DISPATCH_MODULE};
+use super::goals::Selection;
 use crate::cargo::{self, BuildOutcome, CompileError, Target};
 use crate::cluster::{Cluster, UnitId};
+use crate::mutation::schemata::{self, SiteFile};
+use crate::mutation::Mutant;
 use crate::shadow::{self, Origin, Shadow};
 use anyhow::{bail, Result};
 use std::collections::BTreeSet;
@@ -15,18 +18,26 @@ pub struct DriverBuild {
     pub unsupported: Vec<Unsupported>,
     /// The time spent writing the isolate attributes into the shadow copy.
     pub isolate_time: std::time::Duration,
+    /// The mutants compiled into the driver (empty without mutation analysis).
+    pub mutants: Vec<Mutant>,
+    /// Mutants left out because the compiler rejected their rewrite (unviable).
+    pub mutants_unviable: usize,
 }
 
 /// How many times a build is retried after disabling the calls its errors point at.
 const MAX_REBUILDS: usize = 4;
+/// How many more times it is retried after leaving out mutation sites the compiler rejected.
+const MAX_MUTATION_REBUILDS: usize = 3;
 
 /// Copies the crate, isolates the units `isolated` lists (`crate::isolate`), injects the driver
-/// and builds it with coverage instrumentation.
+/// (and, with `mutation`, the schemata of the selected code's mutants) and builds it with
+/// coverage instrumentation.
 pub fn build_driver(
     target: &Target,
     cluster: &Cluster,
     work_dir: &Path,
     isolated: &[(UnitId, Vec<String>)],
+    mutation: Option<&Selection>,
 ) -> Result<DriverBuild> {
     let support = shadow::write_support_crate(work_dir)?;
     let origin = Origin {
@@ -47,7 +58,12 @@ pub fn build_driver(
     let dispatch_dir = work_dir.join("dispatch");
     let mut disabled = BTreeSet::new();
     let mut injected = false;
-    for _ in 0..=MAX_REBUILDS {
+    let mut sites: Vec<SiteFile> = Vec::new();
+    let mut unviable: BTreeSet<u32> = BTreeSet::new();
+    let mut mutation_rebuilds = 0;
+    let mut attempts = 0;
+    while attempts <= MAX_REBUILDS + mutation_rebuilds {
+        attempts += 1;
         let (files, unsupported) = codegen::generate(cluster, &disabled);
         let mut paths = Vec::new();
         for f in &files {
@@ -60,21 +76,72 @@ pub fn build_driver(
             // The dispatch modules name `::hermetic_driver`.
             shadow::declare_extern_crate(&shadow, &target.crate_dir, cluster, "hermetic_driver")?;
             injected = true;
+            if let Some(selection) = mutation {
+                sites = schemata::find_sites(cluster, selection, &target.crate_dir, &shadow.root)?;
+            }
+        }
+        let (mutants, rewritten) = schemata::rewrite(&sites, &unviable);
+        for f in &rewritten {
+            shadow::write_if_changed(&shadow.root.join(&f.path), &f.text)?;
         }
         let manifest = shadow.root.join("Cargo.toml");
         match cargo::build_test_binary(&manifest, &shadow.target_dir, cargo::SANCOV_FLAGS)? {
             BuildOutcome::Built(executable) => {
+                let all: usize = sites
+                    .iter()
+                    .flat_map(|f| &f.sites)
+                    .map(|s| s.alternatives.len())
+                    .sum();
                 return Ok(DriverBuild {
                     executable,
                     shadow,
                     unsupported,
                     isolate_time,
-                })
+                    mutants_unviable: all - mutants.len(),
+                    mutants,
+                });
             }
             BuildOutcome::Failed(errors) => {
-                let culprits = blame(&errors, &paths, &dispatch_dir)?;
+                let (in_dispatch, in_crate): (Vec<CompileError>, Vec<CompileError>) =
+                    errors.into_iter().partition(|e| {
+                        e.file
+                            .as_ref()
+                            .is_some_and(|f| f.starts_with(&dispatch_dir))
+                    });
+                if !in_crate.is_empty() {
+                    // With schemata, the crate's own files may hold rewrites the compiler
+                    // rejects: leave those sites out and build again.
+                    let live: BTreeSet<u32> = sites
+                        .iter()
+                        .flat_map(|f| &f.sites)
+                        .map(|s| s.first)
+                        .filter(|s| !unviable.contains(s))
+                        .collect();
+                    if live.is_empty() || mutation_rebuilds >= MAX_MUTATION_REBUILDS {
+                        if !live.is_empty() {
+                            // The rejected rewrites could not be pinned: build without any.
+                            unviable.extend(live);
+                            mutation_rebuilds += 1;
+                            continue;
+                        }
+                        bail!(crate_does_not_compile(&in_crate));
+                    }
+                    let mut blamed: BTreeSet<u32> = in_crate
+                        .iter()
+                        .filter_map(|e| Some(schemata::blame(&sites, e.file.as_ref()?, e.line)))
+                        .flatten()
+                        .filter(|s| live.contains(s))
+                        .collect();
+                    if blamed.is_empty() {
+                        blamed = live;
+                    }
+                    unviable.extend(blamed);
+                    mutation_rebuilds += 1;
+                    continue;
+                }
+                let culprits = blame(&in_dispatch, &paths)?;
                 if culprits.is_empty() || culprits.is_subset(&disabled) {
-                    bail!("the driver did not compile:\n{}", render(&errors));
+                    bail!("the driver did not compile:\n{}", render(&in_dispatch));
                 }
                 disabled.extend(culprits);
             }
@@ -83,29 +150,17 @@ pub fn build_driver(
     bail!("the driver did not compile after disabling the calls it could not build")
 }
 
-/// The callables whose dispatch entries the errors point at. Errors outside the dispatch files
-/// mean the crate itself does not compile.
-fn blame(
-    errors: &[CompileError],
-    paths: &[(usize, PathBuf)],
-    dispatch_dir: &Path,
-) -> Result<BTreeSet<usize>> {
+fn crate_does_not_compile(errors: &[CompileError]) -> String {
+    format!(
+        "the crate does not compile, so no tests can be generated; fix these errors first \
+         (`cargo test --lib` shows them too):\n{}",
+        render(errors)
+    )
+}
+
+/// The callables whose dispatch entries the errors (all in dispatch files) point at.
+fn blame(errors: &[CompileError], paths: &[(usize, PathBuf)]) -> Result<BTreeSet<usize>> {
     let mut culprits = BTreeSet::new();
-    let in_crate: Vec<&CompileError> = errors
-        .iter()
-        .filter(|e| !e.file.as_ref().is_some_and(|f| f.starts_with(dispatch_dir)))
-        .collect();
-    if !in_crate.is_empty() {
-        bail!(
-            "the crate does not compile, so no tests can be generated; fix these errors first \
-             (`cargo test --lib` shows them too):\n{}",
-            in_crate
-                .iter()
-                .map(|e| e.rendered.as_str())
-                .collect::<Vec<_>>()
-                .join("\n")
-        );
-    }
     for e in errors {
         let Some(file) = &e.file else { continue };
         let Some((_, path)) = paths.iter().find(|(_, p)| p == file) else {

@@ -5,7 +5,7 @@
 //! and keeps it for later statements. The root module's dispatch module also holds the `serve`
 //! test that starts the fork server.
 
-use crate::cluster::{CallableKind, Cluster, Fields, ModuleId, Receiver, Ty, TypeKind};
+use crate::cluster::{CallableKind, Cluster, Fields, ModuleId, Receiver, StdTy, Ty, TypeKind};
 use crate::mock_syntax::{mock_items, MockFlavour};
 use crate::rust_syntax::{callee_path, ident, item_path, ty, ty_in_expr};
 use proc_macro2::TokenStream;
@@ -201,7 +201,11 @@ fn mock_imports(cluster: &Cluster, m: ModuleId) -> Vec<TokenStream> {
 
 /// Whether a type holds a borrow (such results are observed but never stored).
 pub fn has_borrow(t: &Ty) -> bool {
-    t.mentions(&|t| matches!(t, Ty::Str | Ty::Slice(_) | Ty::Ref(_) | Ty::RefMut(_)))
+    t.mentions(&|t| match t {
+        Ty::Str | Ty::Slice(_) | Ty::Ref(_) | Ty::RefMut(_) => true,
+        Ty::Std(kind, _) => kind.is_ref(),
+        _ => false,
+    })
 }
 
 fn contains_io_error(t: &Ty) -> bool {
@@ -258,6 +262,21 @@ fn arg_code(cluster: &Cluster, m: ModuleId, t: &Ty, k: usize) -> Result<ArgCode,
         Ty::Slice(e) => ArgCode {
             setup: decoded(&Ty::Vec(e.clone()))?,
             expr: quote!(#var.as_slice()),
+            teardown: none,
+        },
+        Ty::Std(StdTy::PathStr, _) => ArgCode {
+            setup: decoded(&Ty::String)?,
+            expr: quote!(#var.as_str()),
+            teardown: none,
+        },
+        Ty::Std(StdTy::PathRef, _) => ArgCode {
+            setup: decoded(&Ty::Std(StdTy::PathBuf, Vec::new()))?,
+            expr: quote!(#var.as_path()),
+            teardown: none,
+        },
+        Ty::Std(StdTy::OsStrRef, _) => ArgCode {
+            setup: decoded(&Ty::Std(StdTy::OsString, Vec::new()))?,
+            expr: quote!(#var.as_os_str()),
             teardown: none,
         },
         Ty::Ref(inner) | Ty::RefMut(inner) if matches!(**inner, Ty::Adt(..) | Ty::Mock(_)) => {

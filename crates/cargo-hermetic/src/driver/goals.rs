@@ -135,7 +135,14 @@ pub fn map_goals(
         std::fs::read(executable).with_context(|| format!("read {}", executable.display()))?;
     let file =
         object::File::parse(&*data).with_context(|| format!("parse {}", executable.display()))?;
-    let checks = CheckCalls::new(&file);
+    let checks = CheckCalls::new(&file, is_check_panic);
+    // Code that only a mutant runs (`hermetic_driver::mutant`): a replaced body's value, and
+    // the closures computing it.
+    let replaced = CheckCalls::new(&file, |n| {
+        n.starts_with("hermetic_driver::mutant::replaced")
+    });
+    let mutated = CheckCalls::new(&file, |n| n == "hermetic_driver::mutant::mutated");
+    let mut mutant_only: std::collections::HashMap<usize, bool> = Default::default();
     let pads = super::cleanup::landing_pads(&file);
     let cleanup = super::cleanup::cleanup_counters(&pads.pads, pcs, checks.text, checks.text_addr);
     let prover = Prover::new(&file, &pads);
@@ -176,16 +183,24 @@ pub fn map_goals(
             )
         });
         if let Some((function, module)) = verdict {
-            if selected_code.last() != Some(&(*addr, addr + size)) {
-                selected_code.push((*addr, addr + size));
-            }
+            let only_mutants = *mutant_only
+                .entry(idx - 1)
+                .or_insert_with(|| mutated.block_calls(*addr, addr + size, usize::MAX));
             let next = pcs
                 .get(counter + 1)
                 .copied()
                 .filter(|&n| n > pc && n < addr + size);
+            if only_mutants
+                || (!unknown && replaced.block_calls(pc, next.unwrap_or(addr + size), 256))
+            {
+                continue;
+            }
+            if selected_code.last() != Some(&(*addr, addr + size)) {
+                selected_code.push((*addr, addr + size));
+            }
             let kind = if unknown
                 || cleanup.contains(&counter)
-                || checks.block_calls_check(pc, next.unwrap_or(addr + size))
+                || checks.block_calls(pc, next.unwrap_or(addr + size), 48)
             {
                 GoalKind::Check
             } else {
@@ -236,13 +251,14 @@ pub fn map_goals(
     })
 }
 
-/// Finds blocks that call one of the compiler's check panics, directly or through the GOT.
+/// Finds blocks that call some functions (the compiler's check panics; the mutants' helpers),
+/// directly or through the GOT.
 struct CheckCalls<'a> {
     text: &'a [u8],
     text_addr: u64,
-    /// Addresses of the check panics.
+    /// Addresses of the functions.
     targets: Vec<u64>,
-    /// GOT slots that hold the address of a check panic.
+    /// GOT slots that hold the address of one.
     slots: Vec<u64>,
 }
 
@@ -254,7 +270,8 @@ fn is_check_panic(demangled: &str) -> bool {
 }
 
 impl<'a> CheckCalls<'a> {
-    fn new(file: &object::File<'a>) -> CheckCalls<'a> {
+    /// The calls of the functions whose demangled names `wanted` accepts.
+    fn new(file: &object::File<'a>, wanted: fn(&str) -> bool) -> CheckCalls<'a> {
         use object::{ObjectSection, RelocationTarget};
         let text = file.section_by_name(".text");
         let mut targets: Vec<u64> = file
@@ -262,7 +279,7 @@ impl<'a> CheckCalls<'a> {
             .filter(|s| s.kind() == SymbolKind::Text)
             .filter(|s| {
                 s.name()
-                    .is_ok_and(|n| is_check_panic(&format!("{:#}", rustc_demangle::demangle(n))))
+                    .is_ok_and(|n| wanted(&format!("{:#}", rustc_demangle::demangle(n))))
             })
             .map(|s| s.address())
             .collect();
@@ -287,11 +304,14 @@ impl<'a> CheckCalls<'a> {
         }
     }
 
-    /// Whether the code from `start` to `end` (a short window at most) calls a check panic:
-    /// `call rel32` to one, or `call [rip + disp32]` through a GOT slot holding one, or a load of
-    /// such a slot into a register (debug builds then `call reg`).
-    fn block_calls_check(&self, start: u64, end: u64) -> bool {
-        let end = end.min(start + 48);
+    /// Whether the code from `start` to `end` (`window` bytes at most) calls one of the
+    /// functions: `call rel32` to one, or `call [rip + disp32]` through a GOT slot holding one,
+    /// or a load of such a slot into a register (debug builds then `call reg`).
+    fn block_calls(&self, start: u64, end: u64, window: usize) -> bool {
+        if self.targets.is_empty() && self.slots.is_empty() {
+            return false;
+        }
+        let end = end.min(start.saturating_add(window as u64));
         let (Some(from), Some(to)) = (
             start.checked_sub(self.text_addr),
             end.checked_sub(self.text_addr),
@@ -597,11 +617,11 @@ mod tests {
             targets: vec![],
             slots: vec![0x1107],
         };
-        assert!(checks.block_calls_check(0x1000, 0x100c));
+        assert!(checks.block_calls(0x1000, 0x100c, 48));
         let other = CheckCalls {
             slots: vec![0x2000],
             ..checks
         };
-        assert!(!other.block_calls_check(0x1000, 0x100c));
+        assert!(!other.block_calls(0x1000, 0x100c, 48));
     }
 }

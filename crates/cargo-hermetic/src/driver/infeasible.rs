@@ -96,15 +96,24 @@ impl<'a> Prover<'a> {
 }
 
 /// The comparison hooks SanitizerCoverage calls (`__sanitizer_cov_trace_cmp8`, ...), defined by
-/// the driver (`hermetic_driver::coverage`): they take values, not pointers, and never write the
-/// caller's frame, so facts about the frame survive a call to them.
+/// the driver (`hermetic_driver::coverage`), and the mutants' switches
+/// (`hermetic_driver::mutant`): they never write the caller's frame, so facts about the frame
+/// survive a call to them.
 fn hooks(file: &object::File) -> Vec<u64> {
     let mut hooks: Vec<u64> = file
         .symbols()
         .filter(|s| s.kind() == SymbolKind::Text && s.is_definition() && s.address() != 0)
         .filter(|s| {
-            s.name()
-                .is_ok_and(|n| n.starts_with("__sanitizer_cov_trace_"))
+            s.name().is_ok_and(|n| {
+                n.starts_with("__sanitizer_cov_trace_") || {
+                    // The mutants' switches read their arguments and return a value: like the
+                    // hooks, they write nothing of the caller's frame (a replaced body's value
+                    // may, and it is not one of them).
+                    let d = format!("{:#}", rustc_demangle::demangle(n));
+                    d.starts_with("hermetic_driver::mutant::")
+                        && !d.starts_with("hermetic_driver::mutant::replaced")
+                }
+            })
         })
         .map(|s| s.address())
         .collect();

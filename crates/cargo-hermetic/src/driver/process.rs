@@ -12,8 +12,17 @@ use std::process::{Child, Command, Stdio};
 
 use super::codegen::SERVE_TEST;
 
-/// The calls of one execution, and its environment (`None`: the real one).
-type Request = (Vec<Call>, Option<EnvSpec>);
+/// The calls of one execution, its environment (`None`: the real one), and its mutant.
+type Request = (Vec<Call>, Option<EnvSpec>, Mutation);
+
+/// The mutant an execution runs against (mutation analysis), and whether it reports the
+/// mutation sites it reached.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Mutation {
+    /// The mutant's id; 0: the original code.
+    pub mutant: u32,
+    pub report_reached: bool,
+}
 
 /// One running driver.
 pub struct Driver {
@@ -106,11 +115,14 @@ impl Driver {
         calls: Vec<Call>,
         env: Option<EnvSpec>,
         timeout_ms: u64,
+        mutation: Mutation,
     ) -> Result<ExecReport> {
         let mut line = serde_json::to_vec(&Message::Exec {
             calls,
             env,
             timeout_ms,
+            mutant: mutation.mutant,
+            report_reached: mutation.report_reached,
         })?;
         line.push(b'\n');
         self.requests
@@ -176,13 +188,26 @@ impl DriverPool {
 
     /// Runs every test case; the i-th report answers the i-th case.
     pub fn exec_batch(&mut self, cases: Vec<(Vec<Call>, EnvSpec)>) -> Result<Vec<ExecReport>> {
+        let cases = cases
+            .into_iter()
+            .map(|(calls, env)| (calls, env, Mutation::default()))
+            .collect();
+        self.exec_mutants(cases, self.timeout_ms)
+    }
+
+    /// Runs every test case against its mutant, each with the time limit `timeout`; the i-th
+    /// report answers the i-th case.
+    pub fn exec_mutants(
+        &mut self,
+        cases: Vec<(Vec<Call>, EnvSpec, Mutation)>,
+        timeout: u64,
+    ) -> Result<Vec<ExecReport>> {
         let n = self.drivers.len();
-        let timeout = self.timeout_ms;
         let real = self.real_env;
         let launch = &self.launch;
         let mut shares: Vec<Vec<(usize, Request)>> = vec![Vec::new(); n];
-        for (i, (calls, env)) in cases.into_iter().enumerate() {
-            shares[i % n].push((i, (calls, (!real).then_some(env))));
+        for (i, (calls, env, mutation)) in cases.into_iter().enumerate() {
+            shares[i % n].push((i, (calls, (!real).then_some(env), mutation)));
         }
         let mut results: Vec<(usize, ExecReport)> = Vec::new();
         let outcomes: Vec<Result<Vec<(usize, ExecReport)>>> = std::thread::scope(|scope| {
@@ -222,13 +247,13 @@ fn exec_restarting(
     timeout: u64,
 ) -> Result<ExecReport> {
     if let Some(d) = slot.as_mut() {
-        match d.exec(calls.0.clone(), calls.1.clone(), timeout) {
+        match d.exec(calls.0.clone(), calls.1.clone(), timeout, calls.2) {
             Ok(r) => return Ok(r),
             Err(_) => *slot = None,
         }
     }
     let (mut d, _) = Driver::start(launch)?;
-    let r = d.exec(calls.0, calls.1, timeout);
+    let r = d.exec(calls.0, calls.1, timeout, calls.2);
     *slot = Some(d);
     r
 }

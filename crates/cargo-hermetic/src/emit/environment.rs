@@ -1,6 +1,7 @@
 //! The environment of a test in Rust: an `Env::new()...enter()` prelude that sets up what the
 //! test needs, and assertions on what the code left in it (files written or removed).
 
+use crate::test_case::Assertion;
 use hermetic_protocol::{EnvReport, EnvSpec, FileMode};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
@@ -61,31 +62,35 @@ pub fn prelude(spec: &EnvSpec, checked: bool) -> TokenStream {
 /// Assertions on what the code left: the files it wrote or removed, then what it wrote to
 /// fd 1 and fd 2 (output of the print macros is libtest's, under `cargo test`, and never
 /// reaches them: see [`output_checks`]).
-pub fn checks(report: &EnvReport) -> Vec<TokenStream> {
+pub fn checks(
+    report: &EnvReport,
+    keep: &dyn Fn(&Assertion) -> bool,
+) -> Vec<(Assertion, TokenStream)> {
     let (assert_eq, assert) = (super::layout::assert_eq(), super::layout::assert());
-    let files = report.files.iter().map(|(path, contents)| match contents {
-        Some(data) => match std::str::from_utf8(data) {
-            Ok(text) => quote!(#assert_eq(env.file_string(#path).as_deref(), Some(#text));),
-            Err(_) => {
-                let data = Literal::byte_string(data);
-                quote!(#assert_eq(env.file_contents(#path).as_deref(), Some(&#data[..]));)
-            }
-        },
-        None => quote!(#assert(!env.exists(#path));),
+    let files = report.files.iter().map(|(path, contents)| {
+        let check = match contents {
+            Some(data) => match std::str::from_utf8(data) {
+                Ok(text) => quote!(#assert_eq(env.file_string(#path).as_deref(), Some(#text));),
+                Err(_) => {
+                    let data = Literal::byte_string(data);
+                    quote!(#assert_eq(env.file_contents(#path).as_deref(), Some(&#data[..]));)
+                }
+            },
+            None => quote!(#assert(!env.exists(#path));),
+        };
+        (Assertion::File(path.clone()), check)
     });
-    files.chain(output_checks(report)).collect()
-}
-
-/// Whether [`checks`] asserts on what the code wrote to fd 1 or 2.
-pub fn asserts_output(report: &EnvReport) -> bool {
-    !report.stdout.is_empty() || !report.stderr.is_empty()
+    files
+        .chain(output_checks(report))
+        .filter(|(a, _)| keep(a))
+        .collect()
 }
 
 /// `assert_eq!(env.stdout_string(), "..")` and the same for stderr, for output the code wrote
 /// through fd 1 and 2 itself (`writeln!(io::stdout(), ..)`, a C library). Such a test passes
 /// under libtest's capture; whether it also passes without (`--nocapture`, where the print
 /// macros reach fd 1 too) verification checks.
-pub fn output_checks(report: &EnvReport) -> Vec<TokenStream> {
+pub fn output_checks(report: &EnvReport) -> Vec<(Assertion, TokenStream)> {
     let assert_eq = super::layout::assert_eq();
     let stream = |name: &str, data: &[u8]| {
         if data.is_empty() {
@@ -103,10 +108,13 @@ pub fn output_checks(report: &EnvReport) -> Vec<TokenStream> {
             }
         })
     };
-    [("stdout", &report.stdout), ("stderr", &report.stderr)]
-        .into_iter()
-        .filter_map(|(name, data)| stream(name, data))
-        .collect()
+    [
+        (Assertion::Stdout, "stdout", &report.stdout),
+        (Assertion::Stderr, "stderr", &report.stderr),
+    ]
+    .into_iter()
+    .filter_map(|(a, name, data)| Some((a, stream(name, data)?)))
+    .collect()
 }
 
 /// Random bytes a line of a byte string holds; longer strings go on, one such line after
@@ -213,7 +221,10 @@ mod tests {
             stderr: vec![0xff],
             ..EnvReport::default()
         };
-        let checks: Vec<String> = checks(&report).iter().map(|c| c.to_string()).collect();
+        let checks: Vec<String> = checks(&report, &|_| true)
+            .iter()
+            .map(|(_, c)| c.to_string())
+            .collect();
         assert_eq!(
             checks,
             [
@@ -237,7 +248,10 @@ mod tests {
             stdout: vec![],
             stderr: vec![],
         };
-        let checks: Vec<String> = checks(&report).iter().map(|c| c.to_string()).collect();
+        let checks: Vec<String> = checks(&report, &|_| true)
+            .iter()
+            .map(|(_, c)| c.to_string())
+            .collect();
         assert_eq!(
             checks[0],
             "ASSERT_EQ_ (env . file_string (\"/out\") . as_deref () , Some (\"done\\n\")) ;"

@@ -18,17 +18,17 @@ pub use place::{apply, apply_or_print, check_in_the_way};
 pub use suite::Suite;
 
 use crate::cluster::{
-    CallableId, CallableKind, Cluster, Fields, FloatTy, ModuleBody, ModuleId, RangeKind, TraitId,
-    Ty, TypeKind,
+    CallableId, CallableKind, Cluster, Fields, FloatTy, ModuleBody, ModuleId, RangeKind, StdTy,
+    TraitId, Ty, TypeKind,
 };
 use crate::mock_syntax;
 use crate::rust_syntax;
-use crate::test_case::FinishedTest;
+use crate::test_case::{Assertion, FinishedTest};
 use hermetic_protocol::Outcome;
 use hermetic_protocol::Value;
 use names::{Unnamed, VarNames};
 use oracle::Oracle;
-use proc_macro2::{Ident, Literal, TokenStream};
+use proc_macro2::{Ident, Literal, Spacing, TokenStream, TokenTree};
 use quote::quote;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
@@ -185,10 +185,12 @@ fn file_contents(
             let path = rust_syntax::item_path(cluster, tr.module, &tr.name, module);
             quote!(use #path;)
         });
+    let std_imports = std_imports(cluster, module, tests.iter().flat_map(|t| &t.body));
     text.push_str(
         &layout::unparse(quote!(
             use super::*;
             #(#imports)*
+            #(#std_imports)*
         ))
         .unwrap_or_default(),
     );
@@ -248,6 +250,57 @@ fn file_contents(
     }
     let text = layout::rustfmt(&text).unwrap_or(text);
     (text, test_names)
+}
+
+/// `use std::path::PathBuf;` for each std type the tests name by its own name (`PathBuf::from`):
+/// those the module does not give another meaning (`rust_syntax::std_name`).
+fn std_imports<'a>(
+    cluster: &Cluster,
+    module: ModuleId,
+    bodies: impl Iterator<Item = &'a TokenStream>,
+) -> Vec<TokenStream> {
+    fn named(tokens: &TokenStream, out: &mut BTreeSet<String>) {
+        let tokens: Vec<TokenTree> = tokens.clone().into_iter().collect();
+        for (i, t) in tokens.iter().enumerate() {
+            match t {
+                TokenTree::Group(g) => named(&g.stream(), out),
+                // Not the last segment of a path (`std::path::PathBuf`).
+                TokenTree::Ident(id)
+                    if !(i >= 2
+                        && matches!(&tokens[i - 1], TokenTree::Punct(p) if p.as_char() == ':')
+                        && matches!(&tokens[i - 2], TokenTree::Punct(p)
+                            if p.as_char() == ':' && p.spacing() == Spacing::Joint)) =>
+                {
+                    out.insert(id.to_string());
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut used = BTreeSet::new();
+    for body in bodies {
+        named(body, &mut used);
+    }
+    let shadowed = &cluster.modules[module].shadowed_prelude;
+    // `use std::path::{Path, PathBuf};`: one item per std module.
+    let mut by_module: BTreeMap<&[&str], BTreeSet<&str>> = BTreeMap::new();
+    for k in StdTy::ALL {
+        if used.contains(k.name()) && !shadowed.iter().any(|s| s == k.name()) {
+            let (module, _) = k.path().split_at(k.path().len() - 1);
+            by_module.entry(module).or_default().insert(k.name());
+        }
+    }
+    by_module
+        .into_iter()
+        .map(|(module, names)| {
+            let module = module.iter().map(|s| rust_syntax::ident(s));
+            let names: Vec<Ident> = names.into_iter().map(rust_syntax::ident).collect();
+            match names.as_slice() {
+                [one] => quote!(use std #(:: #module)* :: #one;),
+                _ => quote!(use std #(:: #module)* :: { #(#names),* };),
+            }
+        })
+        .collect()
 }
 
 /// Names a test function must not take: they would shadow the module's functions that the
@@ -317,6 +370,9 @@ fn render_test(cluster: &Cluster, test: &FinishedTest, suite: Suite) -> Option<R
     let mut names = VarNames::new(reserved);
     let mut vars: Vec<Option<(Ident, Ty)>> = vec![None; len];
     let mut body = Vec::new();
+    let keep = |a: &Assertion| test.assertions.as_ref().is_none_or(|k| k.contains(a));
+    // Whether the test checks anything (a `should_panic` does).
+    let mut asserted = panic.is_some();
     // Fakes set up by consecutive statements share one `Fakes` value.
     let mut fakes = Fakes::default();
     let mut unseen = Vec::new();
@@ -368,13 +424,16 @@ fn render_test(cluster: &Cluster, test: &FinishedTest, suite: Suite) -> Option<R
             vars[i] = Some((name, stored.clone()));
         } else if c.ret == Ty::Unit {
             body.push(quote!(#call;));
+        } else if !keep(&Assertion::Result(i)) {
+            body.push(quote!(let _ = #call;));
         } else if let (Ty::Result(ok, err), Some(obs)) = (&c.ret, returned) {
             if **err == Ty::IoError {
-                io_result_check(&writer, ok, obs, call, &mut names, &mut body);
+                asserted |= io_result_check(&writer, ok, obs, call, &mut names, &mut body);
             } else if let Some(check) = writer.oracle.check(&c.ret, obs) {
                 writer
                     .oracle
                     .render(&check, call, false, false, &mut names, &mut body);
+                asserted = true;
             } else {
                 body.push(quote!(let _ = #call;));
             }
@@ -382,6 +441,7 @@ fn render_test(cluster: &Cluster, test: &FinishedTest, suite: Suite) -> Option<R
             writer
                 .oracle
                 .render(&check, call, false, false, &mut names, &mut body);
+            asserted = true;
         } else {
             body.push(quote!(let _ = #call;));
         }
@@ -393,13 +453,22 @@ fn render_test(cluster: &Cluster, test: &FinishedTest, suite: Suite) -> Option<R
         let checks = if panic.is_some() {
             Vec::new()
         } else {
-            asserts_output = environment::asserts_output(&report.env);
-            environment::checks(&report.env)
+            let checks = environment::checks(&report.env, &keep);
+            asserts_output = checks
+                .iter()
+                .any(|(a, _)| matches!(a, Assertion::Stdout | Assertion::Stderr));
+            checks.into_iter().map(|(_, check)| check).collect()
         };
+        asserted |= !checks.is_empty();
         body.insert(0, environment::prelude(&case.env, !checks.is_empty()));
         body.extend(checks);
     }
 
+    // A generated test that checks nothing shows nothing (records keep theirs: a recorded
+    // mock checks its calls).
+    if !asserted && suite == Suite::Generated {
+        return None;
+    }
     let last = &stmts[len - 1];
     let target = &cluster.callables[last.callable];
     let outcome = names::outcome(
@@ -569,7 +638,7 @@ fn io_result_check(
     call: TokenStream,
     names: &mut VarNames,
     body: &mut Vec<TokenStream>,
-) {
+) -> bool {
     use hermetic_protocol::Observed;
     let assert_eq = layout::assert_eq();
     match obs {
@@ -594,8 +663,66 @@ fn io_result_check(
             }
             None => body.push(quote!(let _ = #call.unwrap();)),
         },
-        _ => body.push(quote!(let _ = #call;)),
+        _ => {
+            body.push(quote!(let _ = #call;));
+            return false;
+        }
     }
+    true
+}
+
+/// The assertions a test can make (as [`render_test`] would write them), each with a key that
+/// differs when what it checks differs: an assertion whose key changes under a mutant kills it.
+pub fn assertion_keys(cluster: &Cluster, test: &FinishedTest) -> Vec<(Assertion, String)> {
+    let case = &test.case;
+    let report = &test.report;
+    let (len, panicked) = match &report.outcome {
+        Outcome::Completed => (case.stmts.len(), false),
+        Outcome::Panicked { stmt, .. } if *stmt < case.stmts.len() => (stmt + 1, true),
+        _ => return Vec::new(),
+    };
+    let stmts = &case.stmts[..len];
+    let mut used = vec![false; len];
+    for s in stmts {
+        for j in s.uses() {
+            if let Some(u) = used.get_mut(j) {
+                *u = true;
+            }
+        }
+    }
+    let oracle = Oracle {
+        cluster,
+        home: case.home,
+    };
+    let mut out = Vec::new();
+    for (i, s) in stmts.iter().enumerate() {
+        let Some(c) = cluster.callables.get(s.callable) else {
+            return Vec::new();
+        };
+        if used[i] || c.ret == Ty::Unit || (panicked && i == len - 1) {
+            continue;
+        }
+        let Some(obs) = report.stmts.get(i).and_then(|r| r.returned.as_ref()) else {
+            continue;
+        };
+        let key = match &c.ret {
+            Ty::Result(_, err) if **err == Ty::IoError => Some(format!("{obs:?}")),
+            ret => oracle.check(ret, obs).map(|check| check.key()),
+        };
+        out.extend(key.map(|k| (Assertion::Result(i), k)));
+    }
+    if !panicked && environment::needed(&case.env, &report.env) {
+        for (path, contents) in &report.env.files {
+            out.push((Assertion::File(path.clone()), format!("{contents:?}")));
+        }
+        if !report.env.stdout.is_empty() {
+            out.push((Assertion::Stdout, format!("{:?}", report.env.stdout)));
+        }
+        if !report.env.stderr.is_empty() {
+            out.push((Assertion::Stderr, format!("{:?}", report.env.stderr)));
+        }
+    }
+    out
 }
 
 /// The `expected` text of `#[should_panic]`: the message, or a prefix of a long one.
@@ -659,7 +786,9 @@ impl Writer<'_> {
         let cluster = self.cluster;
         let c = &cluster.callables[id];
         let name = rust_syntax::ident(&c.name);
-        let turbofish = if c.generic_args.is_empty() {
+        let turbofish = if c.generic_args.is_empty()
+            || (c.generics_inferred && c.generic_args.iter().all(says_its_type))
+        {
             quote!()
         } else {
             let g = c.generic_args.iter().map(|t| match t {
@@ -940,6 +1069,9 @@ impl Writer<'_> {
                 let s = Literal::string(s);
                 quote!(#s.to_string())
             }
+            (Value::Str(s), Ty::Std(kind, _)) if kind.is_text() => {
+                oracle::text_literal(self.cluster, self.home, *kind, s)
+            }
             (Value::Str(s), Ty::Reader) => {
                 let s = Literal::string(s);
                 quote!(std::io::Cursor::new(#s.to_string()))
@@ -989,6 +1121,18 @@ impl Writer<'_> {
             }
             _ => return None,
         })
+    }
+}
+
+/// Whether an argument of type `t` written in a test gives the compiler its type: a string
+/// literal is a `&str`, `PathBuf::from(..)` a `PathBuf`; an integer literal is not an `i64`,
+/// and `vec![]` or `None` say nothing of their items.
+fn says_its_type(t: &Ty) -> bool {
+    match t {
+        Ty::Str | Ty::String | Ty::Bool | Ty::Char | Ty::Unit => true,
+        Ty::Std(kind, _) => kind.is_text(),
+        Ty::Adt(_, args) => args.is_empty(),
+        _ => false,
     }
 }
 

@@ -7,7 +7,7 @@
 
 use super::layout;
 use super::names::VarNames;
-use crate::cluster::{Cluster, Fields, FloatTy, ModuleId, RangeKind, Ty, TypeKind};
+use crate::cluster::{Cluster, Fields, FloatTy, ModuleId, RangeKind, StdTy, Ty, TypeKind};
 use crate::rust_syntax;
 use hermetic_protocol::Observed;
 use proc_macro2::{Literal, Span, TokenStream};
@@ -42,6 +42,27 @@ pub(crate) enum Check {
 }
 
 impl Check {
+    /// What the check compares, as text (token spans left out): two checks with the same key
+    /// pass and fail together.
+    pub(crate) fn key(&self) -> String {
+        match self {
+            Check::Eq(lit) => format!("== {lit}"),
+            Check::EqWithoutDebug(lit) => format!("=== {lit}"),
+            Check::IsNan => "is_nan".into(),
+            Check::IsNone => "is_none".into(),
+            Check::IsEmpty => "is_empty".into(),
+            Check::DebugText(text) => format!("debug {text:?}"),
+            Check::Fields { fields, .. } => fields
+                .iter()
+                .map(|(access, c)| format!(".{access} {}", c.key()))
+                .collect::<Vec<_>>()
+                .join("; "),
+            Check::Unwrap(c) => format!("unwrap {}", c.key()),
+            Check::UnwrapErr(c) => format!("unwrap_err {}", c.key()),
+            Check::Deref(c) => format!("* {}", c.key()),
+        }
+    }
+
     /// Whether the check only compares `Debug` text (a whole-value `Debug` text reads better).
     fn is_debug_text(&self) -> bool {
         match self {
@@ -234,6 +255,8 @@ impl Oracle<'_> {
             Ty::Range(t, RangeKind::HalfOpen | RangeKind::Inclusive) => rec(t),
             // The driver's stand-in, never a result: `Debug` only.
             Ty::Range(t, RangeKind::Bounds) => name == "Debug" && rec(t),
+            Ty::Std(kind, _) if kind.is_text() => true,
+            Ty::Std(_, args) => args.iter().all(rec),
         }
     }
 
@@ -271,6 +294,9 @@ impl Oracle<'_> {
             (Ty::Str, Observed::Str(s)) => {
                 let s = Literal::string(s);
                 quote!(#s)
+            }
+            (Ty::Std(kind, _), Observed::Str(s)) if kind.is_text() => {
+                text_literal(self.cluster, self.home, *kind, s)
             }
             (Ty::Vec(t), Observed::Seq(items)) => {
                 if items.is_empty() {
@@ -441,6 +467,8 @@ impl Oracle<'_> {
                 _ => return None,
             },
             Observed::Char(c) => format!("{c:?}"),
+            // Paths and OS strings escape `'` where strings do not.
+            Observed::Str(s) if matches!(ty, Some(Ty::Std(..))) && s.contains('\'') => return None,
             Observed::Str(s) => format!("{s:?}"),
             Observed::Seq(items) => {
                 let items: Vec<_> = items
@@ -521,6 +549,18 @@ impl Oracle<'_> {
             Fields::Named(_) => format!("{name} {{ {} }}", parts.join(", ")),
             _ => format!("{name}({})", parts.join(", ")),
         })
+    }
+}
+
+/// A path or OS string of type `kind` with text `s`: `PathBuf::from("/etc/app.conf")`,
+/// `Path::new(..)`, `OsString::from(..)`, `OsStr::new(..)`.
+pub(crate) fn text_literal(cluster: &Cluster, home: ModuleId, kind: StdTy, s: &str) -> TokenStream {
+    let name = rust_syntax::std_name(cluster, kind, home);
+    let s = Literal::string(s);
+    match kind {
+        StdTy::PathStr => quote!(#s),
+        StdTy::PathRef | StdTy::OsStrRef => quote!(#name::new(#s)),
+        _ => quote!(#name::from(#s)),
     }
 }
 

@@ -3,7 +3,9 @@
 use super::place::plan;
 use super::place::{Applied, ModLine};
 use super::*;
-use crate::cluster::{Callable, Field, IntTy, Module, Param, Receiver, TypeDef, Variant, Vis};
+use crate::cluster::{
+    Callable, Field, IntTy, Module, Param, Receiver, StdTy, TypeDef, Variant, Vis,
+};
 use crate::test_case::{Stmt, TestCase};
 use hermetic_protocol::{ExecReport, Observed, StmtReport};
 use std::collections::HashSet;
@@ -57,6 +59,7 @@ fn callable(name: &str, kind: CallableKind, params: Vec<Param>, ret: Ty) -> Call
         params,
         ret,
         generic_args: vec![],
+        generics_inferred: false,
         unsafe_fn: false,
     }
 }
@@ -320,11 +323,13 @@ fn test(home: usize, stmts: Vec<Stmt>, outcome: Outcome, reports: Vec<StmtReport
             sandbox_blocked: 0,
             mock_calls: Vec::new(),
             fake_calls: Vec::new(),
+            reached_mutants: Vec::new(),
         },
         uses_private: false,
         uses_mocks: false,
         uses_fakes: false,
         unseen_fakes: Vec::new(),
+        assertions: None,
     }
 }
 
@@ -862,7 +867,7 @@ fn two_modules_tests() -> Vec<FinishedTest> {
         completed(
             1,
             vec![stmt(LOAD, vec![Value::Str("port = 1".into())])],
-            vec![Some(Observed::Opaque)],
+            vec![Some(Observed::Debug("Config { port: 1 }".into()))],
         ),
     ]
 }
@@ -1134,4 +1139,111 @@ fn code_returns_value() {
 }
 "#
     );
+}
+
+/// A cluster of one module whose callables are `fns` (free functions), for tests of values.
+fn functions(fns: Vec<(&str, Vec<Param>, Ty)>) -> Cluster {
+    Cluster {
+        crate_name: "demo".into(),
+        modules: vec![module(&[], None, "src/lib.rs", true)],
+        callables: fns
+            .into_iter()
+            .map(|(name, params, ret)| callable(name, CallableKind::Function, params, ret))
+            .collect(),
+        ..Cluster::default()
+    }
+}
+
+fn emit_with(cluster: &Cluster, tests: &[FinishedTest]) -> String {
+    let files = emit(cluster, tests, Suite::Generated, COMMAND);
+    assert_eq!(files.len(), 1, "{files:#?}");
+    check_valid_and_formatted(&files[0].contents);
+    files[0].contents.clone()
+}
+
+fn std_ty(kind: StdTy) -> Ty {
+    Ty::Std(kind, Vec::new())
+}
+
+#[test]
+fn paths_and_os_strings_are_written_by_their_std_constructors_and_imported() {
+    let cluster = functions(vec![
+        (
+            "backup_of",
+            vec![param("path", std_ty(StdTy::PathBuf))],
+            Ty::Option(Box::new(std_ty(StdTy::PathBuf))),
+        ),
+        (
+            "kind",
+            vec![
+                param("path", std_ty(StdTy::PathRef)),
+                param("name", std_ty(StdTy::OsStrRef)),
+            ],
+            std_ty(StdTy::PathRef),
+        ),
+        (
+            "load",
+            vec![param("path", std_ty(StdTy::PathStr))],
+            Ty::Vec(Box::new(std_ty(StdTy::OsString))),
+        ),
+    ]);
+    let str_ = |s: &str| Value::Str(s.into());
+    let obs = |s: &str| Observed::Str(s.into());
+    let tests = [
+        completed(
+            0,
+            vec![stmt(0, vec![str_("app.conf")])],
+            vec![Some(Observed::Opt(Some(Box::new(obs("app.conf.bak")))))],
+        ),
+        completed(
+            0,
+            vec![stmt(1, vec![str_("/etc"), str_("x")])],
+            vec![Some(obs("/etc"))],
+        ),
+        completed(
+            0,
+            vec![stmt(2, vec![str_("/etc/app.conf")])],
+            vec![Some(Observed::Seq(vec![obs("a")]))],
+        ),
+    ];
+    let file = emit_with(&cluster, &tests);
+    for expected in [
+        "use std::ffi::{OsStr, OsString};\nuse std::path::{Path, PathBuf};\n",
+        "backup_of(PathBuf::from(\"app.conf\")),\n        Some(PathBuf::from(\"app.conf.bak\"))",
+        "assert_eq!(kind(Path::new(\"/etc\"), OsStr::new(\"x\")), Path::new(\"/etc\"));",
+        "assert_eq!(load(\"/etc/app.conf\"), vec![OsString::from(\"a\")]);",
+    ] {
+        assert!(file.contains(expected), "no {expected}:\n{file}");
+    }
+    // A module whose own `Path` is not std's spells std's in full, and imports nothing.
+    let mut shadowed = cluster.clone();
+    shadowed.modules[0].shadowed_prelude = vec!["Path".into()];
+    let file = emit_with(&shadowed, &tests[1..2]);
+    assert!(!file.contains("use std::path"), "{file}");
+    assert!(
+        file.contains("kind(std::path::Path::new(\"/etc\"), OsStr::new(\"x\"))"),
+        "{file}"
+    );
+}
+
+#[test]
+fn type_arguments_a_literal_gives_need_no_turbofish() {
+    let path = std_ty(StdTy::PathStr);
+    let mut cluster = functions(vec![
+        ("open", vec![param("path", path.clone())], Ty::Bool),
+        ("show", vec![param("x", I64)], Ty::Bool),
+    ]);
+    cluster.callables[0].generic_args = vec![path];
+    cluster.callables[0].generics_inferred = true;
+    cluster.callables[1].generic_args = vec![I64];
+    cluster.callables[1].generics_inferred = true;
+    let yes = || vec![Some(Observed::Bool(true))];
+    let tests = [
+        completed(0, vec![stmt(0, vec![Value::Str("a.txt".into())])], yes()),
+        completed(0, vec![stmt(1, vec![Value::Int(7)])], yes()),
+    ];
+    let file = emit_with(&cluster, &tests);
+    assert!(file.contains("open(\"a.txt\")"), "{file}");
+    // `7` alone would be an `i32`.
+    assert!(file.contains("show::<i64>(7)"), "{file}");
 }

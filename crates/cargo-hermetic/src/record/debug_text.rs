@@ -45,6 +45,7 @@ pub fn observed(cluster: &Cluster, learnt: &Learnt, expr: &Expr, ty: &Ty) -> Res
             _ => return Err("expected a char".into()),
         },
         (Ty::String | Ty::Str, e) => Observed::Str(str_lit(e)?),
+        (Ty::Std(kind, _), e) if kind.is_text() => Observed::Str(str_lit(e)?),
         (Ty::Vec(t) | Ty::Slice(t) | Ty::Array(t, _), Expr::Array(a)) => Observed::Seq(
             a.elems
                 .iter()

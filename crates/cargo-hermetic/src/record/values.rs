@@ -52,6 +52,9 @@ impl Builder<'_> {
                 _ => return Err("expected a char".into()),
             },
             Ty::String | Ty::Str => Value::Str(str_lit(e)?),
+            // A path's or OS string's `Debug` text is a string literal.
+            Ty::Std(kind, _) if kind.is_text() => Value::Str(str_lit(e)?),
+            Ty::Std(kind, _) => return Err(format!("`{}` values are not recorded", kind.name())),
             Ty::Vec(t) | Ty::Slice(t) | Ty::Array(t, _) => match e {
                 Expr::Array(a) => Value::Seq(
                     a.elems

@@ -127,11 +127,13 @@ mod tests {
                 sandbox_blocked: 0,
                 mock_calls: Vec::new(),
                 fake_calls: Vec::new(),
+                reached_mutants: Vec::new(),
             },
             uses_private: private,
             uses_mocks: mocks,
             uses_fakes: false,
             unseen_fakes: Vec::new(),
+            assertions: None,
         }
     }
 

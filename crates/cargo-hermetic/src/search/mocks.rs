@@ -173,6 +173,7 @@ mod tests {
                 })
                 .collect(),
             fake_calls: Vec::new(),
+            reached_mutants: Vec::new(),
         }
     }
 

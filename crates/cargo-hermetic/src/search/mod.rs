@@ -264,8 +264,14 @@ pub fn run(
                     }
                 }
             }
-            let clock_before = touched.clock;
+            let (clock_before, paths_before) = (touched.clock, touched.paths.len());
             touched.learn(&report.env.accesses);
+            if touched.paths.len() > paths_before {
+                // Paths the code opened make good path arguments.
+                for p in &touched.paths {
+                    space.pool.add_path(p.clone());
+                }
+            }
             touched.learn_written(&report.env.files);
             if touched.clock && !clock_before {
                 // Code that reads the clock often compares text with today's date.
@@ -441,7 +447,7 @@ fn mutate(
 
 /// The test as it really ran: cut after a panic, before an argument that could not be built.
 /// Executions that killed the child become findings.
-fn finish(
+pub(crate) fn finish(
     cluster: &Cluster,
     mut case: TestCase,
     report: ExecReport,
@@ -476,6 +482,7 @@ fn finish(
         uses_mocks,
         uses_fakes,
         unseen_fakes: Vec::new(),
+        assertions: None,
     })
 }
 

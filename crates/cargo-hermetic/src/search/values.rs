@@ -1,7 +1,7 @@
 //! Values for arguments: drawn at random by type, from constants found in the source, and from
 //! the operands the code compared against at run time; and small mutations of them.
 
-use crate::cluster::{FloatTy, IntTy, Literals, RangeKind, Ty};
+use crate::cluster::{FloatTy, IntTy, Literals, RangeKind, StdTy, Ty};
 use hermetic_protocol::Value;
 use rand::seq::SliceRandom;
 use rand::Rng;
@@ -21,7 +21,23 @@ pub struct ValuePool {
     string_list: Vec<String>,
     /// Integers written in the source: few, and the likeliest to matter.
     source_ints: Vec<i128>,
+    /// Paths the code opened or checked in its environment, and known strings that look like
+    /// paths: for path arguments.
+    paths: BTreeSet<String>,
+    path_list: Vec<String>,
 }
+
+/// Paths a person would pass, for path arguments before the code has shown which it uses.
+const COMMON_PATHS: [&str; 8] = [
+    "/etc/app.conf",
+    "config.toml",
+    "data/input.txt",
+    "notes.md",
+    "/tmp",
+    "",
+    "/",
+    "../outside",
+];
 
 const MAX_POOL: usize = 4096;
 
@@ -51,8 +67,18 @@ impl ValuePool {
     }
 
     pub fn add_string(&mut self, s: String) {
+        if looks_like_path(&s) {
+            self.add_path(s.clone());
+        }
         if self.string_list.len() < MAX_POOL && self.strings.insert(s.clone()) {
             self.string_list.push(s);
+        }
+    }
+
+    /// A path worth passing: one the code opened or checked, or compared.
+    pub fn add_path(&mut self, p: String) {
+        if self.path_list.len() < MAX_POOL && self.paths.insert(p.clone()) {
+            self.path_list.push(p);
         }
     }
 
@@ -87,6 +113,14 @@ impl ValuePool {
     }
 }
 
+/// Whether a string reads as a file path: it has a separator, or a short extension.
+fn looks_like_path(s: &str) -> bool {
+    let ext = s
+        .rsplit_once('.')
+        .is_some_and(|(stem, ext)| !stem.is_empty() && (1..=4).contains(&ext.len()));
+    !s.contains(char::is_whitespace) && (s.contains('/') || ext) && s.len() <= 128
+}
+
 fn is_format_string(s: &str) -> bool {
     let bytes = s.as_bytes();
     bytes
@@ -108,6 +142,7 @@ pub fn random_value(rng: &mut ChaCha8Rng, pool: &ValuePool, ty: &Ty, depth: usiz
         Ty::Range(e, kind) => random_range(rng, pool, e, *kind, depth),
         Ty::Float(t) => Value::float(random_float(rng, pool, *t)),
         Ty::String | Ty::Str | Ty::Reader => Value::Str(random_string(rng, pool)),
+        Ty::Std(kind, args) => random_std(rng, pool, *kind, args, depth),
         Ty::Vec(e) | Ty::Slice(e) | Ty::IntoIter(e) => {
             let len = if depth > 2 { 0 } else { small_len(rng) };
             Value::Seq(
@@ -144,6 +179,21 @@ pub fn random_value(rng: &mut ChaCha8Rng, pool: &ValuePool, ty: &Ty, depth: usiz
         Ty::Box(e) | Ty::Ref(e) | Ty::RefMut(e) => random_value(rng, pool, e, depth),
         // Crate types come from statements; the generator never asks for them here.
         Ty::Adt(..) | Ty::Mock(_) | Ty::IoError => Value::Unit,
+    }
+}
+
+/// A value of a std type outside the prelude.
+fn random_std(
+    rng: &mut ChaCha8Rng,
+    pool: &ValuePool,
+    kind: StdTy,
+    _args: &[Ty],
+    _depth: usize,
+) -> Value {
+    match kind {
+        k if k.is_path() => Value::Str(random_path(rng, pool)),
+        StdTy::OsString | StdTy::OsStrRef => Value::Str(random_string(rng, pool)),
+        _ => Value::Str(random_string(rng, pool)),
     }
 }
 
@@ -355,6 +405,43 @@ fn random_string(rng: &mut ChaCha8Rng, pool: &ValuePool) -> String {
     }
 }
 
+/// A path: one the code used or compared, one a person would pass, a known name under a known
+/// directory, or any string.
+fn random_path(rng: &mut ChaCha8Rng, pool: &ValuePool) -> String {
+    match rng.gen_range(0..10) {
+        0..=3 if !pool.path_list.is_empty() => {
+            pool.path_list.choose(rng).expect("non-empty").clone()
+        }
+        4 if !pool.path_list.is_empty() && !pool.string_list.is_empty() => {
+            let dir = pool.path_list.choose(rng).expect("non-empty");
+            let name = pool.string_list.choose(rng).expect("non-empty");
+            format!("{}/{name}", dir.trim_end_matches('/'))
+        }
+        0..=6 => COMMON_PATHS.choose(rng).expect("non-empty").to_string(),
+        _ => random_string(rng, pool),
+    }
+}
+
+/// A small change to a path: another component added, the last one dropped or changed, or
+/// the text changed as any string's.
+fn mutate_path(rng: &mut ChaCha8Rng, pool: &ValuePool, p: &str) -> String {
+    match rng.gen_range(0..4) {
+        0 => {
+            let name = pool
+                .string_list
+                .choose(rng)
+                .map_or("file.txt", String::as_str);
+            format!("{}/{name}", p.trim_end_matches('/'))
+        }
+        1 => match p.rsplit_once('/') {
+            Some((parent, _)) => parent.to_string(),
+            None => String::new(),
+        },
+        2 => random_path(rng, pool),
+        _ => mutate_string(rng, pool, p),
+    }
+}
+
 fn mutate_string(rng: &mut ChaCha8Rng, pool: &ValuePool, s: &str) -> String {
     let mut chars: Vec<char> = s.chars().collect();
     match rng.gen_range(0..5) {
@@ -415,6 +502,12 @@ pub fn mutate_value(rng: &mut ChaCha8Rng, pool: &ValuePool, ty: &Ty, value: &Val
         }
         (Ty::Bool, Value::Bool(b)) => Value::Bool(!b),
         (Ty::String | Ty::Str | Ty::Reader, Value::Str(s)) => {
+            Value::Str(mutate_string(rng, pool, s))
+        }
+        (Ty::Std(kind, _), Value::Str(s)) if kind.is_path() => {
+            Value::Str(mutate_path(rng, pool, s))
+        }
+        (Ty::Std(kind, _), Value::Str(s)) if kind.is_text() => {
             Value::Str(mutate_string(rng, pool, s))
         }
         (Ty::Vec(e) | Ty::Slice(e) | Ty::IntoIter(e), Value::Seq(items)) if !contains_adt(e) => {
@@ -567,6 +660,30 @@ mod tests {
         }
         // `a..b`, `a..=b`, `a..`, `..b`, `..=b`, `..`.
         assert_eq!(forms.len(), 6, "{forms:?}");
+    }
+
+    #[test]
+    fn paths_come_from_what_the_code_opened_and_compared() {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let mut pool = ValuePool::default();
+        pool.add_path("/srv/data/app.conf".into());
+        pool.add_string("settings.toml".into());
+        pool.add_string("not a path".into());
+        let ty = Ty::Std(StdTy::PathStr, Vec::new());
+        let drawn: BTreeSet<String> = (0..300)
+            .map(|_| {
+                let v = random_value(&mut rng, &pool, &ty, 0);
+                mutate_value(&mut rng, &pool, &ty, &v)
+            })
+            .filter_map(|v| match v {
+                Value::Str(s) => Some(s),
+                _ => None,
+            })
+            .collect();
+        for p in ["/srv/data/app.conf", "settings.toml", "/etc/app.conf"] {
+            assert!(drawn.contains(p), "{p} never drawn: {drawn:?}");
+        }
+        assert!(!pool.paths.contains("not a path"));
     }
 
     #[test]

@@ -47,6 +47,7 @@ pub const FIXTURES: &[&str] = &[
     "machine",
     "ranges",
     "isolated",
+    "paths",
 ];
 
 /// Budget passed with every run: generous, so that runs are bounded by `--max-executions`

@@ -1,0 +1,167 @@
+//! Tests for the mutants that tests reach but none kills: EvoSuite's strong-mutation goals,
+//! pursued after the coverage search with a share of the budget. A candidate is a mutant of a
+//! test that reaches the mutant (the search's own operators); it becomes a test when its
+//! execution against the mutant would fail it: another value, a panic gone or come.
+
+use super::analysis::{fate, Fate};
+use crate::cluster::CallableKind;
+use crate::driver::process::{DriverPool, Mutation};
+use crate::emit;
+use crate::search::{self, mocks, ops, ops::Space};
+use crate::test_case::{FinishedTest, TestCase};
+use anyhow::Result;
+use hermetic_protocol::ExecReport;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+/// When the hunt stops.
+pub struct Stop {
+    pub deadline: Option<Instant>,
+    pub max_executions: u64,
+}
+
+/// New tests, each killing a mutant of `reaching` (alive mutants and the tests that reach
+/// them) that no test killed; and the executions spent.
+pub fn hunt(
+    space: &Space,
+    tests: &[FinishedTest],
+    reaching: &BTreeMap<u32, Vec<usize>>,
+    pool: &mut DriverPool,
+    seed: u64,
+    stop: &Stop,
+) -> Result<(Vec<FinishedTest>, u64)> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x6d75_7461_6e74);
+    let mut alive: Vec<u32> = reaching.keys().copied().collect();
+    let mut found = Vec::new();
+    let mut executions = 0u64;
+    let timeout = super::analysis::MUTANT_TIMEOUT_MS.min(pool.timeout_ms);
+    while !alive.is_empty()
+        && executions < stop.max_executions
+        && stop.deadline.is_none_or(|d| Instant::now() < d)
+    {
+        let mut batch = Vec::new();
+        for &id in &alive {
+            let Some(&parent) = reaching[&id].choose(&mut rng) else {
+                continue;
+            };
+            let candidate = ops::mutate(&mut rng, space, &tests[parent].case);
+            if !candidate.stmts.is_empty() {
+                batch.push((id, candidate));
+            }
+        }
+        if batch.is_empty() {
+            break;
+        }
+        let cases = batch
+            .iter()
+            .flat_map(|(id, c)| {
+                let (calls, env) = c.request();
+                [0, *id].map(|mutant| {
+                    (
+                        calls.clone(),
+                        env.clone(),
+                        Mutation {
+                            mutant,
+                            report_reached: false,
+                        },
+                    )
+                })
+            })
+            .collect();
+        let mut reports = pool.exec_mutants(cases, timeout)?.into_iter();
+        executions += 2 * batch.len() as u64;
+        let mut kills = Vec::new();
+        for (id, candidate) in batch {
+            let (Some(original), Some(mutated)) = (reports.next(), reports.next()) else {
+                break;
+            };
+            if let Some(test) = killing(space, candidate, original, mutated) {
+                kills.push((id, test));
+            }
+        }
+        for (id, test) in kills {
+            let (test, spent) = shrink(space, pool, test, id, timeout)?;
+            executions += spent;
+            found.push(test);
+            alive.retain(|&a| a != id);
+        }
+    }
+    Ok((found, executions))
+}
+
+/// The candidate as a test, when it is one about a function of the selected code (not a
+/// constructor) and its execution against the mutant would fail it.
+fn killing(
+    space: &Space,
+    candidate: TestCase,
+    original: ExecReport,
+    mutated: ExecReport,
+) -> Option<FinishedTest> {
+    let last = candidate.stmts.last()?.callable;
+    let about_a_target = space.targets.contains(&last)
+        && !matches!(
+            space.cluster.callables[last].kind,
+            CallableKind::StructLiteral { .. }
+                | CallableKind::Variant { .. }
+                | CallableKind::Mock(_)
+                | CallableKind::Parse { .. }
+        );
+    if !about_a_target || mocks::ran_out(&original) || original.sandbox_blocked > 0 {
+        return None;
+    }
+    let test = search::finish(space.cluster, candidate, original).ok()?;
+    let keys = emit::assertion_keys(space.cluster, &test);
+    let kills = match fate(space.cluster, &test, &keys, mutated) {
+        Fate::Fails => true,
+        Fate::Caught(by) => !by.is_empty(),
+    };
+    kills.then_some(test)
+}
+
+/// The test without the statements it needs neither to reach its last call nor to kill the
+/// mutant (last first, as the search minimises); and the executions spent.
+fn shrink(
+    space: &Space,
+    pool: &mut DriverPool,
+    mut best: FinishedTest,
+    mutant: u32,
+    timeout: u64,
+) -> Result<(FinishedTest, u64)> {
+    let mut executions = 0;
+    let mut i = best.case.stmts.len().saturating_sub(1);
+    while i > 0 {
+        i -= 1;
+        let mut candidate = best.case.clone();
+        ops::remove_stmt(&mut candidate, i);
+        ops::repair(space, &mut candidate);
+        if candidate.stmts.is_empty() {
+            continue;
+        }
+        let (calls, env) = candidate.request();
+        let cases = [0, mutant]
+            .map(|m| {
+                (
+                    calls.clone(),
+                    env.clone(),
+                    Mutation {
+                        mutant: m,
+                        report_reached: false,
+                    },
+                )
+            })
+            .to_vec();
+        let mut reports = pool.exec_mutants(cases, timeout)?.into_iter();
+        executions += 2;
+        let (Some(original), Some(mutated)) = (reports.next(), reports.next()) else {
+            break;
+        };
+        if let Some(t) = killing(space, candidate, original, mutated) {
+            best = t;
+            i = i.min(best.case.stmts.len().saturating_sub(1));
+        }
+    }
+    Ok((best, executions))
+}

@@ -1,0 +1,804 @@
+//! Mutation schemata: the selected functions rewritten once, in the driver's shadow copy, so
+//! that every mutant is in the one build and an execution picks it by id.
+//!
+//! Each site keeps the original expression and hands its value (and operands) to a helper of
+//! `hermetic_driver::mutant`, which returns the original unless one of the site's mutants is
+//! switched on: `a < b` becomes
+//! `match (&(a), &(b)) { (l, r) => ::hermetic_driver::mutant::lt(7, *l < *r, l, r) }`. The
+//! original comparison stays in the function, so its coverage counters and comparison hooks
+//! are those of the original code. Rewrites are spliced into the text on the same lines, so
+//! line numbers (and the coverage goals mapped from them) do not move.
+//!
+//! The operators are cargo-mutants' (a function body replaced by values of its return type;
+//! comparison, boolean and arithmetic operators swapped; `!` and unary `-` deleted), and
+//! integer constants changed by one. A rewrite the compiler rejects (an operator on a type the
+//! helper does not take, a value the return type has no `Default` for) is left out and the
+//! build retried, as cargo-mutants counts such mutants unviable.
+
+use super::Mutant;
+use crate::analyze::syntax::Offsets;
+use crate::cluster::{Cluster, ModuleBody, ModuleId};
+use crate::driver::goals::Selection;
+use anyhow::{Context, Result};
+use proc_macro2::Span;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+use syn::{BinOp, Expr, UnOp};
+
+/// The helpers' path, as the rewritten code names it.
+const HELPERS: &str = "::hermetic_driver::mutant";
+
+/// The selected functions of one file, rewritten.
+pub struct RewrittenFile {
+    /// Relative to the crate root.
+    pub path: PathBuf,
+    pub text: String,
+}
+
+/// One place in the source with its mutants: `first..first + alternatives.len()`.
+#[derive(Debug, Clone)]
+pub struct Site {
+    pub first: u32,
+    pub shape: Shape,
+    /// Byte range of what the site replaces (for a body: the whole block).
+    pub range: (usize, usize),
+    /// Lines of the code the rewrite adds: the expression's, or a body's opening line.
+    pub lines: (usize, usize),
+    /// Lines of the function the site is in.
+    pub function_lines: (usize, usize),
+    pub function: String,
+    pub line: usize,
+    pub column: usize,
+    /// What each mutant changes, as a user reads it ("replace < with <=").
+    pub alternatives: Vec<String>,
+}
+
+#[derive(Debug, Clone)]
+pub enum Shape {
+    /// `l op r` (and `l op= r`), with the operands' byte ranges.
+    Binary {
+        op: &'static str,
+        assign: bool,
+        l: (usize, usize),
+        r: (usize, usize),
+        /// Whether the right operand is a literal.
+        r_literal: bool,
+    },
+    /// `!x` or `-x`.
+    Unary {
+        op: &'static str,
+        operand: (usize, usize),
+    },
+    /// An integer literal.
+    Constant,
+    /// A function body (its block's byte range is the site's), replaced by one of `values`.
+    Body { values: Vec<String> },
+}
+
+/// A file of the selected code as it was before any rewrite, and its sites.
+pub struct SiteFile {
+    /// Relative to the crate root.
+    pub path: PathBuf,
+    pub text: String,
+    pub sites: Vec<Site>,
+}
+
+/// All sites of the selected code in the copy at `root`, in a fixed order (ids follow it, so a
+/// site keeps its id when others are left out).
+pub fn find_sites(
+    cluster: &Cluster,
+    selection: &Selection,
+    crate_dir: &Path,
+    root: &Path,
+) -> Result<Vec<SiteFile>> {
+    let mut next = 1u32;
+    let mut out = Vec::new();
+    for (m, module) in cluster.modules.iter().enumerate() {
+        if module.body != ModuleBody::File {
+            continue;
+        }
+        let rel = module
+            .file
+            .strip_prefix(crate_dir)
+            .unwrap_or(&module.file)
+            .to_path_buf();
+        let path = root.join(&rel);
+        let text =
+            std::fs::read_to_string(&path).with_context(|| format!("read {}", path.display()))?;
+        let Ok(file) = syn::parse_file(&text) else {
+            continue;
+        };
+        let mut finder = Finder {
+            cluster,
+            selection,
+            offsets: Offsets::new(&text),
+            module: m,
+            owner: None,
+            function: None,
+            sites: Vec::new(),
+            next: &mut next,
+            no_constants: 0,
+        };
+        finder.items(&file.items, m);
+        let sites = finder.sites;
+        if !sites.is_empty() {
+            out.push(SiteFile {
+                path: rel,
+                text,
+                sites,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The mutants of the sites not `disabled`, and each file with them spliced in.
+pub fn rewrite(files: &[SiteFile], disabled: &BTreeSet<u32>) -> (Vec<Mutant>, Vec<RewrittenFile>) {
+    let mut mutants = Vec::new();
+    let mut out = Vec::new();
+    for file in files {
+        let mut live: Vec<&Site> = file
+            .sites
+            .iter()
+            .filter(|s| !disabled.contains(&s.first))
+            .collect();
+        live.sort_by_key(|s| (s.range.0, std::cmp::Reverse(s.range.1)));
+        for s in &live {
+            for (k, change) in s.alternatives.iter().enumerate() {
+                mutants.push(Mutant {
+                    id: s.first + k as u32,
+                    site: s.first,
+                    file: file.path.clone(),
+                    line: s.line,
+                    column: s.column,
+                    function: s.function.clone(),
+                    change: change.clone(),
+                });
+            }
+        }
+        let splicer = Splicer {
+            text: &file.text,
+            sites: &live,
+        };
+        out.push(RewrittenFile {
+            path: file.path.clone(),
+            text: splicer.render((0, file.text.len()), None),
+        });
+    }
+    mutants.sort_by_key(|m| m.id);
+    (mutants, out)
+}
+
+/// The sites a compiler error at `line` of `file` points at: those whose added code is on the
+/// line, else every site of the function around it.
+pub fn blame(files: &[SiteFile], file: &Path, line: usize) -> BTreeSet<u32> {
+    let Some(file_sites) = files
+        .iter()
+        .find(|f| file.ends_with(&f.path))
+        .map(|f| &f.sites)
+    else {
+        return BTreeSet::new();
+    };
+    let on_line: BTreeSet<u32> = file_sites
+        .iter()
+        .filter(|s| s.lines.0 <= line && line <= s.lines.1)
+        .map(|s| s.first)
+        .collect();
+    if !on_line.is_empty() {
+        return on_line;
+    }
+    file_sites
+        .iter()
+        .filter(|s| s.function_lines.0 <= line && line <= s.function_lines.1)
+        .map(|s| s.first)
+        .collect()
+}
+
+struct Finder<'a, 'n> {
+    cluster: &'a Cluster,
+    selection: &'a Selection,
+    offsets: Offsets,
+    module: ModuleId,
+    /// The type of the `impl` being walked.
+    owner: Option<String>,
+    /// The function being walked: its display name and lines.
+    function: Option<(String, (usize, usize))>,
+    sites: Vec<Site>,
+    next: &'n mut u32,
+    /// Inside an index, a shift amount or a divisor: constants are left alone.
+    no_constants: usize,
+}
+
+impl Finder<'_, '_> {
+    fn items(&mut self, items: &[syn::Item], module: ModuleId) {
+        let saved = self.module;
+        self.module = module;
+        for item in items {
+            match item {
+                syn::Item::Fn(f) if !skipped(&f.attrs) => {
+                    self.function(&f.sig, &f.block, &f.attrs);
+                }
+                syn::Item::Impl(imp) if !skipped(&imp.attrs) && imp.generics.params.len() < 8 => {
+                    let owner = self.owner.replace(type_name(&imp.self_ty));
+                    for it in &imp.items {
+                        if let syn::ImplItem::Fn(f) = it {
+                            if !skipped(&f.attrs) {
+                                self.function(&f.sig, &f.block, &f.attrs);
+                            }
+                        }
+                    }
+                    self.owner = owner;
+                }
+                syn::Item::Mod(md) if !skipped(&md.attrs) => {
+                    let Some((_, inner)) = &md.content else {
+                        continue;
+                    };
+                    let name = md.ident.to_string();
+                    let child = self
+                        .cluster
+                        .modules
+                        .iter()
+                        .position(|c| c.parent == Some(module) && c.path.last() == Some(&name));
+                    if let Some(child) = child {
+                        self.items(inner, child);
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.module = saved;
+    }
+
+    fn selected(&self, name: &str) -> bool {
+        let path = &self.cluster.modules[self.module].path;
+        let module_ok = self
+            .selection
+            .module
+            .as_ref()
+            .is_none_or(|m| path.len() >= m.len() && path[..m.len()] == m[..]);
+        let display = self.display(name);
+        let function_ok = self
+            .selection
+            .function
+            .as_ref()
+            .is_none_or(|f| f == name || display.ends_with(&format!("::{f}")) || display == *f);
+        module_ok && function_ok
+    }
+
+    /// `parser::Lexer::next_token`, as a user names it.
+    fn display(&self, name: &str) -> String {
+        let mut parts = self.cluster.modules[self.module].path.clone();
+        parts.extend(self.owner.clone());
+        parts.push(name.to_string());
+        parts.join("::")
+    }
+
+    fn function(&mut self, sig: &syn::Signature, block: &syn::Block, attrs: &[syn::Attribute]) {
+        let name = sig.ident.to_string();
+        if sig.constness.is_some()
+            || sig.asyncness.is_some()
+            || sig.unsafety.is_some()
+            || sig.abi.is_some()
+            || sig.variadic.is_some()
+            || attrs.iter().any(|a| a.path().is_ident("no_mangle"))
+            || !self.selected(&name)
+        {
+            return;
+        }
+        let lines = (
+            sig.fn_token.span.start().line,
+            block.brace_token.span.close().end().line,
+        );
+        self.function = Some((self.display(&name), lines));
+        if let Some(values) = replacements(&sig.output) {
+            let open = block.brace_token.span.open();
+            let range = (
+                self.offsets.offset(open.start()),
+                self.offsets.offset(block.brace_token.span.close().end()),
+            );
+            let shown = match &sig.output {
+                syn::ReturnType::Default => name.clone(),
+                syn::ReturnType::Type(_, t) => {
+                    format!("{name} -> {}", squash(&quote::quote!(#t).to_string()))
+                }
+            };
+            let alternatives = values
+                .iter()
+                .map(|v| format!("replace {shown} with {v}"))
+                .collect();
+            self.push(
+                Shape::Body { values },
+                range,
+                (open.start().line, open.start().line),
+                open,
+                alternatives,
+            );
+        }
+        self.visit_block(block);
+        self.function = None;
+    }
+
+    fn push(
+        &mut self,
+        shape: Shape,
+        range: (usize, usize),
+        lines: (usize, usize),
+        at: Span,
+        alternatives: Vec<String>,
+    ) {
+        let Some((function, function_lines)) = self.function.clone() else {
+            return;
+        };
+        let first = *self.next;
+        *self.next += alternatives.len() as u32;
+        self.sites.push(Site {
+            first,
+            shape,
+            range,
+            lines,
+            function_lines,
+            function,
+            line: at.start().line,
+            column: at.start().column + 1,
+            alternatives,
+        });
+    }
+
+    fn range(&self, span: Span) -> (usize, usize) {
+        (
+            self.offsets.offset(span.start()),
+            self.offsets.offset(span.end()),
+        )
+    }
+
+    fn binary(&mut self, e: &syn::ExprBinary) {
+        let (op, assign, alternatives): (&'static str, bool, &[&str]) = match e.op {
+            BinOp::Eq(_) => ("==", false, &["!="]),
+            BinOp::Ne(_) => ("!=", false, &["=="]),
+            BinOp::Lt(_) => ("<", false, &["==", ">", "<="]),
+            BinOp::Gt(_) => (">", false, &["==", "<", ">="]),
+            BinOp::Le(_) => ("<=", false, &[">"]),
+            BinOp::Ge(_) => (">=", false, &["<"]),
+            BinOp::And(_) => ("&&", false, &["||"]),
+            BinOp::Or(_) => ("||", false, &["&&"]),
+            BinOp::Add(_) => ("+", false, &["-", "*"]),
+            BinOp::Sub(_) => ("-", false, &["+", "/"]),
+            BinOp::Mul(_) => ("*", false, &["+", "/"]),
+            BinOp::Div(_) => ("/", false, &["%", "*"]),
+            BinOp::Rem(_) => ("%", false, &["/", "+"]),
+            BinOp::AddAssign(_) => ("+", true, &["-", "*"]),
+            BinOp::SubAssign(_) => ("-", true, &["+", "/"]),
+            BinOp::MulAssign(_) => ("*", true, &["+", "/"]),
+            BinOp::DivAssign(_) => ("/", true, &["%", "*"]),
+            BinOp::RemAssign(_) => ("%", true, &["/", "+"]),
+            _ => return,
+        };
+        // `if let .. && ..` chains are not boolean operators.
+        if matches!(op, "&&" | "||") && (has_let(&e.left) || has_let(&e.right)) {
+            return;
+        }
+        let eq = if assign { "=" } else { "" };
+        let alternatives = alternatives
+            .iter()
+            .map(|a| format!("replace {op}{eq} with {a}{eq}"))
+            .collect();
+        let span = e.span();
+        let lines = (span.start().line, span.end().line);
+        self.push(
+            Shape::Binary {
+                op,
+                assign,
+                l: self.range(e.left.span()),
+                r: self.range(e.right.span()),
+                r_literal: matches!(&*e.right, Expr::Lit(_)),
+            },
+            self.range(span),
+            lines,
+            e.op.span(),
+            alternatives,
+        );
+    }
+}
+
+impl<'ast> Visit<'ast> for Finder<'_, '_> {
+    fn visit_expr(&mut self, e: &'ast Expr) {
+        match e {
+            // A constant index, shift or divisor needs no check; a mutated one would (a goal
+            // only mutants reach).
+            Expr::Index(ix) => {
+                self.visit_expr(&ix.expr);
+                self.no_constants += 1;
+                self.visit_expr(&ix.index);
+                self.no_constants -= 1;
+                return;
+            }
+            Expr::Binary(b)
+                if matches!(
+                    b.op,
+                    BinOp::Shl(_)
+                        | BinOp::Shr(_)
+                        | BinOp::Div(_)
+                        | BinOp::Rem(_)
+                        | BinOp::ShlAssign(_)
+                        | BinOp::ShrAssign(_)
+                        | BinOp::DivAssign(_)
+                        | BinOp::RemAssign(_)
+                ) =>
+            {
+                if b.attrs.is_empty() {
+                    self.binary(b);
+                }
+                self.visit_expr(&b.left);
+                self.no_constants += 1;
+                self.visit_expr(&b.right);
+                self.no_constants -= 1;
+                return;
+            }
+            Expr::Lit(_) if self.no_constants > 0 => return,
+            Expr::Binary(b) if b.attrs.is_empty() => self.binary(b),
+            Expr::Unary(u) if u.attrs.is_empty() && !matches!(u.op, UnOp::Deref(_)) => {
+                // `-128i8` is only a literal with its sign.
+                let literal = matches!(&*u.expr, Expr::Lit(_));
+                if !literal {
+                    let op = if matches!(u.op, UnOp::Not(_)) {
+                        "!"
+                    } else {
+                        "-"
+                    };
+                    let span = e.span();
+                    self.push(
+                        Shape::Unary {
+                            op,
+                            operand: self.range(u.expr.span()),
+                        },
+                        self.range(span),
+                        (span.start().line, span.end().line),
+                        span,
+                        vec![format!("delete {op}")],
+                    );
+                }
+                if literal {
+                    return;
+                }
+            }
+            Expr::Lit(l) if l.attrs.is_empty() => {
+                if let syn::Lit::Int(i) = &l.lit {
+                    let suffix_ok = matches!(
+                        i.suffix(),
+                        "" | "u8"
+                            | "u16"
+                            | "u32"
+                            | "u64"
+                            | "u128"
+                            | "usize"
+                            | "i8"
+                            | "i16"
+                            | "i32"
+                            | "i64"
+                            | "i128"
+                            | "isize"
+                    );
+                    if let (true, Ok(v)) = (suffix_ok, i.base10_parse::<u128>()) {
+                        let span = e.span();
+                        self.push(
+                            Shape::Constant,
+                            self.range(span),
+                            (span.start().line, span.end().line),
+                            span,
+                            vec![
+                                format!("replace {v} with {}", v.wrapping_add(1)),
+                                format!("replace {v} with {}", v.wrapping_sub(1) as i128),
+                            ],
+                        );
+                    }
+                }
+                return;
+            }
+            // Constant contexts and what the helpers cannot be called in.
+            Expr::Const(_) | Expr::Macro(_) | Expr::Async(_) => return,
+            Expr::Repeat(r) => {
+                self.visit_expr(&r.expr);
+                return;
+            }
+            // `5.max(x)`: a helper's result would leave the literal's type unknown.
+            Expr::MethodCall(m) => {
+                if !matches!(&*m.receiver, Expr::Lit(_)) {
+                    self.visit_expr(&m.receiver);
+                }
+                for a in &m.args {
+                    self.visit_expr(a);
+                }
+                return;
+            }
+            _ => {}
+        }
+        syn::visit::visit_expr(self, e);
+    }
+
+    // Not expressions the code computes: patterns, types, generic arguments, attributes and
+    // nested items.
+    fn visit_pat(&mut self, _: &'ast syn::Pat) {}
+    fn visit_type(&mut self, _: &'ast syn::Type) {}
+    fn visit_generic_argument(&mut self, _: &'ast syn::GenericArgument) {}
+    fn visit_attribute(&mut self, _: &'ast syn::Attribute) {}
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+/// Writes the file with its sites rewritten.
+struct Splicer<'a> {
+    text: &'a str,
+    /// Sorted by start, longer first.
+    sites: &'a [&'a Site],
+}
+
+impl Splicer<'_> {
+    /// The text of `range` with the sites inside it rewritten; `own` is a site whose range this
+    /// is (not rewritten again).
+    fn render(&self, range: (usize, usize), own: Option<u32>) -> String {
+        let mut out = String::new();
+        let mut pos = range.0;
+        for s in self.sites.iter() {
+            if s.range.0 < pos || s.range.1 > range.1 || Some(s.first) == own {
+                continue;
+            }
+            out.push_str(&self.text[pos..s.range.0]);
+            out.push_str(&self.site(s));
+            pos = s.range.1;
+        }
+        out.push_str(&self.text[pos..range.1]);
+        out
+    }
+
+    fn site(&self, s: &Site) -> String {
+        let id = s.first;
+        let n = s.alternatives.len();
+        match &s.shape {
+            Shape::Binary {
+                op,
+                assign,
+                l,
+                r,
+                r_literal,
+            } => {
+                let (l, r) = (self.render(*l, None), self.render(*r, None));
+                let (a, b) = ("__hermetic_l", "__hermetic_r");
+                match (*op, *assign) {
+                    ("==" | "!=", _) => format!("{HELPERS}::flip({id}, ({l}) {op} ({r}))"),
+                    ("&&", _) => format!(
+                        "({{ let {a}: bool = {l}; if {a} ^ {HELPERS}::on1({id}) {{ {r} }} else {{ {a} }} }})"
+                    ),
+                    ("||", _) => format!(
+                        "({{ let {a}: bool = {l}; if !({a} ^ {HELPERS}::on1({id})) {{ {r} }} else {{ {a} }} }})"
+                    ),
+                    ("<" | ">" | "<=" | ">=", _) => {
+                        let helper = match *op {
+                            "<" => "lt",
+                            ">" => "gt",
+                            "<=" => "le",
+                            _ => "ge",
+                        };
+                        format!(
+                            "(match (&({l}), &({r})) {{ ({a}, {b}) => {HELPERS}::{helper}({id}, *{a} {op} *{b}, {a}, {b}) }})"
+                        )
+                    }
+                    (_, assign) => {
+                        let helper = arith_helper(op);
+                        // A constant divisor stays in the original operation, which then
+                        // needs no check for zero (a check only mutants could reach).
+                        let divisor = if *r_literal { r.as_str() } else { b };
+                        if assign {
+                            format!(
+                                "(match (&mut ({l}), {r}) {{ ({a}, {b}) => *{a} = {HELPERS}::{helper}({id}, *{a}, {b}, *{a} {op} {divisor}) }})"
+                            )
+                        } else {
+                            format!(
+                                "(match ({l}, {r}) {{ ({a}, {b}) => {HELPERS}::{helper}({id}, {a}, {b}, {a} {op} {divisor}) }})"
+                            )
+                        }
+                    }
+                }
+            }
+            Shape::Unary { op, operand } => {
+                let v = self.render(*operand, None);
+                let a = "__hermetic_v";
+                format!("(match {v} {{ {a} => {HELPERS}::unary({id}, {a}, {op}{a}) }})")
+            }
+            Shape::Constant => {
+                let lit = &self.text[s.range.0..s.range.1];
+                format!("{HELPERS}::constant({id}, {lit})")
+            }
+            Shape::Body { values } => {
+                let arms: String = values
+                    .iter()
+                    .enumerate()
+                    .map(|(k, v)| {
+                        if k + 1 == values.len() {
+                            format!("_ => {v},")
+                        } else {
+                            format!("{k} => {v},")
+                        }
+                    })
+                    .collect();
+                let inner = self.render((s.range.0 + 1, s.range.1 - 1), Some(s.first));
+                format!(
+                    "{{ if {HELPERS}::on({id}, {n}) != 0 {{ return {HELPERS}::replaced({id}, {n}, |__hermetic_k| {{ {HELPERS}::mutated(); match __hermetic_k {{ {arms} }} }}); }}{inner}}}"
+                )
+            }
+        }
+    }
+}
+
+fn arith_helper(op: &str) -> &'static str {
+    match op {
+        "+" => "add",
+        "-" => "sub",
+        "*" => "mul",
+        "/" => "div",
+        _ => "rem",
+    }
+}
+
+/// Items the driver build leaves alone: tests and what only tests compile.
+fn skipped(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        a.path().is_ident("test")
+            || (a.path().is_ident("cfg") && crate::analyze::syntax::text(&a.meta).contains("test"))
+    })
+}
+
+fn has_let(e: &Expr) -> bool {
+    match e {
+        Expr::Let(_) => true,
+        Expr::Binary(b) => has_let(&b.left) || has_let(&b.right),
+        Expr::Paren(p) => has_let(&p.expr),
+        _ => false,
+    }
+}
+
+fn type_name(t: &syn::Type) -> String {
+    match t {
+        syn::Type::Path(p) => p
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default(),
+        other => squash(&quote::quote!(#other).to_string()),
+    }
+}
+
+/// Token text without the spaces `quote` puts between tokens.
+fn squash(text: &str) -> String {
+    text.replace(" < ", "<")
+        .replace(" <", "<")
+        .replace("< ", "<")
+        .replace(" >", ">")
+        .replace(" ,", ",")
+        .replace("& ", "&")
+        .replace(" :: ", "::")
+}
+
+/// The values a body returning `ret` is replaced by, as cargo-mutants picks them; `None` when
+/// nothing can stand in (`impl Trait`, a borrowed value of another type, `!`).
+fn replacements(ret: &syn::ReturnType) -> Option<Vec<String>> {
+    match ret {
+        syn::ReturnType::Default => Some(vec!["()".into()]),
+        syn::ReturnType::Type(_, t) => values(t),
+    }
+}
+
+fn values(t: &syn::Type) -> Option<Vec<String>> {
+    let default = || Some(vec!["Default::default()".to_string()]);
+    match t {
+        syn::Type::Tuple(t) if t.elems.is_empty() => Some(vec!["()".into()]),
+        syn::Type::Paren(p) => values(&p.elem),
+        syn::Type::Reference(r) if r.mutability.is_none() => match &*r.elem {
+            syn::Type::Path(p) if p.path.is_ident("str") => {
+                Some(vec!["\"\"".into(), "\"xyzzy\"".into()])
+            }
+            syn::Type::Slice(_) => Some(vec!["&[]".into()]),
+            _ => None,
+        },
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let last = p.path.segments.last()?;
+            let args: Vec<&syn::Type> = match &last.arguments {
+                syn::PathArguments::AngleBracketed(a) => a
+                    .args
+                    .iter()
+                    .filter_map(|a| match a {
+                        syn::GenericArgument::Type(t) => Some(t),
+                        _ => None,
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
+            let name = last.ident.to_string();
+            match (name.as_str(), args.as_slice()) {
+                ("bool", []) => Some(vec!["true".into(), "false".into()]),
+                ("u8" | "u16" | "u32" | "u64" | "u128" | "usize", []) => {
+                    Some(vec!["0".into(), "1".into()])
+                }
+                ("i8" | "i16" | "i32" | "i64" | "i128" | "isize", []) => {
+                    Some(vec!["0".into(), "1".into(), "-1".into()])
+                }
+                ("f32" | "f64", []) => Some(vec!["0.0".into(), "1.0".into(), "-1.0".into()]),
+                ("String", []) => Some(vec!["String::new()".into(), "\"xyzzy\".into()".into()]),
+                ("Vec", [_]) => Some(vec!["Vec::new()".into()]),
+                ("Option", [inner]) => {
+                    let mut v = vec!["None".to_string()];
+                    v.extend(
+                        values(inner)
+                            .unwrap_or_default()
+                            .into_iter()
+                            .map(|x| format!("Some({x})")),
+                    );
+                    Some(v)
+                }
+                ("Result", [ok, ..]) => Some(
+                    values(ok)?
+                        .into_iter()
+                        .map(|x| format!("Ok({x})"))
+                        .collect(),
+                ),
+                ("Box", [inner]) => Some(
+                    values(inner)?
+                        .into_iter()
+                        .map(|x| format!("Box::new({x})"))
+                        .collect(),
+                ),
+                _ => default(),
+            }
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rewrite_text(src: &str) -> (Vec<String>, String) {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        let lib = dir.path().join("src/lib.rs");
+        std::fs::write(&lib, src).unwrap();
+        let cluster = crate::analyze::analyze(&lib, "demo").unwrap();
+        let files = find_sites(&cluster, &Selection::default(), dir.path(), dir.path()).unwrap();
+        let (mutants, files) = rewrite(&files, &BTreeSet::new());
+        (
+            mutants
+                .iter()
+                .map(|m| format!("{}:{} {} in {}", m.line, m.column, m.change, m.function))
+                .collect(),
+            files.into_iter().next().map(|f| f.text).unwrap_or_default(),
+        )
+    }
+
+    #[test]
+    fn sites_are_rewritten_in_place_on_the_same_lines() {
+        let src = "pub fn small(x: u32) -> bool {\n    x < 10 && !(x == 3)\n}\n";
+        let (mutants, text) = rewrite_text(src);
+        assert_eq!(
+            mutants,
+            [
+                "1:30 replace small -> bool with true in small",
+                "1:30 replace small -> bool with false in small",
+                "2:12 replace && with || in small",
+                "2:7 replace < with == in small",
+                "2:7 replace < with > in small",
+                "2:7 replace < with <= in small",
+                "2:9 replace 10 with 11 in small",
+                "2:9 replace 10 with 9 in small",
+                "2:15 delete ! in small",
+                "2:19 replace == with != in small",
+                "2:22 replace 3 with 4 in small",
+                "2:22 replace 3 with 2 in small",
+            ]
+        );
+        assert_eq!(text.lines().count(), src.lines().count(), "{text}");
+        assert!(text.contains("::hermetic_driver::mutant::lt(4,"), "{text}");
+        syn::parse_file(&text).expect("the rewritten file parses");
+    }
+}
