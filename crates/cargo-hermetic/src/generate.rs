@@ -4,7 +4,7 @@ use crate::cli::GenerateArgs;
 use crate::cluster::{Cluster, Skipped};
 use crate::driver::{build, goals, process};
 use crate::emit::Suite;
-use crate::isolate::{self, Isolate};
+use crate::isolate::Isolation;
 use crate::report::{FindingReport, MutationReport, Report, UncoveredReport};
 use crate::search::{self, ops::Space, values::ValuePool, SearchConfig};
 use crate::shadow::Origin;
@@ -31,25 +31,15 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     let mut cluster = analyze::analyze(&target.lib_rs, &target.crate_name)
         .with_context(|| format!("analyse {}", target.lib_rs.display()))?;
     let selection = selection(args, &cluster)?;
-    let isolating = Instant::now();
     let chosen: Vec<bool> = (0..cluster.callables.len())
         .map(|c| selected(&cluster, c, &selection))
         .collect();
-    if args.isolate == Some(Isolate::On) && cluster.units.iter().any(|u| !u.extern_calls.is_empty())
-    {
-        let deps = cargo::dependency_libs(&target.crate_dir.join("Cargo.toml"));
-        isolate::resolve_externs(&mut cluster, &deps);
-    }
-    let units = match args.isolate {
-        Some(Isolate::On) => isolate::plan(&mut cluster, |c| chosen[c]),
-        Some(Isolate::Off) => isolate::attributed_units(&cluster, |c| chosen[c]),
-        None => Vec::new(),
-    };
-    let shadow_attributes = match args.isolate {
-        Some(Isolate::On) => isolate::shadow_attributes(&cluster, &units),
-        _ => Vec::new(),
-    };
-    let mut isolate_time = isolating.elapsed();
+    let mut isolation = Isolation::plan(
+        args.isolate,
+        &mut cluster,
+        &chosen,
+        &target.crate_dir.join("Cargo.toml"),
+    );
     emit::check_in_the_way(&target.crate_dir, &cluster, Suite::Generated)?;
     if cluster.callables.is_empty() {
         bail!(nothing_to_test(&cluster));
@@ -62,10 +52,10 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         &target,
         &cluster,
         &work_dir,
-        &shadow_attributes,
+        &isolation.shadow(&cluster),
         mutation.then_some(&selection),
     )?;
-    isolate_time += built.isolate_time;
+    isolation.time += built.isolate_time;
     let mut skipped = cluster.skipped.clone();
     let mut usable = vec![true; cluster.callables.len()];
     for u in &built.unsupported {
@@ -210,19 +200,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         work_dir: &work_dir,
     };
     // The tests' fakes answer only where the attributes are: verification places them too.
-    let faked_by =
-        |files: &[emit::GeneratedFile]| -> std::collections::BTreeSet<crate::cluster::Callee> {
-            files
-                .iter()
-                .flat_map(|f| isolate::faked_in(&cluster, &f.contents))
-                .collect()
-        };
-    let verify_attributes = match args.isolate {
-        Some(Isolate::On) => {
-            isolate::user_attributes(&cluster, &units, &faked_by(&files), Isolate::On)
-        }
-        _ => Vec::new(),
-    };
+    let verify_attributes = isolation.for_tests(&cluster, &files);
     let mut verified = if args.no_verify {
         verify::Verified::unchecked(files)
     } else {
@@ -238,31 +216,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         .into_iter()
         .filter(|f| !f.test_names.is_empty())
         .collect();
-    let user_attributes = match args.isolate {
-        Some(mode @ Isolate::On) => {
-            isolate::user_attributes(&cluster, &units, &faked_by(&files), mode)
-        }
-        Some(mode @ Isolate::Off) => {
-            let mut used = faked_by(&files);
-            used.extend(other_test_files(
-                &target.crate_dir,
-                &cluster,
-                &files,
-                &|t| isolate::faked_in(&cluster, t),
-            ));
-            isolate::user_attributes(&cluster, &units, &used, mode)
-        }
-        None => Vec::new(),
-    };
-    // Checked before anything is written: nothing is written if an attribute cannot go in.
-    let writing = Instant::now();
-    isolate::planned_texts(
-        &target.crate_dir,
-        &target.crate_dir,
-        &cluster,
-        &user_attributes,
-    )?;
-    isolate_time += writing.elapsed();
+    isolation.decide(&cluster, &files, &target.crate_dir)?;
     let tests_emitted: usize = files.iter().map(|f| f.test_names.len()).sum();
     let tests_without_assertions = outcome.tests.len().saturating_sub(
         tests_emitted
@@ -287,26 +241,11 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         args.dry_run,
     )?;
     if args.dry_run {
-        for (u, only) in &user_attributes {
-            let unit = &cluster.units[*u];
-            let file =
-                emit::relative_to(&cluster.modules[unit.module].file, Some(&target.crate_dir));
-            println!(
-                "// ===== {} `{}`: isolate attribute =====",
-                file.display(),
-                unit.name
-            );
-            println!("{}", isolate::attribute_of(&cluster, *u, only));
+        for preview in isolation.preview(&cluster, &target.crate_dir) {
+            println!("{preview}");
         }
     } else {
-        let writing = Instant::now();
-        isolate::write(
-            &target.crate_dir,
-            &target.crate_dir,
-            &cluster,
-            &user_attributes,
-        )?;
-        isolate_time += writing.elapsed();
+        isolation.write(&cluster, &target.crate_dir)?;
     }
 
     let findings = outcome
@@ -405,26 +344,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         tests_using_mocks: files.iter().map(|f| f.using_mocks.len()).sum(),
         tests_using_fakes: files.iter().map(|f| f.using_fakes.len()).sum(),
         goals_needing_fakes: outcome.goals_needing_fakes,
-        isolation: args.isolate.map(|mode| crate::report::IsolationReport {
-            mode: format!("{mode:?}").to_lowercase(),
-            units: units.len(),
-            callees: cluster.fakes.len(),
-            transform_s: isolate_time.as_secs_f64(),
-            attributes: user_attributes
-                .iter()
-                .map(|(u, only)| crate::report::AttributeReport {
-                    unit: cluster.module_name(cluster.units[*u].module)
-                        + if cluster.units[*u].module == 0 {
-                            ""
-                        } else {
-                            "::"
-                        }
-                        + &cluster.units[*u].name,
-                    only: only.clone(),
-                })
-                .collect(),
-            unseen: files.iter().flat_map(|f| f.unseen_fakes.clone()).collect(),
-        }),
+        isolation: isolation.report(&cluster, &files),
         goals_needing_private: outcome.goals_needing_private,
         goals_needing_mocks: outcome.goals_needing_mocks,
         executions: outcome.executions,
@@ -437,29 +357,6 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         files: files.iter().map(|f| f.path.clone()).collect(),
         dry_run: args.dry_run,
     })
-}
-
-/// What `read` finds in the generated test files of the modules `files` leaves alone (for
-/// `--isolate=off`, which keeps what any test of the crate needs).
-fn other_test_files<T: Ord>(
-    crate_dir: &std::path::Path,
-    cluster: &Cluster,
-    files: &[emit::GeneratedFile],
-    read: &dyn Fn(&str) -> std::collections::BTreeSet<T>,
-) -> std::collections::BTreeSet<T> {
-    let mut out = std::collections::BTreeSet::new();
-    for m in 0..cluster.modules.len() {
-        if files.iter().any(|f| f.module == m) {
-            continue;
-        }
-        for suite in Suite::ALL {
-            let rel = emit::test_file_path(cluster, m, suite, Some(crate_dir));
-            if let Ok(text) = std::fs::read_to_string(crate_dir.join(rel)) {
-                out.extend(read(&text));
-            }
-        }
-    }
-    out
 }
 
 /// What `HERMETIC_DEBUG` shows of the goals: the counters proven infeasible, and the functions

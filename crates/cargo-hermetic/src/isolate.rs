@@ -12,12 +12,14 @@
 use crate::analyze::calls::{impl_name, isolate_attr};
 use crate::analyze::syntax::Offsets;
 use crate::cluster::{
-    Callable, CallableId, CallableKind, Callee, Cluster, FakeDef, ModuleBody, OutCall, Param, Ty,
-    UnitId, Vis,
+    Callable, CallableId, CallableKind, Callee, Cluster, FakeDef, OutCall, Param, Ty, UnitId, Vis,
 };
+use crate::emit::{GeneratedFile, Suite};
+use crate::report::{AttributeReport, IsolationReport};
 use anyhow::{Context, Result};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 use syn::spanned::Spanned;
 
 /// `--isolate[=on|off]`.
@@ -32,9 +34,173 @@ pub enum Isolate {
 /// The widest line rustfmt leaves an attribute on.
 const MAX_WIDTH: usize = 100;
 
+/// What `--isolate` does in one run of `generate`, from planning to the report.
+pub struct Isolation {
+    pub mode: Option<Isolate>,
+    /// The units it looks at: those it isolates (`On`), those with an attribute of ours (`Off`).
+    pub units: Vec<UnitId>,
+    /// The attributes the user's crate gets (once the tests are known).
+    pub attributes: Vec<(UnitId, Vec<String>)>,
+    /// Time spent planning and writing attributes: the transformation's cost.
+    pub time: Duration,
+}
+
+impl Isolation {
+    /// Chooses the units of the selected code (`chosen` callables) and, with `On`, adds the
+    /// fakes the search may set up, other crates' callees read from `manifest`'s dependencies.
+    pub fn plan(
+        mode: Option<Isolate>,
+        cluster: &mut Cluster,
+        chosen: &[bool],
+        manifest: &Path,
+    ) -> Isolation {
+        let started = Instant::now();
+        let selected = |c: CallableId| chosen.get(c).copied().unwrap_or(false);
+        let units = match mode {
+            Some(Isolate::On) => {
+                if cluster.units.iter().any(|u| !u.extern_calls.is_empty()) {
+                    resolve_externs(cluster, &crate::cargo::dependency_libs(manifest));
+                }
+                plan(cluster, selected)
+            }
+            Some(Isolate::Off) => attributed_units(cluster, selected),
+            None => Vec::new(),
+        };
+        Isolation {
+            mode,
+            units,
+            attributes: Vec::new(),
+            time: started.elapsed(),
+        }
+    }
+
+    /// The attributes of the shadow copy (`On`): every unit with all its callees.
+    pub fn shadow(&self, cluster: &Cluster) -> Vec<(UnitId, Vec<String>)> {
+        match self.mode {
+            Some(Isolate::On) => shadow_attributes(cluster, &self.units),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The attributes the tests in `files` need (`On`), for their verification.
+    pub fn for_tests(
+        &self,
+        cluster: &Cluster,
+        files: &[GeneratedFile],
+    ) -> Vec<(UnitId, Vec<String>)> {
+        match self.mode {
+            Some(Isolate::On) => {
+                user_attributes(cluster, &self.units, &faked_by(cluster, files), Isolate::On)
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// Decides the user's crate's attributes from the kept tests (`files`) and, with `Off`, the
+    /// crate's other test files; checks that they can be written (nothing is written otherwise).
+    pub fn decide(
+        &mut self,
+        cluster: &Cluster,
+        files: &[GeneratedFile],
+        crate_dir: &Path,
+    ) -> Result<()> {
+        let started = Instant::now();
+        self.attributes = match self.mode {
+            Some(Isolate::On) => self.for_tests(cluster, files),
+            Some(Isolate::Off) => {
+                let mut used = faked_by(cluster, files);
+                used.extend(faked_elsewhere(cluster, files, crate_dir));
+                user_attributes(cluster, &self.units, &used, Isolate::Off)
+            }
+            None => Vec::new(),
+        };
+        planned_texts(crate_dir, crate_dir, cluster, &self.attributes)?;
+        self.time += started.elapsed();
+        Ok(())
+    }
+
+    /// Writes the decided attributes into the user's crate.
+    pub fn write(&mut self, cluster: &Cluster, crate_dir: &Path) -> Result<()> {
+        let started = Instant::now();
+        write(crate_dir, crate_dir, cluster, &self.attributes)?;
+        self.time += started.elapsed();
+        Ok(())
+    }
+
+    /// The decided attributes as `--dry-run` shows them: each unit's file, name and attribute.
+    pub fn preview(&self, cluster: &Cluster, crate_dir: &Path) -> Vec<String> {
+        self.attributes
+            .iter()
+            .map(|(u, only)| {
+                let unit = &cluster.units[*u];
+                let file =
+                    crate::emit::relative_to(&cluster.modules[unit.module].file, Some(crate_dir));
+                format!(
+                    "// ===== {} `{}`: isolate attribute =====\n{}",
+                    file.display(),
+                    unit.name,
+                    attribute_of(cluster, *u, only)
+                )
+            })
+            .collect()
+    }
+
+    /// What the report says of it; `files` are the kept tests.
+    pub fn report(&self, cluster: &Cluster, files: &[GeneratedFile]) -> Option<IsolationReport> {
+        let mode = self.mode?;
+        Some(IsolationReport {
+            mode: format!("{mode:?}").to_lowercase(),
+            units: self.units.len(),
+            callees: cluster.fakes.len(),
+            transform_s: self.time.as_secs_f64(),
+            attributes: self
+                .attributes
+                .iter()
+                .map(|(u, only)| {
+                    let unit = &cluster.units[*u];
+                    let mut name = cluster.modules[unit.module].path.clone();
+                    name.push(unit.name.clone());
+                    AttributeReport {
+                        unit: name.join("::"),
+                        only: only.clone(),
+                    }
+                })
+                .collect(),
+            unseen: files.iter().flat_map(|f| f.unseen_fakes.clone()).collect(),
+        })
+    }
+}
+
+/// The callees the tests in `files` fake.
+fn faked_by(cluster: &Cluster, files: &[GeneratedFile]) -> BTreeSet<Callee> {
+    files
+        .iter()
+        .flat_map(|f| faked_in(cluster, &f.contents))
+        .collect()
+}
+
+/// The callees the crate's test files of the modules `files` leaves alone fake (`--isolate=off`
+/// keeps what any test of the crate needs).
+fn faked_elsewhere(
+    cluster: &Cluster,
+    files: &[GeneratedFile],
+    crate_dir: &Path,
+) -> BTreeSet<Callee> {
+    let mut out = BTreeSet::new();
+    for m in (0..cluster.modules.len()).filter(|m| !files.iter().any(|f| f.module == *m)) {
+        for suite in Suite::ALL {
+            let rel = crate::emit::test_file_path(cluster, m, suite, Some(crate_dir));
+            if let Ok(text) = std::fs::read_to_string(crate_dir.join(rel)) {
+                out.extend(faked_in(cluster, &text));
+            }
+        }
+    }
+    out
+}
+
 /// Adds what the search may fake: for each unit holding a selected callable that calls out,
 /// a `FakeDef` and a `Fake` callable per callee. Returns the units chosen.
-pub fn plan(cluster: &mut Cluster, selected: impl Fn(CallableId) -> bool) -> Vec<UnitId> {
+fn plan(cluster: &mut Cluster, selected: impl Fn(CallableId) -> bool) -> Vec<UnitId> {
     let units: Vec<UnitId> = (0..cluster.units.len())
         .filter(|&u| {
             let unit = &cluster.units[u];
@@ -108,7 +274,7 @@ fn visibility(cluster: &Cluster, callee: CallableId) -> Vis {
 /// fake can stand in for: the function is found in its crate's sources (`deps`: each
 /// dependency's name as Rust spells it and its library's root file), and returns std's types
 /// only (the crate's tests cannot build the other crate's types).
-pub fn resolve_externs(cluster: &mut Cluster, deps: &[(String, PathBuf)]) {
+fn resolve_externs(cluster: &mut Cluster, deps: &[(String, PathBuf)]) {
     let mut analysed: BTreeMap<String, Option<Cluster>> = BTreeMap::new();
     for u in 0..cluster.units.len() {
         for (path, entry) in cluster.units[u].extern_calls.clone() {
@@ -153,7 +319,7 @@ pub fn resolve_externs(cluster: &mut Cluster, deps: &[(String, PathBuf)]) {
 }
 
 /// The attributes of the shadow copy: every chosen unit with all its callees.
-pub fn shadow_attributes(cluster: &Cluster, units: &[UnitId]) -> Vec<(UnitId, Vec<String>)> {
+fn shadow_attributes(cluster: &Cluster, units: &[UnitId]) -> Vec<(UnitId, Vec<String>)> {
     units
         .iter()
         .map(|&u| {
@@ -335,7 +501,8 @@ pub fn write(
 fn edit(text: &str, cluster: &Cluster, u: UnitId, only: &[String]) -> Result<String> {
     let unit = &cluster.units[u];
     let file = syn::parse_file(text).context("parse")?;
-    let items = module_items(cluster, unit.module, &file)?;
+    let items = crate::analyze::modules::items_in_file(cluster, unit.module, &file)
+        .map_err(|name| anyhow::anyhow!("no `mod {name} {{ .. }}` where it was analysed"))?;
     let (attrs, at) = items
         .iter()
         .filter_map(|item| match item {
@@ -392,43 +559,9 @@ fn indent_at(text: &str, at: usize) -> String {
         .collect()
 }
 
-/// The items of module `m` in its file's syntax tree (inline modules followed from the file's
-/// own module).
-fn module_items<'f>(cluster: &Cluster, m: usize, file: &'f syn::File) -> Result<&'f [syn::Item]> {
-    let mut path = Vec::new();
-    let mut cur = m;
-    while let ModuleBody::Inline { .. } = cluster.modules[cur].body {
-        path.push(
-            cluster.modules[cur]
-                .path
-                .last()
-                .cloned()
-                .unwrap_or_default(),
-        );
-        match cluster.modules[cur].parent {
-            Some(p) => cur = p,
-            None => break,
-        }
-    }
-    path.reverse();
-    let mut items = &file.items[..];
-    for name in &path {
-        items = items
-            .iter()
-            .find_map(|item| match item {
-                syn::Item::Mod(md) if md.ident == name.as_str() => {
-                    md.content.as_ref().map(|(_, items)| &items[..])
-                }
-                _ => None,
-            })
-            .with_context(|| format!("no `mod {name} {{ .. }}` where it was analysed"))?;
-    }
-    Ok(items)
-}
-
 /// The attribute unit `u` gets with `only` (or a note that it is taken out), as `--dry-run`
 /// shows it.
-pub fn attribute_of(cluster: &Cluster, u: UnitId, only: &[String]) -> String {
+fn attribute_of(cluster: &Cluster, u: UnitId, only: &[String]) -> String {
     let unit = &cluster.units[u];
     if only.is_empty() {
         return "(taken out: no test fakes its calls)".to_string();

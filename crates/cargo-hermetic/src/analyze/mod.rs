@@ -12,7 +12,7 @@ mod cfg;
 mod generics;
 mod items;
 mod literals;
-mod modules;
+pub(crate) mod modules;
 mod names;
 pub(crate) mod syntax;
 mod traits;

@@ -549,13 +549,8 @@ fn fakes_together(cluster: &Cluster, stmts: &[crate::test_case::Stmt]) -> Vec<us
     };
     // Literals whose values come only from statements before the fakes, or from such literals.
     let mut moved: Vec<usize> = Vec::new();
-    for i in first..=last {
-        if literal(&i)
-            && stmts[i]
-                .uses()
-                .iter()
-                .all(|u| *u < first || moved.contains(u))
-        {
+    for (i, s) in stmts.iter().enumerate().take(last + 1).skip(first) {
+        if literal(&i) && s.uses().iter().all(|u| *u < first || moved.contains(u)) {
             moved.push(i);
         }
     }
