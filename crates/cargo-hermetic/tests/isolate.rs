@@ -16,7 +16,6 @@ use std::process::Command;
 fn isolation_reaches_every_outcome_and_fails_loudly_when_a_callee_changes() {
     let fixture = Fixture::copy("isolated");
     let original_bank = fixture.read("src/bank.rs");
-    let before = expanded(&fixture);
 
     // Without isolation the search cannot get past the database.
     let plain = fixture
@@ -31,6 +30,17 @@ fn isolation_reaches_every_outcome_and_fails_loudly_when_a_callee_changes() {
         "{}",
         plain.describe()
     );
+
+    // The greeting's settings are isolated already, by a user who allows only `Some` from them.
+    let greeting = fixture.read("src/greeting.rs");
+    fixture.write(
+        "src/greeting.rs",
+        &greeting.replace(
+            "pub fn greet(",
+            "#[cfg_attr(test, hermetic::isolate(only(settings::load), returns(settings::load, Some(_))))]\npub fn greet(",
+        ),
+    );
+    let before = expanded(&fixture);
 
     // `--env virtual`: files come only from fakes, so the greeting needs its other crate faked.
     let run = fixture
@@ -71,10 +81,16 @@ fn isolation_reaches_every_outcome_and_fails_loudly_when_a_callee_changes() {
         "{}",
         files["src/weather/hermetic_tests.rs"]
     );
+    let greetings = &files["src/greeting/hermetic_tests.rs"];
+    assert!(greetings.contains(".returns(settings::load, [Some("), "{greetings}");
+    // The restriction holds: no fake of the settings returns `None`, and it stays in place.
+    assert!(!greetings.contains(".returns(settings::load, [None"), "{greetings}");
     assert!(
-        files["src/greeting/hermetic_tests.rs"].contains(".returns(settings::load, [Some("),
+        fixture
+            .read("src/greeting.rs")
+            .contains("#[cfg_attr(test, hermetic::isolate(only(settings::load), returns(settings::load, Some(_))))]"),
         "{}",
-        files["src/greeting/hermetic_tests.rs"]
+        fixture.read("src/greeting.rs")
     );
     // Fakes are counted, and reviewed where the real callee never returned their values.
     let with_fakes = run.count("tests_using_fakes");

@@ -47,7 +47,7 @@ pub fn build_driver(
     };
     let runtime = shadow::runtime_dir()?;
     let mut extra: Vec<(&str, &Path)> = vec![("hermetic-driver", &support)];
-    if !isolated.is_empty() {
+    if !isolated.is_empty() || cluster.units.iter().any(|u| u.attribute.is_some()) {
         // The isolated code calls `::hermetic::fakes`.
         extra.push(("hermetic", &runtime));
     }

@@ -152,6 +152,23 @@ mod tests {
     }
 
     #[test]
+    fn a_test_with_fakes_is_the_last_resort_after_mocks_and_private_access() {
+        let faked = |len| FinishedTest {
+            uses_fakes: true,
+            ..test(len, false)
+        };
+        let mut a = Archive::default();
+        assert_eq!(a.offer(&faked(1), &[3]), 1);
+        // Mocks and private access, and longer, still beat fakes.
+        assert_eq!(a.offer(&with_mocks(6, true, true), &[3]), 0);
+        let kept: Vec<_> = a.tests().collect();
+        assert_eq!(kept.len(), 1);
+        assert!(!kept[0].uses_fakes && kept[0].uses_mocks);
+        assert_eq!(a.offer(&faked(1), &[3]), 0);
+        assert!(a.tests().all(|t| !t.uses_fakes));
+    }
+
+    #[test]
     fn shorter_and_public_tests_win() {
         let mut a = Archive::default();
         assert_eq!(a.offer(&test(3, true), &[1, 2]), 2);
