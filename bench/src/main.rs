@@ -25,6 +25,7 @@ const FIXTURES: &[&str] = &[
     "tests/fixtures/abc",
     "tests/fixtures/misbehave",
     "tests/fixtures/generics",
+    "tests/fixtures/parsing",
     "examples/shapes",
 ];
 

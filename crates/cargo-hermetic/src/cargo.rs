@@ -38,6 +38,24 @@ pub fn dependency_libs(manifest: &Path) -> Vec<(String, PathBuf)> {
 }
 
 /// Finds the package (by `-p` name, or the one the manifest path names) and its library.
+/// The workspace's packages that have a library, by name (what `--workspace` generates for).
+pub fn library_packages(manifest_path: Option<&Path>) -> Result<Vec<String>> {
+    let mut cmd = MetadataCommand::new();
+    cmd.no_deps();
+    if let Some(p) = manifest_path {
+        cmd.manifest_path(p);
+    }
+    let meta = cmd
+        .exec()
+        .context("run `cargo metadata` (is this a cargo project? try --manifest-path)")?;
+    Ok(meta
+        .workspace_packages()
+        .iter()
+        .filter(|p| p.targets.iter().any(|t| t.is_lib()))
+        .map(|p| p.name.to_string())
+        .collect())
+}
+
 pub fn locate(manifest_path: Option<&Path>, package: Option<&str>) -> Result<Target> {
     let mut cmd = MetadataCommand::new();
     cmd.no_deps();
@@ -125,17 +143,22 @@ pub struct CompileError {
 }
 
 pub enum BuildOutcome {
-    /// The unit-test executable.
-    Built(PathBuf),
+    /// The unit-test executable, and how many of the packages it needs cargo compiled rather
+    /// than found built (a first build, or one after the dependencies changed).
+    Built {
+        executable: PathBuf,
+        compiled_dependencies: usize,
+    },
     Failed(Vec<CompileError>),
 }
 
 /// Builds the library's unit-test binary of the crate at `manifest`, with `rustc_args` for the
-/// crate only (dependencies build normally).
+/// crate only (dependencies build normally). With `progress`, cargo's own progress shows.
 pub fn build_test_binary(
     manifest: &Path,
     target_dir: &Path,
     rustc_args: &[&str],
+    progress: bool,
 ) -> Result<BuildOutcome> {
     let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
     cmd.args([
@@ -152,7 +175,7 @@ pub fn build_test_binary(
     if !rustc_args.is_empty() {
         cmd.arg("--").args(rustc_args);
     }
-    run_build(cmd, manifest)
+    run_build(cmd, manifest, progress)
 }
 
 /// Builds the library's unit tests with plain `cargo test --no-run` (no instrumentation), with
@@ -165,18 +188,28 @@ pub fn build_tests(manifest: &Path, target_dir: &Path, options: &[&str]) -> Resu
         .arg(manifest)
         .arg("--target-dir")
         .arg(target_dir);
-    run_build(cmd, manifest)
+    run_build(cmd, manifest, false)
 }
 
-fn run_build(mut cmd: Command, manifest: &Path) -> Result<BuildOutcome> {
-    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+/// Runs a cargo build; with `progress`, its status lines and progress bar go to the terminal
+/// (its messages come as JSON on stdout either way).
+fn run_build(mut cmd: Command, manifest: &Path, progress: bool) -> Result<BuildOutcome> {
+    cmd.stdout(Stdio::piped()).stderr(if progress {
+        Stdio::inherit()
+    } else {
+        Stdio::piped()
+    });
     let mut child = cmd.spawn().context("start cargo")?;
     let stdout = child.stdout.take().expect("piped");
-    let stderr = child.stderr.take().expect("piped");
-    let err_thread =
-        std::thread::spawn(move || std::io::read_to_string(stderr).unwrap_or_default());
+    let stderr = child.stderr.take();
+    let err_thread = std::thread::spawn(move || {
+        stderr
+            .map(|e| std::io::read_to_string(e).unwrap_or_default())
+            .unwrap_or_else(|| "(cargo's output is above)".to_string())
+    });
     let mut executable = None;
     let mut errors = Vec::new();
+    let mut compiled_dependencies = 0;
     for msg in Message::parse_stream(BufReader::new(stdout)) {
         match msg.context("read cargo's output")? {
             Message::CompilerArtifact(a) if a.profile.test => {
@@ -184,6 +217,7 @@ fn run_build(mut cmd: Command, manifest: &Path) -> Result<BuildOutcome> {
                     executable = Some(exe.into_std_path_buf());
                 }
             }
+            Message::CompilerArtifact(a) if !a.fresh => compiled_dependencies += 1,
             Message::CompilerMessage(m) => errors.extend(compile_error(&m)),
             _ => {}
         }
@@ -191,7 +225,10 @@ fn run_build(mut cmd: Command, manifest: &Path) -> Result<BuildOutcome> {
     let status = child.wait().context("wait for cargo")?;
     let stderr = err_thread.join().unwrap_or_default();
     match (status.success(), executable) {
-        (true, Some(exe)) => Ok(BuildOutcome::Built(exe)),
+        (true, Some(executable)) => Ok(BuildOutcome::Built {
+            executable,
+            compiled_dependencies,
+        }),
         (true, None) => bail!(
             "cargo built {} but reported no test executable",
             manifest.display()

@@ -36,12 +36,20 @@ pub struct GenerateArgs {
     /// The package to test, in a workspace.
     #[arg(short, long, value_name = "NAME")]
     pub package: Option<String>,
+    /// Every library package of the workspace, one after the other (each gets its own budget,
+    /// summary and, with --report-json, a report in a JSON array).
+    #[arg(long, conflicts_with = "package")]
+    pub workspace: bool,
     /// Only this module (and its submodules), e.g. `parser::lexer`.
     #[arg(long, value_name = "PATH")]
     pub module: Option<String>,
     /// Only this function or method, e.g. `parse` or `Lexer::next_token`.
     #[arg(long, value_name = "NAME")]
     pub function: Option<String>,
+    /// Only this share of the crate's modules, `k/n` (1 <= k <= n): each module belongs to one
+    /// of `n` shares, so `n` runs (a CI matrix) cover the crate and write different files.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<crate::driver::goals::Shard>,
     /// Time for the whole run, in seconds (default 60; ignored when only --max-executions is
     /// given, so that such runs are reproducible).
     #[arg(long, value_name = "SECS")]
@@ -61,6 +69,18 @@ pub struct GenerateArgs {
     /// Also write the report as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub report_json: Option<PathBuf>,
+    /// Also write which branches the tests take, in the lcov format, to this file.
+    #[arg(long, value_name = "FILE")]
+    pub coverage_lcov: Option<PathBuf>,
+    /// Also write a page of the crate's sources with the branches tests take and those they do
+    /// not marked, to this file (open it in a browser).
+    #[arg(long, value_name = "FILE")]
+    pub coverage_html: Option<PathBuf>,
+    /// How the tests' dev-dependency on the `hermetic` runtime is written: `vendored` (a copy
+    /// in `.hermetic/runtime/` at the workspace root, by relative path; the default for a new
+    /// entry) or `registry` (`hermetic = "<version>"`). Without it an existing entry is kept.
+    #[arg(long, value_enum, value_name = "SOURCE")]
+    pub runtime: Option<crate::runtime::RuntimeSource>,
     /// Print what would be written, change nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -106,10 +126,14 @@ pub struct GenerateArgs {
     /// worth).
     #[arg(long, hide = true)]
     pub no_static_isolation: bool,
+    /// Search until a budget is spent or every goal is covered, even when coverage has stopped
+    /// rising (benchmarks only).
+    #[arg(long, hide = true)]
+    pub no_early_stop: bool,
     /// Mutation analysis: compile mutants of the selected code into the driver, keep the
-    /// assertions that kill them and report the mutation score (`off`: a faster run, every
-    /// assertion kept).
-    #[arg(long, value_enum, default_value = "on")]
+    /// assertions that kill them, look for tests that kill the others and report the mutation
+    /// score (`off`, the default for now: a faster run, every assertion kept).
+    #[arg(long, value_enum, default_value = "off")]
     pub mutation: Switch,
     /// No progress bar.
     #[arg(short, long)]
@@ -134,7 +158,8 @@ fn fraction(text: &str) -> Result<f64, String> {
 impl GenerateArgs {
     pub const DEFAULT_BUDGET: u64 = 60;
 
-    /// The command line that regenerates the same files, for their header.
+    /// The command line that regenerates the same files, for their header. `--function` is
+    /// left out: its run keeps the file's other tests, the file is the module's.
     pub fn regenerate_command(&self) -> String {
         let mut cmd = String::from("cargo hermetic generate");
         if let Some(p) = &self.package {
@@ -143,8 +168,8 @@ impl GenerateArgs {
         if let Some(m) = &self.module {
             cmd += &format!(" --module {m}");
         }
-        if let Some(f) = &self.function {
-            cmd += &format!(" --function {f}");
+        if let Some(s) = &self.shard {
+            cmd += &format!(" --shard {}/{}", s.index, s.count);
         }
         if self.isolate == Some(crate::isolate::Isolate::On) {
             cmd += " --isolate";

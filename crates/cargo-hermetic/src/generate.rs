@@ -2,20 +2,27 @@
 
 use crate::cli::GenerateArgs;
 use crate::cluster::{Cluster, Skipped};
-use crate::driver::{build, goals, process};
+use crate::driver::{build, goals, lines, process};
 use crate::emit::Suite;
 use crate::isolate::Isolation;
-use crate::report::{FindingReport, MutationReport, Report, UncoveredReport};
+use crate::report::{
+    Branch, FindingReport, MutationReport, Report, UncoveredLine, UncoveredReport,
+};
 use crate::search::{self, ops::Space, values::ValuePool, SearchConfig};
 use crate::shadow::Origin;
 use crate::{analyze, cargo, emit, manifest, verify};
 use anyhow::{bail, Context, Result};
 use hermetic_protocol::Outcome;
 use indicatif::{ProgressBar, ProgressStyle};
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 /// Candidates per search batch.
 const BATCH: usize = 32;
+
+/// The part of `--budget` kept for writing and verifying the tests (compiling them and running
+/// them three times).
+const VERIFICATION_SHARE: f64 = 0.35;
 
 pub fn generate(args: &GenerateArgs) -> Result<Report> {
     let started = Instant::now();
@@ -24,7 +31,6 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         (None, Some(_)) => None,
         (None, None) => Some(Duration::from_secs(GenerateArgs::DEFAULT_BUDGET)),
     };
-    let deadline = budget.map(|b| started + b);
     let target = cargo::locate(args.manifest_path.as_deref(), args.package.as_deref())?;
     let status = Status::new(args.quiet);
     status.say(&format!("analysing {}", target.package));
@@ -45,17 +51,22 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         bail!(nothing_to_test(&cluster));
     }
 
-    status.say("building the instrumented driver (the first build compiles dependencies)");
+    status.say("building the instrumented driver (the first build compiles the dependencies, outside --budget)");
     let work_dir = process::work_dir(&target.target_dir);
     let mutation = args.mutation == crate::cli::Switch::On;
+    let build_started = Instant::now();
     let built = build::build_driver(
         &target,
         &cluster,
         &work_dir,
         &isolation.shadow(&cluster),
         mutation.then_some(&selection),
+        !args.quiet,
     )?;
     isolation.time += built.isolate_time;
+    // The one-time build of dependencies is outside the budget; the summary says how long it took.
+    let dependencies_build = built.compiled_dependencies.then(|| build_started.elapsed());
+    let deadline = budget.map(|b| started + dependencies_build.unwrap_or_default() + b);
     let mut skipped = cluster.skipped.clone();
     let mut usable = vec![true; cluster.callables.len()];
     for u in &built.unsupported {
@@ -111,14 +122,25 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     );
     let bar = status.bar(goal_map.len() as u64);
     let search_started = Instant::now();
-    // A slow first build must not leave the search without time: it gets at least a fifth of
-    // the budget.
-    let deadline = deadline.map(|d| d.max(search_started + budget.unwrap_or_default() / 5));
-    // Mutation analysis and the tests sought for mutants take the last part of the budget.
+    // Writing and verifying the tests get the last part of the budget; a slow build must not
+    // leave the search without time: it gets at least a fifth.
+    let budget_len = budget.unwrap_or_default();
+    let verification_share = if args.no_verify {
+        Duration::ZERO
+    } else {
+        budget_len.mul_f64(VERIFICATION_SHARE)
+    };
+    let deadline = deadline.map(|d| {
+        d.checked_sub(verification_share)
+            .unwrap_or(d)
+            .max(search_started + budget_len / 5)
+    });
+    // Mutation analysis and the tests sought for mutants take the last part of the rest.
     let search_deadline = deadline.map(|d| {
         if mutation {
-            (d - budget.unwrap_or_default() / 5)
-                .max(search_started + budget.unwrap_or_default() / 5)
+            d.checked_sub(budget_len / 5)
+                .unwrap_or(d)
+                .max(search_started + budget_len / 5)
         } else {
             d
         }
@@ -134,6 +156,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         mock_start: args.mock_start,
         isolate_probability: args.isolate_probability,
         isolate_start: args.isolate_start,
+        stagnation_floor: (!args.no_early_stop).then_some(search::STAGNATION_FLOOR),
     };
     let mut outcome = search::run(
         &mut space,
@@ -158,6 +181,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
             &mut outcome.tests,
             &built.mutants,
             &mut pool,
+            deadline,
         )?;
         let stop = crate::mutation::hunt::Stop {
             deadline,
@@ -173,8 +197,13 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         )?;
         analysis.executions += executions;
         if !more.is_empty() {
-            let found =
-                crate::mutation::analysis::analyse(&cluster, &mut more, &built.mutants, &mut pool)?;
+            let found = crate::mutation::analysis::analyse(
+                &cluster,
+                &mut more,
+                &built.mutants,
+                &mut pool,
+                None,
+            )?;
             analysis.merge(found);
             outcome.tests.extend(more);
         }
@@ -193,7 +222,16 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
 
     status.say("writing and verifying the tests");
     let command = args.regenerate_command();
-    let files = emit::emit(&cluster, &outcome.tests, Suite::Generated, &command);
+    let mut files = emit::emit(&cluster, &outcome.tests, Suite::Generated, &command);
+    if args.function.is_some() {
+        // Only the selected function's tests are replaced; the rest of each file stays.
+        let subjects: Vec<usize> = (0..cluster.callables.len())
+            .filter(|&c| selected(&cluster, c, &selection))
+            .collect();
+        files = emit::merge::keep_unselected(&target.crate_dir, files, |name| {
+            emit::is_test_of(&cluster, &subjects, name)
+        });
+    }
     let origin = Origin {
         crate_dir: &target.crate_dir,
         workspace_root: &target.workspace_root,
@@ -225,13 +263,10 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
             + verified.dropped_uncompilable.len()
             + verified.dropped_configuration.len(),
     );
-    let adds_runtime = manifest::needs_runtime(files.iter().map(|f| f.contents.as_str()))
-        && manifest::ensure_runtime_dev_dependency(&target.crate_dir, args.dry_run)?;
-    if adds_runtime {
-        status.say(&format!(
-            "{} the dev-dependency `hermetic` to Cargo.toml (tests set up their environment or mocks with it)",
-            if args.dry_run { "would add" } else { "added" }
-        ));
+    let contents = files.iter().map(|f| f.contents.as_str());
+    let place = manifest::Place::of(&target);
+    for line in manifest::runtime_for(contents, &place, args.runtime, args.dry_run)? {
+        status.say(&line);
     }
     emit::apply_or_print(
         &target.crate_dir,
@@ -268,18 +303,13 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
             .filter(|&&g| goal_map.goals[g].kind == kind)
             .count()
     };
-    let mut uncovered: std::collections::BTreeMap<&str, usize> = Default::default();
-    for (g, goal) in goal_map.goals.iter().enumerate() {
-        if !outcome.covered.contains(&g) && goal.kind == goals::GoalKind::Branch {
-            if std::env::var_os("HERMETIC_DEBUG").is_some() {
-                eprintln!(
-                    "uncovered: {} pc {:#x}",
-                    goal.function, pool_pcs[goal.counter as usize]
-                );
-            }
-            *uncovered.entry(goal.function.as_str()).or_default() += 1;
-        }
-    }
+    let (branches, uncovered) = branches_in_source(
+        &goal_map,
+        &outcome.covered,
+        &pool_pcs,
+        &built,
+        &target.crate_dir,
+    );
     let mut varied = std::collections::BTreeSet::new();
     for t in &outcome.tests {
         let e = &t.case.env;
@@ -313,13 +343,9 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
             landlock: containment.0,
             seccomp: containment.1,
         },
-        uncovered: uncovered
-            .into_iter()
-            .map(|(f, n)| UncoveredReport {
-                function: f.to_string(),
-                goals: n,
-            })
-            .collect(),
+        uncovered,
+        branches,
+        crate_dir: target.crate_dir.clone(),
         goals_reached_only_by_findings: outcome.reached_by_findings.len(),
         executions_to_final_coverage: outcome.executions_to_final_coverage,
         time_to_final_coverage_s: outcome.time_to_final_coverage_s,
@@ -350,13 +376,113 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         executions: outcome.executions,
         executions_avoided: outcome.avoided,
         executions_per_second: outcome.executions as f64 / search_time.max(1e-9),
+        search_stopped: outcome.stopped.to_string(),
         elapsed_s: started.elapsed().as_secs_f64(),
+        dependencies_build_s: dependencies_build.map(|d| d.as_secs_f64()),
         callables: cluster.callables.len(),
         skipped,
         findings,
         files: files.iter().map(|f| f.path.clone()).collect(),
         dry_run: args.dry_run,
     })
+}
+
+/// Every branch goal placed in the crate's source, and the uncovered ones by function and line.
+fn branches_in_source(
+    goal_map: &goals::GoalMap,
+    covered: &std::collections::BTreeSet<usize>,
+    pcs: &[u64],
+    built: &build::DriverBuild,
+    crate_dir: &std::path::Path,
+) -> (Vec<Branch>, Vec<UncoveredReport>) {
+    let branch_goals: Vec<usize> = (0..goal_map.goals.len())
+        .filter(|&g| goal_map.goals[g].kind == goals::GoalKind::Branch)
+        .collect();
+    let goal_pcs: Vec<u64> = branch_goals
+        .iter()
+        .map(|&g| pcs[goal_map.goals[g].counter as usize])
+        .collect();
+    let lines = lines::source_lines(&built.executable, &goal_pcs).unwrap_or_else(|e| {
+        if std::env::var_os("HERMETIC_DEBUG").is_some() {
+            eprintln!("no source lines: {e:#}");
+        }
+        vec![None; goal_pcs.len()]
+    });
+    let shadow_root = built
+        .shadow
+        .root
+        .canonicalize()
+        .unwrap_or_else(|_| built.shadow.root.clone());
+    let mut sources: BTreeMap<std::path::PathBuf, Vec<String>> = BTreeMap::new();
+    let mut branches = Vec::new();
+    let mut uncovered: BTreeMap<&str, (usize, Vec<UncoveredLine>)> = BTreeMap::new();
+    for ((&g, pc), line) in branch_goals.iter().zip(&goal_pcs).zip(lines) {
+        let goal = &goal_map.goals[g];
+        let is_covered = covered.contains(&g);
+        // The crate's own lines (not a macro's or std's), relative to its root.
+        let place = line.and_then(|l| {
+            let rel = l
+                .file
+                .strip_prefix(&shadow_root)
+                .or_else(|_| l.file.strip_prefix(&built.shadow.root))
+                .ok()?
+                .to_path_buf();
+            Some((rel, l.line))
+        });
+        if let Some((file, line)) = &place {
+            branches.push(Branch {
+                file: file.clone(),
+                line: *line,
+                covered: is_covered,
+            });
+        }
+        if is_covered {
+            continue;
+        }
+        if std::env::var_os("HERMETIC_DEBUG").is_some() {
+            eprintln!("uncovered: {} pc {pc:#x}", goal.function);
+        }
+        let entry = uncovered.entry(goal.function.as_str()).or_default();
+        entry.0 += 1;
+        let Some((file, line)) = place else { continue };
+        if let Some(same) = entry
+            .1
+            .iter_mut()
+            .find(|u| u.file == file && u.line == line)
+        {
+            same.branches += 1;
+            continue;
+        }
+        let text = sources.entry(file.clone()).or_insert_with(|| {
+            std::fs::read_to_string(crate_dir.join(&file))
+                .unwrap_or_default()
+                .lines()
+                .map(str::to_string)
+                .collect()
+        });
+        let source = text
+            .get(line.saturating_sub(1) as usize)
+            .map(|t| t.trim().to_string())
+            .unwrap_or_default();
+        entry.1.push(UncoveredLine {
+            file,
+            line,
+            source,
+            branches: 1,
+        });
+    }
+    let uncovered = uncovered
+        .into_iter()
+        .map(|(function, (goals, mut lines))| {
+            lines.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+            UncoveredReport {
+                function: function.to_string(),
+                goals,
+                branches: lines,
+            }
+        })
+        .collect();
+    (branches, uncovered)
 }
 
 /// What `HERMETIC_DEBUG` shows of the goals: the counters proven infeasible, and the functions
@@ -402,7 +528,9 @@ fn env_parts(list: &str) -> Result<search::env::EnvParts> {
 }
 
 fn selection(args: &GenerateArgs, cluster: &Cluster) -> Result<goals::Selection> {
-    selection_of(args.module.as_deref(), args.function.as_deref(), cluster)
+    let mut selection = selection_of(args.module.as_deref(), args.function.as_deref(), cluster)?;
+    selection.shard = args.shard;
+    Ok(selection)
 }
 
 /// The `--module` and `--function` options, checked against the crate.
@@ -449,6 +577,7 @@ pub(crate) fn selection_of(
     Ok(goals::Selection {
         module,
         function: function.map(str::to_string),
+        shard: None,
     })
 }
 
@@ -463,7 +592,8 @@ pub(crate) fn selected(cluster: &Cluster, c: usize, sel: &goals::Selection) -> b
         let name = callable_name(cluster, c);
         f == &callable.name || name.ends_with(&format!("::{f}")) || name == *f
     });
-    module_ok && function_ok
+    let shard_ok = sel.shard.is_none_or(|s| s.has(callable.module));
+    module_ok && function_ok && shard_ok
 }
 
 /// `parser::Lexer::next_token`, as a user names it.

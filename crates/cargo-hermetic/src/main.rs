@@ -10,12 +10,14 @@ mod cluster;
 mod driver;
 mod emit;
 mod generate;
+mod html;
 mod isolate;
 mod manifest;
 mod mock_syntax;
 mod mutation;
 mod record;
 mod report;
+mod runtime;
 mod rust_syntax;
 mod search;
 mod shadow;
@@ -25,16 +27,74 @@ mod verify;
 use clap::Parser;
 use cli::{CargoCli, Command, HermeticArgs};
 
+/// `generate` on the package (or, with `--workspace`, on each library package in turn), then
+/// the summaries and the files the options ask for.
+fn generate_and_report(args: &cli::GenerateArgs) -> anyhow::Result<()> {
+    let runs: Vec<cli::GenerateArgs> = if args.workspace {
+        cargo::library_packages(args.manifest_path.as_deref())?
+            .into_iter()
+            .map(|package| cli::GenerateArgs {
+                package: Some(package),
+                workspace: false,
+                ..args.clone()
+            })
+            .collect()
+    } else {
+        vec![args.clone()]
+    };
+    let mut reports = Vec::new();
+    let mut failed = Vec::new();
+    for run in &runs {
+        match generate::generate(run) {
+            Ok(report) => {
+                report.print_summary(&mut std::io::stderr())?;
+                reports.push(report);
+            }
+            // In a workspace, one package that cannot be tested does not stop the others.
+            Err(e) if args.workspace => {
+                eprintln!(
+                    "error: {}: {e:#}",
+                    run.package.as_deref().unwrap_or_default()
+                );
+                failed.push(run.package.clone().unwrap_or_default());
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    if let Some(path) = &args.report_json {
+        match &reports[..] {
+            [one] if !args.workspace => one.write_json(path)?,
+            all => report::write_json_list(all, path)?,
+        }
+    }
+    if let Some(path) = &args.coverage_lcov {
+        let text: String = reports.iter().map(report::Report::lcov).collect();
+        std::fs::write(path, text)
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+    }
+    if let Some(path) = &args.coverage_html {
+        for report in &reports {
+            // One page per package in a workspace: `coverage-<package>.html`.
+            let path = if args.workspace {
+                let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+                path.with_file_name(format!("{stem}-{}.html", report.package))
+            } else {
+                path.clone()
+            };
+            std::fs::write(&path, html::page(report))
+                .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        }
+    }
+    if !failed.is_empty() {
+        anyhow::bail!("no tests for {} (see above)", failed.join(", "));
+    }
+    Ok(())
+}
+
 fn main() {
     let CargoCli::Hermetic(HermeticArgs { command }) = CargoCli::parse();
     let result = match command {
-        Command::Generate(args) => generate::generate(&args).and_then(|report| {
-            if let Some(path) = &args.report_json {
-                report.write_json(path)?;
-            }
-            report.print_summary(&mut std::io::stderr())?;
-            Ok(())
-        }),
+        Command::Generate(args) => generate_and_report(&args),
         Command::Record(args) => record::record(&args).and_then(|report| {
             if let Some(path) = &args.report_json {
                 report.write_json(path)?;

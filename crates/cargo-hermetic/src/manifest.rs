@@ -1,7 +1,9 @@
 //! The one edit hermetic makes to a user's Cargo.toml: the dev-dependency on the `hermetic`
-//! runtime that tests with an environment need. Formatting and comments are kept (toml_edit).
+//! runtime that tests with an environment or mocks need, written the way the user chose
+//! (`--runtime`), and the vendored copy it may point at. Formatting and comments are kept
+//! (toml_edit).
 
-use crate::shadow::runtime_dir;
+use crate::runtime::{self, RuntimeSource};
 use anyhow::{Context, Result};
 use std::path::{Component, Path, PathBuf};
 use toml_edit::{DocumentMut, Item, Table};
@@ -16,10 +18,80 @@ pub fn needs_runtime<'a>(mut sources: impl Iterator<Item = &'a str>) -> bool {
     })
 }
 
-/// Adds `hermetic = { path = ".." }` to `[dev-dependencies]` unless it is there. Returns whether
-/// the manifest changed (with `dry_run`, whether it would).
-pub fn ensure_runtime_dev_dependency(crate_dir: &Path, dry_run: bool) -> Result<bool> {
-    let path = crate_dir.join("Cargo.toml");
+/// When any of the generated `sources` uses the runtime, makes the crate's manifest name it
+/// (see [`ensure_runtime_dev_dependency`]); returns progress lines saying what changed.
+pub fn runtime_for<'a>(
+    sources: impl Iterator<Item = &'a str>,
+    place: &Place,
+    source: Option<RuntimeSource>,
+    dry_run: bool,
+) -> Result<Vec<String>> {
+    if !needs_runtime(sources) {
+        return Ok(Vec::new());
+    }
+    Ok(ensure_runtime_dev_dependency(place, source, dry_run)?.describe(dry_run))
+}
+
+/// Where the user's crate and its repository are.
+pub struct Place<'a> {
+    /// The directory of the crate's Cargo.toml.
+    pub crate_dir: &'a Path,
+    /// The workspace root, where a vendored runtime lives (`.hermetic/runtime`).
+    pub workspace_root: &'a Path,
+}
+
+impl<'a> Place<'a> {
+    pub fn of(target: &'a crate::cargo::Target) -> Place<'a> {
+        Place {
+            crate_dir: &target.crate_dir,
+            workspace_root: &target.workspace_root,
+        }
+    }
+}
+
+/// What [`ensure_runtime_dev_dependency`] did (with `dry_run`, would do).
+#[derive(Debug, Default, PartialEq)]
+pub struct RuntimeEdit {
+    /// The dev-dependency line written, when Cargo.toml changed.
+    pub dependency: Option<String>,
+    /// The vendored copy written or upgraded, relative to the workspace root.
+    pub vendored: Option<PathBuf>,
+}
+
+impl RuntimeEdit {
+    /// Progress lines saying what changed.
+    pub fn describe(&self, dry_run: bool) -> Vec<String> {
+        let (add, write) = if dry_run {
+            ("would add", "would write")
+        } else {
+            ("added", "wrote")
+        };
+        let mut out = Vec::new();
+        if let Some(dep) = &self.dependency {
+            out.push(format!(
+                "{add} `{dep}` to [dev-dependencies] in Cargo.toml (tests set up their environment or mocks with it)"
+            ));
+        }
+        if let (Some(dir), Some(_)) = (&self.vendored, &self.dependency) {
+            out.push(format!(
+                "{write} the hermetic runtime to {} (commit it; `cargo hermetic generate` keeps it up to date)",
+                dir.display()
+            ));
+        }
+        out
+    }
+}
+
+/// Makes `[dev-dependencies]` name the runtime: as `source` says when given; otherwise an entry
+/// already there is kept (crates.io, or the vendored copy), unless it points outside the
+/// repository (an older tool's checkout, which no teammate has), and a new one is vendored.
+/// A vendored copy is (re)written each time, so a newer tool upgrades it.
+pub fn ensure_runtime_dev_dependency(
+    place: &Place,
+    source: Option<RuntimeSource>,
+    dry_run: bool,
+) -> Result<RuntimeEdit> {
+    let path = place.crate_dir.join("Cargo.toml");
     let text =
         std::fs::read_to_string(&path).with_context(|| format!("read {}", path.display()))?;
     let mut doc: DocumentMut = text
@@ -30,26 +102,75 @@ pub fn ensure_runtime_dev_dependency(crate_dir: &Path, dry_run: bool) -> Result<
         .or_insert(Item::Table(Table::new()))
         .as_table_like_mut()
         .context("[dev-dependencies] is not a table")?;
-    if dev.contains_key(RUNTIME) {
-        return Ok(false);
-    }
-    if dry_run {
-        return Ok(true);
-    }
-    let runtime = runtime_dir()?;
-    let dir = crate_dir
-        .canonicalize()
-        .unwrap_or_else(|_| crate_dir.to_path_buf());
-    let mut dep = toml_edit::InlineTable::new();
-    dep.insert(
-        "path",
-        relative(&dir, &runtime).display().to_string().into(),
+    let crate_dir = absolute(place.crate_dir);
+    let root = absolute(place.workspace_root);
+    let vendored_dir = root.join(runtime::VENDORED_DIR);
+    let vendored_path = relative(&crate_dir, &vendored_dir).display().to_string();
+    let existing = dev.get(RUNTIME).map(|d| {
+        let path = d
+            .get("path")
+            .and_then(Item::as_str)
+            .map(|p| absolute(&crate_dir.join(p)));
+        match path {
+            None => Existing::Registry,
+            Some(p) if p == vendored_dir => Existing::Vendored,
+            Some(p) if p.starts_with(&root) => Existing::OtherInRepository,
+            Some(_) => Existing::Outside,
+        }
+    });
+    let wanted = match (source, existing) {
+        (Some(s), _) => s,
+        (None, Some(Existing::Registry)) => RuntimeSource::Registry,
+        (None, Some(Existing::OtherInRepository)) => return Ok(RuntimeEdit::default()),
+        (None, _) => RuntimeSource::Vendored,
+    };
+    let keep = matches!(
+        (wanted, existing),
+        (RuntimeSource::Registry, Some(Existing::Registry))
+            | (RuntimeSource::Vendored, Some(Existing::Vendored))
     );
-    dev.insert(RUNTIME, Item::Value(toml_edit::Value::InlineTable(dep)));
-    let tmp = path.with_extension("toml.hermetic-tmp");
-    std::fs::write(&tmp, doc.to_string()).with_context(|| format!("write {}", tmp.display()))?;
-    std::fs::rename(&tmp, &path).with_context(|| format!("replace {}", path.display()))?;
-    Ok(true)
+    let mut edit = RuntimeEdit::default();
+    if wanted == RuntimeSource::Vendored {
+        if !dry_run {
+            runtime::write(&vendored_dir)?;
+        }
+        edit.vendored = Some(PathBuf::from(runtime::VENDORED_DIR));
+    }
+    if keep {
+        return Ok(edit);
+    }
+    let value: toml_edit::Value = match wanted {
+        RuntimeSource::Registry => runtime::VERSION.into(),
+        RuntimeSource::Vendored => {
+            let mut dep = toml_edit::InlineTable::new();
+            dep.insert("path", vendored_path.into());
+            toml_edit::Value::InlineTable(dep)
+        }
+    };
+    dev.insert(RUNTIME, Item::Value(value.clone()));
+    edit.dependency = Some(format!("{RUNTIME} = {}", value.to_string().trim()));
+    if !dry_run {
+        let tmp = path.with_extension("toml.hermetic-tmp");
+        std::fs::write(&tmp, doc.to_string())
+            .with_context(|| format!("write {}", tmp.display()))?;
+        std::fs::rename(&tmp, &path).with_context(|| format!("replace {}", path.display()))?;
+    }
+    Ok(edit)
+}
+
+/// What the manifest named before.
+#[derive(Debug, Clone, Copy)]
+enum Existing {
+    Registry,
+    Vendored,
+    /// A path inside the repository other than the vendored copy: the user's own choice.
+    OtherInRepository,
+    /// A path outside the repository.
+    Outside,
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    p.canonicalize().unwrap_or_else(|_| p.to_path_buf())
 }
 
 /// `to` relative to the directory `from` (both absolute), or `to` itself when they share no
@@ -91,23 +212,91 @@ mod tests {
         );
     }
 
+    fn manifest_in(dir: &Path, text: &str) -> PathBuf {
+        let manifest = dir.join("Cargo.toml");
+        std::fs::write(&manifest, text).unwrap();
+        manifest
+    }
+
     #[test]
-    fn adds_the_dev_dependency_once_and_keeps_comments() {
+    fn adds_a_vendored_runtime_once_and_keeps_comments() {
         let dir = tempfile::tempdir().unwrap();
-        let manifest = dir.path().join("Cargo.toml");
-        std::fs::write(
-            &manifest,
+        let manifest = manifest_in(
+            dir.path(),
             "[package]\nname = \"x\" # mine\nversion = \"0.1.0\"\n",
-        )
-        .unwrap();
-        assert!(ensure_runtime_dev_dependency(dir.path(), true).unwrap());
+        );
+        let place = Place {
+            crate_dir: dir.path(),
+            workspace_root: dir.path(),
+        };
+        let planned = ensure_runtime_dev_dependency(&place, None, true).unwrap();
+        assert!(planned.dependency.is_some());
         assert!(!std::fs::read_to_string(&manifest)
             .unwrap()
             .contains("hermetic"));
-        assert!(ensure_runtime_dev_dependency(dir.path(), false).unwrap());
-        assert!(!ensure_runtime_dev_dependency(dir.path(), false).unwrap());
+        assert!(!dir.path().join(".hermetic").exists());
+        let first = ensure_runtime_dev_dependency(&place, None, false).unwrap();
+        assert_eq!(
+            first.dependency.as_deref(),
+            Some("hermetic = { path = \".hermetic/runtime\" }")
+        );
+        assert!(dir.path().join(".hermetic/runtime/src/lib.rs").exists());
+        let second = ensure_runtime_dev_dependency(&place, None, false).unwrap();
+        assert_eq!(second.dependency, None);
+        assert_eq!(second.vendored, Some(PathBuf::from(".hermetic/runtime")));
         let text = std::fs::read_to_string(&manifest).unwrap();
         assert!(text.contains("# mine"));
         assert_eq!(text.matches("hermetic = { path = ").count(), 1, "{text}");
+    }
+
+    #[test]
+    fn a_member_crate_points_at_the_workspace_copy_and_an_old_checkout_path_is_replaced() {
+        let root = tempfile::tempdir().unwrap();
+        let member = root.path().join("crates/app");
+        std::fs::create_dir_all(&member).unwrap();
+        let manifest = manifest_in(
+            &member,
+            "[package]\nname = \"app\"\nversion = \"0.1.0\"\n\n[dev-dependencies]\nhermetic = { path = \"/somewhere/else/hermetic\" }\n",
+        );
+        let place = Place {
+            crate_dir: &member,
+            workspace_root: root.path(),
+        };
+        let edit = ensure_runtime_dev_dependency(&place, None, false).unwrap();
+        assert_eq!(
+            edit.dependency.as_deref(),
+            Some("hermetic = { path = \"../../.hermetic/runtime\" }")
+        );
+        assert!(root.path().join(".hermetic/runtime/Cargo.toml").exists());
+        assert!(!std::fs::read_to_string(&manifest)
+            .unwrap()
+            .contains("/somewhere"));
+    }
+
+    #[test]
+    fn registry_is_kept_unless_asked_otherwise() {
+        let dir = tempfile::tempdir().unwrap();
+        let manifest = manifest_in(dir.path(), "[package]\nname = \"x\"\nversion = \"0.1.0\"\n");
+        let place = Place {
+            crate_dir: dir.path(),
+            workspace_root: dir.path(),
+        };
+        let edit =
+            ensure_runtime_dev_dependency(&place, Some(RuntimeSource::Registry), false).unwrap();
+        assert_eq!(
+            edit.dependency,
+            Some(format!("hermetic = \"{}\"", runtime::VERSION))
+        );
+        assert_eq!(edit.vendored, None);
+        assert_eq!(
+            ensure_runtime_dev_dependency(&place, None, false).unwrap(),
+            RuntimeEdit::default()
+        );
+        let edit =
+            ensure_runtime_dev_dependency(&place, Some(RuntimeSource::Vendored), false).unwrap();
+        assert!(edit.dependency.is_some());
+        assert!(std::fs::read_to_string(&manifest)
+            .unwrap()
+            .contains(".hermetic/runtime"));
     }
 }

@@ -255,7 +255,9 @@ pub fn mock_items(
             #(#fields)*
         }
 
-        #[allow(dead_code)]
+        // Set-up methods are named after the trait's methods (`is_ok_returns`), whatever clippy
+        // expects of an `is_*` name.
+        #[allow(dead_code, clippy::wrong_self_convention)]
         impl #mock {
             #recorded
             #(#setups)*

@@ -57,7 +57,12 @@ pub struct Report {
     /// Candidates not run because they repeat a call that crashed or hung.
     pub executions_avoided: u64,
     pub executions_per_second: f64,
+    /// Why the search ended (every goal covered, a budget spent, coverage stopped rising).
+    pub search_stopped: String,
     pub elapsed_s: f64,
+    /// How long the first build of the driver's dependencies took, when this run had to do it
+    /// (it is outside `--budget`).
+    pub dependencies_build_s: Option<f64>,
     pub callables: usize,
     pub skipped: Vec<Skipped>,
     /// Calls that abort, overflow the stack, exit or hang: no test can show them in-process.
@@ -79,6 +84,13 @@ pub struct Report {
     /// System calls the sandbox refused during the search (code that bypassed the runtime).
     pub refused_by_sandbox: u64,
     pub containment: Containment,
+    /// Every branch with a known line (not in the JSON: `--coverage-lcov` and `--coverage-html`
+    /// write it).
+    #[serde(skip)]
+    pub branches: Vec<Branch>,
+    /// The crate's directory, which `branches`' files are relative to.
+    #[serde(skip)]
+    pub crate_dir: PathBuf,
 }
 
 /// `--isolate` (seed 000): the units isolated, the time it took, and the fakes to review.
@@ -189,6 +201,30 @@ pub struct Containment {
 pub struct UncoveredReport {
     pub function: String,
     pub goals: usize,
+    /// Where the branches no test took start, by line.
+    pub branches: Vec<UncoveredLine>,
+}
+
+/// A line where branches start that no test took.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct UncoveredLine {
+    /// Relative to the crate root.
+    pub file: PathBuf,
+    pub line: u32,
+    /// The line's source text, trimmed.
+    pub source: String,
+    /// Branches starting on this line that no test took.
+    pub branches: usize,
+}
+
+/// A branch of the selected code, placed in the source (for `--coverage-lcov` and the HTML
+/// page).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Branch {
+    /// Relative to the crate root.
+    pub file: PathBuf,
+    pub line: u32,
+    pub covered: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -214,7 +250,50 @@ pub struct FindingReport {
     pub outcome: String,
 }
 
+/// Writes the reports of a `--workspace` run as one JSON array.
+pub fn write_json_list(reports: &[Report], path: &Path) -> anyhow::Result<()> {
+    let text = serde_json::to_string_pretty(reports)?;
+    std::fs::write(path, text + "\n")
+        .map_err(|e| anyhow::anyhow!("cannot write the report to {}: {e}", path.display()))
+}
+
+/// Lines of uncovered branches the summary lists.
+const MAX_UNCOVERED_LINES: usize = 12;
+
 impl Report {
+    /// The branches in the lcov tracefile format (`BRDA` per branch, `DA` per line with
+    /// branches: 1 when one of them was taken), which coverage viewers and CI services read.
+    pub fn lcov(&self) -> String {
+        let mut by_file: std::collections::BTreeMap<&Path, Vec<&Branch>> = Default::default();
+        for b in &self.branches {
+            by_file.entry(&b.file).or_default().push(b);
+        }
+        let mut text = format!("TN:{}\n", self.package);
+        for (file, mut branches) in by_file {
+            branches.sort_by_key(|b| b.line);
+            text += &format!("SF:{}\n", self.crate_dir.join(file).display());
+            for (i, b) in branches.iter().enumerate() {
+                text += &format!(
+                    "BRDA:{},0,{i},{}\n",
+                    b.line,
+                    if b.covered { "1" } else { "0" }
+                );
+            }
+            let hit = branches.iter().filter(|b| b.covered).count();
+            text += &format!("BRF:{}\nBRH:{hit}\n", branches.len());
+            let mut lines: std::collections::BTreeMap<u32, bool> = Default::default();
+            for b in &branches {
+                *lines.entry(b.line).or_default() |= b.covered;
+            }
+            for (line, covered) in &lines {
+                text += &format!("DA:{line},{}\n", u8::from(*covered));
+            }
+            let lh = lines.values().filter(|c| **c).count();
+            text += &format!("LF:{}\nLH:{lh}\nend_of_record\n", lines.len());
+        }
+        text
+    }
+
     pub fn coverage_percent(&self) -> f64 {
         if self.goals_total == 0 {
             100.0
@@ -235,7 +314,7 @@ impl Report {
         writeln!(out, "  hermetic: {}", self.package)?;
         let rows = [
             (
-                "goals covered",
+                "branches taken by the tests",
                 format!(
                     "{} / {} ({:.1}%)",
                     self.goals_covered,
@@ -244,10 +323,13 @@ impl Report {
                 ),
             ),
             (
-                "compiler checks failed",
-                format!("{} / {}", self.checks_covered, self.checks_total),
+                "overflow/bounds checks reached",
+                format!(
+                    "{} / {} (panics the compiler adds; most cannot happen)",
+                    self.checks_covered, self.checks_total
+                ),
             ),
-            ("tests emitted", self.tests_emitted.to_string()),
+            ("tests written", self.tests_emitted.to_string()),
             (
                 "  using private items",
                 format!(
@@ -282,36 +364,52 @@ impl Report {
                 self.tests_dropped_uncompilable.to_string(),
             ),
             (
-                "tests dropped (--release/features)",
+                "tests dropped (release, features)",
                 self.tests_dropped_configuration.to_string(),
             ),
-            ("callables", self.callables.to_string()),
-            ("items skipped", self.skipped.len().to_string()),
+            (
+                "callables (functions, constructors)",
+                self.callables.to_string(),
+            ),
+            (
+                "items skipped (not supported yet)",
+                self.skipped.len().to_string(),
+            ),
             (
                 "executions",
                 format!("{} ({:.0}/s)", self.executions, self.executions_per_second),
             ),
-            ("time", format!("{:.1}s", self.elapsed_s)),
+            ("search stopped", self.search_stopped.clone()),
+            (
+                "time",
+                match self.dependencies_build_s {
+                    Some(d) => format!(
+                        "{:.1}s, of which {d:.1}s building dependencies (once; not counted in --budget)",
+                        self.elapsed_s
+                    ),
+                    None => format!("{:.1}s", self.elapsed_s),
+                },
+            ),
         ];
         for (k, v) in rows {
-            writeln!(out, "  {k:<34}{v}")?;
+            writeln!(out, "  {k:<36}{v}")?;
         }
         if self.tests_without_assertions > 0 {
             writeln!(
                 out,
-                "  {:<34}{}",
+                "  {:<36}{}",
                 "tests with nothing to assert", self.tests_without_assertions
             )?;
         }
         if let Some(m) = &self.mutation {
             writeln!(
                 out,
-                "  {:<34}{} / {} ({:.1}%), {} reached",
+                "  {:<36}{} / {} ({:.1}%), {} reached",
                 "mutants killed", m.killed, m.mutants, m.score, m.reached
             )?;
             writeln!(
                 out,
-                "  {:<34}{} kept, {} dropped (killed nothing more)",
+                "  {:<36}{} kept, {} dropped (killed nothing more)",
                 "assertions", m.assertions_kept, m.assertions_dropped
             )?;
             for a in m.alive.iter().filter(|a| a.reached).take(8) {
@@ -325,7 +423,7 @@ impl Report {
         if !self.environment_touched.is_empty() {
             writeln!(
                 out,
-                "  {:<34}{}",
+                "  {:<36}{}",
                 "environment touched",
                 self.environment_touched.join(", ")
             )?;
@@ -334,12 +432,12 @@ impl Report {
             } else {
                 self.environment_varied.join(", ")
             };
-            writeln!(out, "  {:<34}{}", "environment set up by tests", varied)?;
+            writeln!(out, "  {:<36}{}", "environment set up by tests", varied)?;
         }
         if self.refused_by_runtime + self.refused_by_sandbox > 0 {
             writeln!(
                 out,
-                "  {:<34}{} by the virtual environment, {} by the sandbox",
+                "  {:<36}{} by the virtual environment, {} by the sandbox",
                 "harmful calls refused", self.refused_by_runtime, self.refused_by_sandbox
             )?;
         }
@@ -368,7 +466,7 @@ impl Report {
         if self.goals_reached_only_by_findings > 0 {
             writeln!(
                 out,
-                "  {:<34}{}",
+                "  {:<36}{}",
                 "goals reached only by crashes", self.goals_reached_only_by_findings
             )?;
         }
@@ -416,8 +514,46 @@ impl Report {
                 )?;
             }
         }
-        for u in self.uncovered.iter().take(8) {
-            writeln!(out, "  ~ {} goal(s) uncovered in {}", u.goals, u.function)?;
+        let lines: Vec<(&UncoveredLine, &str)> = self
+            .uncovered
+            .iter()
+            .flat_map(|u| u.branches.iter().map(move |b| (b, u.function.as_str())))
+            .collect();
+        if !self.uncovered.is_empty() {
+            writeln!(
+                out,
+                "  branches no test takes ({} in {} function(s)):",
+                self.goals_total.saturating_sub(self.goals_covered),
+                self.uncovered.len()
+            )?;
+        }
+        for (b, function) in lines.iter().take(MAX_UNCOVERED_LINES) {
+            writeln!(
+                out,
+                "  ~ {}:{}  {}  ({function}{})",
+                b.file.display(),
+                b.line,
+                b.source,
+                if b.branches > 1 {
+                    format!(", {} branches", b.branches)
+                } else {
+                    String::new()
+                }
+            )?;
+        }
+        if lines.len() > MAX_UNCOVERED_LINES {
+            writeln!(
+                out,
+                "  ~ ... {} more lines (see --report-json or --coverage-html)",
+                lines.len() - MAX_UNCOVERED_LINES
+            )?;
+        }
+        for u in self.uncovered.iter().filter(|u| u.branches.is_empty()) {
+            writeln!(
+                out,
+                "  ~ {} branch(es) in {} (no line known)",
+                u.goals, u.function
+            )?;
         }
         for d in self.dropped.iter().take(5) {
             writeln!(out, "  x dropped {} ({})", d.test, d.reason)?;
@@ -444,5 +580,30 @@ impl Report {
             )?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lcov_gives_each_branch_and_each_line_with_branches() {
+        let at = |line, covered| Branch {
+            file: PathBuf::from("src/lib.rs"),
+            line,
+            covered,
+        };
+        let report = Report {
+            package: "demo".into(),
+            crate_dir: PathBuf::from("/w/demo"),
+            branches: vec![at(7, true), at(3, false), at(7, false)],
+            ..Report::default()
+        };
+        assert_eq!(
+            report.lcov(),
+            "TN:demo\nSF:/w/demo/src/lib.rs\nBRDA:3,0,0,0\nBRDA:7,0,1,1\nBRDA:7,0,2,0\n\
+             BRF:3\nBRH:1\nDA:3,0\nDA:7,1\nLF:2\nLH:1\nend_of_record\n"
+        );
     }
 }

@@ -62,7 +62,7 @@ edition = "2021"
 publish = false
 
 [dependencies]
-hermetic = { path = "@RUNTIME@" }
+hermetic = { path = "../hermetic" }
 hermetic-protocol = { path = "../hermetic-protocol" }
 landlock = "0.4"
 libc = "0.2"
@@ -103,18 +103,34 @@ pub struct Origin<'a> {
     pub work_dir: &'a Path,
 }
 
-/// Copies the crate to `<work_dir>/<name>` with a manifest that stands on its own.
-pub fn copy_crate(origin: &Origin, name: &str, extra_dev_deps: &[(&str, &Path)]) -> Result<Shadow> {
+/// Where a copy sees the support crates (`<work_dir>/support`, the runtime and the driver's):
+/// a link inside the copy, so that they are inside its workspace. Cargo then derives their
+/// builds' metadata from paths relative to the copy, and the driver's executable, down to the
+/// addresses its allocations get, is the same wherever the user's crate lives.
+const SUPPORT_LINK: &str = ".hermetic-support";
+
+/// A support crate as a copy's manifest names it.
+fn support_dep(name: &str) -> toml_edit::InlineTable {
+    path_dep(&Path::new(SUPPORT_LINK).join(name))
+}
+
+/// Copies the crate to `<work_dir>/<name>` with a manifest that stands on its own; `support_deps`
+/// are support crates (under `<work_dir>/support`) added as dev-dependencies.
+pub fn copy_crate(origin: &Origin, name: &str, support_deps: &[&str]) -> Result<Shadow> {
     let root = origin.work_dir.join(name);
     if root.exists() {
         std::fs::remove_dir_all(&root)
             .with_context(|| format!("remove old copy {}", root.display()))?;
     }
     copy_tree(origin.crate_dir, &root, origin.work_dir)?;
+    let support = origin.work_dir.join("support");
+    crate::runtime::write(&support.join(crate::manifest::RUNTIME))?;
+    std::os::unix::fs::symlink(&support, root.join(SUPPORT_LINK))
+        .with_context(|| format!("link {} into {}", support.display(), root.display()))?;
     let manifest_path = root.join("Cargo.toml");
     let text =
         std::fs::read_to_string(origin.crate_dir.join("Cargo.toml")).context("read Cargo.toml")?;
-    let fixed = fix_manifest(&text, origin, extra_dev_deps)?;
+    let fixed = fix_manifest(&text, origin, support_deps)?;
     std::fs::write(&manifest_path, fixed).context("write the copy's Cargo.toml")?;
     let lock = origin.workspace_root.join("Cargo.lock");
     if lock.exists() {
@@ -141,8 +157,7 @@ pub fn write_support_crate(work_dir: &Path) -> Result<PathBuf> {
     let protocol = support.join("hermetic-protocol");
     write_crate(&protocol, PROTOCOL_FILES, PROTOCOL_MANIFEST)?;
     let driver = support.join("hermetic-driver");
-    let manifest = DRIVER_MANIFEST.replace("@RUNTIME@", &runtime_dir()?.display().to_string());
-    write_crate(&driver, DRIVER_FILES, &manifest)?;
+    write_crate(&driver, DRIVER_FILES, DRIVER_MANIFEST)?;
     Ok(driver)
 }
 
@@ -151,20 +166,6 @@ fn write_crate(dir: &Path, files: &[(&str, &str)], manifest: &str) -> Result<()>
         write_if_changed(&dir.join(rel), text)?;
     }
     write_if_changed(&dir.join("Cargo.toml"), manifest)
-}
-
-/// The `hermetic` runtime crate, which the driver and the generated tests depend on. It is not
-/// on crates.io yet, so it is found beside this tool's sources (or at `HERMETIC_RUNTIME_DIR`).
-pub fn runtime_dir() -> Result<PathBuf> {
-    let dir = std::env::var_os("HERMETIC_RUNTIME_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../hermetic"));
-    dir.canonicalize().with_context(|| {
-        format!(
-            "the hermetic runtime crate is not at {}; set HERMETIC_RUNTIME_DIR to its directory",
-            dir.display()
-        )
-    })
 }
 
 /// Leaves the file (and its timestamp, so cargo does not rebuild) alone when unchanged.
@@ -202,7 +203,7 @@ fn copy_tree(from: &Path, to: &Path, skip: &Path) -> Result<()> {
 
 /// Makes the copied manifest build from its new place: its own workspace, absolute paths for
 /// path dependencies, inherited workspace fields written out, and extra dev-dependencies.
-fn fix_manifest(text: &str, origin: &Origin, extra_dev_deps: &[(&str, &Path)]) -> Result<String> {
+fn fix_manifest(text: &str, origin: &Origin, support_deps: &[&str]) -> Result<String> {
     let mut doc: DocumentMut = text.parse().context("parse Cargo.toml")?;
     let ws = workspace_tables(origin)?;
     if let Some(package) = doc.get_mut("package").and_then(Item::as_table_mut) {
@@ -245,6 +246,13 @@ fn fix_manifest(text: &str, origin: &Origin, extra_dev_deps: &[(&str, &Path)]) -
             } else if dep.get("path").is_some() {
                 *dep = Item::Value(TomlValue::InlineTable(inline_dep(dep, origin.crate_dir)));
             }
+            if name.get() == crate::manifest::RUNTIME {
+                // Whatever the user's tests name (crates.io, a vendored copy, an older tool's
+                // path), copies build against the runtime this tool carries.
+                *dep = Item::Value(TomlValue::InlineTable(support_dep(
+                    crate::manifest::RUNTIME,
+                )));
+            }
         }
     }
     doc.remove("workspace");
@@ -254,12 +262,36 @@ fn fix_manifest(text: &str, origin: &Origin, extra_dev_deps: &[(&str, &Path)]) -
         .or_insert(Item::Table(Table::new()))
         .as_table_mut()
         .context("dev-dependencies is not a table")?;
-    for (name, path) in extra_dev_deps {
-        let mut dep = toml_edit::InlineTable::new();
-        dep.insert("path", path.display().to_string().into());
-        dev.insert(name, Item::Value(TomlValue::InlineTable(dep)));
+    for name in support_deps {
+        dev.insert(name, Item::Value(TomlValue::InlineTable(support_dep(name))));
     }
     Ok(doc.to_string())
+}
+
+fn path_dep(path: &Path) -> toml_edit::InlineTable {
+    let mut dep = toml_edit::InlineTable::new();
+    dep.insert("path", path.display().to_string().into());
+    dep
+}
+
+/// Adds the runtime this tool carries to `table` (`dependencies` or `dev-dependencies`) of a
+/// copy's manifest, for tests or probes that use it.
+pub fn add_runtime_dependency(manifest: &Path, table: &str) -> Result<()> {
+    let text = std::fs::read_to_string(manifest)
+        .with_context(|| format!("read {}", manifest.display()))?;
+    let mut doc: DocumentMut = text.parse().context("parse the copy's Cargo.toml")?;
+    doc.entry(table)
+        .or_insert(Item::Table(Table::new()))
+        .as_table_like_mut()
+        .with_context(|| format!("[{table}] is not a table"))?
+        .insert(
+            crate::manifest::RUNTIME,
+            Item::Value(TomlValue::InlineTable(support_dep(
+                crate::manifest::RUNTIME,
+            ))),
+        );
+    std::fs::write(manifest, doc.to_string())
+        .with_context(|| format!("write {}", manifest.display()))
 }
 
 fn is_inherited(item: &Item) -> bool {

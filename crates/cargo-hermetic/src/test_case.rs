@@ -1,6 +1,7 @@
 //! A test case as the search builds it: a home module and a straight-line list of calls.
 
 use crate::cluster::{CallableId, ModuleId};
+use crate::driver::execute::ExecRequest;
 use hermetic_protocol::Value;
 use hermetic_protocol::{Call, EnvSpec, ExecReport};
 use std::collections::BTreeSet;
@@ -35,8 +36,11 @@ impl TestCase {
     }
 
     /// What the driver needs to run the test.
-    pub fn request(&self) -> (Vec<Call>, EnvSpec) {
-        (self.calls(), self.env.clone())
+    pub fn request(&self) -> ExecRequest {
+        ExecRequest {
+            calls: self.calls(),
+            env: self.env.clone(),
+        }
     }
 }
 

@@ -110,11 +110,11 @@ pub fn verify(
         crate::isolate::write(&copy.root, origin.crate_dir, cluster, isolated)
             .context("isolate the units the tests fake in the verification copy")?;
         if manifest::needs_runtime(files.iter().map(|f| f.contents.as_str())) {
-            manifest::ensure_runtime_dev_dependency(&copy.root, false)?;
+            shadow::add_runtime_dependency(&copy.root.join("Cargo.toml"), "dev-dependencies")?;
         }
         let manifest = copy.root.join("Cargo.toml");
         let exe = match cargo::build_tests(&manifest, &copy.target_dir, &[])? {
-            BuildOutcome::Built(exe) => exe,
+            BuildOutcome::Built { executable, .. } => executable,
             BuildOutcome::Failed(errors) => {
                 let mut culprits = BTreeSet::new();
                 for e in &errors {
@@ -178,8 +178,9 @@ pub fn verify(
             // The tests were written from a debug build; they must hold in the others users
             // and CI run (a `debug_assert!` or overflow panic is no outcome there).
             for (options, shown) in configurations(&copy.root) {
-                let Ok(BuildOutcome::Built(exe)) =
-                    cargo::build_tests(&manifest, &copy.target_dir, options)
+                let Ok(BuildOutcome::Built {
+                    executable: exe, ..
+                }) = cargo::build_tests(&manifest, &copy.target_dir, options)
                 else {
                     continue;
                 };
@@ -305,6 +306,8 @@ fn outcomes(stdout: &str) -> (BTreeSet<String>, BTreeSet<String>) {
         let Some((path, result)) = rest.rsplit_once(" ... ") else {
             continue;
         };
+        // libtest names a `#[should_panic]` test `path - should panic`.
+        let path = path.trim_end_matches(" - should panic");
         match result.trim() {
             "ok" => {
                 passed.insert(path.to_string());
@@ -523,7 +526,7 @@ mod tests {
 
     #[test]
     fn reads_passed_and_failed_tests_by_full_path() {
-        let stdout = "running 3 tests\ntest a::hermetic_tests::one ... ok\ntest b::hermetic_tests::two ... FAILED\ntest three ... ignored\n\nfailures:\n";
+        let stdout = "running 4 tests\ntest a::hermetic_tests::one ... ok\ntest b::hermetic_tests::two ... FAILED\ntest three ... ignored\ntest c::hermetic_tests::four - should panic ... FAILED\n\nfailures:\n";
         let (passed, failed) = outcomes(stdout);
         assert_eq!(
             passed,
@@ -531,7 +534,10 @@ mod tests {
         );
         assert_eq!(
             failed,
-            BTreeSet::from(["b::hermetic_tests::two".to_string()])
+            BTreeSet::from([
+                "b::hermetic_tests::two".to_string(),
+                "c::hermetic_tests::four".to_string()
+            ])
         );
         assert_eq!(short_name("b::hermetic_tests::two"), "two");
     }

@@ -1,11 +1,12 @@
 //! Reproducibility: the same `--seed` and `--max-executions` on fresh copies of a crate give
 //! byte-identical generated files, whatever the number of `--jobs`, and also for code that
-//! compares addresses.
+//! compares addresses; a `--function` run changes only that function's tests; `--shard`s
+//! split the modules.
 
 mod common;
 
 use common::{check_generated_files, Fixture};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Generates on a fresh copy and returns the generated files (relative path -> contents).
 fn generate(name: &str, seed: u64, max_executions: u64, jobs: usize) -> BTreeMap<String, String> {
@@ -99,4 +100,99 @@ fn code_that_compares_addresses_gets_the_same_search_twice() {
     // The search found the page: `lands_on` returned true in some execution.
     assert!(first.contains("fn lands_on_returns_true"), "{first}");
     assert!(covered > 0);
+}
+
+/// The file without the tests whose names start with `prefix` (each `#[test]` item runs to
+/// the first `}` at the start of a line), and the number taken out.
+fn without_tests(file: &str, prefix: &str) -> (String, usize) {
+    let mut out = Vec::new();
+    let mut lines = file.lines().peekable();
+    let mut removed = 0;
+    while let Some(line) = lines.next() {
+        if line == "#[test]" {
+            let mut item = vec![line];
+            for l in lines.by_ref() {
+                item.push(l);
+                if l == "}" {
+                    break;
+                }
+            }
+            if item.iter().any(|l| l.starts_with(&format!("fn {prefix}"))) {
+                removed += 1;
+                // The blank line after it goes too.
+                if lines.peek() == Some(&"") {
+                    lines.next();
+                }
+                continue;
+            }
+            out.extend(item);
+            continue;
+        }
+        out.push(line);
+    }
+    (out.join("\n"), removed)
+}
+
+#[test]
+fn a_function_run_replaces_that_function_s_tests_and_keeps_the_rest_as_written() {
+    let fixture = Fixture::copy("triangle");
+    let first = fixture.generate().seed(1).max_executions(1_500).run();
+    first.assert_success();
+    let before = fixture.read("src/hermetic_tests.rs");
+    let (others_before, is_right_before) = without_tests(&before, "is_right_");
+    assert!(
+        is_right_before > 0 && others_before.contains("fn classify_"),
+        "{before}"
+    );
+
+    let second = fixture
+        .generate()
+        .seed(2)
+        .max_executions(1_500)
+        .arg("--function")
+        .arg("is_right")
+        .run();
+    second.assert_success();
+    check_generated_files(&fixture, &second);
+    let after = fixture.read("src/hermetic_tests.rs");
+    let (others_after, is_right_after) = without_tests(&after, "is_right_");
+    assert!(is_right_after > 0, "no test of is_right left:\n{after}");
+    assert!(
+        others_before == others_after,
+        "--function is_right changed other tests:\n===== before\n{before}\n===== after\n{after}"
+    );
+    fixture.cargo_test_passes();
+}
+
+#[test]
+fn shards_take_disjoint_shares_of_the_modules() {
+    let fixture = Fixture::copy("abc");
+    let mut files: Vec<BTreeSet<String>> = Vec::new();
+    for shard in ["1/2", "2/2"] {
+        let run = fixture
+            .generate()
+            .seed(1)
+            .max_executions(500)
+            .arg("--no-verify")
+            .arg("--shard")
+            .arg(shard)
+            .run();
+        run.assert_success();
+        let written: BTreeSet<String> = run.report()["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f.as_str().unwrap().to_string())
+            .collect();
+        assert!(
+            !written.is_empty(),
+            "shard {shard} wrote nothing:\n{}",
+            run.describe()
+        );
+        files.push(written);
+    }
+    assert!(
+        files[0].is_disjoint(&files[1]),
+        "the shards wrote the same files: {files:?}"
+    );
 }

@@ -16,7 +16,7 @@ const CANARY: &str = "/tmp/hermetic-canary";
 fn environment_is_set_up_by_tests_and_the_machine_is_left_alone() {
     std::fs::create_dir_all(CANARY).unwrap();
     std::fs::write(format!("{CANARY}/keep.txt"), "still here\n").unwrap();
-    let fixture = Fixture::copy("envdeps");
+    let mut fixture = Fixture::copy("envdeps");
     let run = fixture.generate().seed(3).max_executions(20_000).run();
     run.assert_success();
     check_generated_files(&fixture, &run);
@@ -102,7 +102,12 @@ fn environment_is_set_up_by_tests_and_the_machine_is_left_alone() {
         fixture.dump_generated()
     );
 
-    // The tests pass, and keep passing when the real environment changes.
+    // The tests build from the crate's repository alone (the runtime vendored inside it): the
+    // crate moved to another directory passes, and keeps passing when the real environment
+    // changes.
+    fixture.assert_builds_from_its_repository_alone();
+    let moved = tempfile::tempdir().unwrap();
+    fixture.move_to(moved.path());
     fixture.cargo_test_passes();
     let app_home = tempfile::tempdir().unwrap();
     std::fs::write(

@@ -82,9 +82,15 @@ fn isolation_reaches_every_outcome_and_fails_loudly_when_a_callee_changes() {
         files["src/weather/hermetic_tests.rs"]
     );
     let greetings = &files["src/greeting/hermetic_tests.rs"];
-    assert!(greetings.contains(".returns(settings::load, [Some("), "{greetings}");
+    assert!(
+        greetings.contains(".returns(settings::load, [Some("),
+        "{greetings}"
+    );
     // The restriction holds: no fake of the settings returns `None`, and it stays in place.
-    assert!(!greetings.contains(".returns(settings::load, [None"), "{greetings}");
+    assert!(
+        !greetings.contains(".returns(settings::load, [None"),
+        "{greetings}"
+    );
     assert!(
         fixture
             .read("src/greeting.rs")

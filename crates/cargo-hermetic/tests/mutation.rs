@@ -10,7 +10,13 @@ use std::process::Command;
 #[test]
 fn tests_keep_the_assertions_that_kill_mutants_and_the_score_is_reported() {
     let fixture = Fixture::copy("triangle");
-    let run = fixture.generate().seed(1).max_executions(3_000).run();
+    let run = fixture
+        .generate()
+        .seed(1)
+        .max_executions(3_000)
+        .arg("--mutation")
+        .arg("on")
+        .run();
     run.assert_success();
     let m = &run.report()["mutation"];
     let count = |k: &str| {

@@ -14,7 +14,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 const MAX_REGIONS: usize = 64;
 const MAX_CMP_INTS: usize = 4096;
-const MAX_CMP_BYTES: usize = 256;
+/// `memcmp`/`bcmp` calls logged per execution (each with both operands).
+const MAX_CMP_BYTES: usize = 128;
 const MAX_CMP_BYTES_LEN: usize = 64;
 /// Comparison sites whose closest call is kept per execution (a power of two).
 const MAX_CMP_SITES: usize = 1024;
@@ -63,8 +64,10 @@ impl<T: Copy, const N: usize> Table<T, N> {
 static COUNTERS: Table<(usize, usize), MAX_REGIONS> = Table::new((0, 0));
 static PCS: Table<(usize, usize), MAX_REGIONS> = Table::new((0, 0));
 static CMP_INTS: Table<(usize, u64), MAX_CMP_INTS> = Table::new((0, 0));
-static CMP_BYTES: Table<([u8; MAX_CMP_BYTES_LEN], usize), MAX_CMP_BYTES> =
-    Table::new(([0; MAX_CMP_BYTES_LEN], 0));
+/// The operands of a byte comparison: both, and their length.
+type BytePair = ([u8; MAX_CMP_BYTES_LEN], [u8; MAX_CMP_BYTES_LEN], usize);
+static CMP_BYTES: Table<BytePair, MAX_CMP_BYTES> =
+    Table::new(([0; MAX_CMP_BYTES_LEN], [0; MAX_CMP_BYTES_LEN], 0));
 static RECORDING: AtomicBool = AtomicBool::new(false);
 
 /// Per comparison site, how close its operands came in this execution: `(pc, distance)`, open
@@ -207,16 +210,20 @@ pub fn cmp_closest(base: usize) -> Vec<(u64, u64)> {
     v
 }
 
-/// The distinct byte strings compared since `start_recording`.
+/// The byte comparisons since `start_recording`, each as its two operands one after the other
+/// (`[a0, b0, a1, b1, ..]`), distinct pairs in the order first made: the search splices one
+/// operand in where it finds the other in its input.
 pub fn cmp_bytes() -> Vec<Vec<u8>> {
-    let mut v: Vec<Vec<u8>> = CMP_BYTES
-        .as_slice()
-        .iter()
-        .map(|(bytes, len)| bytes[..*len].to_vec())
-        .collect();
-    v.sort();
-    v.dedup();
-    v
+    let mut seen: Vec<(&[u8], &[u8])> = Vec::new();
+    for (a, b, len) in CMP_BYTES.as_slice() {
+        let pair = (&a[..*len], &b[..*len]);
+        if !seen.contains(&pair) {
+            seen.push(pair);
+        }
+    }
+    seen.into_iter()
+        .flat_map(|(a, b)| [a.to_vec(), b.to_vec()])
+        .collect()
 }
 
 /// Logs the operands of a comparison made at `pc` (a return address in the instrumented code).
@@ -325,12 +332,13 @@ fn log_bytes(a: *const u8, b: *const u8, n: usize) {
     if !RECORDING.load(Ordering::Relaxed) || n == 0 || n > MAX_CMP_BYTES_LEN {
         return;
     }
-    for p in [a, b] {
-        let mut buf = [0u8; MAX_CMP_BYTES_LEN];
-        // SAFETY: memcmp's contract: both pointers are valid for `n` bytes.
-        unsafe { std::ptr::copy_nonoverlapping(p, buf.as_mut_ptr(), n) };
-        CMP_BYTES.push((buf, n));
+    let mut pair = ([0u8; MAX_CMP_BYTES_LEN], [0u8; MAX_CMP_BYTES_LEN], n);
+    // SAFETY: memcmp's contract: both pointers are valid for `n` bytes.
+    unsafe {
+        std::ptr::copy_nonoverlapping(a, pair.0.as_mut_ptr(), n);
+        std::ptr::copy_nonoverlapping(b, pair.1.as_mut_ptr(), n);
     }
+    CMP_BYTES.push(pair);
 }
 
 type CmpFn = unsafe extern "C" fn(*const u8, *const u8, usize) -> i32;

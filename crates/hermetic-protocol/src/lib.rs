@@ -249,7 +249,8 @@ pub struct ExecReport {
     /// Integer operands of comparisons seen while running the calls, each with the address
     /// (relative to the executable's load address) of the comparison.
     pub cmp_ints: Vec<(u64, u64)>,
-    /// Byte strings compared with `memcmp`/`bcmp` while running the calls.
+    /// The operands of the `memcmp`/`bcmp` calls made while running the calls (at most 64
+    /// bytes each), a pair after the other: `[a0, b0, a1, b1, ..]`, distinct pairs.
     pub cmp_bytes: Vec<Vec<u8>>,
     /// Per comparison site (relative address, sorted), the smallest distance between its
     /// operands in this execution; 0 when they were equal.

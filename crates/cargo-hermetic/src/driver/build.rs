@@ -18,6 +18,8 @@ pub struct DriverBuild {
     pub unsupported: Vec<Unsupported>,
     /// The time spent writing the isolate attributes into the shadow copy.
     pub isolate_time: std::time::Duration,
+    /// Whether cargo compiled dependencies (a first build): that time is outside the budget.
+    pub compiled_dependencies: bool,
     /// The mutants compiled into the driver (empty without mutation analysis).
     pub mutants: Vec<Mutant>,
     /// Mutants left out because the compiler rejected their rewrite (unviable).
@@ -31,27 +33,27 @@ const MAX_MUTATION_REBUILDS: usize = 3;
 
 /// Copies the crate, isolates the units `isolated` lists (`crate::isolate`), injects the driver
 /// (and, with `mutation`, the schemata of the selected code's mutants) and builds it with
-/// coverage instrumentation.
+/// coverage instrumentation; with `progress`, cargo's progress shows.
 pub fn build_driver(
     target: &Target,
     cluster: &Cluster,
     work_dir: &Path,
     isolated: &[(UnitId, Vec<String>)],
     mutation: Option<&Selection>,
+    progress: bool,
 ) -> Result<DriverBuild> {
-    let support = shadow::write_support_crate(work_dir)?;
+    shadow::write_support_crate(work_dir)?;
     let origin = Origin {
         crate_dir: &target.crate_dir,
         workspace_root: &target.workspace_root,
         work_dir,
     };
-    let runtime = shadow::runtime_dir()?;
-    let mut extra: Vec<(&str, &Path)> = vec![("hermetic-driver", &support)];
+    let mut support = vec!["hermetic-driver"];
     if !isolated.is_empty() || cluster.units.iter().any(|u| u.attribute.is_some()) {
         // The isolated code calls `::hermetic::fakes`.
-        extra.push(("hermetic", &runtime));
+        support.push(crate::manifest::RUNTIME);
     }
-    let shadow = shadow::copy_crate(&origin, "shadow", &extra)?;
+    let shadow = shadow::copy_crate(&origin, "shadow", &support)?;
     let isolating = std::time::Instant::now();
     crate::isolate::write(&shadow.root, &target.crate_dir, cluster, isolated)?;
     let isolate_time = isolating.elapsed();
@@ -85,8 +87,13 @@ pub fn build_driver(
             shadow::write_if_changed(&shadow.root.join(&f.path), &f.text)?;
         }
         let manifest = shadow.root.join("Cargo.toml");
-        match cargo::build_test_binary(&manifest, &shadow.target_dir, cargo::SANCOV_FLAGS)? {
-            BuildOutcome::Built(executable) => {
+        let outcome =
+            cargo::build_test_binary(&manifest, &shadow.target_dir, cargo::SANCOV_FLAGS, progress)?;
+        match outcome {
+            BuildOutcome::Built {
+                executable,
+                compiled_dependencies: n,
+            } => {
                 let all: usize = sites
                     .iter()
                     .flat_map(|f| &f.sites)
@@ -97,6 +104,7 @@ pub fn build_driver(
                     shadow,
                     unsupported,
                     isolate_time,
+                    compiled_dependencies: n > 0,
                     mutants_unviable: all - mutants.len(),
                     mutants,
                 });

@@ -37,6 +37,40 @@ pub struct Selection {
     pub module: Option<Vec<String>>,
     /// A function or method name, `parse` or `Lexer::next_token`.
     pub function: Option<String>,
+    /// `--shard k/n`: only the modules of this share.
+    pub shard: Option<Shard>,
+}
+
+/// One of `count` shares of a crate's modules (`--shard index/count`, 1-based as written): a
+/// module belongs to the share `its position in the crate, modulo count`, so the shares are
+/// disjoint, cover every module, and their test files never collide.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    /// 1 to `count`.
+    pub index: usize,
+    pub count: usize,
+}
+
+impl Shard {
+    pub fn has(&self, module: ModuleId) -> bool {
+        module % self.count == self.index - 1
+    }
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Shard, String> {
+        let bad = || format!("`{text}` is not a shard: write k/n, with 1 <= k <= n (1/4 to 4/4)");
+        let (k, n) = text.split_once('/').ok_or_else(bad)?;
+        let (index, count) = (
+            k.trim().parse::<usize>().map_err(|_| bad())?,
+            n.trim().parse::<usize>().map_err(|_| bad())?,
+        );
+        if index == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
 }
 
 pub struct GoalMap {
@@ -104,6 +138,31 @@ impl GoalMap {
     }
 
     /// Whether an address (relative to the load address) lies in selected code.
+    /// Goals for the search's unit tests: counter `i` is branch goal `i` of `function` in
+    /// module 0, and comparisons at addresses in `selected_code` belong to the selected code.
+    #[cfg(test)]
+    pub fn for_tests(functions: &[(&str, usize)], selected_code: Vec<(u64, u64)>) -> GoalMap {
+        let mut goals = Vec::new();
+        for (function, n) in functions {
+            for _ in 0..*n {
+                goals.push(Goal {
+                    kind: GoalKind::Branch,
+                    counter: goals.len() as u32,
+                    function: function.to_string(),
+                    module: 0,
+                });
+            }
+        }
+        GoalMap {
+            by_counter: (0..goals.len() as u32).map(Some).collect(),
+            goals,
+            infeasible: Vec::new(),
+            unproven: Vec::new(),
+            proof_time: std::time::Duration::ZERO,
+            selected_code,
+        }
+    }
+
     pub fn in_selected_code(&self, pc: u64) -> bool {
         let i = self
             .selected_code
@@ -405,6 +464,9 @@ pub fn classify(
             return None;
         }
     }
+    if selection.shard.is_some_and(|s| !s.has(module)) {
+        return None;
+    }
     let named: Vec<&String> = inner.iter().filter(|s| !s.starts_with("{{")).collect();
     if let Some(f) = &selection.function {
         let joined = named
@@ -593,16 +655,28 @@ mod tests {
         let c = cluster();
         let shapes = Selection {
             module: Some(vec!["shapes".into()]),
-            function: None,
+            ..Selection::default()
         };
         assert!(classify("demo::shapes::Point::new", &c, &shapes).is_some());
         assert!(classify("demo::parse", &c, &shapes).is_none());
         let new = Selection {
-            module: None,
             function: Some("Point::new".into()),
+            ..Selection::default()
         };
         assert!(classify("demo::shapes::Point::new", &c, &new).is_some());
         assert!(classify("demo::shapes::Point::area", &c, &new).is_none());
+        // The root module (0) is in the first of two shares, `shapes` (1) in the second.
+        let share = |text: &str| Selection {
+            shard: Some(text.parse().unwrap()),
+            ..Selection::default()
+        };
+        assert!(classify("demo::parse", &c, &share("1/2")).is_some());
+        assert!(classify("demo::shapes::Point::new", &c, &share("1/2")).is_none());
+        assert!(classify("demo::shapes::Point::new", &c, &share("2/2")).is_some());
+        assert!(classify("demo::parse", &c, &share("1/1")).is_some());
+        for bad in ["0/2", "3/2", "2", "a/b"] {
+            assert!(bad.parse::<Shard>().is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -100,26 +100,36 @@ impl<'a> Prover<'a> {
 /// (`hermetic_driver::mutant`): they never write the caller's frame, so facts about the frame
 /// survive a call to them.
 fn hooks(file: &object::File) -> Vec<u64> {
-    let mut hooks: Vec<u64> = file
-        .symbols()
-        .filter(|s| s.kind() == SymbolKind::Text && s.is_definition() && s.address() != 0)
-        .filter(|s| {
-            s.name().is_ok_and(|n| {
-                n.starts_with("__sanitizer_cov_trace_") || {
-                    // The mutants' switches read their arguments and return a value: like the
-                    // hooks, they write nothing of the caller's frame (a replaced body's value
-                    // may, and it is not one of them).
-                    let d = format!("{:#}", rustc_demangle::demangle(n));
-                    d.starts_with("hermetic_driver::mutant::")
-                        && !d.starts_with("hermetic_driver::mutant::replaced")
-                }
-            })
-        })
-        .map(|s| s.address())
-        .collect();
+    let mut hooks: Vec<u64> = Vec::new();
+    for s in file.symbols() {
+        if s.kind() != SymbolKind::Text || !s.is_definition() || s.address() == 0 {
+            continue;
+        }
+        let Ok(n) = s.name() else { continue };
+        if n.starts_with("__sanitizer_cov_trace_") {
+            hooks.push(s.address());
+            continue;
+        }
+        // The mutants' switches read their arguments and return a value: like the hooks, they
+        // write nothing of the caller's frame (a replaced body's value may: not one of them).
+        let d = format!("{:#}", rustc_demangle::demangle(n));
+        if d.starts_with("hermetic_driver::mutant::")
+            && !d.starts_with("hermetic_driver::mutant::replaced")
+        {
+            hooks.push(s.address());
+        }
+        // In the search no mutant is on: the code only a mutant runs is never reached.
+        if d == "hermetic_driver::mutant::on" || d == "hermetic_driver::mutant::on1" {
+            hooks.push(s.address() | RETURNS_ZERO);
+        }
+    }
     hooks.sort_unstable();
     hooks
 }
+
+/// Marks, among the hooks, those that return 0 in every execution of the search (the
+/// mutants' switches).
+const RETURNS_ZERO: u64 = 1 << 63;
 
 /// The instructions of a function (its bytes `code`, at `start`) that no execution reaches.
 /// Entries are `start` and the landing pads `pads`; `hooks` (sorted) are functions known not to
@@ -745,9 +755,14 @@ impl Function {
         let ins = &self.instructions[i];
         match ins.flow_control() {
             FlowControl::Call | FlowControl::IndirectCall => {
-                let hook = ins.flow_control() == FlowControl::Call
-                    && hooks.binary_search(&ins.near_branch_target()).is_ok();
+                let target = ins.near_branch_target();
+                let hook =
+                    ins.flow_control() == FlowControl::Call && hooks.binary_search(&target).is_ok();
+                let zero = hook && hooks.binary_search(&(target | RETURNS_ZERO)).is_ok();
                 call(state, hook);
+                if zero {
+                    state.regs[0] = Some(Value::constant(0, 8));
+                }
                 return;
             }
             FlowControl::Interrupt => {

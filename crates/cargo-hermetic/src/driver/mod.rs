@@ -4,6 +4,8 @@
 pub mod build;
 pub mod cleanup;
 pub mod codegen;
+pub mod execute;
 pub mod goals;
 pub mod infeasible;
+pub mod lines;
 pub mod process;

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
 use super::codegen::SERVE_TEST;
+use super::execute::{ExecRequest, Execute};
 
 /// The calls of one execution, its environment (`None`: the real one), and its mutant.
 type Request = (Vec<Call>, Option<EnvSpec>, Mutation);
@@ -186,15 +187,6 @@ impl DriverPool {
         })
     }
 
-    /// Runs every test case; the i-th report answers the i-th case.
-    pub fn exec_batch(&mut self, cases: Vec<(Vec<Call>, EnvSpec)>) -> Result<Vec<ExecReport>> {
-        let cases = cases
-            .into_iter()
-            .map(|(calls, env)| (calls, env, Mutation::default()))
-            .collect();
-        self.exec_mutants(cases, self.timeout_ms)
-    }
-
     /// Runs every test case against its mutant, each with the time limit `timeout`; the i-th
     /// report answers the i-th case.
     pub fn exec_mutants(
@@ -235,6 +227,16 @@ impl DriverPool {
         }
         results.sort_by_key(|(i, _)| *i);
         Ok(results.into_iter().map(|(_, r)| r).collect())
+    }
+}
+
+impl Execute for DriverPool {
+    fn exec_batch(&mut self, requests: Vec<ExecRequest>) -> Result<Vec<ExecReport>> {
+        let cases = requests
+            .into_iter()
+            .map(|r| (r.calls, r.env, Mutation::default()))
+            .collect();
+        self.exec_mutants(cases, self.timeout_ms)
     }
 }
 

@@ -7,6 +7,7 @@
 
 mod environment;
 mod layout;
+pub mod merge;
 mod names;
 mod oracle;
 pub mod place;
@@ -123,6 +124,23 @@ pub struct UnseenFake {
     pub value: String,
 }
 
+/// Whether the test named `name` is about one of `callables`: generated names start with the
+/// callable as tests name it, then the outcome (`push_returns_ok`, `push_fails_with_full`), so
+/// `push_front_returns_ok` is not about `push`.
+pub fn is_test_of(cluster: &Cluster, callables: &[CallableId], name: &str) -> bool {
+    callables.iter().any(|&c| {
+        let Some(rest) = name.strip_prefix(&names::callee(cluster, c)) else {
+            return false;
+        };
+        rest.is_empty()
+            || ["returns", "fails", "panics", "succeeds"].iter().any(|w| {
+                rest.strip_prefix('_')
+                    .and_then(|r| r.strip_prefix(w))
+                    .is_some_and(|r| r.is_empty() || r.starts_with('_'))
+            })
+    })
+}
+
 /// A test written out, before it gets its final name.
 struct RenderedTest {
     /// The callable of the last statement: what the test is about.
@@ -167,6 +185,7 @@ fn file_contents(
         .map(|t| Unnamed {
             base: t.name.base.clone(),
             hints: t.name.hints.clone(),
+            env: t.name.env.clone(),
             key: t.name.key.clone(),
         })
         .collect();
@@ -224,10 +243,17 @@ fn file_contents(
         } else {
             quote!()
         };
+        // A reversed range is the point of such a test (the code's check of it), not a slip.
+        let allow_reversed = if has_reversed_range(body) {
+            quote!(#[allow(clippy::reversed_empty_ranges)])
+        } else {
+            quote!()
+        };
         let item = quote! {
             #[test]
             #should_panic
             #allow_unsafe
+            #allow_reversed
             fn #name() {
                 #(#body)*
             }
@@ -250,6 +276,57 @@ fn file_contents(
     }
     let text = layout::rustfmt(&text).unwrap_or(text);
     (text, test_names)
+}
+
+/// Whether the statements write a range whose literal start lies past its end (`5..3`), which
+/// clippy's `reversed_empty_ranges` (deny by default) rejects.
+fn has_reversed_range(body: &[TokenStream]) -> bool {
+    use syn::visit::Visit;
+    struct Finder(bool);
+    fn bound(e: &syn::Expr) -> Option<i128> {
+        match e {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(i),
+                ..
+            }) => i.base10_parse::<i128>().ok(),
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Char(c),
+                ..
+            }) => Some(c.value() as i128),
+            syn::Expr::Unary(syn::ExprUnary {
+                op: syn::UnOp::Neg(_),
+                expr,
+                ..
+            }) => bound(expr).map(|v| -v),
+            syn::Expr::Paren(p) => bound(&p.expr),
+            _ => None,
+        }
+    }
+    impl<'ast> Visit<'ast> for Finder {
+        fn visit_expr_range(&mut self, r: &'ast syn::ExprRange) {
+            if let (Some(a), Some(b)) = (
+                r.start.as_deref().and_then(bound),
+                r.end.as_deref().and_then(bound),
+            ) {
+                self.0 |= a > b;
+            }
+            syn::visit::visit_expr_range(self, r);
+        }
+        fn visit_macro(&mut self, m: &'ast syn::Macro) {
+            // `assert_eq!(clamp(5, 9..3), 5)`: the arguments are expressions.
+            if let Ok(args) = m.parse_body_with(
+                syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated,
+            ) {
+                args.iter().for_each(|e| self.visit_expr(e));
+            }
+        }
+    }
+    let Ok(block) = syn::parse2::<syn::Block>(quote!({ #(#body)* })) else {
+        return false;
+    };
+    let mut finder = Finder(false);
+    finder.visit_block(&block);
+    finder.0
 }
 
 /// `use std::path::PathBuf;` for each std type the tests name by its own name (`PathBuf::from`):
@@ -489,6 +566,7 @@ fn render_test(cluster: &Cluster, test: &FinishedTest, suite: Suite) -> Option<R
         name: Unnamed {
             base: names::test_name(&names::callee(cluster, last.callable), &outcome),
             hints,
+            env: names::env_hint(&case.env),
             key,
         },
         should_panic: panic.map(expected_panic),

@@ -3,8 +3,7 @@
 
 use crate::cluster::{CallableId, CallableKind, Cluster, Ty};
 use heck::ToSnakeCase;
-use hermetic_protocol::Observed;
-use hermetic_protocol::Value;
+use hermetic_protocol::{EnvSpec, Observed, Value};
 use proc_macro2::Ident;
 use quote::format_ident;
 use std::collections::{BTreeMap, HashSet};
@@ -301,12 +300,45 @@ pub(crate) fn arg_hint(v: &Value) -> Option<String> {
     short_value(&obs)
 }
 
-/// One test to be named: its base name, hints from its arguments, and a key that orders
-/// tests with the same name deterministically.
+/// One test to be named: its base name, hints from its arguments and its environment, and a
+/// key that orders tests with the same name deterministically.
 pub(crate) struct Unnamed {
     pub base: String,
     pub hints: Vec<Option<String>>,
+    /// What the test sets up ([`env_hint`]).
+    pub env: String,
     pub key: String,
+}
+
+/// What a test sets up, as a name's ending: `with_app_conf`, `with_stdin_and_home`,
+/// `without_setup`.
+pub(crate) fn env_hint(env: &EnvSpec) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    if let [file] = &env.files[..] {
+        let base = file.path.rsplit('/').next().unwrap_or_default();
+        parts.push(words(base, 3));
+    } else if !env.files.is_empty() {
+        parts.push("files".into());
+    }
+    if !env.dirs.is_empty() {
+        parts.push("dir".into());
+    }
+    if env.stdin.is_some() {
+        parts.push("stdin".into());
+    }
+    parts.extend(env.vars.iter().take(2).map(|(k, _)| words(k, 3)));
+    if env.now_secs.is_some() {
+        parts.push("clock".into());
+    }
+    if env.seed.is_some() || !env.random_bytes.is_empty() {
+        parts.push("random".into());
+    }
+    parts.retain(|p| !p.is_empty());
+    if parts.is_empty() {
+        "without_setup".to_string()
+    } else {
+        format!("with_{}", parts.join("_and_"))
+    }
 }
 
 /// Final, unique test names, in the order of `tests`. A name that is taken (by another test
@@ -342,7 +374,40 @@ pub(crate) fn unique_test_names(tests: &[Unnamed], reserved: &HashSet<String>) -
                         .collect()
                 })
             });
-            distinct.unwrap_or_else(|| vec![base.to_string(); members.len()])
+            // All the argument hints together, then what the tests set up.
+            let together = || {
+                let hints: Vec<String> = members
+                    .iter()
+                    .map(|&m| {
+                        let h: Vec<&str> = tests[m]
+                            .hints
+                            .iter()
+                            .flatten()
+                            .map(String::as_str)
+                            .collect();
+                        (!h.is_empty()).then(|| h.join("_and_"))
+                    })
+                    .collect::<Option<_>>()?;
+                let set: HashSet<&String> = hints.iter().collect();
+                (set.len() == hints.len()).then(|| {
+                    hints
+                        .iter()
+                        .map(|h| join_limited(base, &format!("for_{h}")))
+                        .collect()
+                })
+            };
+            let by_env = || {
+                let envs: Vec<String> = members
+                    .iter()
+                    .map(|&m| join_limited(base, &tests[m].env))
+                    .collect();
+                let set: HashSet<&String> = envs.iter().collect();
+                (set.len() == envs.len()).then_some(envs)
+            };
+            distinct
+                .or_else(together)
+                .or_else(by_env)
+                .unwrap_or_else(|| vec![base.to_string(); members.len()])
         };
         for (&m, candidate) in members.iter().zip(candidates) {
             let mut name = candidate.clone();
@@ -440,6 +505,7 @@ mod tests {
         let t = |base: &str, hint: Option<&str>, key: &str| Unnamed {
             base: base.to_string(),
             hints: vec![hint.map(str::to_string)],
+            env: "without_setup".to_string(),
             key: key.to_string(),
         };
         let names = unique_test_names(
@@ -458,6 +524,36 @@ mod tests {
                 "unlock_returns_opened_for_open",
                 "pop_returns_none_2",
                 "pop_returns_none"
+            ]
+        );
+    }
+
+    #[test]
+    fn ties_are_told_apart_by_all_arguments_then_by_what_the_tests_set_up() {
+        let t = |base: &str, hints: &[Option<&str>], env: &str| Unnamed {
+            base: base.to_string(),
+            hints: hints.iter().map(|h| h.map(str::to_string)).collect(),
+            env: env.to_string(),
+            key: format!("{hints:?}{env}"),
+        };
+        let names = unique_test_names(
+            &[
+                t("f_returns_false", &[Some("1"), Some("a")], "without_setup"),
+                t("f_returns_false", &[Some("1"), Some("b")], "without_setup"),
+                t("f_returns_false", &[Some("2"), Some("a")], "without_setup"),
+                t("load_fails", &[None], "with_app_conf"),
+                t("load_fails", &[None], "without_setup"),
+            ],
+            &HashSet::new(),
+        );
+        assert_eq!(
+            names,
+            [
+                "f_returns_false_for_1_and_a",
+                "f_returns_false_for_1_and_b",
+                "f_returns_false_for_2_and_a",
+                "load_fails_with_app_conf",
+                "load_fails_without_setup",
             ]
         );
     }

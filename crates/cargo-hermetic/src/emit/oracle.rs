@@ -171,7 +171,13 @@ impl Oracle<'_> {
         match check {
             Check::Eq(lit) => {
                 let target = if by_ref { quote!(*#target) } else { target };
-                out.push(quote!(#assert_eq(#target, #lit);));
+                // Booleans read as a claim (`assert!(x)`), as clippy's `bool_assert_comparison`
+                // asks.
+                out.push(match lit.to_string().as_str() {
+                    "true" => quote!(#assert(#target);),
+                    "false" => quote!(#assert(!#target);),
+                    _ => quote!(#assert_eq(#target, #lit);),
+                });
             }
             Check::EqWithoutDebug(lit) => {
                 let target = if by_ref { quote!(*#target) } else { target };

@@ -1141,6 +1141,22 @@ fn code_returns_value() {
     );
 }
 
+#[test]
+fn reversed_literal_ranges_are_found_inside_assertions() {
+    use quote::quote;
+    assert!(super::has_reversed_range(&[
+        quote!(assert_eq!(clamp(5, 9..3), 5);)
+    ]));
+    assert!(super::has_reversed_range(&[quote!(let _ = f('z'..='a');)]));
+    assert!(super::has_reversed_range(&[quote!(let _ = f(-1..-3);)]));
+    assert!(!super::has_reversed_range(&[
+        quote!(assert_eq!(clamp(5, 3..9), 5);)
+    ]));
+    assert!(!super::has_reversed_range(&[
+        quote!(let _ = f(-3..-1, 7..);)
+    ]));
+}
+
 /// A cluster of one module whose callables are `fns` (free functions), for tests of values.
 fn functions(fns: Vec<(&str, Vec<Param>, Ty)>) -> Cluster {
     Cluster {

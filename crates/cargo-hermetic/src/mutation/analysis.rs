@@ -10,6 +10,7 @@
 
 use super::Mutant;
 use crate::cluster::Cluster;
+use crate::driver::execute::ExecRequest;
 use crate::driver::process::{DriverPool, Mutation};
 use crate::emit;
 use crate::test_case::{Assertion, FinishedTest};
@@ -67,6 +68,7 @@ pub fn analyse(
     tests: &mut [FinishedTest],
     mutants: &[Mutant],
     pool: &mut DriverPool,
+    deadline: Option<Instant>,
 ) -> Result<Analysis> {
     let started = Instant::now();
     let mut analysis = Analysis::default();
@@ -79,7 +81,7 @@ pub fn analyse(
         tests
             .iter()
             .map(|t| {
-                let (calls, env) = t.case.request();
+                let ExecRequest { calls, env } = t.case.request();
                 (
                     calls,
                     env,
@@ -122,7 +124,14 @@ pub fn analyse(
         .iter()
         .map(|t| emit::assertion_keys(cluster, t))
         .collect();
+    // Past the deadline the rounds stop: the tests keep every assertion (what they kill is
+    // not known), and the score counts the kills seen.
+    let mut complete = true;
     for round in 0..rounds {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            complete = false;
+            break;
+        }
         let mut batch = Vec::new();
         for (&id, ts) in &runs {
             let Some(&t) = ts.get(round) else { continue };
@@ -136,7 +145,7 @@ pub fn analyse(
             batch
                 .iter()
                 .map(|&(t, id)| {
-                    let (calls, env) = tests[t].case.request();
+                    let ExecRequest { calls, env } = tests[t].case.request();
                     (
                         calls,
                         env,
@@ -160,7 +169,11 @@ pub fn analyse(
 
     for (t, test) in tests.iter_mut().enumerate() {
         let candidates: Vec<Assertion> = keys[t].iter().map(|(a, _)| a.clone()).collect();
-        let kept = choose(test, &candidates, &fates[t]);
+        let kept = if complete {
+            choose(test, &candidates, &fates[t])
+        } else {
+            candidates.iter().cloned().collect()
+        };
         if std::env::var_os("HERMETIC_DEBUG").is_some() {
             eprintln!(
                 "mutation: test {t} ({} statements) keeps {kept:?} of {candidates:?}; fates {:?}",

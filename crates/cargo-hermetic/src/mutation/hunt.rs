@@ -5,6 +5,7 @@
 
 use super::analysis::{fate, Fate};
 use crate::cluster::CallableKind;
+use crate::driver::execute::ExecRequest;
 use crate::driver::process::{DriverPool, Mutation};
 use crate::emit;
 use crate::search::{self, mocks, ops, ops::Space};
@@ -58,7 +59,7 @@ pub fn hunt(
         let cases = batch
             .iter()
             .flat_map(|(id, c)| {
-                let (calls, env) = c.request();
+                let ExecRequest { calls, env } = c.request();
                 [0, *id].map(|mutant| {
                     (
                         calls.clone(),
@@ -140,7 +141,7 @@ fn shrink(
         if candidate.stmts.is_empty() {
             continue;
         }
-        let (calls, env) = candidate.request();
+        let ExecRequest { calls, env } = candidate.request();
         let cases = [0, mutant]
             .map(|m| {
                 (

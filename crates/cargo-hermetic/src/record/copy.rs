@@ -35,7 +35,7 @@ pub fn build(
     loop {
         let copy = shadow::copy_crate(origin, "record", &[])?;
         let copy_manifest = copy.root.join("Cargo.toml");
-        program::add_runtime_dependency(&copy_manifest, &shadow::runtime_dir()?)?;
+        shadow::add_runtime_dependency(&copy_manifest, "dependencies")?;
         let keep: Vec<CallableId> = chosen
             .iter()
             .copied()

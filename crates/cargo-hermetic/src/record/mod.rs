@@ -79,6 +79,11 @@ pub struct RecordArgs {
     /// Also write the report as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub report_json: Option<PathBuf>,
+    /// How the tests' dev-dependency on the `hermetic` runtime is written: `vendored` (a copy
+    /// in `.hermetic/runtime/` at the workspace root, by relative path; the default for a new
+    /// entry) or `registry` (`hermetic = "<version>"`). Without it an existing entry is kept.
+    #[arg(long, value_enum, value_name = "SOURCE")]
+    pub runtime: Option<crate::runtime::RuntimeSource>,
     /// Print what would be written, change nothing.
     #[arg(long)]
     pub dry_run: bool,
@@ -292,13 +297,10 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
         }
     }
 
-    let adds_runtime = manifest::needs_runtime(files.iter().map(|f| f.contents.as_str()))
-        && manifest::ensure_runtime_dev_dependency(&target.crate_dir, args.dry_run)?;
-    if adds_runtime {
-        say(&format!(
-            "{} the dev-dependency `hermetic` to Cargo.toml (tests set up their environment or mocks with it)",
-            if args.dry_run { "would add" } else { "added" }
-        ));
+    let contents = files.iter().map(|f| f.contents.as_str());
+    let place = manifest::Place::of(&target);
+    for line in manifest::runtime_for(contents, &place, args.runtime, args.dry_run)? {
+        say(&line);
     }
     let beside_generated = files.iter().any(|f| {
         let generated = f.path.with_file_name(Suite::Generated.file_name());

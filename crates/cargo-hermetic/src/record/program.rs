@@ -10,7 +10,6 @@ use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
-use toml_edit::{DocumentMut, Item, Table};
 
 /// The binary target to run: the one named, or the package's only one.
 pub fn pick_binary(target: &Target, wanted: Option<&str>) -> Result<String> {
@@ -49,26 +48,6 @@ pub fn pick_binary(target: &Target, wanted: Option<&str>) -> Result<String> {
             many.join(", ")
         ),
     }
-}
-
-/// Makes the copy depend on the runtime (the probes call `hermetic::record`).
-pub fn add_runtime_dependency(manifest: &Path, runtime: &Path) -> Result<()> {
-    let text = std::fs::read_to_string(manifest)
-        .with_context(|| format!("read {}", manifest.display()))?;
-    let mut doc: DocumentMut = text.parse().context("parse the copy's Cargo.toml")?;
-    let deps = doc
-        .entry("dependencies")
-        .or_insert(Item::Table(Table::new()))
-        .as_table_like_mut()
-        .context("[dependencies] is not a table")?;
-    let mut dep = toml_edit::InlineTable::new();
-    dep.insert("path", runtime.display().to_string().into());
-    deps.insert(
-        crate::manifest::RUNTIME,
-        Item::Value(toml_edit::Value::InlineTable(dep)),
-    );
-    std::fs::write(manifest, doc.to_string())
-        .with_context(|| format!("write {}", manifest.display()))
 }
 
 /// What to build and run.

@@ -2,7 +2,15 @@
 //! comparison in the code under test, try the other side in its place. A value compared with
 //! `42` becomes `42`; a mock's second return value compared with the expected one becomes it.
 //! The comparison hooks log both operands per comparison site.
+//!
+//! The same for text and bytes ([`splice`]): where a string or byte slice of the test holds one
+//! operand of a `memcmp`/`bcmp` (a key the code matched against `"retries"`, a prefix checked
+//! with `starts_with`), the other operand goes in at that offset; where it holds an integer
+//! operand, as decimal text or as little- or big-endian bytes (a checksum read from a trailer),
+//! the other operand goes there in the same form.
 
+use super::ops::Space;
+use crate::cluster::{IntTy, Ty};
 use crate::test_case::TestCase;
 use hermetic_protocol::Value;
 use rand::seq::SliceRandom;
@@ -68,8 +76,201 @@ fn widen(other: u64, width: u32, signed: bool) -> i128 {
     (((other << shift) as i64) >> shift) as i128
 }
 
+/// A test with one operand of a comparison replaced, inside a string or byte slice, by the
+/// other: `cmp_bytes` are the `memcmp` operand pairs of the test's run (`[a0, b0, a1, ..]`),
+/// `cmp_ints` its `(site, operand)` pairs, limited to the code under test. `None` when no
+/// string or byte slice of the test holds an operand.
+pub fn splice(
+    rng: &mut ChaCha8Rng,
+    space: &Space,
+    case: &TestCase,
+    cmp_bytes: &[Vec<u8>],
+    cmp_ints: &[(u64, u64)],
+) -> Option<TestCase> {
+    let mut swaps: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+    for pair in cmp_bytes.chunks_exact(2) {
+        if pair[0] != pair[1] {
+            swaps.push((pair[0].clone(), pair[1].clone()));
+            swaps.push((pair[1].clone(), pair[0].clone()));
+        }
+    }
+    let mut by_site: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+    for &(site, v) in cmp_ints {
+        by_site.entry(site).or_default().push(v);
+    }
+    // Integers as they sit in bytes: little- and big-endian at their width, and as text.
+    let mut int_swaps: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+    for operands in by_site.values() {
+        for &mine in operands {
+            for &other in operands.iter().filter(|&&o| o != mine) {
+                for width in [2usize, 4, 8] {
+                    let fits = |v: u64| width == 8 || v >> (8 * width) == 0;
+                    if mine > 0xff && fits(mine) && fits(other) {
+                        int_swaps.push((
+                            mine.to_le_bytes()[..width].to_vec(),
+                            other.to_le_bytes()[..width].to_vec(),
+                        ));
+                        int_swaps.push((
+                            mine.to_be_bytes()[8 - width..].to_vec(),
+                            other.to_be_bytes()[8 - width..].to_vec(),
+                        ));
+                    }
+                }
+                int_swaps.push((
+                    mine.to_string().into_bytes(),
+                    other.to_string().into_bytes(),
+                ));
+                int_swaps.push((
+                    (mine as i64).to_string().into_bytes(),
+                    (other as i64).to_string().into_bytes(),
+                ));
+            }
+        }
+    }
+    swaps.extend(int_swaps);
+    swaps.sort();
+    swaps.dedup();
+    // (statement, argument, byte leaf, offset, replacement index)
+    let mut options: Vec<(usize, usize, usize, usize, usize)> = Vec::new();
+    for (i, stmt) in case.stmts.iter().enumerate() {
+        for (k, (ty, arg)) in space
+            .arg_types(stmt.callable)
+            .iter()
+            .zip(&stmt.args)
+            .enumerate()
+        {
+            let mut leaves = Vec::new();
+            byte_leaves(ty, arg, &mut leaves);
+            for (leaf, bytes) in leaves.iter().enumerate() {
+                for (w, (from, _)) in swaps.iter().enumerate() {
+                    for at in occurrences(bytes, from) {
+                        options.push((i, k, leaf, at, w));
+                    }
+                }
+            }
+        }
+    }
+    let &(i, k, leaf, at, w) = options.choose(rng)?;
+    let (from, to) = &swaps[w];
+    let mut out = case.clone();
+    let ty = &space.arg_types(out.stmts[i].callable)[k];
+    let done = set_bytes(ty, &mut out.stmts[i].args[k], &mut { leaf }, &mut |bytes| {
+        let mut new = bytes[..at].to_vec();
+        new.extend_from_slice(to);
+        new.extend_from_slice(&bytes[at + from.len()..]);
+        new
+    });
+    done.then_some(out)
+}
+
+/// Where `needle` starts in `hay`, ASCII case aside (code often compares an upper-cased copy).
+fn occurrences(hay: &[u8], needle: &[u8]) -> Vec<usize> {
+    if needle.is_empty() || needle.len() > hay.len() {
+        return Vec::new();
+    }
+    (0..=hay.len() - needle.len())
+        .filter(|&at| hay[at..at + needle.len()].eq_ignore_ascii_case(needle))
+        .collect()
+}
+
+/// Whether a type's values are text or bytes to splice into, and how long they must stay.
+enum Bytes {
+    Text,
+    /// A byte sequence; `Some(n)`: an array, whose length is fixed.
+    Raw(Option<usize>),
+}
+
+fn bytes_kind(ty: &Ty) -> Option<Bytes> {
+    match ty {
+        Ty::Str | Ty::String | Ty::Reader => Some(Bytes::Text),
+        Ty::Vec(e) | Ty::Slice(e) | Ty::IntoIter(e) if **e == Ty::Int(IntTy::U8) => {
+            Some(Bytes::Raw(None))
+        }
+        Ty::Array(e, n) if **e == Ty::Int(IntTy::U8) => Some(Bytes::Raw(Some(*n))),
+        _ => None,
+    }
+}
+
+/// The strings and byte sequences of a value, in order, as bytes.
+fn byte_leaves(ty: &Ty, v: &Value, out: &mut Vec<Vec<u8>>) {
+    match (bytes_kind(ty), v) {
+        (Some(Bytes::Text), Value::Str(s)) => out.push(s.as_bytes().to_vec()),
+        (Some(Bytes::Raw(_)), Value::Seq(items)) => out.push(items.iter().map(byte_of).collect()),
+        _ => match (ty, v) {
+            (Ty::Box(t) | Ty::Ref(t) | Ty::RefMut(t), v) => byte_leaves(t, v, out),
+            (Ty::Option(t), Value::Opt(Some(v))) => byte_leaves(t, v, out),
+            (Ty::Vec(t) | Ty::Slice(t) | Ty::Array(t, _), Value::Seq(items)) => {
+                items.iter().for_each(|i| byte_leaves(t, i, out))
+            }
+            (Ty::Tuple(ts), Value::Tuple(items)) => ts
+                .iter()
+                .zip(items)
+                .for_each(|(t, i)| byte_leaves(t, i, out)),
+            _ => {}
+        },
+    }
+}
+
+fn byte_of(v: &Value) -> u8 {
+    match v {
+        Value::Int(i) => *i as u8,
+        _ => 0,
+    }
+}
+
+/// Rewrites the `n`-th byte leaf of a value (in `byte_leaves` order) with `f`; false when the
+/// result does not fit (text that is no longer UTF-8, an array of another length).
+fn set_bytes(ty: &Ty, v: &mut Value, n: &mut usize, f: &mut dyn FnMut(&[u8]) -> Vec<u8>) -> bool {
+    let this = |n: &mut usize| {
+        if *n == 0 {
+            true
+        } else {
+            *n -= 1;
+            false
+        }
+    };
+    match (bytes_kind(ty), v) {
+        (Some(Bytes::Text), Value::Str(s)) => {
+            if !this(n) {
+                return false;
+            }
+            match String::from_utf8(f(s.as_bytes())) {
+                Ok(new) => {
+                    *s = new;
+                    true
+                }
+                Err(_) => false,
+            }
+        }
+        (Some(Bytes::Raw(fixed)), Value::Seq(items)) => {
+            if !this(n) {
+                return false;
+            }
+            let old: Vec<u8> = items.iter().map(byte_of).collect();
+            let new = f(&old);
+            if fixed.is_some_and(|len| len != new.len()) {
+                return false;
+            }
+            *items = new.into_iter().map(|b| Value::Int(b.into())).collect();
+            true
+        }
+        (_, v) => match (ty, v) {
+            (Ty::Box(t) | Ty::Ref(t) | Ty::RefMut(t), v) => set_bytes(t, v, n, f),
+            (Ty::Option(t), Value::Opt(Some(v))) => set_bytes(t, v, n, f),
+            (Ty::Vec(t) | Ty::Slice(t) | Ty::Array(t, _), Value::Seq(items)) => {
+                items.iter_mut().any(|i| set_bytes(t, i, n, f))
+            }
+            (Ty::Tuple(ts), Value::Tuple(items)) => ts
+                .iter()
+                .zip(items.iter_mut())
+                .any(|(t, i)| set_bytes(t, i, n, f)),
+            _ => false,
+        },
+    }
+}
+
 /// The integers of a value, in order.
-fn ints(v: &Value, out: &mut Vec<i128>) {
+pub fn ints(v: &Value, out: &mut Vec<i128>) {
     match v {
         Value::Int(x) => out.push(*x),
         Value::Seq(items) | Value::Tuple(items) => items.iter().for_each(|i| ints(i, out)),
@@ -79,7 +280,7 @@ fn ints(v: &Value, out: &mut Vec<i128>) {
 }
 
 /// Sets the `n`-th integer of a value (in `ints` order).
-fn set_int(v: &mut Value, n: &mut usize, new: i128) -> bool {
+pub fn set_int(v: &mut Value, n: &mut usize, new: i128) -> bool {
     match v {
         Value::Int(x) => {
             if *n == 0 {

@@ -12,18 +12,19 @@ mod cmp;
 pub mod env;
 pub mod fakes;
 mod frontier;
+mod minimise;
 pub mod mocks;
 pub mod ops;
 pub mod outputs;
 pub mod values;
 
 use crate::cluster::{CallableKind, Cluster};
+use crate::driver::execute::{ExecRequest, Execute};
 use crate::driver::goals::GoalMap;
-use crate::driver::process::DriverPool;
 use crate::test_case::{FinishedTest, Stmt, TestCase};
 use anyhow::Result;
 use archive::Archive;
-use hermetic_protocol::{ExecReport, Outcome};
+use hermetic_protocol::{AccessReport, ExecReport, Outcome};
 use ops::Space;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -50,6 +51,10 @@ pub struct SearchConfig {
     pub isolate_probability: f64,
     /// ...once this fraction of the budget is spent.
     pub isolate_start: f64,
+    /// End the search once nothing was gained for `STAGNATION_FACTOR` times the executions
+    /// the last gain took and at least this many executions (see [`StopReason::Stagnated`]);
+    /// `None`: search until a budget is spent or every goal is covered.
+    pub stagnation_floor: Option<u64>,
 }
 
 /// How candidates are made.
@@ -98,106 +103,267 @@ pub struct SearchOutcome {
     pub goals_needing_fakes: usize,
     /// Counters proven infeasible that some execution covered: bugs in the proof.
     pub infeasible_covered: BTreeSet<u32>,
+    /// Why the search ended.
+    pub stopped: StopReason,
 }
 
 /// How often a candidate climbs from a stepping stone of the frontier (when there is one).
 const P_CLIMB: f64 = 0.25;
 /// How often a mutant gets a fake, once fakes are allowed (times `isolate_probability`).
 const P_FAKE: f64 = 0.3;
-/// Executions a kept test may spend on simpler values for its fakes.
-const MAX_SIMPLER_TRIES: usize = 24;
+
+/// The search stops when it has gone this many times as many executions without a gain as the
+/// last gain took to come (and at least `SearchConfig::stagnation_floor`).
+const STAGNATION_FACTOR: u64 = 4;
+/// The floor `generate` uses: a search that found its last goal early still gets this many
+/// executions more (the magic fixture's last branch can take ~9,000).
+pub const STAGNATION_FLOOR: u64 = 10_000;
 
 /// Progress as the search goes: executions so far and goals covered.
 pub type Progress<'a> = &'a mut dyn FnMut(u64, usize);
 
+/// Why a search ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StopReason {
+    /// Every goal is covered.
+    AllCovered,
+    /// `--max-executions` ran out.
+    Executions,
+    /// The time budget ran out.
+    Time,
+    /// Nothing was gained for `STAGNATION_FACTOR` times the executions the last gain took (a
+    /// gain: a goal covered, or a comparison of the code met for the first time).
+    Stagnated {
+        /// Executions when the last gain came.
+        last_gain: u64,
+        /// Executions when the search gave up.
+        at: u64,
+    },
+    /// No new candidate could be made.
+    NothingToTry,
+}
+
+impl std::fmt::Display for StopReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StopReason::AllCovered => f.write_str("every goal is covered"),
+            StopReason::Executions => f.write_str("the execution budget is spent"),
+            StopReason::Time => f.write_str("the time budget is spent"),
+            StopReason::Stagnated { last_gain, at } => write!(
+                f,
+                "coverage stopped rising: nothing gained in the {} executions since the last \
+                 gain (at execution {last_gain})",
+                at - last_gain
+            ),
+            StopReason::NothingToTry => f.write_str("no new candidate could be made"),
+        }
+    }
+}
+
+/// Runs the search until it stops, then minimises what it kept.
 pub fn run(
     space: &mut Space,
     goals: &GoalMap,
-    pool: &mut DriverPool,
+    exec: &mut dyn Execute,
     cfg: &SearchConfig,
     progress: Progress,
 ) -> Result<SearchOutcome> {
-    let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
-    let mut archive = Archive::default();
-    let mut executions = 0u64;
-    let mut findings: Vec<Finding> = Vec::new();
-    let mut poisoned: BTreeSet<String> = BTreeSet::new();
-    let mut avoided = 0;
-    let mut last_gain = (0u64, 0f64);
-    let mut reached_by_findings = BTreeSet::new();
-    let mut touched = env::Touched::default();
-    let mut pending: Vec<TestCase> = Vec::new();
-    let mut frontier = frontier::Frontier::default();
-    let eligible = space
-        .targets
-        .iter()
-        .copied()
-        .filter(|&c| {
-            !matches!(
-                space.cluster.callables[c].kind,
-                CallableKind::StructLiteral { .. }
-                    | CallableKind::Variant { .. }
-                    | CallableKind::Mock(_)
-                    | CallableKind::Fake(_)
-                    | CallableKind::Parse { .. }
-            )
-        })
-        .collect();
-    let boolean: Vec<usize> = (0..space.cluster.callables.len())
-        .filter(|&c| space.cluster.callables[c].ret == crate::cluster::Ty::Bool)
-        .collect();
-    let mut outputs = outputs::Outputs::new(goals.len(), eligible, &boolean);
-    let expected: Vec<usize> = outputs.expected().collect();
-    let (mut refused_by_runtime, mut refused_by_sandbox) = (0u64, 0u64);
-    let mut infeasible_covered = BTreeSet::new();
-    let mut real_values = fakes::RealValues::default();
-    let started = Instant::now();
-    let max = cfg.max_executions.unwrap_or(u64::MAX);
-    while executions < max && cfg.deadline.is_none_or(|d| Instant::now() < d) {
-        if archive.covered_below(goals.len()) == goals.len()
-            && !goals.goals.is_empty()
-            && expected.iter().all(|&g| archive.covers(g))
-        {
-            break;
+    let mut search = Search::new(space, goals, cfg);
+    while search.stop_reason().is_none() {
+        search.step(exec)?;
+        progress(search.executions(), search.covered_goals());
+    }
+    search.finish(exec)
+}
+
+/// A search in progress: everything it learnt so far. It advances a batch at a time
+/// ([`Search::step`]), and [`Search::finish`] turns its archive into tests.
+pub struct Search<'s, 'c> {
+    space: &'s mut Space<'c>,
+    goals: &'s GoalMap,
+    cfg: &'s SearchConfig,
+    rng: ChaCha8Rng,
+    archive: Archive,
+    executions: u64,
+    findings: Vec<Finding>,
+    /// Calls that crashed or hung on their own: candidates repeating them are not run.
+    poisoned: BTreeSet<String>,
+    avoided: u64,
+    /// Executions and seconds when the last goal was gained.
+    last_gain: (u64, f64),
+    /// Executions when the search last got anywhere: a goal gained, or a comparison of the
+    /// code met for the first time (a step towards the branch behind it).
+    last_progress: u64,
+    reached_by_findings: BTreeSet<usize>,
+    touched: env::Touched,
+    /// Candidates that go first in the next batch.
+    pending: Vec<TestCase>,
+    frontier: frontier::Frontier,
+    outputs: outputs::Outputs,
+    /// The output goals every search should reach (both outcomes of `bool` functions).
+    expected: Vec<usize>,
+    refused_by_runtime: u64,
+    refused_by_sandbox: u64,
+    infeasible_covered: BTreeSet<u32>,
+    /// What isolated callees returned when they ran for real (to tell false behaviour apart).
+    real_values: fakes::RealValues,
+    started: Instant,
+    /// Set when a batch came out empty.
+    exhausted: bool,
+}
+
+impl<'s, 'c> Search<'s, 'c> {
+    pub fn new(space: &'s mut Space<'c>, goals: &'s GoalMap, cfg: &'s SearchConfig) -> Self {
+        let eligible = space
+            .targets
+            .iter()
+            .copied()
+            .filter(|&c| {
+                !matches!(
+                    space.cluster.callables[c].kind,
+                    CallableKind::StructLiteral { .. }
+                        | CallableKind::Variant { .. }
+                        | CallableKind::Mock(_)
+                        | CallableKind::Fake(_)
+                        | CallableKind::Parse { .. }
+                )
+            })
+            .collect();
+        let boolean: Vec<usize> = (0..space.cluster.callables.len())
+            .filter(|&c| space.cluster.callables[c].ret == crate::cluster::Ty::Bool)
+            .collect();
+        let outputs = outputs::Outputs::new(goals.len(), eligible, &boolean);
+        let expected: Vec<usize> = outputs.expected().collect();
+        Search {
+            space,
+            goals,
+            cfg,
+            rng: ChaCha8Rng::seed_from_u64(cfg.seed),
+            archive: Archive::default(),
+            executions: 0,
+            findings: Vec::new(),
+            poisoned: BTreeSet::new(),
+            avoided: 0,
+            last_gain: (0, 0.0),
+            last_progress: 0,
+            reached_by_findings: BTreeSet::new(),
+            touched: env::Touched::default(),
+            pending: Vec::new(),
+            frontier: frontier::Frontier::default(),
+            outputs,
+            expected,
+            refused_by_runtime: 0,
+            refused_by_sandbox: 0,
+            infeasible_covered: BTreeSet::new(),
+            real_values: fakes::RealValues::default(),
+            started: Instant::now(),
+            exhausted: false,
         }
-        let spent = progress_fraction(cfg, executions, started);
-        space.mock_gate = if spent >= cfg.mock_start {
+    }
+
+    /// Executions so far.
+    pub fn executions(&self) -> u64 {
+        self.executions
+    }
+
+    /// Edge goals covered so far.
+    pub fn covered_goals(&self) -> usize {
+        self.archive.covered_below(self.goals.len())
+    }
+
+    /// Why the search should stop now, or `None` while it should go on. Every reason but the
+    /// time budget depends on executions alone, so runs bounded by executions are reproducible.
+    pub fn stop_reason(&self) -> Option<StopReason> {
+        let goals = self.goals.len();
+        if self.covered_goals() == goals
+            && !self.goals.goals.is_empty()
+            && self.expected.iter().all(|&g| self.archive.covers(g))
+        {
+            return Some(StopReason::AllCovered);
+        }
+        if self.exhausted {
+            return Some(StopReason::NothingToTry);
+        }
+        if self.executions >= self.cfg.max_executions.unwrap_or(u64::MAX) {
+            return Some(StopReason::Executions);
+        }
+        if self.cfg.deadline.is_some_and(|d| Instant::now() >= d) {
+            return Some(StopReason::Time);
+        }
+        let last = self.last_progress;
+        let since = self.executions - last;
+        if self
+            .cfg
+            .stagnation_floor
+            .is_some_and(|floor| since >= floor)
+            && since >= STAGNATION_FACTOR.saturating_mul(last)
+        {
+            return Some(StopReason::Stagnated {
+                last_gain: last,
+                at: self.executions,
+            });
+        }
+        None
+    }
+
+    /// One round: a batch of candidates made, run and learnt from.
+    pub fn step(&mut self, exec: &mut dyn Execute) -> Result<()> {
+        let batch = self.candidates();
+        if batch.is_empty() {
+            self.exhausted = true;
+            return Ok(());
+        }
+        let reports = exec.exec_batch(batch.iter().map(TestCase::request).collect())?;
+        self.learn(batch, reports);
+        Ok(())
+    }
+
+    /// The next batch: tests waiting to go again first, then new candidates (random tests,
+    /// mutants of archived tests, climbs from stepping stones), never one that repeats a call
+    /// that crashed or hung.
+    pub fn candidates(&mut self) -> Vec<TestCase> {
+        let cfg = self.cfg;
+        let max = cfg.max_executions.unwrap_or(u64::MAX);
+        let spent = progress_fraction(cfg, self.executions, self.started);
+        self.space.mock_gate = if spent >= cfg.mock_start {
             cfg.mock_probability
         } else {
             0.0
         };
-        space.fake_gate = if spent >= cfg.isolate_start {
+        self.space.fake_gate = if spent >= cfg.isolate_start {
             cfg.isolate_probability
         } else {
             0.0
         };
-        let n = (cfg.batch as u64).min(max - executions) as usize;
-        let parents: Vec<&FinishedTest> = archive.tests().collect();
+        let n = (cfg.batch as u64).min(max.saturating_sub(self.executions)) as usize;
+        let parents: Vec<&FinishedTest> = self.archive.tests().collect();
         // Random tests are most useful early; mutants of archived tests later.
         let p_random = if parents.is_empty() || cfg.strategy == Strategy::Random {
             1.0
         } else {
-            0.5 / (1.0 + executions as f64 / 2000.0) + 0.1
+            0.5 / (1.0 + self.executions as f64 / 2000.0) + 0.1
         };
         let mut batch = Vec::with_capacity(n);
         // Tests whose mocks ran short go again first, with more values.
-        let take = pending.len().min(n);
-        batch.extend(pending.drain(..take));
+        let take = self.pending.len().min(n);
+        batch.extend(self.pending.drain(..take));
+        let (rng, space, touched) = (&mut self.rng, &*self.space, &self.touched);
         let mut attempts = 0;
         while batch.len() < n && attempts < n * 20 {
             attempts += 1;
-            let climbing =
-                cfg.strategy == Strategy::Archive && !frontier.is_empty() && rng.gen_bool(P_CLIMB);
+            let climbing = cfg.strategy == Strategy::Archive
+                && !self.frontier.is_empty()
+                && rng.gen_bool(P_CLIMB);
             let candidate = if climbing {
-                frontier.climb(&mut rng, space)
+                self.frontier.climb(rng, space)
             } else if rng.gen_bool(p_random) {
-                ops::random_test(&mut rng, space).map(|mut t| {
+                ops::random_test(rng, space).map(|mut t| {
                     if touched.any() && rng.gen_bool(0.3) {
                         env::mutate_env(
-                            &mut rng,
+                            rng,
                             &space.pool,
-                            &touched,
-                            &touched,
+                            touched,
+                            touched,
                             cfg.env_parts,
                             &mut t.env,
                         );
@@ -205,7 +371,9 @@ pub fn run(
                     t
                 })
             } else {
-                let parent = parents.choose(&mut rng).expect("non-empty");
+                let parent = parents.choose(rng).expect("non-empty");
+                // Input-to-state: an operand the code compared, where the test holds the other
+                // (an integer; else inside a string or byte slice).
                 let substituted = (cfg.strategy == Strategy::Archive && rng.gen_bool(0.2))
                     .then(|| {
                         let compared: Vec<(u64, u64)> = parent
@@ -213,13 +381,14 @@ pub fn run(
                             .cmp_ints
                             .iter()
                             .copied()
-                            .filter(|(pc, _)| goals.in_selected_code(*pc))
+                            .filter(|(pc, _)| self.goals.in_selected_code(*pc))
                             .collect();
-                        cmp::substitute(&mut rng, &parent.case, &compared)
+                        let bytes = &parent.report.cmp_bytes;
+                        cmp::substitute(rng, &parent.case, &compared)
+                            .or_else(|| cmp::splice(rng, space, &parent.case, bytes, &compared))
                     })
                     .flatten();
-                substituted
-                    .or_else(|| Some(mutate(&mut rng, space, &touched, cfg.env_parts, parent)))
+                substituted.or_else(|| Some(mutate(rng, space, touched, cfg.env_parts, parent)))
             };
             let Some(candidate) = candidate.filter(|c| !c.stmts.is_empty()) else {
                 continue;
@@ -227,161 +396,208 @@ pub fn run(
             if !fakes::respects(space, &candidate) {
                 continue;
             }
-            if is_poisoned(&poisoned, &candidate) {
-                avoided += 1;
+            if is_poisoned(&self.poisoned, &candidate) {
+                self.avoided += 1;
                 continue;
             }
             batch.push(candidate);
         }
-        if batch.is_empty() {
-            break;
-        }
-        let reports = pool.exec_batch(batch.iter().map(TestCase::request).collect())?;
-        executions += batch.len() as u64;
+        batch
+    }
+
+    /// Learns from the executions of a batch: the i-th report answers the i-th candidate.
+    pub fn learn(&mut self, batch: Vec<TestCase>, reports: Vec<ExecReport>) {
+        self.executions += batch.len() as u64;
         for (case, report) in batch.into_iter().zip(reports) {
-            check_infeasible(goals, &report, &mut infeasible_covered);
-            // Only what the code under test compared: the driver's and std's comparisons are noise.
+            self.learn_one(case, report);
+        }
+    }
+
+    fn learn_one(&mut self, case: TestCase, report: ExecReport) {
+        let goals = self.goals;
+        check_infeasible(goals, &report, &mut self.infeasible_covered);
+        if self.cfg.strategy == Strategy::Archive {
+            // Only what the code under test compared: the driver's and std's comparisons are
+            // noise.
             let ints: Vec<u64> = report
                 .cmp_ints
                 .iter()
                 .filter(|(pc, _)| goals.in_selected_code(*pc))
                 .map(|&(_, v)| v)
                 .collect();
-            if cfg.strategy == Strategy::Archive {
-                space.pool.learn(&ints, &report.cmp_bytes);
-                if matches!(
-                    report.outcome,
-                    Outcome::Completed | Outcome::Panicked { .. }
-                ) {
-                    let closest: Vec<(u64, u64)> = report
-                        .cmp_closest
-                        .iter()
-                        .copied()
-                        .filter(|(pc, _)| goals.in_selected_code(*pc))
-                        .collect();
-                    if frontier.offer(&case, &closest).met {
-                        pending.extend(frontier::prefixes(&case));
-                    }
-                }
-            }
-            let (clock_before, paths_before) = (touched.clock, touched.paths.len());
-            touched.learn(&report.env.accesses);
-            if touched.paths.len() > paths_before {
-                // Paths the code opened make good path arguments.
-                for p in &touched.paths {
-                    space.pool.add_path(p.clone());
-                }
-            }
-            touched.learn_written(&report.env.files);
-            if touched.clock && !clock_before {
-                // Code that reads the clock often compares text with today's date.
-                for d in env::date_strings(env::DEFAULT_NOW) {
-                    space.pool.add_string(d);
-                }
-            }
-            refused_by_sandbox += report.sandbox_blocked as u64;
-            refused_by_runtime += report
-                .env
-                .accesses
-                .iter()
-                .filter(|a| {
-                    matches!(
-                        a,
-                        hermetic_protocol::AccessReport::NetworkAttempt { .. }
-                            | hermetic_protocol::AccessReport::ProcessAttempt { .. }
-                    )
-                })
-                .count() as u64;
-            real_values.learn(&report);
-            if mocks::ran_out(&report) {
-                pending.extend(mocks::grow(&mut rng, space, &case, &report));
-                continue;
-            }
-            if fakes::ran_out(&report) {
-                pending.extend(fakes::grow(&mut rng, space, &case, &report));
-                continue;
-            }
-            // A repeated last value stands in for the values of later calls; now and then try
-            // a value per call instead (seed 003: sequences follow the calls).
-            if mocks::short(space, &case, &report) && rng.gen_bool(0.3) {
-                pending.extend(mocks::grow(&mut rng, space, &case, &report));
-            }
-            match finish(space.cluster, case, report) {
-                // The sandbox stopped something the code did behind the runtime's back (or, with
-                // `--env real`, anything harmful): run as a test, outside the sandbox, it would
-                // really do it. Such an execution never becomes a test.
-                Ok(test) if test.report.sandbox_blocked > 0 => {}
-                Ok(test) => {
-                    let mut hit: Vec<usize> = goals.goals_hit(&test.report.covered).collect();
-                    hit.extend(outputs.goal(&test));
-                    if archive.offer(&test, &hit) > 0 {
-                        last_gain = (executions, started.elapsed().as_secs_f64());
-                    }
-                }
-                Err(finding) => {
-                    reached_by_findings.extend(goals.goals_hit(&finding.report_covered));
-                    poison(&mut poisoned, &finding);
-                    if !findings.iter().any(|f| same_finding(f, &finding)) {
-                        findings.push(*finding);
-                    }
+            self.space.pool.learn(&ints, &report.cmp_bytes);
+            if matches!(
+                report.outcome,
+                Outcome::Completed | Outcome::Panicked { .. }
+            ) {
+                let closest: Vec<(u64, u64)> = report
+                    .cmp_closest
+                    .iter()
+                    .copied()
+                    .filter(|(pc, _)| goals.in_selected_code(*pc))
+                    .collect();
+                if self.frontier.offer(&case, &closest).met {
+                    self.pending.extend(frontier::prefixes(&case));
+                    self.last_progress = self.executions;
                 }
             }
         }
-        progress(executions, archive.covered_below(goals.len()));
-    }
-    if std::env::var_os("HERMETIC_DEBUG").is_some() {
-        for g in expected.iter().filter(|&&g| !archive.covers(g)) {
-            eprintln!("outcome never seen: {}", outputs.describe(*g));
+        let (clock_before, paths_before) = (self.touched.clock, self.touched.paths.len());
+        self.touched.learn(&report.env.accesses);
+        if self.touched.paths.len() > paths_before {
+            // Paths the code opened make good path arguments.
+            for p in &self.touched.paths {
+                self.space.pool.add_path(p.clone());
+            }
         }
-        eprintln!("touched: {touched:?}");
-        frontier.describe();
-        for t in archive.tests() {
-            eprintln!("archived: {:?} {:?}", t.case.env, t.report.env.accesses);
+        self.touched.learn_written(&report.env.files);
+        if self.touched.clock && !clock_before {
+            // Code that reads the clock often compares text with today's date.
+            for d in env::date_strings(env::DEFAULT_NOW) {
+                self.space.pool.add_string(d);
+            }
         }
-    }
-    // The archive keeps a test with crutches for a goal only when none without them covered it.
-    let needing = |crutch: fn(&FinishedTest) -> bool| -> usize {
-        archive
-            .assignments()
+        self.refused_by_sandbox += report.sandbox_blocked as u64;
+        self.refused_by_runtime += report
+            .env
+            .accesses
             .iter()
-            .filter(|(t, _)| crutch(t))
-            .map(|(_, own)| own.len())
-            .sum()
-    };
-    let goals_needing_private = needing(|t| t.uses_private);
-    let goals_needing_mocks = needing(|t| t.uses_mocks);
-    let goals_needing_fakes = needing(|t| t.uses_fakes);
-    let (mut tests, extra) = minimise(
-        space,
-        goals,
-        &mut outputs,
-        pool,
-        &archive,
-        &mut infeasible_covered,
-    )?;
-    for t in &mut tests {
-        t.unseen_fakes = real_values.unseen(&t.report);
+            .filter(|a| {
+                matches!(
+                    a,
+                    AccessReport::NetworkAttempt { .. } | AccessReport::ProcessAttempt { .. }
+                )
+            })
+            .count() as u64;
+        self.real_values.learn(&report);
+        if mocks::ran_out(&report) {
+            let grown = mocks::grow(&mut self.rng, self.space, &case, &report);
+            self.pending.extend(grown);
+            return;
+        }
+        if fakes::ran_out(&report) {
+            let grown = fakes::grow(&mut self.rng, self.space, &case, &report);
+            self.pending.extend(grown);
+            return;
+        }
+        // A repeated last value stands in for the values of later calls; now and then try a
+        // value per call instead (seed 003: sequences follow the calls).
+        if mocks::short(self.space, &case, &report) && self.rng.gen_bool(0.3) {
+            let grown = mocks::grow(&mut self.rng, self.space, &case, &report);
+            self.pending.extend(grown);
+        }
+        match finish(self.space.cluster, case, report) {
+            // The sandbox stopped something the code did behind the runtime's back (or, with
+            // `--env real`, anything harmful): run as a test, outside the sandbox, it would
+            // really do it. Such an execution never becomes a test.
+            Ok(test) if test.report.sandbox_blocked > 0 => {}
+            Ok(test) => {
+                let mut hit: Vec<usize> = goals.goals_hit(&test.report.covered).collect();
+                hit.extend(self.outputs.goal(&test));
+                if self.archive.offer(&test, &hit) > 0 {
+                    self.last_gain = (self.executions, self.started.elapsed().as_secs_f64());
+                    self.last_progress = self.executions;
+                }
+            }
+            Err(finding) => {
+                self.reached_by_findings
+                    .extend(goals.goals_hit(&finding.report_covered));
+                poison(&mut self.poisoned, &finding);
+                if !self.findings.iter().any(|f| same_finding(f, &finding)) {
+                    self.findings.push(*finding);
+                }
+            }
+        }
     }
-    executions += extra;
-    let covered: BTreeSet<usize> = archive.goals().filter(|&g| !outputs.is_output(g)).collect();
-    reached_by_findings.retain(|g| !covered.contains(g));
-    Ok(SearchOutcome {
-        tests,
-        covered,
-        executions,
-        findings,
-        avoided,
-        executions_to_final_coverage: last_gain.0,
-        time_to_final_coverage_s: last_gain.1,
-        reached_by_findings,
-        touched,
-        refused_by_runtime,
-        refused_by_sandbox,
-        goals_needing_private,
-        goals_needing_mocks,
-        goals_needing_fakes,
-        infeasible_covered,
-    })
+
+    /// Ends the search: minimises the archive's tests and says what was found.
+    pub fn finish(mut self, exec: &mut dyn Execute) -> Result<SearchOutcome> {
+        let stopped = self.stop_reason().unwrap_or(StopReason::Time);
+        if std::env::var_os("HERMETIC_DEBUG").is_some() {
+            for g in self.expected.iter().filter(|&&g| !self.archive.covers(g)) {
+                eprintln!("outcome never seen: {}", self.outputs.describe(*g));
+            }
+            eprintln!("touched: {:?}", self.touched);
+            self.frontier.describe();
+            for t in self.archive.tests() {
+                eprintln!("archived: {:?} {:?}", t.case.env, t.report.env.accesses);
+            }
+        }
+        // The archive keeps a test with crutches for a goal only when none without them
+        // covered it.
+        let needing = |crutch: fn(&FinishedTest) -> bool| -> usize {
+            self.archive
+                .assignments()
+                .iter()
+                .filter(|(t, _)| crutch(t))
+                .map(|(_, own)| own.len())
+                .sum()
+        };
+        let goals_needing_private = needing(|t| t.uses_private);
+        let goals_needing_mocks = needing(|t| t.uses_mocks);
+        let goals_needing_fakes = needing(|t| t.uses_fakes);
+        let mut checked = Checked {
+            exec,
+            goals: self.goals,
+            infeasible_covered: &mut self.infeasible_covered,
+            executions: 0,
+        };
+        let mut tests = minimise::minimise(
+            self.space,
+            self.goals,
+            &mut self.outputs,
+            &mut checked,
+            &self.archive,
+        )?;
+        for t in &mut tests {
+            t.unseen_fakes = self.real_values.unseen(&t.report);
+        }
+        let extra = checked.executions;
+        let covered: BTreeSet<usize> = self
+            .archive
+            .goals()
+            .filter(|&g| !self.outputs.is_output(g))
+            .collect();
+        self.reached_by_findings.retain(|g| !covered.contains(g));
+        Ok(SearchOutcome {
+            tests,
+            covered,
+            executions: self.executions + extra,
+            findings: self.findings,
+            avoided: self.avoided,
+            executions_to_final_coverage: self.last_gain.0,
+            time_to_final_coverage_s: self.last_gain.1,
+            reached_by_findings: self.reached_by_findings,
+            touched: self.touched,
+            refused_by_runtime: self.refused_by_runtime,
+            refused_by_sandbox: self.refused_by_sandbox,
+            goals_needing_private,
+            goals_needing_mocks,
+            goals_needing_fakes,
+            infeasible_covered: self.infeasible_covered,
+            stopped,
+        })
+    }
+}
+
+/// An executor that checks every report against the infeasibility proofs and counts
+/// executions (for minimisation, which runs candidates one by one).
+struct Checked<'e, 'g> {
+    exec: &'e mut dyn Execute,
+    goals: &'g GoalMap,
+    infeasible_covered: &'e mut BTreeSet<u32>,
+    executions: u64,
+}
+
+impl Execute for Checked<'_, '_> {
+    fn exec_batch(&mut self, requests: Vec<ExecRequest>) -> Result<Vec<ExecReport>> {
+        self.executions += requests.len() as u64;
+        let reports = self.exec.exec_batch(requests)?;
+        for r in &reports {
+            check_infeasible(self.goals, r, self.infeasible_covered);
+        }
+        Ok(reports)
+    }
 }
 
 /// The self-check of the infeasibility proofs: an execution that covers a counter proven
@@ -486,43 +702,6 @@ pub(crate) fn finish(
     })
 }
 
-/// Where a test belongs: with the function it is about (its last call) when every call it
-/// makes can be written there; else where it was built.
-fn home_of(cluster: &Cluster, case: &TestCase) -> crate::cluster::ModuleId {
-    let Some(last) = case.stmts.last() else {
-        return case.home;
-    };
-    let target = cluster.callables[last.callable].module;
-    let fits = case
-        .stmts
-        .iter()
-        .all(|s| ops::callable_visible(cluster, s.callable, target));
-    if fits {
-        target
-    } else {
-        case.home
-    }
-}
-
-/// A shrunk candidate as a test, when it still covers every goal in `own`.
-fn kept(
-    space: &Space,
-    goals: &GoalMap,
-    outputs: &mut outputs::Outputs,
-    candidate: TestCase,
-    report: ExecReport,
-    own: &BTreeSet<usize>,
-) -> Option<FinishedTest> {
-    // Not a test: a mock or fake ran out, or the sandbox stopped something the code did.
-    if mocks::ran_out(&report) || fakes::ran_out(&report) || report.sandbox_blocked > 0 {
-        return None;
-    }
-    let t = finish(space.cluster, candidate, report).ok()?;
-    let mut hit: BTreeSet<usize> = goals.goals_hit(&t.report.covered).collect();
-    hit.extend(outputs.goal(&t));
-    own.is_subset(&hit).then_some(t)
-}
-
 fn fingerprint(stmt: &Stmt) -> String {
     format!("{}:{:?}", stmt.callable, stmt.args)
 }
@@ -550,149 +729,5 @@ fn same_finding(a: &Finding, b: &Finding) -> bool {
         && kind(&a.outcome) == kind(&b.outcome)
 }
 
-/// Shrinks each archived test to the statements its goals need, then keeps a small set of tests
-/// that covers every archived goal. Returns the tests and the executions spent.
-fn minimise(
-    space: &Space,
-    goals: &GoalMap,
-    outputs: &mut outputs::Outputs,
-    pool: &mut DriverPool,
-    archive: &Archive,
-    infeasible_covered: &mut BTreeSet<u32>,
-) -> Result<(Vec<FinishedTest>, u64)> {
-    let mut execute = |candidate: &TestCase| -> Result<ExecReport> {
-        let report = pool.exec_batch(vec![candidate.request()])?.remove(0);
-        check_infeasible(goals, &report, infeasible_covered);
-        Ok(report)
-    };
-    let mut executions = 0;
-    let mut shrunk: Vec<(FinishedTest, BTreeSet<usize>)> = Vec::new();
-    for (test, own) in archive.assignments() {
-        let own: BTreeSet<usize> = own.into_iter().collect();
-        let mut best = test.clone();
-        for trim in [mocks::trim, fakes::trim] {
-            if let Some(candidate) = trim(space, &best.case, &best.report) {
-                let report = execute(&candidate)?;
-                executions += 1;
-                if let Some(t) = kept(space, goals, outputs, candidate, report, &own) {
-                    best = t;
-                }
-            }
-        }
-        let mut i = best.case.stmts.len();
-        while i > 0 {
-            i -= 1;
-            if best.case.stmts.len() <= 1 || i >= best.case.stmts.len() {
-                continue;
-            }
-            let mut candidate = best.case.clone();
-            ops::remove_stmt(&mut candidate, i);
-            ops::repair(space, &mut candidate);
-            if candidate.stmts.is_empty() {
-                continue;
-            }
-            let report = execute(&candidate)?;
-            executions += 1;
-            if let Some(t) = kept(space, goals, outputs, candidate, report, &own) {
-                if t.uses_private <= best.uses_private
-                    && t.uses_mocks <= best.uses_mocks
-                    && t.uses_fakes <= best.uses_fakes
-                {
-                    best = t;
-                    i = i.min(best.case.stmts.len());
-                }
-            }
-        }
-        // Fakes' values as a reader would choose them, where the goals allow.
-        let compared: Vec<i128> = best
-            .report
-            .cmp_ints
-            .iter()
-            .filter(|(pc, _)| goals.in_selected_code(*pc))
-            .map(|&(_, v)| v as i64 as i128)
-            .collect();
-        let mut tries = 0;
-        for (i, k) in fakes::value_positions(space, &best.case) {
-            let Some(current) = fakes::value_at(&best.case, i, k).cloned() else {
-                continue;
-            };
-            for v in fakes::simpler(&current, &compared) {
-                if tries >= MAX_SIMPLER_TRIES {
-                    break;
-                }
-                tries += 1;
-                let candidate = fakes::with_value(&best.case, i, k, v);
-                if !fakes::respects(space, &candidate) {
-                    continue;
-                }
-                let report = execute(&candidate)?;
-                executions += 1;
-                if let Some(t) = kept(space, goals, outputs, candidate, report, &own) {
-                    best = t;
-                    break;
-                }
-            }
-        }
-        let mut g = env::gene_count(&best.case.env);
-        while g > 0 {
-            g -= 1;
-            let mut candidate = best.case.clone();
-            candidate.env = env::without_gene(&candidate.env, g);
-            let report = execute(&candidate)?;
-            executions += 1;
-            if let Some(t) = kept(space, goals, outputs, candidate, report, &own) {
-                best = t;
-            }
-        }
-        let mut hit: BTreeSet<usize> = goals.goals_hit(&best.report.covered).collect();
-        hit.extend(outputs.goal(&best));
-        shrunk.push((best, hit));
-    }
-    // Greedy set cover: the test covering most still-uncovered goals first.
-    let mut remaining: BTreeSet<usize> =
-        shrunk.iter().flat_map(|(_, h)| h.iter().copied()).collect();
-    let mut chosen = Vec::new();
-    while !remaining.is_empty() {
-        let (idx, gain) = shrunk
-            .iter()
-            .enumerate()
-            .map(|(i, (_, h))| (i, h.intersection(&remaining).count()))
-            .max_by_key(|&(i, gain)| (gain, std::cmp::Reverse(i)))
-            .expect("non-empty");
-        if gain == 0 {
-            break;
-        }
-        let (test, hit) = shrunk.swap_remove(idx);
-        remaining.retain(|g| !hit.contains(g));
-        chosen.push(test);
-    }
-    // Observations that differ between two runs must not become assertions.
-    let reruns = pool.exec_batch(chosen.iter().map(|t| t.case.request()).collect())?;
-    for rerun in &reruns {
-        check_infeasible(goals, rerun, infeasible_covered);
-    }
-    executions += chosen.len() as u64;
-    let mut stable = Vec::new();
-    for (mut test, rerun) in chosen.into_iter().zip(reruns) {
-        if std::mem::discriminant(&rerun.outcome) != std::mem::discriminant(&test.report.outcome) {
-            continue;
-        }
-        for (mine, again) in test.report.stmts.iter_mut().zip(&rerun.stmts) {
-            if mine.returned != again.returned {
-                mine.returned = None;
-            }
-        }
-        stable.push(test);
-    }
-    for t in &mut stable {
-        t.case.home = home_of(space.cluster, &t.case);
-    }
-    stable.sort_by_key(|t| {
-        (
-            t.case.home,
-            t.case.stmts.last().map(|s| s.callable),
-            t.case.stmts.len(),
-        )
-    });
-    Ok((stable, executions))
-}
+#[cfg(test)]
+mod tests;

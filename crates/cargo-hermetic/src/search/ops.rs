@@ -60,6 +60,25 @@ impl<'a> Space<'a> {
                 producers.entry(ty_key(t)).or_default().push(id);
             }
         }
+        // Values a caller could make: a literal of private fields stands in for a type's
+        // constructors only where it has none (it could hold a state they never produce).
+        for ids in producers.values_mut() {
+            let private_literal = |&c: &CallableId| {
+                let c = &cluster.callables[c];
+                matches!(c.kind, CallableKind::StructLiteral { .. })
+                    && !cluster.is_public_api(c.module, c.vis)
+            };
+            let constructed = ids.iter().any(|&c| {
+                let d = &cluster.callables[c];
+                !matches!(
+                    d.kind,
+                    CallableKind::StructLiteral { .. } | CallableKind::Mock(_)
+                ) && cluster.is_public_api(d.module, d.vis)
+            });
+            if constructed {
+                ids.retain(|c| !private_literal(c));
+            }
+        }
         Space {
             cluster,
             pool,

@@ -21,6 +21,10 @@ pub struct ValuePool {
     string_list: Vec<String>,
     /// Integers written in the source: few, and the likeliest to matter.
     source_ints: Vec<i128>,
+    /// What the source splits or matches text on: the punctuation and blanks among its char
+    /// literals and short string literals (`=`, `:`, `#`, `<`), and the line break and blank
+    /// that `lines()` and `split_whitespace()` imply.
+    separators: Vec<String>,
     /// Paths the code opened or checked in its environment, and known strings that look like
     /// paths: for path arguments.
     paths: BTreeSet<String>,
@@ -57,6 +61,21 @@ impl ValuePool {
         for s in &lits.strings {
             pool.chars.extend(s.chars().take(8));
         }
+        let separating = |s: &str| !s.is_empty() && s.chars().all(|c| !c.is_alphanumeric());
+        let mut separators: BTreeSet<String> = ["\n", " "].map(String::from).into();
+        separators.extend(
+            lits.chars
+                .iter()
+                .map(|c| c.to_string())
+                .filter(|s| separating(s)),
+        );
+        separators.extend(
+            lits.strings
+                .iter()
+                .filter(|s| s.chars().count() <= 2 && separating(s))
+                .cloned(),
+        );
+        pool.separators = separators.into_iter().collect();
         pool
     }
 
@@ -90,6 +109,13 @@ impl ValuePool {
     /// A string drawn as for a `&str` argument.
     pub fn random_string(&self, rng: &mut ChaCha8Rng) -> String {
         random_string(rng, self)
+    }
+
+    /// Whether the source shows text with structure: known strings, and a separator of its
+    /// own beyond the line break and blank every text has. Code without one (a password
+    /// check) gets plain literals, undiluted.
+    fn has_structure(&self) -> bool {
+        !self.string_list.is_empty() && self.separators.iter().any(|s| s != "\n" && s != " ")
     }
 
     /// A small change to a string.
@@ -386,6 +412,9 @@ fn random_char(rng: &mut ChaCha8Rng, pool: &ValuePool) -> char {
 }
 
 fn random_string(rng: &mut ChaCha8Rng, pool: &ValuePool) -> String {
+    if pool.has_structure() && rng.gen_bool(0.2) {
+        return structured_string(rng, pool);
+    }
     let roll = rng.gen_range(0..10);
     if roll < 5 && !pool.string_list.is_empty() {
         let s = pool.string_list.choose(rng).expect("non-empty").clone();
@@ -403,6 +432,58 @@ fn random_string(rng: &mut ChaCha8Rng, pool: &ValuePool) -> String {
             (0..len).map(|_| random_char(rng, pool)).collect()
         }
     }
+}
+
+/// Text with the structure parsers look for: one to three records (lines, or what a
+/// separator of the source splits), each a token, or tokens joined by a separator of the
+/// source (`name=1`, `fatal: disk`, `-l 9`); tokens are known strings (the source's literals and
+/// what the code compared), numbers, or short words.
+fn structured_string(rng: &mut ChaCha8Rng, pool: &ValuePool) -> String {
+    let record_separator = if rng.gen_bool(0.7) {
+        "\n"
+    } else {
+        separator(rng, pool)
+    };
+    let records = *[1, 1, 2, 3].choose(rng).expect("non-empty");
+    let mut out = String::new();
+    for r in 0..records {
+        if r > 0 {
+            out.push_str(record_separator);
+        }
+        out.push_str(&token(rng, pool));
+        let joins = *[0, 1, 1, 1, 2].choose(rng).expect("non-empty");
+        for _ in 0..joins {
+            out.push_str(separator(rng, pool));
+            out.push_str(&token(rng, pool));
+        }
+    }
+    out
+}
+
+fn separator<'p>(rng: &mut ChaCha8Rng, pool: &'p ValuePool) -> &'p str {
+    pool.separators.choose(rng).map_or(" ", |s| s.as_str())
+}
+
+/// One word of structured text.
+fn token(rng: &mut ChaCha8Rng, pool: &ValuePool) -> String {
+    match rng.gen_range(0..8) {
+        0..=4 if !pool.string_list.is_empty() => {
+            pool.string_list.choose(rng).expect("non-empty").clone()
+        }
+        5 | 6 => match pool.int_list.choose(rng) {
+            Some(i) if rng.gen_bool(0.5) => i.to_string(),
+            _ => rng.gen_range(0..=10).to_string(),
+        },
+        _ => (0..rng.gen_range(1..5))
+            .map(|_| random_char(rng, pool))
+            .collect(),
+    }
+}
+
+/// A char boundary of `s`, at random.
+fn boundary(rng: &mut ChaCha8Rng, s: &str) -> usize {
+    let bounds: Vec<usize> = (0..=s.len()).filter(|&i| s.is_char_boundary(i)).collect();
+    *bounds.choose(rng).expect("0 is a boundary")
 }
 
 /// A path: one the code used or compared, one a person would pass, a known name under a known
@@ -443,6 +524,16 @@ fn mutate_path(rng: &mut ChaCha8Rng, pool: &ValuePool, p: &str) -> String {
 }
 
 fn mutate_string(rng: &mut ChaCha8Rng, pool: &ValuePool, s: &str) -> String {
+    if pool.has_structure() && rng.gen_bool(0.2) {
+        // Structure: a separator and a token, or a whole record, spliced in at a boundary.
+        let at = boundary(rng, s);
+        let piece = match rng.gen_range(0..3) {
+            0 => separator(rng, pool).to_string(),
+            1 => format!("{}{}", separator(rng, pool), token(rng, pool)),
+            _ => structured_string(rng, pool),
+        };
+        return format!("{}{piece}{}", &s[..at], &s[at..]);
+    }
     let mut chars: Vec<char> = s.chars().collect();
     match rng.gen_range(0..5) {
         0 if !chars.is_empty() => {
@@ -660,6 +751,42 @@ mod tests {
         }
         // `a..b`, `a..=b`, `a..`, `..b`, `..=b`, `..`.
         assert_eq!(forms.len(), 6, "{forms:?}");
+    }
+
+    #[test]
+    fn strings_are_built_from_literals_joined_by_the_separators_the_code_splits_on() {
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let lits = Literals {
+            strings: vec!["name".into(), "retries".into(), "fatal".into()],
+            chars: vec!['=', ':'],
+            ..Default::default()
+        };
+        let pool = ValuePool::from_literals(&lits);
+        assert_eq!(pool.separators, vec!["\n", " ", ":", "="]);
+        let drawn: Vec<String> = (0..5000)
+            .map(|_| match random_value(&mut rng, &pool, &Ty::Str, 0) {
+                Value::Str(s) => s,
+                v => panic!("{v:?}"),
+            })
+            .collect();
+        let has = |f: &dyn Fn(&str) -> bool| drawn.iter().any(|s| f(s));
+        // `name=1\nretries=3` and `fatal: disk` are ordinary candidates.
+        assert!(has(&|s| s.lines().count() >= 2
+            && s.lines().all(
+                |l| l.starts_with("name=") || l.starts_with("retries=")
+            )));
+        assert!(has(&|s| s.lines().any(
+            |l| l.starts_with("retries=") && l[8..].parse::<u32>().is_ok()
+        )));
+        assert!(has(&|s| s.starts_with("fatal:")));
+        // Mutation splices structure into a known string.
+        let mutated: Vec<String> = (0..500)
+            .map(|_| mutate_string(&mut rng, &pool, "name"))
+            .collect();
+        assert!(
+            mutated.iter().any(|s| s.starts_with("name=")),
+            "{mutated:?}"
+        );
     }
 
     #[test]

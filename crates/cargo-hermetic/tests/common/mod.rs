@@ -270,6 +270,45 @@ impl Fixture {
         fs::write(self.path(rel), contents).unwrap();
     }
 
+    /// Moves the crate into `dir` (as a teammate's clone would sit elsewhere); later runs and
+    /// `cargo test`s use it there.
+    pub fn move_to(&mut self, dir: &Path) {
+        let to = dir.join(&self.name);
+        fs::rename(&self.root, &to)
+            .unwrap_or_else(|e| panic!("moving the crate to {}: {e}", to.display()));
+        self.root = to;
+    }
+
+    /// Checks that the tests' dev-dependency on the runtime is the copy vendored inside the
+    /// crate, and that every package the crate's tests build from is inside the crate or comes
+    /// from the registry: nothing of this tool's checkout is needed.
+    pub fn assert_builds_from_its_repository_alone(&self) {
+        let manifest = self.read("Cargo.toml");
+        assert!(
+            manifest.contains("hermetic = { path = \".hermetic/runtime\" }"),
+            "the runtime is not vendored:\n{manifest}"
+        );
+        let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+        cmd.args(["metadata", "--format-version", "1", "--manifest-path"])
+            .arg(self.manifest());
+        let out = run_with_timeout(cmd, CARGO_TEST_TIMEOUT);
+        assert!(
+            out.status.success(),
+            "cargo metadata failed:\n{}",
+            out.stderr
+        );
+        let meta: Value = serde_json::from_str(&out.stdout).expect("cargo metadata's JSON");
+        for package in meta["packages"].as_array().unwrap() {
+            let path = package["manifest_path"].as_str().unwrap();
+            let source = package["source"].as_str().unwrap_or_default();
+            assert!(
+                path.starts_with(self.root.to_str().unwrap()) || source.starts_with("registry+"),
+                "{} builds from {path}, outside the crate and the registry",
+                self.name
+            );
+        }
+    }
+
     /// All files of the copy, without `target/`.
     pub fn snapshot(&self) -> Snapshot {
         snapshot(&self.root)
@@ -343,12 +382,62 @@ impl Fixture {
         cmd.arg("test")
             .arg("--manifest-path")
             .arg(self.manifest())
-            .env("CARGO_TARGET_DIR", cargo_test_target_dir());
+            .env("CARGO_TARGET_DIR", cargo_test_target_dir())
+            .current_dir(self.tmp.path());
         let out = run_with_timeout(cmd, CARGO_TEST_TIMEOUT);
         (
             out.status.success(),
             format!("{}\n{}", out.stdout, out.stderr),
         )
+    }
+
+    /// Runs `cargo clippy --tests` on the copy and panics on any warning in a generated or
+    /// recorded test file (the fixtures' own code may be odd on purpose): a CI that denies
+    /// warnings accepts the tests.
+    pub fn assert_generated_tests_are_lint_clean(&self) {
+        let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+        cmd.args([
+            "clippy",
+            "--tests",
+            "--message-format=json",
+            "--manifest-path",
+        ])
+        .arg(self.manifest())
+        .env("CARGO_TARGET_DIR", target_dir().join("hermetic-e2e-clippy"))
+        .current_dir(self.tmp.path());
+        let out = run_with_timeout(cmd, CARGO_TEST_TIMEOUT);
+        assert!(
+            out.status.success(),
+            "`cargo clippy --tests` on {} failed:\n{}",
+            self.name,
+            out.stderr
+        );
+        let lints: Vec<String> = out
+            .stdout
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|m| m["reason"] == "compiler-message")
+            .map(|m| m["message"].clone())
+            .filter(|m| m["level"] == "warning" || m["level"] == "error")
+            .filter(|m| {
+                m["spans"].as_array().is_some_and(|spans| {
+                    spans.iter().any(|s| {
+                        s["is_primary"] == true
+                            && s["file_name"].as_str().is_some_and(|f| {
+                                f.ends_with("hermetic_tests.rs")
+                                    || f.ends_with("hermetic_recorded.rs")
+                            })
+                    })
+                })
+            })
+            .map(|m| m["rendered"].as_str().unwrap_or_default().to_string())
+            .collect();
+        assert!(
+            lints.is_empty(),
+            "clippy warns on the generated tests of {}:\n{}",
+            self.name,
+            lints.join("\n")
+        );
     }
 
     /// The generated and recorded files, for failure messages.

@@ -1,0 +1,189 @@
+//! Minimisation: each archived test shrunk to what its goals need (mock and fake values no call
+//! asked for, statements, fakes' values simplified, environment genes), then a small set of tests that covers every archived
+//! goal, rerun once so that observations that differ between runs make no assertions.
+
+use super::archive::Archive;
+use super::outputs::Outputs;
+use super::{env, fakes, finish, mocks, ops, Space};
+use crate::cluster::Cluster;
+use crate::driver::execute::Execute;
+use crate::driver::goals::GoalMap;
+use crate::test_case::{FinishedTest, TestCase};
+use anyhow::Result;
+use hermetic_protocol::ExecReport;
+use std::collections::BTreeSet;
+
+/// Executions a kept test may spend on simpler values for its fakes.
+const MAX_SIMPLER_TRIES: usize = 24;
+
+/// Shrinks each archived test to the statements its goals need, then keeps a small set of tests
+/// that covers every archived goal.
+pub fn minimise(
+    space: &Space,
+    goals: &GoalMap,
+    outputs: &mut Outputs,
+    exec: &mut dyn Execute,
+    archive: &Archive,
+) -> Result<Vec<FinishedTest>> {
+    let mut execute = |candidate: &TestCase| -> Result<ExecReport> {
+        Ok(exec.exec_batch(vec![candidate.request()])?.remove(0))
+    };
+    let mut shrunk: Vec<(FinishedTest, BTreeSet<usize>)> = Vec::new();
+    for (test, own) in archive.assignments() {
+        let own: BTreeSet<usize> = own.into_iter().collect();
+        let mut best = test.clone();
+        for trim in [mocks::trim, fakes::trim] {
+            if let Some(candidate) = trim(space, &best.case, &best.report) {
+                let report = execute(&candidate)?;
+                if let Some(t) = kept(space, goals, outputs, candidate, report, &own) {
+                    best = t;
+                }
+            }
+        }
+        let mut i = best.case.stmts.len();
+        while i > 0 {
+            i -= 1;
+            if best.case.stmts.len() <= 1 || i >= best.case.stmts.len() {
+                continue;
+            }
+            let mut candidate = best.case.clone();
+            ops::remove_stmt(&mut candidate, i);
+            ops::repair(space, &mut candidate);
+            if candidate.stmts.is_empty() {
+                continue;
+            }
+            let report = execute(&candidate)?;
+            if let Some(t) = kept(space, goals, outputs, candidate, report, &own) {
+                if t.uses_private <= best.uses_private
+                    && t.uses_mocks <= best.uses_mocks
+                    && t.uses_fakes <= best.uses_fakes
+                {
+                    best = t;
+                    i = i.min(best.case.stmts.len());
+                }
+            }
+        }
+        // Fakes' values as a reader would choose them, where the goals allow.
+        let compared: Vec<i128> = best
+            .report
+            .cmp_ints
+            .iter()
+            .filter(|(pc, _)| goals.in_selected_code(*pc))
+            .map(|&(_, v)| v as i64 as i128)
+            .collect();
+        let mut tries = 0;
+        for (i, k) in fakes::value_positions(space, &best.case) {
+            let Some(current) = fakes::value_at(&best.case, i, k).cloned() else {
+                continue;
+            };
+            for v in fakes::simpler(&current, &compared) {
+                if tries >= MAX_SIMPLER_TRIES {
+                    break;
+                }
+                tries += 1;
+                let candidate = fakes::with_value(&best.case, i, k, v);
+                if !fakes::respects(space, &candidate) {
+                    continue;
+                }
+                let report = execute(&candidate)?;
+                if let Some(t) = kept(space, goals, outputs, candidate, report, &own) {
+                    best = t;
+                    break;
+                }
+            }
+        }
+        let mut g = env::gene_count(&best.case.env);
+        while g > 0 {
+            g -= 1;
+            let mut candidate = best.case.clone();
+            candidate.env = env::without_gene(&candidate.env, g);
+            let report = execute(&candidate)?;
+            if let Some(t) = kept(space, goals, outputs, candidate, report, &own) {
+                best = t;
+            }
+        }
+        let mut hit: BTreeSet<usize> = goals.goals_hit(&best.report.covered).collect();
+        hit.extend(outputs.goal(&best));
+        shrunk.push((best, hit));
+    }
+    // Greedy set cover: the test covering most still-uncovered goals first.
+    let mut remaining: BTreeSet<usize> =
+        shrunk.iter().flat_map(|(_, h)| h.iter().copied()).collect();
+    let mut chosen = Vec::new();
+    while !remaining.is_empty() {
+        let (idx, gain) = shrunk
+            .iter()
+            .enumerate()
+            .map(|(i, (_, h))| (i, h.intersection(&remaining).count()))
+            .max_by_key(|&(i, gain)| (gain, std::cmp::Reverse(i)))
+            .expect("non-empty");
+        if gain == 0 {
+            break;
+        }
+        let (test, hit) = shrunk.swap_remove(idx);
+        remaining.retain(|g| !hit.contains(g));
+        chosen.push(test);
+    }
+    // Observations that differ between two runs must not become assertions.
+    let reruns = exec.exec_batch(chosen.iter().map(|t| t.case.request()).collect())?;
+    let mut stable = Vec::new();
+    for (mut test, rerun) in chosen.into_iter().zip(reruns) {
+        if std::mem::discriminant(&rerun.outcome) != std::mem::discriminant(&test.report.outcome) {
+            continue;
+        }
+        for (mine, again) in test.report.stmts.iter_mut().zip(&rerun.stmts) {
+            if mine.returned != again.returned {
+                mine.returned = None;
+            }
+        }
+        stable.push(test);
+    }
+    for t in &mut stable {
+        t.case.home = home_of(space.cluster, &t.case);
+    }
+    stable.sort_by_key(|t| {
+        (
+            t.case.home,
+            t.case.stmts.last().map(|s| s.callable),
+            t.case.stmts.len(),
+        )
+    });
+    Ok(stable)
+}
+
+/// Where a test belongs: with the function it is about (its last call) when every call it
+/// makes can be written there; else where it was built.
+fn home_of(cluster: &Cluster, case: &TestCase) -> crate::cluster::ModuleId {
+    let Some(last) = case.stmts.last() else {
+        return case.home;
+    };
+    let target = cluster.callables[last.callable].module;
+    let fits = case
+        .stmts
+        .iter()
+        .all(|s| ops::callable_visible(cluster, s.callable, target));
+    if fits {
+        target
+    } else {
+        case.home
+    }
+}
+
+/// A shrunk candidate as a test, when it still covers every goal in `own`.
+fn kept(
+    space: &Space,
+    goals: &GoalMap,
+    outputs: &mut Outputs,
+    candidate: TestCase,
+    report: ExecReport,
+    own: &BTreeSet<usize>,
+) -> Option<FinishedTest> {
+    // Not a test: a mock or fake ran out, or the sandbox stopped something the code did.
+    if mocks::ran_out(&report) || fakes::ran_out(&report) || report.sandbox_blocked > 0 {
+        return None;
+    }
+    let t = finish(space.cluster, candidate, report).ok()?;
+    let mut hit: BTreeSet<usize> = goals.goals_hit(&t.report.covered).collect();
+    hit.extend(outputs.goal(&t));
+    own.is_subset(&hit).then_some(t)
+}

@@ -1,0 +1,334 @@
+//! The search loop on a fake executor: a closure stands in for the driver, so these tests run
+//! in milliseconds and say exactly what the code under test "did".
+
+use super::*;
+use crate::analyze::analyze;
+use crate::cluster::Cluster;
+use hermetic_protocol::Value;
+use hermetic_protocol::{Observed, StmtReport};
+use values::ValuePool;
+
+/// A fake driver: runs each request through `f`.
+struct Fake<F: FnMut(&ExecRequest) -> ExecReport> {
+    f: F,
+    batches: usize,
+}
+
+impl<F: FnMut(&ExecRequest) -> ExecReport> Execute for Fake<F> {
+    fn exec_batch(&mut self, requests: Vec<ExecRequest>) -> Result<Vec<ExecReport>> {
+        self.batches += 1;
+        Ok(requests.iter().map(&mut self.f).collect())
+    }
+}
+
+fn fake<F: FnMut(&ExecRequest) -> ExecReport>(f: F) -> Fake<F> {
+    Fake { f, batches: 0 }
+}
+
+/// A crate of one module; analysis gives the callables and their types.
+fn cluster(source: &str) -> Cluster {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(d.path().join("src")).unwrap();
+    std::fs::write(d.path().join("src/lib.rs"), source).unwrap();
+    analyze(&d.path().join("src/lib.rs"), "demo").unwrap()
+}
+
+fn callable(c: &Cluster, name: &str) -> usize {
+    c.callables.iter().position(|k| k.name == name).unwrap()
+}
+
+fn config(seed: u64, max: u64) -> SearchConfig {
+    SearchConfig {
+        seed,
+        max_executions: Some(max),
+        deadline: None,
+        batch: 32,
+        strategy: Strategy::Archive,
+        env_parts: env::EnvParts::default(),
+        mock_probability: 0.8,
+        mock_start: 0.5,
+        isolate_probability: 0.8,
+        isolate_start: 0.5,
+        stagnation_floor: Some(FLOOR),
+    }
+}
+
+fn report(covered: Vec<u32>, returned: Option<Observed>) -> ExecReport {
+    ExecReport {
+        outcome: Outcome::Completed,
+        stmts: vec![StmtReport {
+            returned,
+            stored: false,
+        }],
+        covered,
+        cmp_ints: Vec::new(),
+        cmp_bytes: Vec::new(),
+        cmp_closest: Vec::new(),
+        env: Default::default(),
+        sandbox_blocked: 0,
+        mock_calls: Vec::new(),
+        fake_calls: Vec::new(),
+        reached_mutants: Vec::new(),
+    }
+}
+
+const SITE: u64 = 0x1000;
+/// A small stagnation floor keeps these tests fast.
+const FLOOR: u64 = 2_000;
+
+/// `fn gate(x: i64) -> u8`: counter 0 always; counter 1 when `x < 0`; counter 2 when
+/// `x == 1_234_567`, a comparison at `SITE` the fake reports with its operands and distance.
+/// Every statement but the last is ignored (only the last call's coverage counts), so extra
+/// statements are what minimisation must remove.
+fn gate(request: &ExecRequest) -> ExecReport {
+    let Some(Value::Int(x)) = request.calls.last().and_then(|c| c.args.first()) else {
+        return report(vec![0], None);
+    };
+    let mut covered = vec![0];
+    if *x < 0 {
+        covered.push(1);
+    }
+    if *x == 1_234_567 {
+        covered.push(2);
+    }
+    let mut r = report(covered, Some(Observed::Int(0)));
+    r.stmts = vec![
+        StmtReport {
+            returned: Some(Observed::Int(0)),
+            stored: false
+        };
+        request.calls.len()
+    ];
+    if *x != 1_234_567 {
+        r.cmp_ints = vec![(SITE, *x as u64), (SITE, 1_234_567)];
+    }
+    r.cmp_closest = vec![(SITE, x.abs_diff(1_234_567) as u64)];
+    r
+}
+
+const GATE: &str =
+    "pub fn gate(x: i64) -> u8 { if x < 0 { 1 } else if x == 1_234_567 { 2 } else { 0 } }\n\
+                    pub fn other(y: i64) -> u8 { y as u8 }\n";
+
+fn run_gate(seed: u64, max: u64) -> SearchOutcome {
+    let c = cluster(GATE);
+    let targets = vec![callable(&c, "gate")];
+    let usable = vec![true; c.callables.len()];
+    let mut space = Space::new(&c, &usable, targets, ValuePool::default());
+    let goals = GoalMap::for_tests(&[("gate", 3)], vec![(SITE, SITE + 1)]);
+    run(
+        &mut space,
+        &goals,
+        &mut fake(gate),
+        &config(seed, max),
+        &mut |_, _| {},
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_constant_the_code_compares_with_is_reached_and_the_search_stops_there() {
+    let out = run_gate(1, 20_000);
+    assert_eq!(out.covered, BTreeSet::from([0, 1, 2]));
+    assert_eq!(out.stopped, StopReason::AllCovered);
+    assert!(out.executions < 20_000, "{}", out.executions);
+    // Minimised: each test is one call of `gate`.
+    assert!(out.tests.iter().all(|t| t.case.stmts.len() == 1));
+    let args: Vec<&Value> = out.tests.iter().map(|t| &t.case.stmts[0].args[0]).collect();
+    assert!(args.contains(&&Value::Int(1_234_567)), "{args:?}");
+}
+
+#[test]
+fn the_same_seed_gives_the_same_tests() {
+    let cases =
+        |o: SearchOutcome| -> Vec<TestCase> { o.tests.into_iter().map(|t| t.case).collect() };
+    assert_eq!(cases(run_gate(7, 5_000)), cases(run_gate(7, 5_000)));
+}
+
+#[test]
+fn a_search_whose_coverage_stops_rising_ends_and_says_why() {
+    let c = cluster(GATE);
+    let targets = vec![callable(&c, "gate")];
+    let usable = vec![true; c.callables.len()];
+    let mut space = Space::new(&c, &usable, targets, ValuePool::default());
+    // Goal 3 is never covered.
+    let goals = GoalMap::for_tests(&[("gate", 4)], vec![(SITE, SITE + 1)]);
+    let out = run(
+        &mut space,
+        &goals,
+        &mut fake(gate),
+        &config(1, 1_000_000),
+        &mut |_, _| {},
+    )
+    .unwrap();
+    let StopReason::Stagnated { last_gain, at } = out.stopped else {
+        panic!("{:?}", out.stopped)
+    };
+    assert_eq!(out.covered.len(), 3);
+    assert!(at - last_gain >= FLOOR && at - last_gain >= 4 * last_gain);
+    assert!(at < 1_000_000);
+    assert!(out.stopped.to_string().contains("coverage stopped rising"));
+    // Without early stopping the budget is spent.
+    let mut cfg = config(1, 1_000);
+    cfg.stagnation_floor = None;
+    let out = run(&mut space, &goals, &mut fake(gate), &cfg, &mut |_, _| {}).unwrap();
+    assert_eq!(out.stopped, StopReason::Executions);
+}
+
+#[test]
+fn a_step_runs_one_batch_and_the_archive_keeps_what_it_covered() {
+    let c = cluster(GATE);
+    let targets = vec![callable(&c, "gate")];
+    let usable = vec![true; c.callables.len()];
+    let mut space = Space::new(&c, &usable, targets, ValuePool::default());
+    let goals = GoalMap::for_tests(&[("gate", 3)], vec![(SITE, SITE + 1)]);
+    let cfg = config(3, 100);
+    let mut search = Search::new(&mut space, &goals, &cfg);
+    let mut exec = fake(gate);
+    search.step(&mut exec).unwrap();
+    assert_eq!((exec.batches, search.executions()), (1, 32));
+    assert!(search.covered_goals() >= 1);
+    // A batch learnt by hand: a test reaching goal 2 is archived.
+    let case = TestCase {
+        home: 0,
+        stmts: vec![Stmt {
+            callable: callable(&c, "gate"),
+            args: vec![Value::Int(1_234_567)],
+        }],
+        env: Default::default(),
+    };
+    let r = gate(&case.request());
+    search.learn(vec![case.clone()], vec![r]);
+    assert!(search.archive.covers(2));
+    assert_eq!(search.executions(), 33);
+    let out = search.finish(&mut exec).unwrap();
+    assert!(out.tests.iter().any(|t| t.case == case));
+}
+
+#[test]
+fn minimisation_keeps_only_the_statements_a_goal_needs() {
+    let c = cluster(GATE);
+    let (g, o) = (callable(&c, "gate"), callable(&c, "other"));
+    let usable = vec![true; c.callables.len()];
+    let mut space = Space::new(&c, &usable, vec![g], ValuePool::default());
+    let goals = GoalMap::for_tests(&[("gate", 3)], vec![(SITE, SITE + 1)]);
+    let cfg = config(3, 0);
+    let mut search = Search::new(&mut space, &goals, &cfg);
+    let stmt = |callable, x| Stmt {
+        callable,
+        args: vec![Value::Int(x)],
+    };
+    let long = TestCase {
+        home: 0,
+        stmts: vec![stmt(o, 5), stmt(g, 9), stmt(o, 6), stmt(g, -4)],
+        env: Default::default(),
+    };
+    let r = gate(&long.request());
+    search.learn(vec![long], vec![r]);
+    let mut exec = fake(gate);
+    let out = search.finish(&mut exec).unwrap();
+    assert_eq!(out.tests.len(), 1);
+    assert_eq!(out.tests[0].case.stmts, vec![stmt(g, -4)]);
+    assert_eq!(out.covered, BTreeSet::from([0, 1]));
+    assert_eq!(out.stopped, StopReason::Executions);
+}
+
+#[test]
+fn a_call_that_crashed_is_a_finding_and_is_not_tried_again() {
+    let c = cluster(GATE);
+    let g = callable(&c, "gate");
+    let usable = vec![true; c.callables.len()];
+    let mut space = Space::new(&c, &usable, vec![g], ValuePool::default());
+    // Goal 3 is never covered, so the search spends its budget.
+    let goals = GoalMap::for_tests(&[("gate", 4)], vec![(SITE, SITE + 1)]);
+    // Every call with an argument of 0 aborts.
+    let crashing = |r: &ExecRequest| {
+        if r.calls.iter().any(|c| c.args == [Value::Int(0)]) {
+            let mut rep = report(vec![0], None);
+            rep.stmts.clear();
+            rep.outcome = Outcome::Crashed {
+                stmt: 0,
+                signal: 6,
+                stack_overflow: false,
+            };
+            rep
+        } else {
+            gate(r)
+        }
+    };
+    let out = run(
+        &mut space,
+        &goals,
+        &mut fake(crashing),
+        &config(2, 1_000),
+        &mut |_, _| {},
+    )
+    .unwrap();
+    // One finding per crashing callable (`gate(0)`, and `other(0)` when it came last).
+    assert!(!out.findings.is_empty());
+    assert!(out
+        .findings
+        .iter()
+        .all(|f| f.case.stmts.last().unwrap().args == [Value::Int(0)]));
+    assert!(
+        out.avoided > 0,
+        "the crashing call was drawn again and skipped"
+    );
+    assert!(out
+        .tests
+        .iter()
+        .all(|t| t.case.stmts[0].args != [Value::Int(0)]));
+}
+
+const PARSERS: &str = "pub fn setting(line: &str) -> bool { line.starts_with(\"retries=\") }\n\
+                       pub fn open(frame: &[u8]) -> bool { frame.len() > 4 }\n";
+
+fn one_call(c: &Cluster, name: &str, arg: Value) -> TestCase {
+    TestCase {
+        home: 0,
+        stmts: vec![Stmt {
+            callable: callable(c, name),
+            args: vec![arg],
+        }],
+        env: Default::default(),
+    }
+}
+
+#[test]
+fn a_compared_operand_is_spliced_in_where_the_test_holds_the_other() {
+    let c = cluster(PARSERS);
+    let usable = vec![true; c.callables.len()];
+    let space = Space::new(&c, &usable, vec![0, 1], ValuePool::default());
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    // `memcmp("retriez=", "retries=")`: the key goes in where the test has the near miss.
+    let case = one_call(&c, "setting", Value::Str("x retriez=3".into()));
+    let pairs = vec![b"retriez=".to_vec(), b"retries=".to_vec()];
+    let got = cmp::splice(&mut rng, &space, &case, &pairs, &[]).unwrap();
+    assert_eq!(got.stmts[0].args, vec![Value::Str("x retries=3".into())]);
+    // A checksum read from the last four bytes (little-endian) and compared with the right
+    // one: the right one goes in, in the same byte order.
+    let bytes = |b: &[u8]| Value::Seq(b.iter().map(|&x| Value::Int(x.into())).collect());
+    let case = one_call(
+        &c,
+        "open",
+        bytes(&[b'N', 0xC0, 0xDE, 0x78, 0x56, 0x34, 0x12]),
+    );
+    let got = cmp::splice(
+        &mut rng,
+        &space,
+        &case,
+        &[],
+        &[(9, 0x1234_5678), (9, 0x00AB_CDEF)],
+    );
+    assert_eq!(
+        got.unwrap().stmts[0].args,
+        vec![bytes(&[b'N', 0xC0, 0xDE, 0xEF, 0xCD, 0xAB, 0x00])]
+    );
+    // As decimal text: `retries > 10` compared 12 with 10.
+    let case = one_call(&c, "setting", Value::Str("retries=12".into()));
+    let got = cmp::splice(&mut rng, &space, &case, &[], &[(9, 12), (9, 10)]).unwrap();
+    assert_eq!(got.stmts[0].args, vec![Value::Str("retries=10".into())]);
+    // Nothing of the operands in the test: nothing to do.
+    let case = one_call(&c, "setting", Value::Str("abc".into()));
+    assert!(cmp::splice(&mut rng, &space, &case, &pairs, &[(9, 12), (9, 10)]).is_none());
+}
