@@ -114,7 +114,13 @@ impl Isolation {
             }
             None => Vec::new(),
         };
-        planned_texts(crate_dir, crate_dir, cluster, &self.attributes)?;
+        planned_texts(
+            crate_dir,
+            crate_dir,
+            cluster,
+            &self.attributes,
+            Layout::Rustfmt,
+        )?;
         self.time += started.elapsed();
         Ok(())
     }
@@ -122,7 +128,13 @@ impl Isolation {
     /// Writes the decided attributes into the user's crate.
     pub fn write(&mut self, cluster: &Cluster, crate_dir: &Path) -> Result<()> {
         let started = Instant::now();
-        write(crate_dir, crate_dir, cluster, &self.attributes)?;
+        write(
+            crate_dir,
+            crate_dir,
+            cluster,
+            &self.attributes,
+            Layout::Rustfmt,
+        )?;
         self.time += started.elapsed();
         Ok(())
     }
@@ -444,6 +456,17 @@ pub fn faked_in(cluster: &Cluster, text: &str) -> BTreeSet<Callee> {
     out
 }
 
+/// How attributes are laid out in the files they go into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// As rustfmt would (the user's crate).
+    Rustfmt,
+    /// Every line where it was (the copies the tool builds): coverage, debug info and compiler
+    /// messages then point at the user's lines. An attribute goes on one line, before the item
+    /// on its line; one rewritten or taken out leaves as many lines as it had.
+    SameLines,
+}
+
 /// The new text of each file the edits change, for the crate rooted at `root` (the user's
 /// `crate_dir`, or a copy of it): nothing is written. Fails when a unit cannot be found as
 /// analysed.
@@ -452,6 +475,7 @@ pub fn planned_texts(
     crate_dir: &Path,
     cluster: &Cluster,
     edits: &[(UnitId, Vec<String>)],
+    layout: Layout,
 ) -> Result<Vec<(PathBuf, String)>> {
     let mut by_file: BTreeMap<PathBuf, Vec<&(UnitId, Vec<String>)>> = BTreeMap::new();
     for e in edits {
@@ -464,7 +488,7 @@ pub fn planned_texts(
         let mut text = std::fs::read_to_string(&path)
             .with_context(|| format!("cannot read {}", path.display()))?;
         for (u, only) in edits {
-            text = edit(&text, cluster, *u, only)
+            text = edit(&text, cluster, *u, only, layout)
                 .with_context(|| format!("cannot isolate in {}", path.display()))?;
         }
         syn::parse_file(&text).map_err(|e| {
@@ -484,8 +508,9 @@ pub fn write(
     crate_dir: &Path,
     cluster: &Cluster,
     edits: &[(UnitId, Vec<String>)],
+    layout: Layout,
 ) -> Result<Vec<PathBuf>> {
-    let texts = planned_texts(root, crate_dir, cluster, edits)?;
+    let texts = planned_texts(root, crate_dir, cluster, edits, layout)?;
     let mut written = Vec::new();
     for (path, text) in texts {
         let tmp = path.with_extension("rs.hermetic-tmp");
@@ -498,7 +523,13 @@ pub fn write(
 
 /// `text` (a module's file) with unit `u`'s attribute listing `only`: added, replaced (ours),
 /// or taken out (ours, when `only` is empty and it has no other options).
-fn edit(text: &str, cluster: &Cluster, u: UnitId, only: &[String]) -> Result<String> {
+fn edit(
+    text: &str,
+    cluster: &Cluster,
+    u: UnitId,
+    only: &[String],
+    layout: Layout,
+) -> Result<String> {
     let unit = &cluster.units[u];
     let file = syn::parse_file(text).context("parse")?;
     let items = crate::analyze::modules::items_in_file(cluster, unit.module, &file)
@@ -529,22 +560,39 @@ fn edit(text: &str, cluster: &Cluster, u: UnitId, only: &[String]) -> Result<Str
     let offsets = Offsets::new(text);
     let existing = attrs.iter().find_map(|a| isolate_attr(a, &offsets));
     let mut out = text.to_string();
+    // In place of an attribute of ours (its range ends with the line break and indentation
+    // after it): `new` and the indentation, on as many lines as it had with `SameLines`.
+    let in_place = |range: (usize, usize), new: &str| match layout {
+        Layout::Rustfmt if new.is_empty() => String::new(),
+        Layout::Rustfmt => format!("{new}\n{}", indent_at(text, range.0)),
+        Layout::SameLines => {
+            let old = &text[range.0..range.1];
+            let tail = &old[old.rfind('\n').map_or(old.len(), |i| i + 1)..];
+            let breaks = old.matches('\n').count();
+            format!("{new}{}{tail}", "\n".repeat(breaks))
+        }
+    };
     match existing {
         Some(a) if !a.cfg_test => {}
         Some(a) if only.is_empty() && a.others.is_empty() => {
-            out.replace_range(a.range.0..a.range.1, "");
+            out.replace_range(a.range.0..a.range.1, &in_place(a.range, ""));
         }
         Some(a) => {
-            let indent = indent_at(text, a.range.0);
-            let line = attribute(only, &a.others, &indent);
-            out.replace_range(a.range.0..a.range.1, &format!("{line}\n{indent}"));
+            let line = match layout {
+                Layout::Rustfmt => attribute(only, &a.others, &indent_at(text, a.range.0)),
+                Layout::SameLines => one_line(only, &a.others),
+            };
+            out.replace_range(a.range.0..a.range.1, &in_place(a.range, &line));
         }
         None if only.is_empty() => {}
         None => {
             let at = offsets.offset(at);
             let indent = indent_at(text, at);
-            let line = attribute(only, &[], &indent);
-            out.insert_str(at, &format!("{line}\n{indent}"));
+            let new = match layout {
+                Layout::Rustfmt => format!("{}\n{indent}", attribute(only, &[], &indent)),
+                Layout::SameLines => format!("{} ", one_line(only, &[])),
+            };
+            out.insert_str(at, &new);
         }
     }
     Ok(out)
@@ -570,14 +618,19 @@ fn attribute_of(cluster: &Cluster, u: UnitId, only: &[String]) -> String {
     attribute(only, others, &unit.indent)
 }
 
-/// The attribute, laid out as rustfmt lays it out at `indent`.
-fn attribute(only: &[String], others: &[String], indent: &str) -> String {
+/// The attribute on one line.
+fn one_line(only: &[String], others: &[String]) -> String {
     let mut options = vec![format!("only({})", only.join(", "))];
     options.extend(others.iter().cloned());
-    let line = format!(
+    format!(
         "#[cfg_attr(test, hermetic::isolate({}))]",
         options.join(", ")
-    );
+    )
+}
+
+/// The attribute, laid out as rustfmt lays it out at `indent`.
+fn attribute(only: &[String], others: &[String], indent: &str) -> String {
+    let line = one_line(only, others);
     // rustfmt leaves attributes with patterns as they are; a long `only` list it breaks.
     if indent.len() + line.len() <= MAX_WIDTH || !others.is_empty() {
         return line;
@@ -668,7 +721,7 @@ mod inner {
         let (d, mut c) = crate_with(LIB);
         let units = plan(&mut c, |_| true);
         let edits = shadow_attributes(&c, &units);
-        let texts = planned_texts(d.path(), d.path(), &c, &edits).unwrap();
+        let texts = planned_texts(d.path(), d.path(), &c, &edits, Layout::Rustfmt).unwrap();
         let text = &texts[0].1;
         assert!(
             text.contains("/// Seed 000's transfer.\n#[cfg_attr(test, hermetic::isolate(only(crate::db::Database::query, db::run_query)))]\npub fn transfer("),
@@ -685,8 +738,35 @@ mod inner {
         let all = attributed_units(&c, |_| true);
         assert_eq!(all.len(), 2);
         let off = user_attributes(&c, &all, &BTreeSet::new(), Isolate::Off);
-        let texts = planned_texts(d.path(), d.path(), &c, &off).unwrap();
+        let texts = planned_texts(d.path(), d.path(), &c, &off, Layout::Rustfmt).unwrap();
         assert_eq!(texts[0].1, LIB);
+    }
+
+    #[test]
+    fn the_copies_keep_every_line_where_it_was() {
+        let (d, mut c) = crate_with(LIB);
+        let units = plan(&mut c, |_| true);
+        let edits = shadow_attributes(&c, &units);
+        let line_of = |text: &str, what: &str| text.lines().position(|l| l.contains(what));
+        let texts = planned_texts(d.path(), d.path(), &c, &edits, Layout::SameLines).unwrap();
+        let text = &texts[0].1;
+        assert_eq!(text.lines().count(), LIB.lines().count(), "{text}");
+        for what in ["pub fn transfer(", "impl Teller {", "pub fn check("] {
+            assert_eq!(line_of(text, what), line_of(LIB, what), "{what}:\n{text}");
+        }
+        assert!(
+            text.contains("#[cfg_attr(test, hermetic::isolate(only(crate::db::Database::query, db::run_query)))] pub fn transfer("),
+            "{text}"
+        );
+        // Taken out, an attribute leaves its lines.
+        let formatted = planned_texts(d.path(), d.path(), &c, &edits, Layout::Rustfmt).unwrap();
+        std::fs::write(d.path().join("src/lib.rs"), &formatted[0].1).unwrap();
+        let c = crate::analyze::analyze(&d.path().join("src/lib.rs"), "demo").unwrap();
+        let all = attributed_units(&c, |_| true);
+        let off = user_attributes(&c, &all, &BTreeSet::new(), Isolate::Off);
+        let texts = planned_texts(d.path(), d.path(), &c, &off, Layout::SameLines).unwrap();
+        assert_eq!(texts[0].1.lines().count(), formatted[0].1.lines().count());
+        assert!(!texts[0].1.contains("only(crate::db::Database::query"));
     }
 
     #[test]

@@ -107,8 +107,14 @@ pub fn verify(
         let rebased = rebase(cluster, origin.crate_dir, &copy.root);
         emit::apply(&copy.root, &rebased, suite, &files)
             .context("place the tests in the verification copy")?;
-        crate::isolate::write(&copy.root, origin.crate_dir, cluster, isolated)
-            .context("isolate the units the tests fake in the verification copy")?;
+        crate::isolate::write(
+            &copy.root,
+            origin.crate_dir,
+            cluster,
+            isolated,
+            crate::isolate::Layout::SameLines,
+        )
+        .context("isolate the units the tests fake in the verification copy")?;
         if manifest::needs_runtime(files.iter().map(|f| f.contents.as_str())) {
             shadow::add_runtime_dependency(&copy.root.join("Cargo.toml"), "dev-dependencies")?;
         }

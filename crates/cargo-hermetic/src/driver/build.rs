@@ -55,7 +55,13 @@ pub fn build_driver(
     }
     let shadow = shadow::copy_crate(&origin, "shadow", &support)?;
     let isolating = std::time::Instant::now();
-    crate::isolate::write(&shadow.root, &target.crate_dir, cluster, isolated)?;
+    crate::isolate::write(
+        &shadow.root,
+        &target.crate_dir,
+        cluster,
+        isolated,
+        crate::isolate::Layout::SameLines,
+    )?;
     let isolate_time = isolating.elapsed();
     let dispatch_dir = work_dir.join("dispatch");
     let mut disabled = BTreeSet::new();

@@ -10,6 +10,7 @@ use crate::cluster::{CallableId, CallableKind, FakeId};
 use crate::test_case::{Stmt, TestCase};
 use hermetic_protocol::{ExecReport, Observed, Outcome, Value, FAKE_PANIC};
 use rand::seq::SliceRandom;
+use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeMap;
 
@@ -17,6 +18,8 @@ use std::collections::BTreeMap;
 const MAX_FIRST_VALUES: usize = 4;
 /// Tries at values that keep to a restriction.
 const TRIES: usize = 8;
+/// How often a fake joins a test for every callee its parent called for real, not just one.
+const P_EVERY_CALLEE: f64 = 0.3;
 
 /// Whether the execution stopped because a fake had no value for a call: the set-up was short;
 /// such a run never becomes a test.
@@ -39,7 +42,9 @@ pub fn is_fake(space: &Space, s: &Stmt) -> bool {
 }
 
 /// A test with a fake for a callee its parent's last run called for real, one value per such
-/// call: `None` when there is none to add or its values cannot be built.
+/// call; now and then for every such callee at once (seed 000 fakes them all: a branch behind
+/// several calls, as a transfer's behind the balance and the processor, needs each faked).
+/// `None` when there is none to add or its values cannot be built.
 pub fn insert(
     rng: &mut ChaCha8Rng,
     space: &Space,
@@ -52,21 +57,32 @@ pub fn insert(
         .filter(|c| c.real > 0 && stmt_of(space, case, c.callable).is_none())
         .filter(|c| ops::callable_visible(space.cluster, c.callable, case.home))
         .collect();
-    let call = open.choose(rng)?;
-    let n = (call.real as usize).clamp(1, MAX_FIRST_VALUES);
+    let chosen = if open.len() > 1 && rng.gen_bool(P_EVERY_CALLEE) {
+        open
+    } else {
+        vec![*open.choose(rng)?]
+    };
     for _ in 0..TRIES {
         let mut test = case.clone();
-        // Before the call under test, after what it uses.
-        let at = test.stmts.len().saturating_sub(1);
-        splice_in(
-            &mut test,
-            at,
-            Stmt {
-                callable: call.callable,
-                args: vec![Value::Seq(Vec::new())],
-            },
-        );
-        if ops::extend_seq_arg(rng, space, &mut test, at, 0, n) && respects(space, &test) {
+        let mut built = true;
+        for call in &chosen {
+            let n = (call.real as usize).clamp(1, MAX_FIRST_VALUES);
+            // Before the call under test, after what it uses.
+            let at = test.stmts.len().saturating_sub(1);
+            splice_in(
+                &mut test,
+                at,
+                Stmt {
+                    callable: call.callable,
+                    args: vec![Value::Seq(Vec::new())],
+                },
+            );
+            built &= ops::extend_seq_arg(rng, space, &mut test, at, 0, n);
+            if !built {
+                break;
+            }
+        }
+        if built && respects(space, &test) {
             return Some(test);
         }
     }
