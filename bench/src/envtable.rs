@@ -311,7 +311,7 @@ fn generate(
         .flatten()
         .map(|s| {
             let g = |k| s.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-            (g("item"), g("reason"))
+            (g("item"), g("detail"))
         })
         .collect();
     Some(EnvRun {

@@ -1,7 +1,9 @@
 //! Running cargo: metadata of the user's package, and builds of shadow copies.
 
+use crate::cli::FeatureArgs;
 use anyhow::{bail, Context, Result};
 use cargo_metadata::{Message, MetadataCommand, Package};
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -17,6 +19,82 @@ pub struct Target {
     pub crate_dir: PathBuf,
     pub workspace_root: PathBuf,
     pub target_dir: PathBuf,
+    /// The package's features the builds turn on.
+    pub features: Features,
+}
+
+/// The package's features a build turns on, as cargo resolves them, and the flags that say so.
+#[derive(Debug, Clone, Default)]
+pub struct Features {
+    /// Features on (`cfg(feature = "..")` holds for them), optional dependencies' implicit
+    /// features included.
+    pub enabled: BTreeSet<String>,
+    /// `--features a,b`, `--all-features`, `--no-default-features`, as the user gave them.
+    pub cargo_args: Vec<String>,
+}
+
+/// The features on for a package whose `[features]` table is `table` and whose optional
+/// dependencies are `optional`: the defaults unless `--no-default-features`, those asked for,
+/// everything with `--all-features`, and what they turn on in turn. An optional dependency
+/// turned on makes its implicit feature (named after it) hold, unless the table names it
+/// only as `dep:name`.
+pub fn enabled_features(
+    table: &BTreeMap<String, Vec<String>>,
+    optional: &[String],
+    args: &FeatureArgs,
+) -> Result<BTreeSet<String>> {
+    let hidden: BTreeSet<&str> = table
+        .values()
+        .flatten()
+        .filter_map(|v| v.strip_prefix("dep:"))
+        .collect();
+    let implicit: BTreeSet<&str> = optional
+        .iter()
+        .map(String::as_str)
+        .filter(|d| !hidden.contains(d) && !table.contains_key(*d))
+        .collect();
+    let exists = |f: &str| table.contains_key(f) || implicit.contains(f);
+    let mut todo: Vec<String> = Vec::new();
+    if args.all_features {
+        todo.extend(table.keys().cloned());
+        todo.extend(implicit.iter().map(|d| d.to_string()));
+    }
+    if !args.no_default_features && table.contains_key("default") {
+        todo.push("default".to_string());
+    }
+    for f in args.requested() {
+        // `dependency/feature` turns on a dependency's feature (and the dependency).
+        let own = f.split('/').next().unwrap_or(&f).to_string();
+        if !exists(&own) {
+            let mut known: Vec<&str> = table.keys().map(String::as_str).collect();
+            known.extend(&implicit);
+            bail!(
+                "the package has no feature `{own}` (its features: {})",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            );
+        }
+        todo.push(own);
+    }
+    let mut on = BTreeSet::new();
+    while let Some(f) = todo.pop() {
+        if !exists(&f) || !on.insert(f.clone()) {
+            continue;
+        }
+        for v in table.get(&f).into_iter().flatten() {
+            match v.split_once('/') {
+                // `dep?/feat` turns on nothing of this package; `dep/feat` the dependency.
+                Some((dep, _)) if !dep.ends_with('?') => todo.push(dep.to_string()),
+                Some(_) => {}
+                None if v.starts_with("dep:") => {}
+                None => todo.push(v.clone()),
+            }
+        }
+    }
+    Ok(on)
 }
 
 /// The libraries of the package's dependencies: each one's name as Rust spells it and its root
@@ -56,7 +134,11 @@ pub fn library_packages(manifest_path: Option<&Path>) -> Result<Vec<String>> {
         .collect())
 }
 
-pub fn locate(manifest_path: Option<&Path>, package: Option<&str>) -> Result<Target> {
+pub fn locate(
+    manifest_path: Option<&Path>,
+    package: Option<&str>,
+    features: &FeatureArgs,
+) -> Result<Target> {
     let mut cmd = MetadataCommand::new();
     cmd.no_deps();
     if let Some(p) = manifest_path {
@@ -109,7 +191,18 @@ pub fn locate(manifest_path: Option<&Path>, package: Option<&str>) -> Result<Tar
             pkg.name
         )
     })?;
+    let optional: Vec<String> = pkg
+        .dependencies
+        .iter()
+        .filter(|d| d.optional)
+        .map(|d| d.rename.clone().unwrap_or_else(|| d.name.clone()))
+        .collect();
+    let enabled = enabled_features(&pkg.features, &optional, features)?;
     Ok(Target {
+        features: Features {
+            enabled,
+            cargo_args: features.cargo_args(),
+        },
         package: pkg.name.to_string(),
         crate_name: lib.name.replace('-', "_"),
         lib_rs: lib.src_path.clone().into_std_path_buf(),
@@ -157,6 +250,7 @@ pub enum BuildOutcome {
 pub fn build_test_binary(
     manifest: &Path,
     target_dir: &Path,
+    cargo_args: &[String],
     rustc_args: &[&str],
     progress: bool,
 ) -> Result<BuildOutcome> {
@@ -171,7 +265,8 @@ pub fn build_test_binary(
     .arg("--manifest-path")
     .arg(manifest)
     .arg("--target-dir")
-    .arg(target_dir);
+    .arg(target_dir)
+    .args(cargo_args);
     if !rustc_args.is_empty() {
         cmd.arg("--").args(rustc_args);
     }
@@ -179,7 +274,7 @@ pub fn build_test_binary(
 }
 
 /// Builds the library's unit tests with plain `cargo test --no-run` (no instrumentation), with
-/// cargo's `options` (`--release`, `--all-features`).
+/// cargo's `options` (`--release`, `--all-features`, the user's feature flags).
 pub fn build_tests(manifest: &Path, target_dir: &Path, options: &[&str]) -> Result<BuildOutcome> {
     let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
     cmd.args(["test", "--lib", "--no-run", "--message-format=json"])
@@ -270,4 +365,66 @@ fn strip_ansi(s: &str) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(entries: &[(&str, &[&str])]) -> BTreeMap<String, Vec<String>> {
+        entries
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.iter().map(|s| s.to_string()).collect()))
+            .collect()
+    }
+
+    fn on(t: &BTreeMap<String, Vec<String>>, optional: &[&str], args: FeatureArgs) -> Vec<String> {
+        let optional: Vec<String> = optional.iter().map(|s| s.to_string()).collect();
+        enabled_features(t, &optional, &args)
+            .unwrap()
+            .into_iter()
+            .collect()
+    }
+
+    #[test]
+    fn features_resolve_as_cargo_turns_them_on() {
+        let t = table(&[
+            ("default", &["std"]),
+            ("std", &["alloc", "memchr?/std"]),
+            ("alloc", &[]),
+            ("extra", &["dep:serde", "glob/walk"]),
+            ("nightly", &[]),
+        ]);
+        let deps = ["serde", "glob", "memchr"];
+        assert_eq!(
+            on(&t, &deps, FeatureArgs::default()),
+            ["alloc", "default", "std"]
+        );
+        let none = FeatureArgs {
+            no_default_features: true,
+            ..Default::default()
+        };
+        assert!(on(&t, &deps, none).is_empty());
+        let extra = FeatureArgs {
+            features: vec!["extra nightly".into()],
+            no_default_features: true,
+            ..Default::default()
+        };
+        // `dep:serde` hides serde's implicit feature; `glob/walk` turns on glob's.
+        assert_eq!(on(&t, &deps, extra), ["extra", "glob", "nightly"]);
+        let all = FeatureArgs {
+            all_features: true,
+            ..Default::default()
+        };
+        assert_eq!(
+            on(&t, &deps, all),
+            ["alloc", "default", "extra", "glob", "memchr", "nightly", "std"]
+        );
+        let unknown = FeatureArgs {
+            features: vec!["nope".into()],
+            ..Default::default()
+        };
+        let err = enabled_features(&t, &[], &unknown).unwrap_err().to_string();
+        assert!(err.contains("no feature `nope`"), "{err}");
+    }
 }

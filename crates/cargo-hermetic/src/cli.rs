@@ -138,6 +138,52 @@ pub struct GenerateArgs {
     /// No progress bar.
     #[arg(short, long)]
     pub quiet: bool,
+    #[command(flatten)]
+    pub features: FeatureArgs,
+}
+
+/// Which of the crate's features the builds turn on, as cargo spells it; `#[cfg(feature)]`
+/// code is analysed the same way.
+#[derive(Args, Debug, Clone, Default, PartialEq, Eq)]
+pub struct FeatureArgs {
+    /// Features to turn on, comma- or space-separated (as for `cargo build`).
+    #[arg(short = 'F', long, value_name = "FEATURES")]
+    pub features: Vec<String>,
+    /// Turn on every feature of the crate.
+    #[arg(long)]
+    pub all_features: bool,
+    /// Leave the crate's default features off.
+    #[arg(long)]
+    pub no_default_features: bool,
+}
+
+impl FeatureArgs {
+    /// The features named in `--features`, one by one.
+    pub fn requested(&self) -> Vec<String> {
+        self.features
+            .iter()
+            .flat_map(|f| f.split([',', ' ']))
+            .filter(|f| !f.is_empty())
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// The flags for cargo, as given.
+    pub fn cargo_args(&self) -> Vec<String> {
+        let mut args = Vec::new();
+        let requested = self.requested();
+        if !requested.is_empty() {
+            args.push("--features".to_string());
+            args.push(requested.join(","));
+        }
+        if self.all_features {
+            args.push("--all-features".to_string());
+        }
+        if self.no_default_features {
+            args.push("--no-default-features".to_string());
+        }
+        args
+    }
 }
 
 /// `on` or `off`.
@@ -173,6 +219,9 @@ impl GenerateArgs {
         }
         if self.isolate == Some(crate::isolate::Isolate::On) {
             cmd += " --isolate";
+        }
+        for a in self.features.cargo_args() {
+            cmd += &format!(" {a}");
         }
         cmd
     }

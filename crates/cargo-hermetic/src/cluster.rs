@@ -534,12 +534,7 @@ pub enum Receiver {
     Value,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Skipped {
-    /// The item as a user would name it: `parser::tokenize`, `Stack::with_hook`.
-    pub item: String,
-    pub reason: String,
-}
+pub use crate::skip::Skipped;
 
 /// Constants from the source, to seed values.
 #[derive(Debug, Clone, Default, PartialEq)]

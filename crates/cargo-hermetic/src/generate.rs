@@ -1,7 +1,7 @@
 //! `cargo hermetic generate`: the whole pipeline, from the user's crate to test files.
 
 use crate::cli::GenerateArgs;
-use crate::cluster::{Cluster, Skipped};
+use crate::cluster::Cluster;
 use crate::driver::{build, goals, lines, process};
 use crate::emit::Suite;
 use crate::isolate::Isolation;
@@ -31,10 +31,18 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         (None, Some(_)) => None,
         (None, None) => Some(Duration::from_secs(GenerateArgs::DEFAULT_BUDGET)),
     };
-    let target = cargo::locate(args.manifest_path.as_deref(), args.package.as_deref())?;
+    let target = cargo::locate(
+        args.manifest_path.as_deref(),
+        args.package.as_deref(),
+        &args.features,
+    )?;
     let status = Status::new(args.quiet);
     status.say(&format!("analysing {}", target.package));
-    let mut cluster = analyze::analyze(&target.lib_rs, &target.crate_name)
+    let options = analyze::Options {
+        features: target.features.enabled.clone(),
+        ..Default::default()
+    };
+    let mut cluster = analyze::analyze_with(&target.lib_rs, &target.crate_name, options)
         .with_context(|| format!("analyse {}", target.lib_rs.display()))?;
     let selection = selection(args, &cluster)?;
     let chosen: Vec<bool> = (0..cluster.callables.len())
@@ -48,7 +56,13 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     );
     emit::check_in_the_way(&target.crate_dir, &cluster, Suite::Generated)?;
     if cluster.callables.is_empty() {
-        bail!(nothing_to_test(&cluster));
+        return Ok(no_tests(
+            args,
+            &target.package,
+            cluster.skipped.clone(),
+            started,
+            NOTHING_CALLABLE,
+        ));
     }
 
     status.say("building the instrumented driver (the first build compiles the dependencies, outside --budget)");
@@ -71,10 +85,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     let mut usable = vec![true; cluster.callables.len()];
     for u in &built.unsupported {
         usable[u.callable] = false;
-        skipped.push(Skipped {
-            item: callable_name(&cluster, u.callable),
-            reason: u.reason.clone(),
-        });
+        skipped.push(u.why.clone().skipped(callable_name(&cluster, u.callable)));
     }
     let jobs = args
         .jobs
@@ -98,9 +109,6 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     if std::env::var_os("HERMETIC_DEBUG").is_some() {
         debug_goal_map(&goal_map, mapping.elapsed());
     }
-    if goal_map.len() == 0 {
-        bail!("the selected code has no branches to cover (check --module and --function)");
-    }
     let targets: Vec<usize> = (0..cluster.callables.len())
         .filter(|&c| usable[c] && selected(&cluster, c, &selection))
         .filter(|&c| {
@@ -111,7 +119,17 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         })
         .collect();
     if targets.is_empty() {
-        bail!(nothing_to_test(&cluster));
+        return Ok(no_tests(
+            args,
+            &target.package,
+            skipped,
+            started,
+            NOTHING_CALLABLE,
+        ));
+    }
+    if goal_map.len() == 0 {
+        let why = "the selected code has no branches to cover (check --module and --function)";
+        return Ok(no_tests(args, &target.package, skipped, started, why));
     }
 
     let mut space = Space::new(
@@ -236,6 +254,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         crate_dir: &target.crate_dir,
         workspace_root: &target.workspace_root,
         work_dir: &work_dir,
+        cargo_args: &target.features.cargo_args,
     };
     // The tests' fakes answer only where the attributes are: verification places them too.
     let verify_attributes = isolation.for_tests(&cluster, &files);
@@ -330,6 +349,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         }
     }
     Ok(Report {
+        no_tests: None,
         environment_touched: outcome
             .touched
             .parts()
@@ -380,6 +400,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         elapsed_s: started.elapsed().as_secs_f64(),
         dependencies_build_s: dependencies_build.map(|d| d.as_secs_f64()),
         callables: cluster.callables.len(),
+        skipped_by_reason: crate::skip::by_reason(&skipped),
         skipped,
         findings,
         files: files.iter().map(|f| f.path.clone()).collect(),
@@ -612,15 +633,27 @@ pub fn callable_name(cluster: &Cluster, c: usize) -> String {
     parts.join("::")
 }
 
-fn nothing_to_test(cluster: &Cluster) -> String {
-    let mut msg = String::from("nothing in this crate can be tested by hermetic yet");
-    if !cluster.skipped.is_empty() {
-        msg += ":";
-        for s in cluster.skipped.iter().take(8) {
-            msg += &format!("\n  - {}: {}", s.item, s.reason);
-        }
+/// Why a run with nothing callable in its selection wrote no tests.
+const NOTHING_CALLABLE: &str = "nothing in the selection can be called by hermetic yet";
+
+/// The report of a run that had nothing to search: what was skipped, and why no tests.
+fn no_tests(
+    args: &GenerateArgs,
+    package: &str,
+    skipped: Vec<crate::cluster::Skipped>,
+    started: Instant,
+    why: &str,
+) -> Report {
+    Report {
+        package: package.to_string(),
+        seed: args.seed,
+        no_tests: Some(why.to_string()),
+        skipped_by_reason: crate::skip::by_reason(&skipped),
+        skipped,
+        dry_run: args.dry_run,
+        elapsed_s: started.elapsed().as_secs_f64(),
+        ..Report::default()
     }
-    msg
 }
 
 fn describe(o: &Outcome) -> String {

@@ -295,7 +295,7 @@ fn resolve_externs(cluster: &mut Cluster, deps: &[(String, PathBuf)]) {
             };
             let dep = analysed.entry(krate.clone()).or_insert_with(|| {
                 let (_, lib) = deps.iter().find(|(name, _)| name == krate)?;
-                crate::analyze::analyze(lib, krate).ok()
+                crate::analyze::analyze_with(lib, krate, Default::default()).ok()
             });
             let Some(dep) = dep else { continue };
             let Some((name, modules)) = rest.split_last() else {

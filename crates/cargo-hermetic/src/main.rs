@@ -21,6 +21,7 @@ mod runtime;
 mod rust_syntax;
 mod search;
 mod shadow;
+mod skip;
 mod test_case;
 mod verify;
 

@@ -1,6 +1,7 @@
 //! The run's report: a short summary table for people, and JSON for tools.
 
 use crate::cluster::Skipped;
+use crate::skip::ReasonCount;
 use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -9,6 +10,8 @@ use std::path::{Path, PathBuf};
 pub struct Report {
     pub package: String,
     pub seed: u64,
+    /// Why the run wrote no tests without searching (nothing callable, no branches), if so.
+    pub no_tests: Option<String>,
     /// Branches of the selected code (edges between its basic blocks).
     pub goals_total: usize,
     pub goals_covered: usize,
@@ -65,6 +68,8 @@ pub struct Report {
     pub dependencies_build_s: Option<f64>,
     pub callables: usize,
     pub skipped: Vec<Skipped>,
+    /// `skipped` counted by reason, most frequent first.
+    pub skipped_by_reason: Vec<ReasonCount>,
     /// Calls that abort, overflow the stack, exit or hang: no test can show them in-process.
     pub findings: Vec<FindingReport>,
     pub files: Vec<PathBuf>,
@@ -250,6 +255,8 @@ pub struct FindingReport {
     pub outcome: String,
 }
 
+/// Skip reasons the summary lists, most frequent first.
+pub const TOP_SKIP_REASONS: usize = 5;
 /// Writes the reports of a `--workspace` run as one JSON array.
 pub fn write_json_list(reports: &[Report], path: &Path) -> anyhow::Result<()> {
     let text = serde_json::to_string_pretty(reports)?;
@@ -312,6 +319,9 @@ impl Report {
     pub fn print_summary(&self, out: &mut impl Write) -> std::io::Result<()> {
         writeln!(out)?;
         writeln!(out, "  hermetic: {}", self.package)?;
+        if let Some(why) = &self.no_tests {
+            writeln!(out, "  no tests: {why}")?;
+        }
         let rows = [
             (
                 "branches taken by the tests",
@@ -375,6 +385,7 @@ impl Report {
                 "items skipped (not supported yet)",
                 self.skipped.len().to_string(),
             ),
+            // The reasons follow the table.
             (
                 "executions",
                 format!("{} ({:.0}/s)", self.executions, self.executions_per_second),
@@ -441,7 +452,8 @@ impl Report {
                 "harmful calls refused", self.refused_by_runtime, self.refused_by_sandbox
             )?;
         }
-        if !(self.containment.landlock && self.containment.seccomp) {
+        // Without a search nothing ran, contained or not.
+        if self.no_tests.is_none() && !(self.containment.landlock && self.containment.seccomp) {
             writeln!(
                 out,
                 "  warning: the sandbox is incomplete here (landlock: {}, seccomp: {}); code that bypasses libc could write files, reach the network or start programs during generation",
@@ -561,16 +573,7 @@ impl Report {
         for f in &self.findings {
             writeln!(out, "  ! {} {}", f.call, f.outcome)?;
         }
-        for s in self.skipped.iter().take(10) {
-            writeln!(out, "  - skipped {}: {}", s.item, s.reason)?;
-        }
-        if self.skipped.len() > 10 {
-            writeln!(
-                out,
-                "  - ... {} more skipped (see --report-json)",
-                self.skipped.len() - 10
-            )?;
-        }
+        print_skip_reasons(out, &self.skipped_by_reason)?;
         for f in &self.files {
             writeln!(
                 out,
@@ -581,6 +584,29 @@ impl Report {
         }
         Ok(())
     }
+}
+
+/// The most frequent skip reasons, with counts: what holds coverage back.
+pub fn print_skip_reasons(out: &mut impl Write, counts: &[ReasonCount]) -> std::io::Result<()> {
+    if counts.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "  skipped, most frequent reasons (all in --report-json):"
+    )?;
+    for c in counts.iter().take(TOP_SKIP_REASONS) {
+        writeln!(out, "  {:>6}  {}", c.count, c.text)?;
+    }
+    let rest: usize = counts.iter().skip(TOP_SKIP_REASONS).map(|c| c.count).sum();
+    if rest > 0 {
+        writeln!(
+            out,
+            "  {rest:>6}  for {} other reasons",
+            counts.len() - TOP_SKIP_REASONS
+        )?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -101,6 +101,8 @@ pub struct Origin<'a> {
     pub workspace_root: &'a Path,
     /// Scratch space for this tool: `<target>/hermetic`.
     pub work_dir: &'a Path,
+    /// The feature flags every build of a copy gets (`--features ..` as the user gave them).
+    pub cargo_args: &'a [String],
 }
 
 /// Where a copy sees the support crates (`<work_dir>/support`, the runtime and the driver's):

@@ -119,7 +119,9 @@ pub fn verify(
             shadow::add_runtime_dependency(&copy.root.join("Cargo.toml"), "dev-dependencies")?;
         }
         let manifest = copy.root.join("Cargo.toml");
-        let exe = match cargo::build_tests(&manifest, &copy.target_dir, &[])? {
+        // The user's feature flags, as every build of the crate gets them.
+        let features: Vec<&str> = origin.cargo_args.iter().map(String::as_str).collect();
+        let exe = match cargo::build_tests(&manifest, &copy.target_dir, &features)? {
             BuildOutcome::Built { executable, .. } => executable,
             BuildOutcome::Failed(errors) => {
                 let mut culprits = BTreeSet::new();
@@ -184,9 +186,10 @@ pub fn verify(
             // The tests were written from a debug build; they must hold in the others users
             // and CI run (a `debug_assert!` or overflow panic is no outcome there).
             for (options, shown) in configurations(&copy.root) {
+                let options: Vec<&str> = features.iter().chain(options).copied().collect();
                 let Ok(BuildOutcome::Built {
                     executable: exe, ..
-                }) = cargo::build_tests(&manifest, &copy.target_dir, options)
+                }) = cargo::build_tests(&manifest, &copy.target_dir, &options)
                 else {
                     continue;
                 };

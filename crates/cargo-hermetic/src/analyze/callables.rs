@@ -12,6 +12,7 @@ use crate::cluster::{
     Callable, CallableKind, FloatTy, ImplOf, IntTy, ModuleId, Param, Receiver, Skipped, Ty,
     TypeDef, VariantShape, Vis,
 };
+use crate::skip::{SkipReason, Why};
 use proc_macro2::{TokenStream, TokenTree};
 use quote::ToTokens;
 use std::collections::BTreeMap;
@@ -50,6 +51,8 @@ pub struct Collector<'a> {
     pub trait_impl_methods: bool,
     /// List `unsafe fn`s (`Options::unsafe_fns`).
     pub unsafe_fns: bool,
+    /// Which `#[cfg]`d functions are compiled in.
+    pub config: &'a cfg::Config,
 }
 
 impl Collector<'_> {
@@ -61,9 +64,11 @@ impl Collector<'_> {
             let prefix = &src.module.path;
             for item in &src.items {
                 match item {
-                    Item::Fn(f) if m == 0 && f.sig.ident == "main" => {
-                        self.skip(prefix, "main", "`main` function of the crate root".into())
-                    }
+                    Item::Fn(f) if m == 0 && f.sig.ident == "main" => self.skip(
+                        prefix,
+                        "main",
+                        Why::new(SkipReason::Main, "`main` function of the crate root"),
+                    ),
                     Item::Fn(f) => {
                         let name = f.sig.ident.to_string();
                         match self.signature(m, &f.sig, None) {
@@ -93,11 +98,8 @@ impl Collector<'_> {
         }
     }
 
-    fn skip(&mut self, prefix: &[String], name: &str, reason: String) {
-        self.skipped.push(Skipped {
-            item: qualified(prefix, name),
-            reason,
-        });
+    fn skip(&mut self, prefix: &[String], name: &str, why: Why) {
+        self.skipped.push(why.skipped(qualified(prefix, name)));
     }
 
     fn push(&mut self, module: ModuleId, name: String, vis: Vis, kind: CallableKind, sig: Sig) {
@@ -122,7 +124,7 @@ impl Collector<'_> {
         module: ModuleId,
         sig: &Signature,
         imp: Option<&ImplCx>,
-    ) -> Result<Sig, String> {
+    ) -> Result<Sig, Why> {
         self.signature_as(module, sig, imp, Values::Passed)
             .or_else(|_| self.signature_as(module, sig, imp, Values::Owned))
     }
@@ -134,18 +136,18 @@ impl Collector<'_> {
         sig: &Signature,
         imp: Option<&ImplCx>,
         values: Values,
-    ) -> Result<Sig, String> {
+    ) -> Result<Sig, Why> {
         if sig.unsafety.is_some() && !self.unsafe_fns {
-            return Err("unsafe fn".into());
+            return Err(Why::new(SkipReason::UnsafeFn, "unsafe fn"));
         }
         if sig.asyncness.is_some() {
-            return Err("async fn".into());
+            return Err(Why::new(SkipReason::AsyncFn, "async fn"));
         }
         if sig.abi.is_some() {
-            return Err("extern fn".into());
+            return Err(Why::new(SkipReason::ExternFn, "extern fn"));
         }
         if sig.variadic.is_some() {
-            return Err("variadic fn".into());
+            return Err(Why::new(SkipReason::ExternFn, "variadic fn"));
         }
         let mut outer = imp.map(|i| i.params.clone()).unwrap_or_default();
         let own = generics::collect(&sig.generics, &mut outer)?;
@@ -175,7 +177,7 @@ impl Collector<'_> {
         let self_ty = match imp {
             Some(i) => Some(
                 self.self_ty(module, i.self_ty, &subst)
-                    .map_err(|e| format!("self type: {e}"))?,
+                    .map_err(|e| e.within("self type"))?,
             ),
             None => None,
         };
@@ -200,16 +202,16 @@ impl Collector<'_> {
                     };
                     let ty = cx
                         .map(&t.ty, Mode::Arg)
-                        .map_err(|e| format!("parameter `{name}`: {e}"))?;
+                        .map_err(|e| e.within(format!("parameter `{name}`")))?;
                     params.push(Param { name, ty });
                 }
             }
         }
         let ret = match &sig.output {
             syn::ReturnType::Default => Ty::Unit,
-            syn::ReturnType::Type(_, t) => cx
-                .map(t, Mode::Ret)
-                .map_err(|e| format!("return type: {e}"))?,
+            syn::ReturnType::Type(_, t) => {
+                cx.map(t, Mode::Ret).map_err(|e| e.within("return type"))?
+            }
         };
         Ok(Sig {
             receiver,
@@ -229,7 +231,7 @@ impl Collector<'_> {
         module: ModuleId,
         ty: &syn::Type,
         subst: &BTreeMap<String, Ty>,
-    ) -> Result<Ty, String> {
+    ) -> Result<Ty, Why> {
         let cx = TyCx {
             names: self.names,
             infos: self.infos,
@@ -281,7 +283,10 @@ impl Collector<'_> {
                     self.skip(
                         prefix,
                         &name,
-                        format!("unknown type `{}`", syntax::text(&imp.self_ty)),
+                        Why::new(
+                            SkipReason::UnknownType,
+                            format!("unknown type `{}`", syntax::text(&imp.self_ty)),
+                        ),
                     );
                 }
             }
@@ -376,13 +381,13 @@ impl Collector<'_> {
             let ImplItem::Fn(f) = item else {
                 continue;
             };
-            match cfg::verdict(&f.attrs) {
+            match cfg::verdict(&f.attrs, self.config) {
                 Verdict::On => fns.push(f),
                 Verdict::Off => {}
                 Verdict::Unknown(c) if report => {
                     let name = format!("{type_name}::{}", f.sig.ident);
                     let why = format!("behind `{c}`, which analysis cannot evaluate");
-                    self.skip(prefix, &name, why);
+                    self.skip(prefix, &name, Why::new(SkipReason::Cfg, why));
                 }
                 Verdict::Unknown(_) => {}
             }
@@ -395,7 +400,7 @@ impl Collector<'_> {
         &self,
         generics: &syn::Generics,
         extra: Option<syn::TypeParamBound>,
-    ) -> Result<BTreeMap<String, Ty>, String> {
+    ) -> Result<BTreeMap<String, Ty>, Why> {
         let mut params = generics::collect(generics, &mut [])?;
         if let Some(b) = extra {
             for p in &mut params {
@@ -414,9 +419,12 @@ impl Collector<'_> {
         id: usize,
         generics: &syn::Generics,
         extra: Option<syn::TypeParamBound>,
-    ) -> Result<(Ty, BTreeMap<String, Ty>), String> {
+    ) -> Result<(Ty, BTreeMap<String, Ty>), Why> {
         if let Some(why) = &self.infos[id].unsupported_generics {
-            return Err(format!("type `{}` has {why}", self.infos[id].name));
+            return Err(super::types::unsupported_generics(
+                &self.infos[id].name,
+                why,
+            ));
         }
         let subst = self.instantiate(generics, extra)?;
         let args = self.infos[id]
@@ -434,7 +442,7 @@ impl Collector<'_> {
         self_ty: &Ty,
         subst: &BTreeMap<String, Ty>,
         fields: &syn::Fields,
-    ) -> Result<Vec<(Param, Vis)>, String> {
+    ) -> Result<Vec<(Param, Vis)>, Why> {
         let cx = TyCx {
             names: self.names,
             infos: self.infos,
@@ -454,7 +462,7 @@ impl Collector<'_> {
                     .map_or_else(|| i.to_string(), |id| id.to_string());
                 let ty = cx
                     .map(&f.ty, Mode::Owned)
-                    .map_err(|e| format!("field `{name}`: {e}"))?;
+                    .map_err(|e| e.within(format!("field `{name}`")))?;
                 Ok((Param { name, ty }, syntax::vis(&f.vis)))
             })
             .collect()
@@ -470,7 +478,7 @@ impl Collector<'_> {
             });
         let (self_ty, fields) = match built {
             Ok(b) => b,
-            Err(why) => return self.skip(prefix, &name, format!("struct literal: {why}")),
+            Err(why) => return self.skip(prefix, &name, why.within("struct literal")),
         };
         // A literal needs every field to be visible where it is written.
         let vis = fields
@@ -560,7 +568,7 @@ impl Collector<'_> {
     }
 }
 
-fn receiver_kind(r: &syn::Receiver) -> Result<Receiver, String> {
+fn receiver_kind(r: &syn::Receiver) -> Result<Receiver, Why> {
     let is_self = |t: &syn::Type| matches!(t, syn::Type::Path(p) if p.qself.is_none() && p.path.is_ident("Self"));
     match &*r.ty {
         syn::Type::Reference(rr) if is_self(&rr.elem) => Ok(if rr.mutability.is_some() {
@@ -569,9 +577,9 @@ fn receiver_kind(r: &syn::Receiver) -> Result<Receiver, String> {
             Receiver::Ref
         }),
         t if is_self(t) => Ok(Receiver::Value),
-        t => Err(format!(
-            "receiver `self: {}` is not supported",
-            syntax::text(t)
+        t => Err(Why::new(
+            SkipReason::Receiver,
+            format!("receiver `self: {}` is not supported", syntax::text(t)),
         )),
     }
 }

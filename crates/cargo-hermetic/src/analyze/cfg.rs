@@ -1,7 +1,9 @@
-//! Evaluation of `#[cfg(..)]` attributes for the configuration the driver is built in.
+//! Evaluation of `#[cfg(..)]` attributes for the configuration the driver is built in: the
+//! crate's features as cargo resolves them, the host's target facts, a test build.
 
 use super::syntax::tokens_text;
 use quote::ToTokens;
+use std::collections::BTreeSet;
 use syn::punctuated::Punctuated;
 use syn::{Attribute, Meta, Token};
 
@@ -18,15 +20,22 @@ pub enum Verdict {
     Unknown(String),
 }
 
+/// What `#[cfg]`s are evaluated against besides the host: the crate's enabled features.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Config {
+    /// Features of the crate the build turns on (`cargo::Features::enabled`).
+    pub features: BTreeSet<String>,
+}
+
 /// The verdict for an item with these attributes (all of its `#[cfg]`s must hold).
-pub fn verdict(attrs: &[Attribute]) -> Verdict {
+pub fn verdict(attrs: &[Attribute], config: &Config) -> Verdict {
     let mut unknown = None;
     for attr in attrs.iter().filter(|a| a.path().is_ident("cfg")) {
         let Meta::List(list) = &attr.meta else {
             continue;
         };
         // `cfg(test)` code is the user's own tests: never something to generate tests for.
-        match list.parse_args::<Meta>().ok().map(|m| eval(&m)) {
+        match list.parse_args::<Meta>().ok().map(|m| eval(&m, config)) {
             Some(Some(true)) => {}
             Some(Some(false)) => return Verdict::Off,
             _ => {
@@ -42,7 +51,7 @@ pub fn verdict(attrs: &[Attribute]) -> Verdict {
 
 /// The `#[path]` of a `mod` item, including `#[cfg_attr(pred, path = "..")]` whose predicate
 /// holds (crates pick per-platform files this way). `Err` when a `cfg_attr` cannot be evaluated.
-pub fn module_path(attrs: &[Attribute]) -> Result<Option<String>, String> {
+pub fn module_path(attrs: &[Attribute], config: &Config) -> Result<Option<String>, String> {
     if let Some(p) = path_value(attrs.iter().map(|a| &a.meta)) {
         return Ok(Some(p));
     }
@@ -58,7 +67,7 @@ pub fn module_path(attrs: &[Attribute]) -> Result<Option<String>, String> {
         let Some(p) = path_value(rest.iter()) else {
             continue;
         };
-        match eval(&pred) {
+        match eval(&pred, config) {
             Some(true) => return Ok(Some(p)),
             Some(false) => {}
             None => return Err(format!("#[{}]", tokens_text(&attr.meta.to_token_stream()))),
@@ -80,18 +89,21 @@ fn path_value<'a>(metas: impl Iterator<Item = &'a Meta>) -> Option<String> {
     })
 }
 
-/// Three-valued evaluation: `None` when the predicate depends on something unknown.
-fn eval(meta: &Meta) -> Option<bool> {
+/// Three-valued evaluation: `None` when the predicate depends on something unknown (a cfg
+/// a build script sets, say).
+fn eval(meta: &Meta, config: &Config) -> Option<bool> {
     match meta {
         Meta::Path(p) => {
             let name = p.get_ident()?.to_string();
             match name.as_str() {
                 "test" => Some(false),
-                // The driver is built with the test profile, which keeps debug assertions.
-                "debug_assertions" => Some(true),
+                // The driver is built with the test profile, which keeps debug assertions and
+                // overflow checks.
+                "debug_assertions" | "overflow_checks" => Some(true),
                 "unix" => Some(cfg!(unix)),
                 "windows" => Some(cfg!(windows)),
-                "doc" | "doctest" | "miri" => Some(false),
+                // Set by rustdoc, docs.rs, miri, rustfmt and clippy, never by `cargo test`.
+                "doc" | "doctest" | "miri" | "docsrs" | "rustfmt" | "clippy" => Some(false),
                 _ => None,
             }
         }
@@ -107,9 +119,20 @@ fn eval(meta: &Meta) -> Option<bool> {
             let value = value.value();
             // Analysis runs on the machine that builds and runs the driver.
             let actual = match key.as_str() {
+                "feature" => return Some(config.features.contains(&value)),
                 "target_os" => std::env::consts::OS,
                 "target_family" => std::env::consts::FAMILY,
                 "target_arch" => std::env::consts::ARCH,
+                "target_env" => host_env(),
+                "target_vendor" => host_vendor(),
+                "panic" => "unwind",
+                "target_has_atomic" => {
+                    let widths = ["8", "16", "32", "ptr"];
+                    return Some(
+                        widths.contains(&value.as_str())
+                            || (value == "64" && cfg!(target_has_atomic = "64")),
+                    );
+                }
                 "target_pointer_width" => {
                     return Some(value == (usize::BITS).to_string());
                 }
@@ -132,7 +155,7 @@ fn eval(meta: &Meta) -> Option<bool> {
             let args = list
                 .parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
                 .ok()?;
-            let values: Vec<Option<bool>> = args.iter().map(eval).collect();
+            let values: Vec<Option<bool>> = args.iter().map(|m| eval(m, config)).collect();
             match name.as_str() {
                 "not" if values.len() == 1 => values[0].map(|v| !v),
                 "all" => {
@@ -159,13 +182,42 @@ fn eval(meta: &Meta) -> Option<bool> {
     }
 }
 
+/// The host's `target_env`, as the engine itself was built for it.
+fn host_env() -> &'static str {
+    if cfg!(target_env = "gnu") {
+        "gnu"
+    } else if cfg!(target_env = "musl") {
+        "musl"
+    } else {
+        ""
+    }
+}
+
+/// The host's `target_vendor`.
+fn host_vendor() -> &'static str {
+    if cfg!(target_vendor = "apple") {
+        "apple"
+    } else if cfg!(target_vendor = "pc") {
+        "pc"
+    } else {
+        "unknown"
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn verdict_of(src: &str) -> Verdict {
+        verdict_with(src, &[])
+    }
+
+    fn verdict_with(src: &str, features: &[&str]) -> Verdict {
         let item: syn::ItemFn = syn::parse_str(&format!("{src} fn f() {{}}")).unwrap();
-        verdict(&item.attrs)
+        let config = Config {
+            features: features.iter().map(|f| f.to_string()).collect(),
+        };
+        verdict(&item.attrs, &config)
     }
 
     #[test]
@@ -186,23 +238,49 @@ mod tests {
             "#[cfg_attr(windows, path = \"windows.rs\")]\n#[cfg_attr(unix, path = \"unix.rs\")]\nmod platform;",
         )
         .unwrap();
-        assert_eq!(module_path(&m.attrs), Ok(Some("unix.rs".to_string())));
-        let m: syn::ItemMod =
-            syn::parse_str("#[cfg_attr(feature = \"x\", path = \"x.rs\")] mod p;").unwrap();
-        assert!(module_path(&m.attrs).unwrap_err().contains("feature"));
+        let none = Config::default();
+        assert_eq!(
+            module_path(&m.attrs, &none),
+            Ok(Some("unix.rs".to_string()))
+        );
+        let m: syn::ItemMod = syn::parse_str("#[cfg_attr(has_x, path = \"x.rs\")] mod p;").unwrap();
+        assert!(module_path(&m.attrs, &none).unwrap_err().contains("has_x"));
         let m: syn::ItemMod = syn::parse_str("#[path = \"a/b.rs\"] mod p;").unwrap();
-        assert_eq!(module_path(&m.attrs), Ok(Some("a/b.rs".to_string())));
+        assert_eq!(module_path(&m.attrs, &none), Ok(Some("a/b.rs".to_string())));
     }
 
     #[test]
-    fn features_are_unknown() {
+    fn features_are_on_when_the_build_turns_them_on() {
+        assert_eq!(verdict_of("#[cfg(feature = \"serde\")]"), Verdict::Off);
         assert_eq!(
-            verdict_of("#[cfg(feature = \"serde\")]"),
-            Verdict::Unknown("#[cfg(feature = \"serde\")]".into())
+            verdict_with("#[cfg(feature = \"serde\")]", &["serde"]),
+            Verdict::On
+        );
+        assert_eq!(
+            verdict_with(
+                "#[cfg(all(feature = \"std\", not(feature = \"nightly\")))]",
+                &["std"]
+            ),
+            Verdict::On
         );
         assert_eq!(
             verdict_of("#[cfg(any(test, feature = \"serde\"))]"),
-            Verdict::Unknown("#[cfg(any(test, feature = \"serde\"))]".into())
+            Verdict::Off
+        );
+    }
+
+    #[test]
+    fn host_facts_and_tool_cfgs_are_known_build_script_cfgs_are_not() {
+        assert_eq!(verdict_of("#[cfg(target_env = \"gnu\")]"), Verdict::On);
+        assert_eq!(
+            verdict_of("#[cfg(target_has_atomic = \"ptr\")]"),
+            Verdict::On
+        );
+        assert_eq!(verdict_of("#[cfg(not(docsrs))]"), Verdict::On);
+        assert_eq!(verdict_of("#[cfg(panic = \"abort\")]"), Verdict::Off);
+        assert_eq!(
+            verdict_of("#[cfg(has_std)]"),
+            Verdict::Unknown("#[cfg(has_std)]".into())
         );
     }
 }

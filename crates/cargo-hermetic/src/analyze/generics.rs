@@ -2,6 +2,7 @@
 
 use super::syntax::text;
 use crate::cluster::{FloatTy, IntTy, StdTy, Ty};
+use crate::skip::{SkipReason, Why};
 use syn::{GenericArgument, GenericParam, PathArguments, TypeParamBound, WherePredicate};
 
 /// A type parameter and every bound on it (inline and from where clauses).
@@ -17,7 +18,7 @@ pub struct ParamBounds {
 pub fn collect(
     generics: &syn::Generics,
     outer: &mut [ParamBounds],
-) -> Result<Vec<ParamBounds>, String> {
+) -> Result<Vec<ParamBounds>, Why> {
     let mut own = Vec::new();
     for p in &generics.params {
         match p {
@@ -26,7 +27,10 @@ pub fn collect(
                 bounds: t.bounds.iter().cloned().collect(),
             }),
             GenericParam::Const(c) => {
-                return Err(format!("const generic parameter `{}`", c.ident));
+                return Err(Why::new(
+                    SkipReason::ConstGenerics,
+                    format!("const generic parameter `{}`", c.ident),
+                ));
             }
             GenericParam::Lifetime(_) => {}
         }
@@ -48,7 +52,12 @@ pub fn collect(
             Some(p) => p.bounds.extend(pt.bounds.iter().cloned()),
             // `where Self: Sized` only limits how the item may be called through a trait.
             None if bounded.as_deref() == Some("Self") => {}
-            None => return Err(format!("where clause `{}` is not supported", text(pt))),
+            None => {
+                return Err(Why::new(
+                    SkipReason::WhereClause,
+                    format!("where clause `{}` is not supported", text(pt)),
+                ))
+            }
         }
     }
     Ok(own)
@@ -111,10 +120,10 @@ impl Cand {
 
 /// What stands in for a parameter bounded by a crate trait: its mock, or why there is none;
 /// `None` when no crate trait bounds it.
-pub type MockFor<'a> = &'a dyn Fn(&ParamBounds) -> Option<Result<Ty, String>>;
+pub type MockFor<'a> = &'a dyn Fn(&ParamBounds) -> Option<Result<Ty, Why>>;
 
 /// No crate trait has a mock (type definitions' own parameters).
-pub fn no_mocks(_: &ParamBounds) -> Option<Result<Ty, String>> {
+pub fn no_mocks(_: &ParamBounds) -> Option<Result<Ty, Why>> {
     None
 }
 
@@ -132,14 +141,14 @@ pub fn choose(
     params: &[ParamBounds],
     mock: MockFor,
     values: Values,
-) -> Result<Vec<(String, Ty)>, String> {
+) -> Result<Vec<(String, Ty)>, Why> {
     params
         .iter()
         .map(|p| {
             if let Some(m) = mock(p) {
                 return m
                     .map(|t| (p.name.clone(), t))
-                    .map_err(|e| format!("generic parameter `{}`: {e}", p.name));
+                    .map_err(|e| e.within(format!("generic parameter `{}`", p.name)));
             }
             // A parameter that stands for a path takes a path: a `&str` drawn as paths are,
             // or a `PathBuf`.
@@ -155,16 +164,36 @@ pub fn choose(
                     Cand::Str if path => (p.name.clone(), Ty::Std(StdTy::PathStr, Vec::new())),
                     c => (p.name.clone(), c.ty()),
                 })
-                .ok_or_else(|| {
-                    let bounds: Vec<String> = p.bounds.iter().map(text).collect();
-                    format!(
-                        "generic parameter `{}`: no candidate type satisfies `{}`",
-                        p.name,
-                        bounds.join(" + ")
-                    )
-                })
+                .ok_or_else(|| unmet(p))
         })
         .collect()
+}
+
+/// Why no candidate satisfies `p`'s bounds, counted under the first bound the first candidate
+/// misses (a closure's `Fn*` bound apart).
+fn unmet(p: &ParamBounds) -> Why {
+    let bounds: Vec<String> = p.bounds.iter().map(text).collect();
+    let detail = format!(
+        "generic parameter `{}`: no candidate type satisfies `{}`",
+        p.name,
+        bounds.join(" + ")
+    );
+    let missed = p
+        .bounds
+        .iter()
+        .find(|b| !CANDIDATES.iter().any(|c| satisfies(*c, b, &p.name)))
+        .or_else(|| {
+            p.bounds
+                .iter()
+                .find(|b| !satisfies(CANDIDATES[0], b, &p.name))
+        });
+    match missed {
+        Some(TypeParamBound::Trait(tb)) if super::types::is_closure_bound(&tb.path) => {
+            Why::new(SkipReason::Closure, detail)
+        }
+        Some(b) => Why::new(SkipReason::UnmetBound(text(b)), detail),
+        None => Why::new(SkipReason::UnmetBound(bounds.join(" + ")), detail),
+    }
 }
 
 /// Whether a bound asks for a path: `AsRef<Path>`, `Into<PathBuf>`.
@@ -282,6 +311,10 @@ mod tests {
     use super::*;
 
     fn pick(src: &str) -> Result<Vec<(String, Ty)>, String> {
+        pick_why(src).map_err(|e| e.detail)
+    }
+
+    fn pick_why(src: &str) -> Result<Vec<(String, Ty)>, Why> {
         let f: syn::ItemFn = syn::parse_str(&format!("{src} {{}}")).unwrap();
         choose(
             &collect(&f.sig.generics, &mut [])?,
@@ -361,6 +394,19 @@ mod tests {
         assert!(pick("fn f<T>(x: T) where Vec<T>: Clone")
             .unwrap_err()
             .contains("where clause `Vec<T>: Clone`"));
+    }
+
+    #[test]
+    fn unmet_bounds_are_counted_under_the_bound_no_candidate_meets() {
+        let reason = |src: &str| pick_why(src).unwrap_err().reason;
+        assert_eq!(
+            reason("fn f<H: std::hash::Hasher + Clone>(h: H)"),
+            SkipReason::UnmetBound("std::hash::Hasher".into())
+        );
+        assert_eq!(
+            reason("fn f<F: FnMut(u8) -> bool>(f: F)"),
+            SkipReason::Closure
+        );
     }
 
     #[test]

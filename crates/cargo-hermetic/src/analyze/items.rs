@@ -5,6 +5,7 @@ use super::names::{Names, Target};
 use super::syntax;
 use super::types::{Mode, TyCx, TypeInfo};
 use crate::cluster::{Field, Fields, Skipped, Ty, TypeDef, TypeKind, Variant, Vis};
+use crate::skip::{SkipReason, Why};
 use std::collections::BTreeMap;
 use syn::Item;
 
@@ -23,10 +24,10 @@ pub fn collect(
                 Item::Struct(s) => (&s.ident, &s.vis, &s.generics, &s.attrs),
                 Item::Enum(e) => (&e.ident, &e.vis, &e.generics, &e.attrs),
                 Item::Union(u) => {
-                    skipped.push(Skipped {
-                        item: qualified(&src.module.path, &u.ident.to_string()),
-                        reason: "unions are not supported".into(),
-                    });
+                    skipped.push(
+                        Why::new(SkipReason::Union, "unions are not supported")
+                            .skipped(qualified(&src.module.path, &u.ident.to_string())),
+                    );
                     continue;
                 }
                 _ => continue,

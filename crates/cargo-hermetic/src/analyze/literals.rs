@@ -1,5 +1,6 @@
 //! Constants in the source (integers, floats, strings, chars) to seed the search.
 
+use super::cfg::{Config, Verdict};
 use crate::cluster::Literals;
 use syn::visit::{self, Visit};
 
@@ -9,8 +10,11 @@ const CAP: usize = 256;
 const MAX_STRING_LEN: usize = 256;
 
 /// The literals of these items (child modules are not entered: they are analysed on their own).
-pub fn collect<'a>(items: impl IntoIterator<Item = &'a syn::Item>) -> Literals {
-    let mut v = Collector::default();
+pub fn collect<'a>(items: impl IntoIterator<Item = &'a syn::Item>, config: &Config) -> Literals {
+    let mut v = Collector {
+        lits: Literals::default(),
+        config,
+    };
     for item in items {
         v.visit_item(item);
     }
@@ -55,12 +59,13 @@ fn cap(l: &mut Literals) {
     l.chars.truncate(CAP);
 }
 
-#[derive(Default)]
-struct Collector {
+struct Collector<'c> {
     lits: Literals,
+    /// Which `#[cfg]`d functions are compiled in.
+    config: &'c Config,
 }
 
-impl Collector {
+impl Collector<'_> {
     fn lit(&mut self, lit: &syn::Lit, negative: bool) {
         let sign = if negative { -1 } else { 1 };
         match lit {
@@ -100,7 +105,7 @@ impl Collector {
     }
 }
 
-impl<'ast> Visit<'ast> for Collector {
+impl<'ast> Visit<'ast> for Collector<'_> {
     fn visit_lit(&mut self, lit: &'ast syn::Lit) {
         self.lit(lit, false);
     }
@@ -118,13 +123,13 @@ impl<'ast> Visit<'ast> for Collector {
     fn visit_item_mod(&mut self, _: &'ast syn::ItemMod) {}
 
     fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
-        if !is_test(&f.attrs) {
+        if !is_test(&f.attrs, self.config) {
             visit::visit_item_fn(self, f);
         }
     }
 
     fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
-        if !is_test(&f.attrs) {
+        if !is_test(&f.attrs, self.config) {
             visit::visit_impl_item_fn(self, f);
         }
     }
@@ -142,8 +147,8 @@ impl<'ast> Visit<'ast> for Collector {
 }
 
 /// `#[test]` functions and `#[cfg(test)]` items nested in analysed code.
-fn is_test(attrs: &[syn::Attribute]) -> bool {
-    super::syntax::has_attr(attrs, "test") || super::cfg::verdict(attrs) != super::cfg::Verdict::On
+fn is_test(attrs: &[syn::Attribute], config: &Config) -> bool {
+    super::syntax::has_attr(attrs, "test") || super::cfg::verdict(attrs, config) != Verdict::On
 }
 
 #[cfg(test)]
@@ -152,7 +157,7 @@ mod tests {
 
     fn lits(src: &str) -> Literals {
         let f = syn::parse_file(src).unwrap();
-        collect(&f.items)
+        collect(&f.items, &Config::default())
     }
 
     #[test]

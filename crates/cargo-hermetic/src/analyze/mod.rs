@@ -22,7 +22,7 @@ use crate::cluster::{Callable, CallableKind, Cluster, Module, Param, Ty};
 use std::path::Path;
 
 /// What analysis lists besides what every test generator can use.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct Options {
     /// Methods of `impl Trait for Type` blocks of crate traits, as methods of the type: a
     /// recorded run calls them, a search reaches them through the crate's other callables.
@@ -34,6 +34,9 @@ pub struct Options {
     /// `unsafe fn`s too: a recorded run's call of one, replayed with the very arguments it was
     /// made with, keeps the contract its caller kept; a search's random arguments would not.
     pub unsafe_fns: bool,
+    /// The crate's features the build turns on (`cargo::Features::enabled`): `#[cfg(feature)]`
+    /// items are analysed as cargo compiles them.
+    pub features: std::collections::BTreeSet<String>,
 }
 
 impl Options {
@@ -43,6 +46,7 @@ impl Options {
             trait_impl_methods: true,
             parse_constructors: true,
             unsafe_fns: true,
+            features: Default::default(),
         }
     }
 }
@@ -50,6 +54,7 @@ impl Options {
 /// Analyses the library crate whose root file is `lib_rs`.
 ///
 /// Fails only when a source file cannot be read or parsed, or a `mod x;` has no file.
+#[cfg(test)]
 pub fn analyze(lib_rs: &Path, crate_name: &str) -> anyhow::Result<Cluster> {
     analyze_with(lib_rs, crate_name, Options::default())
 }
@@ -57,7 +62,10 @@ pub fn analyze(lib_rs: &Path, crate_name: &str) -> anyhow::Result<Cluster> {
 /// [`analyze`], listing what `options` asks for too.
 pub fn analyze_with(lib_rs: &Path, crate_name: &str, options: Options) -> anyhow::Result<Cluster> {
     let mut skipped = Vec::new();
-    let mods = modules::load(lib_rs, &mut skipped)?;
+    let config = cfg::Config {
+        features: options.features.clone(),
+    };
+    let mods = modules::load(lib_rs, &config, &mut skipped)?;
     let mut names = names::Names::new(&mods);
     let (types, infos) = items::collect(&mods, &mut names, &mut skipped);
     let mut trait_infos = traits::declare(&mods, &mut names);
@@ -72,10 +80,15 @@ pub fn analyze_with(lib_rs: &Path, crate_name: &str, options: Options) -> anyhow
         skipped: &mut skipped,
         trait_impl_methods: options.trait_impl_methods,
         unsafe_fns: options.unsafe_fns,
+        config: &config,
     };
     collector.run(&mods);
     let callables = collector.callables;
-    let literals = literals::merge(mods.iter().map(|m| literals::collect(&m.items)).collect());
+    let literals = literals::merge(
+        mods.iter()
+            .map(|m| literals::collect(&m.items, &config))
+            .collect(),
+    );
     let mut cluster = Cluster {
         crate_name: crate_name.to_string(),
         modules: mods

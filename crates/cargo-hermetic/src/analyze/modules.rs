@@ -3,6 +3,7 @@
 use super::cfg::{self, Verdict};
 use super::syntax::{self, Offsets};
 use crate::cluster::{Module, ModuleBody, Skipped, Vis};
+use crate::skip::{SkipReason, Why};
 use anyhow::{bail, Context};
 use std::path::{Path, PathBuf};
 use syn::ext::IdentExt;
@@ -35,7 +36,11 @@ struct ChildDirs {
 
 /// Loads the module tree below the crate root file; the root is module 0, children follow
 /// their parent depth-first in source order.
-pub fn load(lib_rs: &Path, skipped: &mut Vec<Skipped>) -> anyhow::Result<Vec<ModuleSrc>> {
+pub fn load(
+    lib_rs: &Path,
+    config: &cfg::Config,
+    skipped: &mut Vec<Skipped>,
+) -> anyhow::Result<Vec<ModuleSrc>> {
     let (file, ast) = read(lib_rs, true)?;
     let root = Module {
         path: Vec::new(),
@@ -52,7 +57,8 @@ pub fn load(lib_rs: &Path, skipped: &mut Vec<Skipped>) -> anyhow::Result<Vec<Mod
         inline: false,
     };
     let mut out = Vec::new();
-    walk(&mut out, skipped, root, ast.items, &dirs, &file)?;
+    let mut loader = Loader { skipped, config };
+    walk(&mut out, &mut loader, root, ast.items, &dirs, &file)?;
     Ok(out)
 }
 
@@ -96,6 +102,12 @@ pub fn items_in_file<'f>(
     Ok(items)
 }
 
+/// What the walk over modules reports to and reads from.
+struct Loader<'a> {
+    skipped: &'a mut Vec<Skipped>,
+    config: &'a cfg::Config,
+}
+
 fn parent_dir(p: &Path) -> PathBuf {
     p.parent().map(Path::to_path_buf).unwrap_or_default()
 }
@@ -122,7 +134,7 @@ fn read(path: &Path, mod_rs: bool) -> anyhow::Result<(SourceFile, syn::File)> {
 
 fn walk(
     out: &mut Vec<ModuleSrc>,
-    skipped: &mut Vec<Skipped>,
+    loader: &mut Loader,
     module: Module,
     items: Vec<Item>,
     dirs: &ChildDirs,
@@ -136,25 +148,28 @@ fn walk(
     });
     let mut kept = Vec::new();
     for item in items {
-        match cfg::verdict(attrs(&item)) {
+        match cfg::verdict(attrs(&item), loader.config) {
             Verdict::On => {}
             Verdict::Off => continue,
             Verdict::Unknown(cfg) => {
                 if let Some(name) = item_name(&item) {
-                    skipped.push(Skipped {
-                        item: qualified(&prefix, &name),
-                        reason: format!("behind `{cfg}`, which analysis cannot evaluate"),
-                    });
+                    loader.skipped.push(
+                        Why::new(
+                            SkipReason::Cfg,
+                            format!("behind `{cfg}`, which analysis cannot evaluate"),
+                        )
+                        .skipped(qualified(&prefix, &name)),
+                    );
                 }
                 continue;
             }
         }
         match item {
-            Item::Mod(m) => child(out, skipped, id, &prefix, m, dirs, file)?,
-            Item::Fn(f) if syntax::has_attr(&f.attrs, "test") => skipped.push(Skipped {
-                item: qualified(&prefix, &f.sig.ident.to_string()),
-                reason: "#[test] function".into(),
-            }),
+            Item::Mod(m) => child(out, loader, id, &prefix, m, dirs, file)?,
+            Item::Fn(f) if syntax::has_attr(&f.attrs, "test") => loader.skipped.push(
+                Why::new(SkipReason::TestCode, "#[test] function")
+                    .skipped(qualified(&prefix, &f.sig.ident.to_string())),
+            ),
             other => kept.push(other),
         }
     }
@@ -164,7 +179,7 @@ fn walk(
 
 fn child(
     out: &mut Vec<ModuleSrc>,
-    skipped: &mut Vec<Skipped>,
+    loader: &mut Loader,
     parent: usize,
     prefix: &[String],
     m: syn::ItemMod,
@@ -174,13 +189,16 @@ fn child(
     let name = m.ident.unraw().to_string();
     let mut path = prefix.to_vec();
     path.push(name.clone());
-    let path_attr = match cfg::module_path(&m.attrs) {
+    let path_attr = match cfg::module_path(&m.attrs, loader.config) {
         Ok(p) => p,
         Err(attr) => {
-            skipped.push(Skipped {
-                item: format!("mod {}", path.join("::")),
-                reason: format!("its file depends on `{attr}`, which analysis cannot evaluate"),
-            });
+            loader.skipped.push(
+                Why::new(
+                    SkipReason::Cfg,
+                    format!("its file depends on `{attr}`, which analysis cannot evaluate"),
+                )
+                .skipped(format!("mod {}", path.join("::"))),
+            );
             return Ok(());
         }
     };
@@ -201,7 +219,7 @@ fn child(
             dir: dirs.dir.join(path_attr.unwrap_or(name)),
             inline: true,
         };
-        return walk(out, skipped, module, items, &inner, file);
+        return walk(out, loader, module, items, &inner, file);
     }
     let (child_path, mod_rs) = match path_attr {
         // Files named by `#[path]` own their directory like mod.rs files do.
@@ -255,7 +273,7 @@ fn child(
         shadowed_prelude: Vec::new(),
     };
     let inner = ChildDirs { dir, inline: false };
-    walk(out, skipped, module, ast.items, &inner, &child_file)
+    walk(out, loader, module, ast.items, &inner, &child_file)
 }
 
 pub fn attrs(item: &Item) -> &[syn::Attribute] {
@@ -335,7 +353,7 @@ mod tests {
         write(root, "src/other/x.rs", "mod y;\n");
         write(root, "src/other/y.rs", "");
         let mut skipped = Vec::new();
-        let mods = load(&root.join("src/lib.rs"), &mut skipped).unwrap();
+        let mods = load(&root.join("src/lib.rs"), &Default::default(), &mut skipped).unwrap();
         assert_eq!(
             paths(&mods),
             [
@@ -382,7 +400,12 @@ mod tests {
             "lib.rs",
             "// h\u{e9}llo \u{1f600}\nmod m { const S: &str = \"\u{e9}\u{e9}\"; }\n",
         );
-        let mods = load(&d.path().join("lib.rs"), &mut Vec::new()).unwrap();
+        let mods = load(
+            &d.path().join("lib.rs"),
+            &Default::default(),
+            &mut Vec::new(),
+        )
+        .unwrap();
         let text = fs::read_to_string(d.path().join("lib.rs")).unwrap();
         let ModuleBody::Inline { close_brace } = mods[1].module.body else {
             panic!("inline module expected");
@@ -394,7 +417,12 @@ mod tests {
     fn missing_and_broken_files_are_errors_that_name_the_file() {
         let d = tempfile::tempdir().unwrap();
         write(d.path(), "lib.rs", "mod gone;\n");
-        let err = load(&d.path().join("lib.rs"), &mut Vec::new()).unwrap_err();
+        let err = load(
+            &d.path().join("lib.rs"),
+            &Default::default(),
+            &mut Vec::new(),
+        )
+        .unwrap_err();
         let msg = format!("{err:#}");
         assert!(
             msg.contains("module `gone`") && msg.contains("gone.rs"),
@@ -405,13 +433,23 @@ mod tests {
         write(d.path(), "bad.rs", "fn f( {}\n");
         let msg = format!(
             "{:#}",
-            load(&d.path().join("lib.rs"), &mut Vec::new()).unwrap_err()
+            load(
+                &d.path().join("lib.rs"),
+                &Default::default(),
+                &mut Vec::new()
+            )
+            .unwrap_err()
         );
         assert!(msg.contains("bad.rs:1:"), "{msg}");
 
         let msg = format!(
             "{:#}",
-            load(&d.path().join("nope.rs"), &mut Vec::new()).unwrap_err()
+            load(
+                &d.path().join("nope.rs"),
+                &Default::default(),
+                &mut Vec::new()
+            )
+            .unwrap_err()
         );
         assert!(msg.contains("cannot read source file"), "{msg}");
     }
@@ -422,15 +460,16 @@ mod tests {
         write(
             d.path(),
             "lib.rs",
-            "#[cfg(feature = \"x\")]\npub fn gated() {}\n#[cfg(test)]\nmod tests { }\n#[test]\nfn t() {}\n#[cfg(not(test))]\npub fn kept() {}\n",
+            "#[cfg(has_x)]\npub fn gated() {}\n#[cfg(test)]\nmod tests { }\n#[test]\nfn t() {}\n#[cfg(not(test))]\npub fn kept() {}\n",
         );
         let mut skipped = Vec::new();
-        let mods = load(&d.path().join("lib.rs"), &mut skipped).unwrap();
+        let mods = load(&d.path().join("lib.rs"), &Default::default(), &mut skipped).unwrap();
         assert_eq!(mods.len(), 1);
         assert_eq!(mods[0].items.len(), 1);
         assert_eq!(skipped.len(), 2);
         assert_eq!(skipped[0].item, "gated");
-        assert!(skipped[0].reason.contains("feature = \"x\""));
-        assert_eq!(skipped[1].reason, "#[test] function");
+        assert!(skipped[0].detail.contains("has_x"));
+        assert_eq!(skipped[1].detail, "#[test] function");
+        assert_eq!(skipped[1].reason, crate::skip::SkipReason::TestCode);
     }
 }

@@ -281,7 +281,12 @@ mod tests {
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();
             std::fs::write(p, text).unwrap();
         }
-        let mods = modules::load(&d.path().join("lib.rs"), &mut Vec::new()).unwrap();
+        let mods = modules::load(
+            &d.path().join("lib.rs"),
+            &Default::default(),
+            &mut Vec::new(),
+        )
+        .unwrap();
         let mut n = Names::new(&mods);
         // Every `struct X` becomes type ids in order of appearance.
         let mut next = 0;

@@ -72,7 +72,7 @@ fn skip_reason<'a>(c: &'a Cluster, item: &str) -> &'a str {
         .iter()
         .find(|s| s.item == item)
         .unwrap_or_else(|| panic!("{item} not skipped: {:?}", c.skipped))
-        .reason
+        .detail
 }
 
 fn b(t: Ty) -> Box<Ty> {
@@ -370,7 +370,7 @@ fn unsupported_items_are_skipped_with_reasons() {
         pub fn main() {}
         pub struct Cache { map: HashMap<u8, u8> }
         pub enum E { Ok(u8), Bad(fn()) }
-        #[cfg(feature = "extra")]
+        #[cfg(has_extra)]
         pub fn gated() {}
         pub fn first<'a>(s: &'a str) -> &'a str { s }
         pub fn boxed(b: Box<u8>, v: Vec<Option<bool>>) -> Result<char, String> { unreachable!() }
@@ -403,7 +403,7 @@ fn unsupported_items_are_skipped_with_reasons() {
     assert!(skip_reason(&c, "main").contains("main"));
     assert!(skip_reason(&c, "Cache").contains("field `map`"));
     assert!(skip_reason(&c, "E::Bad").contains("function pointers"));
-    assert!(skip_reason(&c, "gated").contains("feature = \"extra\""));
+    assert!(skip_reason(&c, "gated").contains("has_extra"));
     callable(&c, "E::Ok");
     assert_eq!(callable(&c, "first").ret, Ty::Str);
     let boxed = callable(&c, "boxed");
@@ -467,7 +467,7 @@ fn generic_impls_substitute_their_parameters() {
         impl<T> From<T> for Pair<T, String> { fn from(a: T) -> Self { unreachable!() } }
         impl<'a> From<&'a str> for Pair<u8, String> { fn from(s: &'a str) -> Self { unreachable!() } }
         impl Pair<u8, u8> {
-            #[cfg(feature = "x")]
+            #[cfg(has_x)]
             pub fn gated(&self) {}
             pub fn iter(&self) -> impl Iterator<Item = u8> { None.into_iter() }
         }
@@ -499,7 +499,7 @@ fn generic_impls_substitute_their_parameters() {
         .find(|k| matches!(&k.kind, CallableKind::TraitFn { trait_name, .. } if trait_name == "From<&str>"))
         .expect("From<&'a str> impl with the lifetime dropped");
     assert_eq!(from_str.params[0].ty, Ty::Str);
-    assert!(skip_reason(&c, "Pair::gated").contains("feature = \"x\""));
+    assert!(skip_reason(&c, "Pair::gated").contains("has_x"));
     assert!(skip_reason(&c, "Pair::iter").starts_with("return type: `impl Trait` return types"));
     assert!(
         matches!(&callable(&c, "Pair::default").kind, CallableKind::TraitFn { self_ty: Ty::Adt(_, args), .. } if *args == vec![I64, I64])

@@ -8,6 +8,7 @@ use super::names::{Names, Target};
 use super::syntax::{self, text};
 use super::types::{mock_has, Mode, TraitInfo, TyCx, TypeInfo};
 use crate::cluster::{MockMethod, Receiver, Skipped, TraitDef, Ty, TypeDef};
+use crate::skip::{SkipReason, Why};
 use std::collections::{BTreeMap, BTreeSet};
 use syn::{FnArg, Item, TraitItem, TypeParamBound};
 
@@ -137,10 +138,13 @@ pub fn skipped(mods: &[ModuleSrc], defs: &[TraitDef], infos: &[TraitInfo]) -> Ve
         .zip(infos)
         .filter_map(|(d, i)| {
             let why = i.unmockable.as_ref()?;
-            Some(Skipped {
-                item: qualified(&mods[d.module].module.path, &d.name),
-                reason: format!("trait cannot be mocked: {why}"),
-            })
+            Some(
+                Why::new(
+                    SkipReason::TraitNotMockable,
+                    format!("trait cannot be mocked: {why}"),
+                )
+                .skipped(qualified(&mods[d.module].module.path, &d.name)),
+            )
         })
         .collect()
 }
@@ -226,7 +230,7 @@ fn method(cx: &TyCx, sig: &syn::Signature, defs: &[TypeDef]) -> Result<MockMetho
                 return Err(format!("receiver `self: {}`", text(&r.ty)));
             }
             FnArg::Typed(p) => {
-                let ty = cx.map(&p.ty, Mode::Arg)?;
+                let ty = cx.map(&p.ty, Mode::Arg).map_err(|e| e.detail)?;
                 // A std stand-in (`&mut dyn Write` as `&mut Vec<u8>`) would change the signature.
                 let written = text(&p.ty);
                 let names_trait = written.contains("dyn ") || written.contains("impl ");

@@ -4,6 +4,7 @@ use super::generics::{self, ParamBounds, Values};
 use super::names::{AliasId, Names, Target};
 use super::syntax::text;
 use crate::cluster::{FloatTy, IntTy, ModuleId, RangeKind, StdTy, Ty};
+use crate::skip::{type_name, SkipReason, Why};
 use std::collections::BTreeMap;
 use syn::{GenericArgument, PathArguments, Type, TypeParamBound};
 
@@ -65,7 +66,7 @@ const MAX_ALIAS_DEPTH: usize = 16;
 
 impl TyCx<'_> {
     /// The cluster type for `ty`, or why it is unsupported (naming the type as written).
-    pub fn map(&self, ty: &Type, mode: Mode) -> Result<Ty, String> {
+    pub fn map(&self, ty: &Type, mode: Mode) -> Result<Ty, Why> {
         match ty {
             Type::Paren(p) => self.map(&p.elem, mode),
             Type::Group(g) => self.map(&g.elem, mode),
@@ -85,26 +86,35 @@ impl TyCx<'_> {
                     _ => None,
                 };
                 let Some(n) = n else {
-                    return Err(format!(
-                        "array length `{}` is not a literal (`{}`)",
-                        text(&a.len),
-                        text(ty)
+                    return Err(Why::new(
+                        SkipReason::ArrayLength,
+                        format!(
+                            "array length `{}` is not a literal (`{}`)",
+                            text(&a.len),
+                            text(ty)
+                        ),
                     ));
                 };
                 Ok(Ty::Array(Box::new(self.map(&a.elem, mode.inner())?), n))
             }
             Type::Reference(r) => {
                 if mode == Mode::Owned {
-                    return Err(format!(
-                        "references inside parameter types or fields are not supported (`{}`)",
-                        text(ty)
+                    return Err(Why::new(
+                        SkipReason::ReferenceInside,
+                        format!(
+                            "references inside parameter types or fields are not supported (`{}`)",
+                            text(ty)
+                        ),
                     ));
                 }
                 let inner = mode.inner();
                 let mutable = r.mutability.is_some();
                 if let Some(kind) = self.unsized_std(&r.elem) {
                     return if mutable {
-                        Err(format!("`&mut {}` is not supported", kind.name()))
+                        Err(Why::new(
+                            SkipReason::MutableBorrow,
+                            format!("`&mut {}` is not supported", kind.name()),
+                        ))
                     } else {
                         Ok(Ty::Std(kind, Vec::new()))
                     };
@@ -112,14 +122,20 @@ impl TyCx<'_> {
                 match &*r.elem {
                     Type::Path(p) if p.qself.is_none() && p.path.is_ident("str") => {
                         if mutable {
-                            Err(format!("`&mut str` is not supported (`{}`)", text(ty)))
+                            Err(Why::new(
+                                SkipReason::MutableBorrow,
+                                format!("`&mut str` is not supported (`{}`)", text(ty)),
+                            ))
                         } else {
                             Ok(Ty::Str)
                         }
                     }
                     Type::Slice(s) => {
                         if mutable {
-                            Err(format!("mutable slices are not supported (`{}`)", text(ty)))
+                            Err(Why::new(
+                                SkipReason::MutableBorrow,
+                                format!("mutable slices are not supported (`{}`)", text(ty)),
+                            ))
                         } else {
                             Ok(Ty::Slice(Box::new(self.map(&s.elem, inner)?)))
                         }
@@ -135,41 +151,59 @@ impl TyCx<'_> {
                 }
             }
             Type::Path(p) if p.qself.is_none() => self.path(&p.path, ty, mode),
-            Type::Path(_) => Err(format!(
-                "qualified paths are not supported (`{}`)",
-                text(ty)
+            Type::Path(_) => Err(Why::new(
+                SkipReason::QualifiedPath,
+                format!("qualified paths are not supported (`{}`)", text(ty)),
             )),
-            Type::BareFn(_) => Err(format!(
-                "function pointers are not supported (`{}`)",
-                text(ty)
+            Type::BareFn(_) => Err(Why::new(
+                SkipReason::Closure,
+                format!("function pointers are not supported (`{}`)", text(ty)),
             )),
-            Type::ImplTrait(_) if mode == Mode::Ret => Err(format!(
-                "`impl Trait` return types are not supported (`{}`)",
-                text(ty)
+            Type::ImplTrait(_) if mode == Mode::Ret => Err(Why::new(
+                SkipReason::OpaqueReturn,
+                format!(
+                    "`impl Trait` return types are not supported (`{}`)",
+                    text(ty)
+                ),
             )),
             Type::ImplTrait(t) => self
                 .mock_for_bounds(t.bounds.iter())
                 .unwrap_or_else(|| self.impl_std(t, ty)),
-            Type::TraitObject(_) if mode == Mode::Ret => Err(format!(
-                "trait objects in return types are not supported (`{}`)",
-                text(ty)
-            )),
-            Type::TraitObject(t) => self.mock_for_bounds(t.bounds.iter()).unwrap_or_else(|| {
-                Err(format!(
-                    "`{}` names no trait of the crate, so hermetic has no mock for it",
+            Type::TraitObject(_) if mode == Mode::Ret => Err(Why::new(
+                SkipReason::OpaqueReturn,
+                format!(
+                    "trait objects in return types are not supported (`{}`)",
                     text(ty)
-                ))
-            }),
-            Type::Ptr(_) => Err(format!("raw pointers are not supported (`{}`)", text(ty))),
-            Type::Slice(_) => Err(format!("unsized slices are not supported (`{}`)", text(ty))),
-            Type::Never(_) => Err("the never type `!` is not supported".into()),
-            _ => Err(format!("`{}` is not supported", text(ty))),
+                ),
+            )),
+            Type::TraitObject(t) => self
+                .mock_for_bounds(t.bounds.iter())
+                .unwrap_or_else(|| Err(no_mock(t.bounds.iter(), ty))),
+            Type::Ptr(_) => Err(Why::new(
+                SkipReason::RawPointer,
+                format!("raw pointers are not supported (`{}`)", text(ty)),
+            )),
+            Type::Slice(_) => Err(Why::new(
+                SkipReason::UnsizedType,
+                format!("unsized slices are not supported (`{}`)", text(ty)),
+            )),
+            Type::Never(_) => Err(Why::new(
+                SkipReason::UnsizedType,
+                "the never type `!` is not supported",
+            )),
+            _ => Err(Why::new(
+                SkipReason::UnknownType,
+                format!("`{}` is not supported", text(ty)),
+            )),
         }
     }
 
-    fn path(&self, path: &syn::Path, ty: &Type, mode: Mode) -> Result<Ty, String> {
+    fn path(&self, path: &syn::Path, ty: &Type, mode: Mode) -> Result<Ty, Why> {
         let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-        let last = path.segments.last().ok_or("empty path")?;
+        let last = path
+            .segments
+            .last()
+            .ok_or_else(|| Why::new(SkipReason::UnknownType, "empty path"))?;
         if path.leading_colon.is_none() && segs.len() == 1 && last.arguments.is_none() {
             let name = segs[0].as_str();
             if let Some(t) = self.subst.get(name) {
@@ -179,13 +213,16 @@ impl TyCx<'_> {
                 return self
                     .self_ty
                     .cloned()
-                    .ok_or_else(|| "`Self` outside an impl".to_string());
+                    .ok_or_else(|| Why::new(SkipReason::UnknownType, "`Self` outside an impl"));
             }
             if let Some(t) = primitive(name) {
                 return Ok(t);
             }
             if name == "str" {
-                return Err("`str` is only supported behind a reference (`&str`)".into());
+                return Err(Why::new(
+                    SkipReason::UnsizedType,
+                    "`str` is only supported behind a reference (`&str`)",
+                ));
             }
         }
         let mut full = segs.clone();
@@ -196,29 +233,44 @@ impl TyCx<'_> {
             Target::Type(id) => {
                 let info = &self.infos[id];
                 if let Some(why) = &info.unsupported_generics {
-                    return Err(format!("type `{}` has {why}", info.name));
+                    return Err(unsupported_generics(&info.name, why));
                 }
                 let args = self.args(last, ty, mode)?;
                 if args.len() != info.generics.len() {
-                    return Err(format!(
-                        "`{}` needs {} generic argument(s)",
-                        text(ty),
-                        info.generics.len()
+                    return Err(Why::new(
+                        SkipReason::TypeArguments,
+                        format!(
+                            "`{}` needs {} generic argument(s)",
+                            text(ty),
+                            info.generics.len()
+                        ),
                     ));
                 }
                 Ok(Ty::Adt(id, args))
             }
             Target::Trait(id) if mode != Mode::Ret && last.arguments.is_none() => self.mock(id),
-            Target::Trait(_) => Err(format!("trait `{}` used as a type", text(ty))),
+            Target::Trait(_) => Err(Why::new(
+                SkipReason::UnmetBound(text(path)),
+                format!("trait `{}` used as a type", text(ty)),
+            )),
             Target::Alias(id) => self.alias(id, last, ty, mode),
-            Target::Ambiguous => Err(format!("ambiguous type `{}`", text(ty))),
+            Target::Ambiguous => Err(Why::new(
+                SkipReason::UnknownType,
+                format!("ambiguous type `{}`", text(ty)),
+            )),
             Target::External(p) => self.std(&p, last, ty, mode),
             Target::Unknown if segs.len() == 1 => self.std(&segs, last, ty, mode),
             // `other_crate::Type` without a `use`: a path into a dependency.
             Target::Unknown if !matches!(segs[0].as_str(), "crate" | "self" | "super") => {
-                Err(format!("`{}` is not supported", text(ty)))
+                Err(Why::new(
+                    SkipReason::UnsupportedType(type_name(&segs)),
+                    format!("`{}` is not supported", text(ty)),
+                ))
             }
-            Target::Module(_) | Target::Unknown => Err(format!("unknown type `{}`", text(ty))),
+            Target::Module(_) | Target::Unknown => Err(Why::new(
+                SkipReason::UnknownType,
+                format!("unknown type `{}`", text(ty)),
+            )),
         }
     }
 
@@ -259,15 +311,21 @@ impl TyCx<'_> {
         last: &syn::PathSegment,
         ty: &Type,
         mode: Mode,
-    ) -> Result<Ty, String> {
+    ) -> Result<Ty, Why> {
         let alias = self.names.alias(id);
         let name = alias.item.ident.to_string();
         if self.expanding.contains(&id) {
-            return Err(format!("type alias `{name}` refers to itself"));
+            return Err(Why::new(
+                SkipReason::TypeArguments,
+                format!("type alias `{name}` refers to itself"),
+            ));
         }
         if self.expanding.len() >= MAX_ALIAS_DEPTH {
-            return Err(format!(
-                "type alias `{name}` is nested in more than {MAX_ALIAS_DEPTH} other aliases"
+            return Err(Why::new(
+                SkipReason::TypeArguments,
+                format!(
+                    "type alias `{name}` is nested in more than {MAX_ALIAS_DEPTH} other aliases"
+                ),
             ));
         }
         let params = alias_params(&alias.item)?;
@@ -283,26 +341,32 @@ impl TyCx<'_> {
                 (None, Some(default)) => self
                     .in_alias(alias.module, &subst, &expanding)
                     .map(default, mode.inner())
-                    .map_err(|e| format!("type alias `{name}`: {e}"))?,
+                    .map_err(|e| e.within(format!("type alias `{name}`")))?,
                 (None, None) => {
-                    return Err(format!(
-                        "`{}` lacks type alias `{name}`'s argument `{}`",
-                        text(ty),
-                        param.ident
+                    return Err(Why::new(
+                        SkipReason::TypeArguments,
+                        format!(
+                            "`{}` lacks type alias `{name}`'s argument `{}`",
+                            text(ty),
+                            param.ident
+                        ),
                     ))
                 }
             };
             subst.insert(param.ident.to_string(), t);
         }
         if args.next().is_some() {
-            return Err(format!(
-                "`{}` has more type arguments than type alias `{name}` takes",
-                text(ty)
+            return Err(Why::new(
+                SkipReason::TypeArguments,
+                format!(
+                    "`{}` has more type arguments than type alias `{name}` takes",
+                    text(ty)
+                ),
             ));
         }
         self.in_alias(alias.module, &subst, &expanding)
             .map(&alias.item.ty, mode)
-            .map_err(|e| format!("type alias `{name}`: {e}"))
+            .map_err(|e| e.within(format!("type alias `{name}`")))
     }
 
     /// The scope of an alias's target: its module, its own parameters, no `Self`.
@@ -327,7 +391,7 @@ impl TyCx<'_> {
     pub fn mock_for_bounds<'b>(
         &self,
         bounds: impl Iterator<Item = &'b TypeParamBound>,
-    ) -> Option<Result<Ty, String>> {
+    ) -> Option<Result<Ty, Why>> {
         let mut found = None;
         let mut std_value: Option<(Ty, String)> = None;
         let mut extra = Vec::new();
@@ -362,9 +426,12 @@ impl TyCx<'_> {
             return Some(if extra.is_empty() {
                 Ok(t)
             } else {
-                Err(format!(
-                    "a stand-in for `{name}` is not also `{}`",
-                    extra.join(" + ")
+                Err(Why::new(
+                    SkipReason::UnmetBound(extra.join(" + ")),
+                    format!(
+                        "a stand-in for `{name}` is not also `{}`",
+                        extra.join(" + ")
+                    ),
                 ))
             });
         };
@@ -374,10 +441,13 @@ impl TyCx<'_> {
         Some(if extra.is_empty() {
             self.mock(id)
         } else {
-            Err(format!(
-                "a mock of `{}` is not also `{}`",
-                self.traits[id].name,
-                extra.join(" + ")
+            Err(Why::new(
+                SkipReason::UnmetBound(extra.join(" + ")),
+                format!(
+                    "a mock of `{}` is not also `{}`",
+                    self.traits[id].name,
+                    extra.join(" + ")
+                ),
             ))
         })
     }
@@ -423,7 +493,7 @@ impl TyCx<'_> {
     /// A std type for an `impl Trait` parameter bounded by std traits only (`impl AsRef<Path>`,
     /// `impl Into<String>`), from the table of candidates type parameters take. A test passes
     /// it without a turbofish, so only types its literal says are candidates: not integers.
-    fn impl_std(&self, t: &syn::TypeImplTrait, ty: &Type) -> Result<Ty, String> {
+    fn impl_std(&self, t: &syn::TypeImplTrait, ty: &Type) -> Result<Ty, Why> {
         let param = ParamBounds {
             name: "impl".into(),
             bounds: t.bounds.iter().cloned().collect(),
@@ -448,23 +518,29 @@ impl TyCx<'_> {
                 .map(|mut c| c.remove(0).1)
         };
         match chosen {
-            Some(Ty::Int(_) | Ty::Float(_)) => Err(format!(
-                "`{}` would take a number, which a test's literal cannot give its type",
-                text(ty)
+            Some(Ty::Int(_) | Ty::Float(_)) => Err(Why::new(
+                SkipReason::UnmetBound(text(&t.bounds)),
+                format!(
+                    "`{}` would take a number, which a test's literal cannot give its type",
+                    text(ty)
+                ),
             )),
             Some(t) => Ok(t),
-            None => Err(format!(
-                "`{}` names no trait of the crate, so hermetic has no mock for it",
-                text(ty)
-            )),
+            None => Err(no_mock(t.bounds.iter(), ty)),
         }
     }
 
-    fn mock(&self, id: usize) -> Result<Ty, String> {
+    fn mock(&self, id: usize) -> Result<Ty, Why> {
         match self.traits.get(id).map(|t| (&t.name, &t.unmockable)) {
             Some((_, None)) => Ok(Ty::Mock(id)),
-            Some((name, Some(why))) => Err(format!("trait `{name}` cannot be mocked: {why}")),
-            None => Err("trait-typed fields are not supported".into()),
+            Some((name, Some(why))) => Err(Why::new(
+                SkipReason::TraitNotMockable,
+                format!("trait `{name}` cannot be mocked: {why}"),
+            )),
+            None => Err(Why::new(
+                SkipReason::TraitNotMockable,
+                "trait-typed fields are not supported",
+            )),
         }
     }
 
@@ -475,18 +551,24 @@ impl TyCx<'_> {
         last: &syn::PathSegment,
         ty: &Type,
         mode: Mode,
-    ) -> Result<Ty, String> {
+    ) -> Result<Ty, Why> {
         if let Some(kind) = std_kind(path) {
             if kind.is_ref() {
-                return Err(format!(
-                    "`{}` is only supported behind a reference (`&{}`)",
-                    text(ty),
-                    kind.name()
+                return Err(Why::new(
+                    SkipReason::UnsizedType,
+                    format!(
+                        "`{}` is only supported behind a reference (`&{}`)",
+                        text(ty),
+                        kind.name()
+                    ),
                 ));
             }
             let args = self.args(last, ty, mode)?;
             if !args.is_empty() {
-                return Err(format!("`{}` takes no type arguments", text(ty)));
+                return Err(Why::new(
+                    SkipReason::TypeArguments,
+                    format!("`{}` takes no type arguments", text(ty)),
+                ));
             }
             return Ok(Ty::Std(kind, args));
         }
@@ -506,13 +588,22 @@ impl TyCx<'_> {
         };
         let Some(known) = known else {
             return Err(if p.len() == 1 {
-                format!("unknown type `{}`", text(ty))
+                Why::new(
+                    SkipReason::UnknownType,
+                    format!("unknown type `{}`", text(ty)),
+                )
             } else {
-                format!("`{}` is not supported", text(ty))
+                Why::new(
+                    SkipReason::UnsupportedType(type_name(&p)),
+                    format!("`{}` is not supported", text(ty)),
+                )
             });
         };
         if known == "io::Error" && mode != Mode::Ret {
-            return Err("`std::io::Error` is supported in return types only".into());
+            return Err(Why::new(
+                SkipReason::UnsupportedType("io::Error".into()),
+                "`std::io::Error` is supported in return types only",
+            ));
         }
         let mut args = self.args(last, ty, mode)?;
         let want = match known {
@@ -521,9 +612,12 @@ impl TyCx<'_> {
             _ => 1,
         };
         if args.len() != want {
-            return Err(format!(
-                "`{}` is not supported (expected {want} type argument(s))",
-                text(ty)
+            return Err(Why::new(
+                SkipReason::TypeArguments,
+                format!(
+                    "`{}` is not supported (expected {want} type argument(s))",
+                    text(ty)
+                ),
             ));
         }
         let mut next = || Box::new(args.remove(0));
@@ -545,17 +639,25 @@ impl TyCx<'_> {
     }
 
     /// The type arguments of a path segment (lifetimes are dropped).
-    fn args(&self, seg: &syn::PathSegment, ty: &Type, mode: Mode) -> Result<Vec<Ty>, String> {
+    fn args(&self, seg: &syn::PathSegment, ty: &Type, mode: Mode) -> Result<Vec<Ty>, Why> {
         match &seg.arguments {
             PathArguments::None => Ok(Vec::new()),
-            PathArguments::Parenthesized(_) => Err(format!("`{}` is not supported", text(ty))),
+            PathArguments::Parenthesized(_) => Err(Why::new(
+                SkipReason::Closure,
+                format!("`{}` is not supported", text(ty)),
+            )),
             PathArguments::AngleBracketed(a) => {
                 let mut out = Vec::new();
                 for arg in &a.args {
                     match arg {
                         GenericArgument::Lifetime(_) => {}
                         GenericArgument::Type(t) => out.push(self.map(t, mode.inner())?),
-                        _ => return Err(format!("`{}` is not supported", text(ty))),
+                        _ => {
+                            return Err(Why::new(
+                                SkipReason::TypeArguments,
+                                format!("`{}` is not supported", text(ty)),
+                            ))
+                        }
                     }
                 }
                 Ok(out)
@@ -581,20 +683,26 @@ fn std_kind(path: &[String]) -> Option<StdTy> {
 
 /// A range of `elem`: of integers or chars only, whose values the search draws and tests write
 /// as literals.
-fn range_of(elem: Box<Ty>, kind: RangeKind) -> Result<Ty, String> {
+fn range_of(elem: Box<Ty>, kind: RangeKind) -> Result<Ty, Why> {
     match *elem {
         Ty::Int(_) | Ty::Char => Ok(Ty::Range(elem, kind)),
-        _ => Err("ranges of other types than integers and chars are not supported".into()),
+        _ => Err(Why::new(
+            SkipReason::UnsupportedType("Range".into()),
+            "ranges of other types than integers and chars are not supported",
+        )),
     }
 }
 
 /// An alias's type parameters (its lifetimes need no argument: `args` drops them); const
 /// parameters are a skip reason.
-fn alias_params(item: &syn::ItemType) -> Result<Vec<&syn::TypeParam>, String> {
+fn alias_params(item: &syn::ItemType) -> Result<Vec<&syn::TypeParam>, Why> {
     if let Some(c) = item.generics.const_params().next() {
-        return Err(format!(
-            "type alias `{}` has a const generic parameter `{}`, which is not supported",
-            item.ident, c.ident
+        return Err(Why::new(
+            SkipReason::ConstGenerics,
+            format!(
+                "type alias `{}` has a const generic parameter `{}`, which is not supported",
+                item.ident, c.ident
+            ),
         ));
     }
     Ok(item.generics.type_params().collect())
@@ -607,6 +715,43 @@ pub fn mock_has(path: &[String]) -> bool {
         path.last().map(String::as_str),
         Some("Send" | "Sync" | "Sized" | "Unpin" | "Debug")
     )
+}
+
+/// Why a crate type with `unsupported_generics` (`why`, from [`TypeInfo`]) cannot be named.
+pub fn unsupported_generics(name: &str, why: &str) -> Why {
+    let reason = if why.starts_with("lifetime") {
+        SkipReason::LifetimeParameters
+    } else {
+        SkipReason::ConstGenerics
+    };
+    Why::new(reason, format!("type `{name}` has {why}"))
+}
+
+/// Why `impl Bounds` or `dyn Bounds` (`ty`) has neither a mock nor a std stand-in: the bound
+/// that asks for it, a closure's `Fn*` apart.
+fn no_mock<'b>(mut bounds: impl Iterator<Item = &'b TypeParamBound>, ty: &Type) -> Why {
+    let detail = format!(
+        "`{}` names no trait of the crate, so hermetic has no mock for it",
+        text(ty)
+    );
+    let first = bounds.find_map(|b| match b {
+        TypeParamBound::Trait(tb) if !matches!(tb.modifier, syn::TraitBoundModifier::Maybe(_)) => {
+            Some(&tb.path)
+        }
+        _ => None,
+    });
+    match first {
+        Some(p) if is_closure_bound(p) => Why::new(SkipReason::Closure, detail),
+        Some(p) => Why::new(SkipReason::UnmetBound(text(p)), detail),
+        None => Why::new(SkipReason::UnmetBound(text(ty)), detail),
+    }
+}
+
+/// Whether a bound is `Fn(..)`, `FnMut(..)` or `FnOnce(..)`.
+pub fn is_closure_bound(path: &syn::Path) -> bool {
+    path.segments
+        .last()
+        .is_some_and(|s| matches!(s.ident.to_string().as_str(), "Fn" | "FnMut" | "FnOnce"))
 }
 
 fn has_args(path: &syn::Path) -> bool {
@@ -644,7 +789,12 @@ mod tests {
     fn map(lib: &str, ty: &str, mode: Mode) -> Result<Ty, String> {
         let d = tempfile::tempdir().unwrap();
         std::fs::write(d.path().join("lib.rs"), lib).unwrap();
-        let mods = modules::load(&d.path().join("lib.rs"), &mut Vec::new()).unwrap();
+        let mods = modules::load(
+            &d.path().join("lib.rs"),
+            &Default::default(),
+            &mut Vec::new(),
+        )
+        .unwrap();
         let mut names = Names::new(&mods);
         let mut infos = Vec::new();
         for (id, m) in mods.iter().enumerate() {
@@ -678,6 +828,7 @@ mod tests {
             expanding: &[],
         };
         cx.map(&syn::parse_str(ty).unwrap(), mode)
+            .map_err(|e| e.detail)
     }
 
     fn b(t: Ty) -> Box<Ty> {

@@ -47,6 +47,7 @@ pub fn build_driver(
         crate_dir: &target.crate_dir,
         workspace_root: &target.workspace_root,
         work_dir,
+        cargo_args: &target.features.cargo_args,
     };
     let mut support = vec!["hermetic-driver"];
     if !isolated.is_empty() || cluster.units.iter().any(|u| u.attribute.is_some()) {
@@ -93,8 +94,13 @@ pub fn build_driver(
             shadow::write_if_changed(&shadow.root.join(&f.path), &f.text)?;
         }
         let manifest = shadow.root.join("Cargo.toml");
-        let outcome =
-            cargo::build_test_binary(&manifest, &shadow.target_dir, cargo::SANCOV_FLAGS, progress)?;
+        let outcome = cargo::build_test_binary(
+            &manifest,
+            &shadow.target_dir,
+            &target.features.cargo_args,
+            cargo::SANCOV_FLAGS,
+            progress,
+        )?;
         match outcome {
             BuildOutcome::Built {
                 executable,

@@ -8,6 +8,7 @@
 use crate::cluster::{CallableKind, Cluster, Fields, ModuleId, Receiver, StdTy, Ty, TypeKind};
 use crate::mock_syntax::{mock_items, MockFlavour};
 use crate::rust_syntax::{callee_path, ident, item_path, ty, ty_in_expr};
+use crate::skip::{SkipReason, Why};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use std::collections::BTreeSet;
@@ -26,7 +27,7 @@ pub struct DispatchFile {
 /// Why a callable got no working dispatch entry.
 pub struct Unsupported {
     pub callable: usize,
-    pub reason: String,
+    pub why: Why,
 }
 
 /// Generates the dispatch modules. `disabled` callables get an entry that refuses to run
@@ -48,19 +49,20 @@ pub fn generate(
         {
             let name = format_ident!("call_{}", id);
             let body = if disabled.contains(&id) {
-                Err("the driver could not compile a call to it".to_string())
+                Err(Why::new(
+                    SkipReason::DriverRejected,
+                    "the driver could not compile a call to it",
+                ))
             } else {
                 call_body(cluster, id)
             };
-            let body = body.unwrap_or_else(|reason| {
-                unsupported.push(Unsupported {
-                    callable: id,
-                    reason: reason.clone(),
-                });
-                quote!(Err(DecodeError::new(#reason)))
+            let body = body.unwrap_or_else(|why| {
+                let reason = why.detail.clone();
+                unsupported.push(Unsupported { callable: id, why });
+                quote!(Err(::hermetic_driver::DecodeError::new(#reason)))
             });
             entries.push(quote! {
-                fn #name(args: &[Value], slots: &mut Slots) -> ::std::result::Result<Returned, DecodeError> {
+                fn #name(args: &[::hermetic_driver::Value], slots: &mut ::hermetic_driver::Slots) -> ::std::result::Result<::hermetic_driver::Returned, ::hermetic_driver::DecodeError> {
                     #body
                 }
             });
@@ -106,16 +108,17 @@ pub fn generate(
                     ::hermetic_driver::serve(&table);
                 }
 
-                fn missing(_: &[Value], _: &mut Slots) -> ::std::result::Result<Returned, DecodeError> {
-                    Err(DecodeError::new("no dispatch entry"))
+                fn missing(_: &[::hermetic_driver::Value], _: &mut ::hermetic_driver::Slots) -> ::std::result::Result<::hermetic_driver::Returned, ::hermetic_driver::DecodeError> {
+                    Err(::hermetic_driver::DecodeError::new("no dispatch entry"))
                 }
             }
         });
         let file = quote! {
             #![allow(unused_imports, unused_mut, unused_variables, unused_parens, dead_code)]
             #![allow(non_snake_case, clippy::all)]
+            // The driver's own names are written in full: the crate's (through `use super::*`)
+            // may be `Value` or `DecodeError` too.
             use super::*;
-            use ::hermetic_driver::{DecodeError, Observed, Returned, Slots, Value};
 
             pub(crate) fn register(table: &mut [Option<::hermetic_driver::Entry>]) {
                 #(#registrations)*
@@ -168,13 +171,13 @@ fn mocks_of_module(cluster: &Cluster, m: ModuleId) -> Vec<TokenStream> {
             quote! {
                 #items
                 impl ::hermetic_driver::Decode for #mock {
-                    fn decode(value: &Value, slots: &mut Slots) -> ::std::result::Result<Self, DecodeError> {
+                    fn decode(value: &::hermetic_driver::Value, slots: &mut ::hermetic_driver::Slots) -> ::std::result::Result<Self, ::hermetic_driver::DecodeError> {
                         ::hermetic_driver::decode::take_stored(value, slots)
                     }
                 }
                 impl ::hermetic_driver::Observe for #mock {
-                    fn observe(&self) -> Observed {
-                        Observed::Opaque
+                    fn observe(&self) -> ::hermetic_driver::Observed {
+                        ::hermetic_driver::Observed::Opaque
                     }
                 }
             }
@@ -236,17 +239,23 @@ struct ArgCode {
     teardown: TokenStream,
 }
 
-fn arg_code(cluster: &Cluster, m: ModuleId, t: &Ty, k: usize) -> Result<ArgCode, String> {
+fn arg_code(cluster: &Cluster, m: ModuleId, t: &Ty, k: usize) -> Result<ArgCode, Why> {
     let var = format_ident!("a{}", k);
     let slot = format_ident!("slot{}", k);
-    let decoded = |t: &Ty| -> Result<TokenStream, String> {
+    let decoded = |t: &Ty| -> Result<TokenStream, Why> {
         if contains_io_error(t) {
-            return Err("`std::io::Error` arguments are not supported".into());
+            return Err(Why::new(
+                SkipReason::UnsupportedType("io::Error".into()),
+                "`std::io::Error` arguments are not supported",
+            ));
         }
         if has_borrow(t) {
-            return Err(format!(
-                "a borrowed type inside `{}` is not supported",
-                ty(cluster, t, m)
+            return Err(Why::new(
+                SkipReason::ReferenceInside,
+                format!(
+                    "a borrowed type inside `{}` is not supported",
+                    ty(cluster, t, m)
+                ),
             ));
         }
         let tt = ty(cluster, t, m);
@@ -288,7 +297,7 @@ fn arg_code(cluster: &Cluster, m: ModuleId, t: &Ty, k: usize) -> Result<ArgCode,
             };
             ArgCode {
                 setup: quote! {
-                    let #slot = Slots::slot_of(&args[#k])?;
+                    let #slot = ::hermetic_driver::Slots::slot_of(&args[#k])?;
                     let mut #var: Box<#tt> = slots.take(#slot)?;
                 },
                 expr,
@@ -313,7 +322,7 @@ fn arg_code(cluster: &Cluster, m: ModuleId, t: &Ty, k: usize) -> Result<ArgCode,
     })
 }
 
-fn call_body(cluster: &Cluster, id: usize) -> Result<TokenStream, String> {
+fn call_body(cluster: &Cluster, id: usize) -> Result<TokenStream, Why> {
     let c = &cluster.callables[id];
     let m = c.module;
     let mut arg_types: Vec<Ty> = Vec::new();
@@ -358,8 +367,12 @@ fn call_body(cluster: &Cluster, id: usize) -> Result<TokenStream, String> {
             trait_name,
         } => {
             let owner = ty(cluster, self_ty, m);
-            let tr: syn::Path = syn::parse_str(trait_name)
-                .map_err(|e| format!("cannot read trait `{trait_name}`: {e}"))?;
+            let tr: syn::Path = syn::parse_str(trait_name).map_err(|e| {
+                Why::new(
+                    SkipReason::DriverRejected,
+                    format!("cannot read trait `{trait_name}`: {e}"),
+                )
+            })?;
             quote!(<#owner as #tr>::#name(#(#exprs),*))
         }
         CallableKind::StructLiteral { self_ty, tuple } => {
@@ -424,7 +437,7 @@ fn call_body(cluster: &Cluster, id: usize) -> Result<TokenStream, String> {
         let observed = Some(::hermetic_driver::observe(&ret));
         let stored = #store;
         #(#teardown)*
-        Ok(Returned { observed, stored })
+        Ok(::hermetic_driver::Returned { observed, stored })
     })
 }
 
@@ -444,12 +457,12 @@ fn type_impls(cluster: &Cluster, id: usize) -> TokenStream {
     let observe_body = observe_body(cluster, id);
     quote! {
         impl #decl ::hermetic_driver::Decode for #name #args {
-            fn decode(value: &Value, slots: &mut Slots) -> ::std::result::Result<Self, DecodeError> {
+            fn decode(value: &::hermetic_driver::Value, slots: &mut ::hermetic_driver::Slots) -> ::std::result::Result<Self, ::hermetic_driver::DecodeError> {
                 ::hermetic_driver::decode::take_stored(value, slots)
             }
         }
         impl #decl ::hermetic_driver::Observe for #name #args {
-            fn observe(&self) -> Observed {
+            fn observe(&self) -> ::hermetic_driver::Observed {
                 #observe_body
             }
         }
@@ -486,7 +499,7 @@ fn observe_body(cluster: &Cluster, id: usize) -> TokenStream {
             let (pattern, list) = observe_fields(fields, true);
             quote! {
                 let Self #pattern = self;
-                Observed::Struct(#list)
+                ::hermetic_driver::Observed::Struct(#list)
             }
         }
         TypeKind::Enum(variants) if variants.iter().all(|v| fields_known(&v.fields)) => {
@@ -494,7 +507,7 @@ fn observe_body(cluster: &Cluster, id: usize) -> TokenStream {
                 let vname = ident(&v.name);
                 let vstr = &v.name;
                 let (pattern, list) = observe_fields(&v.fields, true);
-                quote!(Self::#vname #pattern => Observed::Variant(#vstr.to_string(), #list),)
+                quote!(Self::#vname #pattern => ::hermetic_driver::Observed::Variant(#vstr.to_string(), #list),)
             });
             if variants.is_empty() {
                 quote!(match *self {})
@@ -503,6 +516,37 @@ fn observe_body(cluster: &Cluster, id: usize) -> TokenStream {
             }
         }
         _ if debug => quote!(::hermetic_driver::observe::debug_text(self)),
-        _ => quote!(Observed::Opaque),
+        _ => quote!(::hermetic_driver::Observed::Opaque),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_drivers_names_are_absolute_so_crate_types_may_share_them() {
+        let cluster = crate::analyze::analyze_lib(
+            "pub struct Value(pub u8);\npub struct DecodeError;\npub fn bump(v: Value) -> Value { Value(v.0 + 1) }\n",
+        );
+        let (files, unsupported) = generate(&cluster, &BTreeSet::new());
+        assert!(unsupported.is_empty());
+        let src = &files[0].source;
+        assert!(!src.contains("use ::hermetic_driver::{"), "{src}");
+        // The crate's `Value` is decoded and observed under its own name...
+        assert!(
+            src.contains("impl ::hermetic_driver::Decode for Value"),
+            "{src}"
+        );
+        // ...and every name of the driver's is spelled in full.
+        let bare = |name: &str| {
+            src.match_indices(name).any(|(i, _)| {
+                !src[..i].ends_with("::hermetic_driver::")
+                    && src[..i].ends_with(['(', ' ', '<', '&'])
+            })
+        };
+        for name in ["Slots", "Returned", "Observed::"] {
+            assert!(!bare(name), "`{name}` is not spelled in full:\n{src}");
+        }
     }
 }

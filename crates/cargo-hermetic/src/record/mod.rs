@@ -26,6 +26,7 @@ use crate::cluster::{CallableId, Cluster, Skipped};
 use crate::emit::Suite;
 use crate::generate::{callable_name, selected, selection_of};
 use crate::shadow::{self, Origin};
+use crate::skip::{SkipReason, Why};
 use crate::test_case::FinishedTest;
 use crate::{analyze, cargo, emit, manifest, verify};
 use anyhow::{bail, Context, Result};
@@ -124,7 +125,11 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
             eprintln!("  {msg}");
         }
     };
-    let target = cargo::locate(args.manifest_path.as_deref(), args.package.as_deref())?;
+    let target = cargo::locate(
+        args.manifest_path.as_deref(),
+        args.package.as_deref(),
+        &Default::default(),
+    )?;
     let bin = if args.test {
         None
     } else {
@@ -132,7 +137,10 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
     };
     say(&format!("analysing {}", target.package));
     // A recorded run calls the methods of trait impls too (a search reaches them otherwise).
-    let options = analyze::Options::record();
+    let options = analyze::Options {
+        features: target.features.enabled.clone(),
+        ..analyze::Options::record()
+    };
     let cluster = analyze::analyze_with(&target.lib_rs, &target.crate_name, options)
         .with_context(|| format!("analyse {}", target.lib_rs.display()))?;
     let sel = selection_of(args.module.as_deref(), args.function.as_deref(), &cluster)?;
@@ -146,6 +154,7 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
         crate_dir: &target.crate_dir,
         workspace_root: &target.workspace_root,
         work_dir: &work_dir,
+        cargo_args: &target.features.cargo_args,
     };
     say("building the probed program");
     let skipped_fns = skipped_functions(&cluster, args.module.as_deref(), args.function.as_deref());
@@ -360,6 +369,7 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
         tests_dropped_uncompilable: verified.dropped_uncompilable.len(),
         dropped,
         functions_probed: probed.probed.len(),
+        skipped_by_reason: crate::skip::by_reason(&skipped),
         skipped,
         probed_run_s,
         unprobed_run_s,
@@ -462,14 +472,14 @@ fn skipped_functions(
     cluster
         .skipped
         .iter()
-        .filter(|s| !s.reason.starts_with("struct literal") && !s.item.ends_with("::default"))
+        .filter(|s| !s.detail.starts_with("struct literal") && !s.item.ends_with("::default"))
         .filter(|s| {
             module
                 .as_ref()
                 .is_none_or(|m| s.item == *m || s.item.starts_with(&format!("{m}::")))
         })
         .filter(|s| function.is_none_or(|f| s.item == f || s.item.ends_with(&format!("::{f}"))))
-        .map(|s| (s.item.clone(), s.reason.clone()))
+        .map(|s| (s.item.clone(), s.detail.clone()))
         .collect()
 }
 
@@ -479,13 +489,12 @@ fn not_probed(cluster: &Cluster, probed: &probes::Probed) -> Vec<Skipped> {
         .skipped
         .iter()
         .map(|s| Skipped {
-            item: s.item.clone(),
-            reason: not_testable(&s.reason),
+            detail: not_testable(&s.detail),
+            ..s.clone()
         })
         .collect();
-    out.extend(probed.unprobed.iter().map(|(c, why)| Skipped {
-        item: callable_name(cluster, *c),
-        reason: why.clone(),
+    out.extend(probed.unprobed.iter().map(|(c, why)| {
+        Why::new(SkipReason::NotProbed, why.clone()).skipped(callable_name(cluster, *c))
     }));
     out
 }

@@ -40,6 +40,8 @@ pub struct RecordReport {
     pub functions_probed: usize,
     /// Functions of the selection without a probe, and functions analysis skipped.
     pub skipped: Vec<Skipped>,
+    /// `skipped` counted by reason, most frequent first.
+    pub skipped_by_reason: Vec<crate::skip::ReasonCount>,
     /// Wall time of the probed run.
     pub probed_run_s: f64,
     /// Wall time of an unprobed run of the same command (`--measure-slowdown`).
@@ -128,7 +130,7 @@ impl RecordReport {
             writeln!(out, "  x dropped {} ({})", d.test, d.reason)?;
         }
         for s in self.skipped.iter().take(10) {
-            writeln!(out, "  - no tests for {}: {}", s.item, s.reason)?;
+            writeln!(out, "  - no tests for {}: {}", s.item, s.detail)?;
         }
         for f in &self.files {
             writeln!(

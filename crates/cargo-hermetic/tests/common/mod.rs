@@ -631,7 +631,7 @@ impl Run {
 
     /// The report's `skipped` entries as (item, reason).
     pub fn skipped(&self) -> Vec<(String, String)> {
-        self.pairs("skipped", "item", "reason")
+        self.pairs("skipped", "item", "detail")
     }
 
     /// The report's `findings` entries as (call, outcome).
