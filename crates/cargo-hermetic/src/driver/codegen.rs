@@ -404,7 +404,7 @@ fn call_body(cluster: &Cluster, id: usize) -> Result<TokenStream, Why> {
                 ::hermetic_driver::fakes::enter(
                     ::hermetic_driver::fakes::Fakes::new().returns(#callee, #(#exprs)*),
                 );
-                Ok(Returned { observed: None, stored: None })
+                Ok(::hermetic_driver::Returned { observed: None, stored: None })
             });
         }
         CallableKind::Variant { self_ty, fields } => {
