@@ -1,7 +1,8 @@
 //! Real-crates benchmark: `cargo hermetic generate` on published crates that touch files, paths,
 //! variables or time, as a user would run it, and what came of it, beside the crate's own tests.
 //!
-//! Usage: `realcrates --cli PATH [--budget S] [--only NAME,..] [--keep]` (normally through
+//! Usage: `realcrates --cli PATH [--budget S] [--only NAME,..] [--keep] [--no-line-coverage]`
+//! (normally through
 //! `bench/realcrates`, which builds the CLI and installs the coverage tool first).
 //!
 //! Each crate is fetched by cargo at its pinned version and copied out of the registry cache
@@ -62,6 +63,8 @@ struct Row {
     own_all: Option<f64>,
     generated: Option<f64>,
     reasons: Vec<(String, u64)>,
+    /// Skips by kind of reason (`unsupported_type`, `unmet_bound`, ..), all names together.
+    kinds: BTreeMap<String, u64>,
     seconds: f64,
 }
 
@@ -70,6 +73,7 @@ fn main() {
     let mut budget = 120u64;
     let mut only: Option<Vec<String>> = None;
     let mut keep = false;
+    let mut line_coverage_wanted = true;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -86,8 +90,10 @@ fn main() {
                     .map(|l| l.split(',').map(String::from).collect())
             }
             "--keep" => keep = true,
+            // Three instrumented builds per crate fewer, for a quick table on a busy machine.
+            "--no-line-coverage" => line_coverage_wanted = false,
             other => {
-                eprintln!("unknown option {other}\nusage: realcrates --cli PATH [--budget S] [--only NAME,..] [--keep]");
+                eprintln!("unknown option {other}\nusage: realcrates --cli PATH [--budget S] [--only NAME,..] [--keep] [--no-line-coverage]");
                 std::process::exit(2);
             }
         }
@@ -96,8 +102,8 @@ fn main() {
     let cli = std::fs::canonicalize(&cli).unwrap_or(cli);
     let work = std::env::temp_dir().join(format!("hermetic-realcrates-{}", std::process::id()));
     std::fs::create_dir_all(&work).expect("create the work directory");
-    let coverage = llvm_cov_available();
-    if !coverage {
+    let coverage = line_coverage_wanted && llvm_cov_available();
+    if line_coverage_wanted && !coverage {
         eprintln!("cargo llvm-cov is not installed: line coverage columns are left empty (bench/realcrates installs it)");
     }
     let mut rows = Vec::new();
@@ -226,6 +232,10 @@ fn read_report(row: &mut Row, r: &Value) {
         + n("tests_dropped_static_state")
         + n("tests_dropped_uncompilable");
     row.reasons = skip_reasons(r);
+    for c in r["skipped_by_reason"].as_array().into_iter().flatten() {
+        let kind = c["reason"]["kind"].as_str().unwrap_or("?").to_string();
+        *row.kinds.entry(kind).or_default() += c["count"].as_u64().unwrap_or(0);
+    }
 }
 
 /// The report's skip reasons with counts, most frequent first (`skipped_by_reason`; reports
@@ -658,6 +668,7 @@ fn print_table(rows: &[Row], budget: u64) -> bool {
     let (mut api_tested, mut api_total) = (0usize, 0usize);
     let (mut own_units, mut gens) = (Vec::new(), Vec::new());
     let mut all_reasons: BTreeMap<String, u64> = BTreeMap::new();
+    let mut all_kinds: BTreeMap<String, u64> = BTreeMap::new();
     for r in rows {
         if let Some(f) = &r.failure {
             failed = true;
@@ -674,6 +685,9 @@ fn print_table(rows: &[Row], budget: u64) -> bool {
         gens.extend(r.generated);
         for (text, n) in &r.reasons {
             *all_reasons.entry(text.clone()).or_default() += n;
+        }
+        for (kind, n) in &r.kinds {
+            *all_kinds.entry(kind.clone()).or_default() += n;
         }
         let api = r.api.map_or_else(
             || "-".into(),
@@ -741,5 +755,9 @@ fn print_table(rows: &[Row], budget: u64) -> bool {
     for (t, n) in reasons.iter().take(8) {
         println!("  {n:>5}  {t}");
     }
+    let mut kinds: Vec<(String, u64)> = all_kinds.into_iter().collect();
+    kinds.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    println!("skips by kind over all crates: {}", kinds.join(", "));
     failed
 }

@@ -232,6 +232,8 @@ pub const SANCOV_FLAGS: &[&str] = &[
 pub struct CompileError {
     pub file: Option<PathBuf>,
     pub line: usize,
+    /// The bytes of `file` the error points at.
+    pub span: Option<(usize, usize)>,
     pub rendered: String,
 }
 
@@ -346,6 +348,7 @@ pub fn compile_error(m: &cargo_metadata::CompilerMessage) -> Option<CompileError
     Some(CompileError {
         file: span.map(|s| PathBuf::from(&s.file_name)),
         line: span.map(|s| s.line_start).unwrap_or(0),
+        span: span.map(|s| (s.byte_start as usize, s.byte_end as usize)),
         rendered: strip_ansi(m.message.rendered.as_deref().unwrap_or(&m.message.message)),
     })
 }

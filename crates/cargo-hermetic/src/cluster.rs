@@ -92,6 +92,10 @@ pub struct TypeDef {
     /// Names of the type parameters, in order (`["T"]` for `Wrapper<T>`); lifetimes make the
     /// type unusable and are not listed (such types are skipped).
     pub generics: Vec<String>,
+    /// The bounds the type declares on its parameters, as where-clause predicates in source
+    /// text (`TSys: Sys`, from `<TSys: Sys>` or its where clause): the driver's impls for the
+    /// type repeat them, or they would not compile.
+    pub bounds: Vec<String>,
     /// Why no `Ty` can name the type (lifetime or const parameters), if none can: the driver
     /// gives it no `Decode`/`Observe` impls, which would not compile.
     pub unsupported_generics: Option<String>,

@@ -5,9 +5,7 @@ use crate::cluster::Cluster;
 use crate::driver::{build, goals, lines, process};
 use crate::emit::Suite;
 use crate::isolate::Isolation;
-use crate::report::{
-    Branch, FindingReport, MutationReport, Report, UncoveredLine, UncoveredReport,
-};
+use crate::report::{Branch, FindingReport, Report, UncoveredLine, UncoveredReport};
 use crate::search::{self, ops::Space, values::ValuePool, SearchConfig};
 use crate::shadow::Origin;
 use crate::{analyze, cargo, emit, manifest, verify};
@@ -74,7 +72,6 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         &cluster,
         &work_dir,
         &isolation.shadow(&cluster),
-        mutation.then_some(&selection),
         !args.quiet,
     )?;
     isolation.time += built.isolate_time;
@@ -99,7 +96,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         scratch,
         shared_child: args.no_static_isolation,
     };
-    let mut pool = process::DriverPool::start(launch, jobs, args.timeout_ms)?;
+    let mut pool = process::DriverPool::start(launch.clone(), jobs, args.timeout_ms)?;
     pool.real_env = args
         .env
         .split(',')
@@ -188,55 +185,40 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     )?;
     bar.finish_and_clear();
     let search_time = search_started.elapsed().as_secs_f64();
+    let pool_pcs = pool.hello.pcs.clone();
+    let containment = (pool.hello.landlock, pool.hello.seccomp);
+    let real_env = pool.real_env;
+    drop(pool);
+    // Placed before mutation analysis rebuilds the driver's executable with its mutants.
+    let (branches, uncovered) = branches_in_source(
+        &goal_map,
+        &outcome.covered,
+        &pool_pcs,
+        &built,
+        &target.crate_dir,
+    );
     let mutation_report = if mutation {
-        status.say(&format!(
-            "running the tests against {} mutants",
-            built.mutants.len()
-        ));
-        let mutation_started = Instant::now();
-        let mut analysis = crate::mutation::analysis::analyse(
-            &cluster,
-            &mut outcome.tests,
-            &built.mutants,
-            &mut pool,
-            deadline,
-        )?;
-        let stop = crate::mutation::hunt::Stop {
+        status.say("running the tests against mutants of the code");
+        let settings = crate::mutation::Settings {
+            launch: &launch,
+            jobs,
+            timeout_ms: args.timeout_ms,
+            real_env,
+            seed: args.seed,
             deadline,
             max_executions: args.max_executions.map_or(u64::MAX, |m| m / 5),
         };
-        let (mut more, executions) = crate::mutation::hunt::hunt(
+        Some(crate::mutation::run(
+            &built,
+            &target,
             &space,
-            &outcome.tests,
-            &analysis.alive_reached,
-            &mut pool,
-            args.seed,
-            &stop,
-        )?;
-        analysis.executions += executions;
-        if !more.is_empty() {
-            let found = crate::mutation::analysis::analyse(
-                &cluster,
-                &mut more,
-                &built.mutants,
-                &mut pool,
-                None,
-            )?;
-            analysis.merge(found);
-            outcome.tests.extend(more);
-        }
-        analysis.seconds = mutation_started.elapsed().as_secs_f64();
-        Some(MutationReport::new(
-            &built.mutants,
-            built.mutants_unviable,
-            &analysis,
-        ))
+            &selection,
+            &mut outcome.tests,
+            &settings,
+        )?)
     } else {
         None
     };
-    let pool_pcs = pool.hello.pcs.clone();
-    let containment = (pool.hello.landlock, pool.hello.seccomp);
-    drop(pool);
 
     status.say("writing and verifying the tests");
     let command = args.regenerate_command();
@@ -322,13 +304,6 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
             .filter(|&&g| goal_map.goals[g].kind == kind)
             .count()
     };
-    let (branches, uncovered) = branches_in_source(
-        &goal_map,
-        &outcome.covered,
-        &pool_pcs,
-        &built,
-        &target.crate_dir,
-    );
     let mut varied = std::collections::BTreeSet::new();
     for t in &outcome.tests {
         let e = &t.case.env;

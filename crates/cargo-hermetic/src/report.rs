@@ -141,9 +141,14 @@ pub struct MutationReport {
     pub assertions_kept: usize,
     /// Assertions dropped: they killed no mutant the kept ones did not.
     pub assertions_dropped: usize,
-    /// Executions against mutants, and the time they took.
+    /// Executions against mutants.
     pub executions: u64,
+    /// The time mutation analysis took, its driver's build included.
     pub seconds: f64,
+    /// The driver's build with the mutants: how many builds it took (rewrites the compiler
+    /// rejects are left out and it builds again), and how long.
+    pub builds: usize,
+    pub build_seconds: f64,
     /// Mutants no test kills: what the tests would not notice.
     pub alive: Vec<AliveMutant>,
 }
@@ -180,6 +185,8 @@ impl MutationReport {
             assertions_dropped: analysis.assertions_dropped,
             executions: analysis.executions,
             seconds: analysis.seconds,
+            builds: 0,
+            build_seconds: 0.0,
             alive: mutants
                 .iter()
                 .filter(|m| !analysis.killed.contains(&m.id))

@@ -193,7 +193,7 @@ pub fn verify(
                 else {
                     continue;
                 };
-                let (_, not) = run_tests(&exe, &copy.root, suite, 0)?;
+                let (_, not) = run_serially(&exe, &copy.root, suite, SILENCE)?;
                 for test in not {
                     why.entry(test).or_insert(Failure::Configuration(shown));
                 }
@@ -381,6 +381,76 @@ fn elsewhere(cmd: &mut Command, crate_root: &Path, run: usize) -> Result<()> {
     Ok(())
 }
 
+/// How long a test may run in another build before it is taken to hang: the generated tests
+/// each ran within the driver's time limit in the debug build, so one running this long
+/// (integer overflow wraps under `--release`: a loop a debug panic ended may not end) does
+/// not hold there.
+const SILENCE: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// Runs the suite's tests one at a time; a test that runs past `silence` is killed and counts
+/// as failing with those that failed (the tests after it do not run: the caller drops the
+/// failing ones and verifies again). Returns the full paths of those that passed and failed.
+fn run_serially(
+    exe: &Path,
+    cwd: &Path,
+    suite: Suite,
+    silence: std::time::Duration,
+) -> Result<(BTreeSet<String>, BTreeSet<String>)> {
+    use std::io::Read;
+    let mut child = Command::new(exe)
+        .arg(suite.module())
+        .arg("--test-threads=1")
+        .env_remove("HERMETIC_DRIVER")
+        .current_dir(cwd)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .with_context(|| format!("run {}", exe.display()))?;
+    let mut stdout = child.stdout.take().context("the test binary's output")?;
+    // libtest writes `test path ... ` before each test runs alone, and the result after.
+    let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 4096];
+        while let Ok(n @ 1..) = stdout.read(&mut buf) {
+            if tx.send(buf[..n].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut out = Vec::new();
+    let mut hung = false;
+    loop {
+        match rx.recv_timeout(silence) {
+            Ok(bytes) => out.extend(bytes),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                hung = true;
+                let _ = child.kill();
+                break;
+            }
+        }
+    }
+    let status = child.wait()?;
+    let text = String::from_utf8_lossy(&out);
+    let (passed, mut failed) = outcomes(&text);
+    if hung {
+        failed.extend(running(&text));
+    } else if passed.is_empty() && failed.is_empty() && !status.success() {
+        bail!("the test binary failed without running tests");
+    }
+    Ok((passed, failed))
+}
+
+/// The test a serial run's output shows started and not finished.
+fn running(stdout: &str) -> Option<String> {
+    let last = stdout.lines().last()?;
+    let rest = last.strip_prefix("test ")?;
+    let path = rest
+        .strip_suffix(" ... ")
+        .or_else(|| rest.strip_suffix(" ..."))?;
+    Some(path.trim_end_matches(" - should panic").to_string())
+}
+
 /// Runs the suite's tests once (the crate's own tests and the other suite's stay out); returns
 /// the full paths of those that passed and of those that failed.
 fn run_tests(
@@ -549,6 +619,31 @@ mod tests {
             ])
         );
         assert_eq!(short_name("b::hermetic_tests::two"), "two");
+    }
+
+    #[test]
+    fn a_test_that_runs_past_the_limit_is_killed_and_counted_failing() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let exe = dir.path().join("tests");
+        // libtest's serial output, then a test that never ends.
+        std::fs::write(
+            &exe,
+            "#!/bin/sh\nprintf 'running 3 tests\\ntest m::hermetic_tests::a ... ok\\ntest m::hermetic_tests::b - should panic ... '\nexec sleep 30\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let started = std::time::Instant::now();
+        let (passed, failed) = run_serially(
+            &exe,
+            dir.path(),
+            Suite::Generated,
+            std::time::Duration::from_millis(500),
+        )
+        .unwrap();
+        assert!(started.elapsed() < std::time::Duration::from_secs(20));
+        assert_eq!(passed, BTreeSet::from(["m::hermetic_tests::a".to_string()]));
+        assert_eq!(failed, BTreeSet::from(["m::hermetic_tests::b".to_string()]));
     }
 
     #[test]

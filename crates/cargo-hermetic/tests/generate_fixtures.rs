@@ -237,6 +237,17 @@ fn generics_skips_fn_pointer_and_impl_fn_parameters_with_a_reason() {
             "generics: a test calls the skipped `{item}..)`:\n{file}"
         );
     }
+    // A struct with bounds of its own (`Limits<T: PartialOrd + Copy> where T: Debug`): the
+    // driver's impls for it repeat them, so the crate is not failed and `clamp` is called.
+    assert!(
+        !skipped.iter().any(|(i, _)| i.contains("Limits")),
+        "generics: `Limits` was skipped:\n{}",
+        run.describe()
+    );
+    assert!(
+        file.contains(".clamp("),
+        "generics: no test calls `Limits::clamp`:\n{file}"
+    );
 }
 
 #[test]

@@ -55,6 +55,7 @@ pub fn collect(
                 module: m,
                 vis: syntax::vis(vis),
                 generics: type_params,
+                bounds: syntax::bounds(generics),
                 unsupported_generics,
                 derives: syntax::derives(attrs),
                 impls: Vec::new(),

@@ -107,6 +107,25 @@ pub fn derives(attrs: &[Attribute]) -> Vec<String> {
     out
 }
 
+/// A type's bounds on its type parameters as where-clause predicates (`T: Sys`, `T: ?Sized`),
+/// inline and from its where clause, in token text that parses back (`syn::WherePredicate`).
+pub fn bounds(generics: &syn::Generics) -> Vec<String> {
+    let inline = generics
+        .type_params()
+        .filter(|p| !p.bounds.is_empty())
+        .map(|p| {
+            let (name, bounds) = (&p.ident, &p.bounds);
+            quote::quote!(#name: #bounds).to_string()
+        });
+    let clause = generics
+        .where_clause
+        .iter()
+        .flat_map(|w| &w.predicates)
+        .filter(|p| matches!(p, syn::WherePredicate::Type(_)))
+        .map(|p| p.to_token_stream().to_string());
+    inline.chain(clause).collect()
+}
+
 /// Whether the attributes hold `#[name]` (e.g. `#[test]`).
 pub fn has_attr(attrs: &[Attribute], name: &str) -> bool {
     attrs.iter().any(|a| a.path().is_ident(name))

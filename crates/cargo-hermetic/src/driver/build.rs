@@ -1,10 +1,10 @@
 //! Building the driver: shadow copy, generated dispatch modules, one instrumented build.
 
-use super::codegen::{self, Unsupported, DISPATCH_MODULE};
+use super::codegen::{self, Disabled, Unsupported, DISPATCH_MODULE};
 use super::goals::Selection;
 use crate::cargo::{self, BuildOutcome, CompileError, Target};
 use crate::cluster::{Cluster, UnitId};
-use crate::mutation::schemata::{self, SiteFile};
+use crate::mutation::schemata;
 use crate::mutation::Mutant;
 use crate::shadow::{self, Origin, Shadow};
 use anyhow::{bail, Result};
@@ -20,26 +20,33 @@ pub struct DriverBuild {
     pub isolate_time: std::time::Duration,
     /// Whether cargo compiled dependencies (a first build): that time is outside the budget.
     pub compiled_dependencies: bool,
-    /// The mutants compiled into the driver (empty without mutation analysis).
+}
+
+/// The driver rebuilt with the selected code's mutants (mutation analysis).
+pub struct MutantsBuild {
+    pub executable: PathBuf,
+    /// The mutants compiled in.
     pub mutants: Vec<Mutant>,
     /// Mutants left out because the compiler rejected their rewrite (unviable).
-    pub mutants_unviable: usize,
+    pub unviable: usize,
+    /// Builds it took (the last one succeeded).
+    pub builds: usize,
 }
 
 /// How many times a build is retried after disabling the calls its errors point at.
 const MAX_REBUILDS: usize = 4;
-/// How many more times it is retried after leaving out mutation sites the compiler rejected.
-const MAX_MUTATION_REBUILDS: usize = 3;
+/// How many times the mutants' build is retried after leaving out the rewrites the compiler
+/// rejected (each error leaves out the innermost rewrite it points into, so a handful of
+/// rounds settles: type errors, then borrow errors).
+const MAX_MUTATION_REBUILDS: usize = 6;
 
 /// Copies the crate, isolates the units `isolated` lists (`crate::isolate`), injects the driver
-/// (and, with `mutation`, the schemata of the selected code's mutants) and builds it with
-/// coverage instrumentation; with `progress`, cargo's progress shows.
+/// and builds it with coverage instrumentation; with `progress`, cargo's progress shows.
 pub fn build_driver(
     target: &Target,
     cluster: &Cluster,
     work_dir: &Path,
     isolated: &[(UnitId, Vec<String>)],
-    mutation: Option<&Selection>,
     progress: bool,
 ) -> Result<DriverBuild> {
     shadow::write_support_crate(work_dir)?;
@@ -65,14 +72,9 @@ pub fn build_driver(
     )?;
     let isolate_time = isolating.elapsed();
     let dispatch_dir = work_dir.join("dispatch");
-    let mut disabled = BTreeSet::new();
+    let mut disabled = Disabled::default();
     let mut injected = false;
-    let mut sites: Vec<SiteFile> = Vec::new();
-    let mut unviable: BTreeSet<u32> = BTreeSet::new();
-    let mut mutation_rebuilds = 0;
-    let mut attempts = 0;
-    while attempts <= MAX_REBUILDS + mutation_rebuilds {
-        attempts += 1;
+    for _ in 0..=MAX_REBUILDS {
         let (files, unsupported) = codegen::generate(cluster, &disabled);
         let mut paths = Vec::new();
         for f in &files {
@@ -85,13 +87,6 @@ pub fn build_driver(
             // The dispatch modules name `::hermetic_driver`.
             shadow::declare_extern_crate(&shadow, &target.crate_dir, cluster, "hermetic_driver")?;
             injected = true;
-            if let Some(selection) = mutation {
-                sites = schemata::find_sites(cluster, selection, &target.crate_dir, &shadow.root)?;
-            }
-        }
-        let (mutants, rewritten) = schemata::rewrite(&sites, &unviable);
-        for f in &rewritten {
-            shadow::write_if_changed(&shadow.root.join(&f.path), &f.text)?;
         }
         let manifest = shadow.root.join("Cargo.toml");
         let outcome = cargo::build_test_binary(
@@ -106,19 +101,12 @@ pub fn build_driver(
                 executable,
                 compiled_dependencies: n,
             } => {
-                let all: usize = sites
-                    .iter()
-                    .flat_map(|f| &f.sites)
-                    .map(|s| s.alternatives.len())
-                    .sum();
                 return Ok(DriverBuild {
                     executable,
                     shadow,
                     unsupported,
                     isolate_time,
                     compiled_dependencies: n > 0,
-                    mutants_unviable: all - mutants.len(),
-                    mutants,
                 });
             }
             BuildOutcome::Failed(errors) => {
@@ -129,45 +117,98 @@ pub fn build_driver(
                             .is_some_and(|f| f.starts_with(&dispatch_dir))
                     });
                 if !in_crate.is_empty() {
-                    // With schemata, the crate's own files may hold rewrites the compiler
-                    // rejects: leave those sites out and build again.
-                    let live: BTreeSet<u32> = sites
-                        .iter()
-                        .flat_map(|f| &f.sites)
-                        .map(|s| s.first)
-                        .filter(|s| !unviable.contains(s))
-                        .collect();
-                    if live.is_empty() || mutation_rebuilds >= MAX_MUTATION_REBUILDS {
-                        if !live.is_empty() {
-                            // The rejected rewrites could not be pinned: build without any.
-                            unviable.extend(live);
-                            mutation_rebuilds += 1;
-                            continue;
-                        }
-                        bail!(crate_does_not_compile(&in_crate));
-                    }
-                    let mut blamed: BTreeSet<u32> = in_crate
-                        .iter()
-                        .filter_map(|e| Some(schemata::blame(&sites, e.file.as_ref()?, e.line)))
-                        .flatten()
-                        .filter(|s| live.contains(s))
-                        .collect();
-                    if blamed.is_empty() {
-                        blamed = live;
-                    }
-                    unviable.extend(blamed);
-                    mutation_rebuilds += 1;
-                    continue;
+                    bail!(crate_does_not_compile(&in_crate));
                 }
-                let culprits = blame(&in_dispatch, &paths)?;
-                if culprits.is_empty() || culprits.is_subset(&disabled) {
+                let culprits = blame(&in_dispatch, &paths, cluster)?;
+                if culprits.callables.is_subset(&disabled.callables)
+                    && culprits.types.is_subset(&disabled.types)
+                {
                     bail!("the driver did not compile:\n{}", render(&in_dispatch));
                 }
-                disabled.extend(culprits);
+                disabled.callables.extend(culprits.callables);
+                disabled.types.extend(culprits.types);
             }
         }
     }
     bail!("the driver did not compile after disabling the calls it could not build")
+}
+
+/// Rebuilds the driver's copy with the mutants of the selected code spliced in (no coverage
+/// instrumentation: mutation analysis asks only which mutants a test reaches and what it
+/// sees). The coverage search has run on the build without them, so its goals are the
+/// code's own. Rewrites the compiler rejects are left out, and counted unviable.
+pub fn build_mutants(
+    built: &DriverBuild,
+    target: &Target,
+    cluster: &Cluster,
+    selection: &Selection,
+) -> Result<MutantsBuild> {
+    let shadow = &built.shadow;
+    let sites = schemata::find_sites(cluster, selection, &target.crate_dir, &shadow.root)?;
+    let all: usize = sites
+        .iter()
+        .flat_map(|f| &f.sites)
+        .map(|s| s.alternatives.len())
+        .sum();
+    let manifest = shadow.root.join("Cargo.toml");
+    let mut unviable: BTreeSet<u32> = BTreeSet::new();
+    let mut builds = 0;
+    loop {
+        builds += 1;
+        let (mutants, rewritten) = schemata::rewrite(&sites, &unviable);
+        for f in &rewritten {
+            shadow::write_if_changed(&shadow.root.join(&f.path), &f.text)?;
+        }
+        // The features the search's build had, so the dependencies are not built again.
+        let outcome = cargo::build_test_binary(
+            &manifest,
+            &shadow.target_dir,
+            &target.features.cargo_args,
+            &["--cap-lints=warn"],
+            false,
+        )?;
+        let errors = match outcome {
+            BuildOutcome::Built { executable, .. } => {
+                return Ok(MutantsBuild {
+                    executable,
+                    unviable: all - mutants.len(),
+                    mutants,
+                    builds,
+                });
+            }
+            BuildOutcome::Failed(errors) => errors,
+        };
+        if std::env::var_os("HERMETIC_DEBUG").is_some() {
+            eprintln!("mutants the compiler rejected:\n{}", render(&errors));
+        }
+        let live: BTreeSet<u32> = sites
+            .iter()
+            .flat_map(|f| &f.sites)
+            .map(|s| s.first)
+            .filter(|s| !unviable.contains(s))
+            .collect();
+        if live.is_empty() {
+            bail!(
+                "the driver's copy did not compile without mutants:\n{}",
+                render(&errors)
+            );
+        }
+        let blamed: BTreeSet<u32> = errors
+            .iter()
+            .filter_map(|e| {
+                let file = e.file.as_ref()?;
+                Some(schemata::blame(&sites, &rewritten, file, e.span, e.line))
+            })
+            .flatten()
+            .filter(|s| live.contains(s))
+            .collect();
+        if blamed.is_empty() || builds > MAX_MUTATION_REBUILDS {
+            // What the compiler rejects cannot be pinned: build without any.
+            unviable.extend(live);
+        } else {
+            unviable.extend(blamed);
+        }
+    }
 }
 
 fn crate_does_not_compile(errors: &[CompileError]) -> String {
@@ -178,26 +219,70 @@ fn crate_does_not_compile(errors: &[CompileError]) -> String {
     )
 }
 
-/// The callables whose dispatch entries the errors (all in dispatch files) point at.
-fn blame(errors: &[CompileError], paths: &[(usize, PathBuf)]) -> Result<BTreeSet<usize>> {
-    let mut culprits = BTreeSet::new();
+/// What the errors (all in dispatch files) point at: a callable's dispatch entry (`fn call_N`)
+/// or a crate type's `Decode`/`Observe` impl, whichever the error's line is in.
+fn blame(
+    errors: &[CompileError],
+    paths: &[(usize, PathBuf)],
+    cluster: &Cluster,
+) -> Result<Disabled> {
+    let mut culprits = Disabled::default();
     for e in errors {
         let Some(file) = &e.file else { continue };
-        let Some((_, path)) = paths.iter().find(|(_, p)| p == file) else {
+        let Some((module, path)) = paths.iter().find(|(_, p)| p == file) else {
             continue;
         };
         let source = std::fs::read_to_string(path)?;
-        let call = source
-            .lines()
-            .take(e.line)
-            .filter_map(|l| l.trim_start().strip_prefix("fn call_"))
-            .last()
-            .and_then(|rest| rest.split('(').next()?.parse::<usize>().ok());
-        if let Some(id) = call {
-            culprits.insert(id);
+        match enclosing_item(&source, e.line) {
+            Some(Enclosing::Call(id)) => {
+                culprits.callables.insert(id);
+            }
+            Some(Enclosing::TypeImpl(name)) => {
+                let id = cluster
+                    .types
+                    .iter()
+                    .position(|t| t.module == *module && t.name == name);
+                culprits.types.extend(id);
+            }
+            None => {}
         }
     }
     Ok(culprits)
+}
+
+/// The generated item a position in a dispatch file is in.
+#[derive(Debug, PartialEq)]
+enum Enclosing {
+    /// Dispatch entry `fn call_N`.
+    Call(usize),
+    /// `impl .. ::hermetic_driver::Decode/Observe for Name..` of a crate type.
+    TypeImpl(String),
+}
+
+/// The top-level generated item that line `line` (1-based) of a dispatch file is in.
+fn enclosing_item(source: &str, line: usize) -> Option<Enclosing> {
+    let lines: Vec<&str> = source.lines().collect();
+    let start = lines[..line.min(lines.len())]
+        .iter()
+        .rposition(|l| l.starts_with("fn call_") || l.starts_with("impl"))?;
+    let item = lines[start..].join("\n");
+    if let Some(rest) = item.strip_prefix("fn call_") {
+        let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+        return digits.parse().ok().map(Enclosing::Call);
+    }
+    let header = &item[..item.find('{').unwrap_or(item.len())];
+    let name_at = [
+        "::hermetic_driver::Decode for ",
+        "::hermetic_driver::Observe for ",
+    ]
+    .iter()
+    .find_map(|p| header.find(p).map(|i| i + p.len()))?;
+    let name: String = header[name_at..]
+        .trim_start_matches("r#")
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect();
+    (!name.is_empty()).then_some(Enclosing::TypeImpl(name))
 }
 
 fn render(errors: &[CompileError]) -> String {
@@ -206,4 +291,29 @@ fn render(errors: &[CompileError]) -> String {
         .map(|e| e.rendered.as_str())
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_error_is_pinned_on_the_entry_or_type_impl_it_is_in() {
+        let file = "fn call_3(args: &[Value]) {\n    f(x)\n}\n\
+                    impl<\n    S: 'static,\n> ::hermetic_driver::Decode for Finder<S>\nwhere\n    S: Sys,\n{\n";
+        assert_eq!(enclosing_item(file, 2), Some(Enclosing::Call(3)));
+        for line in [4, 5, 6, 9] {
+            assert_eq!(
+                enclosing_item(file, line),
+                Some(Enclosing::TypeImpl("Finder".into())),
+                "line {line}"
+            );
+        }
+        let mock = "impl ::hermetic_driver::Observe for MockSys {\n    fn observe(&self) {}\n}\n";
+        assert_eq!(
+            enclosing_item(mock, 2),
+            Some(Enclosing::TypeImpl("MockSys".into()))
+        );
+        assert_eq!(enclosing_item("use super::*;\n", 1), None);
+    }
 }

@@ -30,12 +30,19 @@ pub struct Unsupported {
     pub why: Why,
 }
 
-/// Generates the dispatch modules. `disabled` callables get an entry that refuses to run
-/// (used after a build error pinned on them).
-pub fn generate(
-    cluster: &Cluster,
-    disabled: &BTreeSet<usize>,
-) -> (Vec<DispatchFile>, Vec<Unsupported>) {
+/// What a build error was pinned on, left out of the next build.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Disabled {
+    /// Callables whose entry refuses to run.
+    pub callables: BTreeSet<usize>,
+    /// Crate types that get no `Decode`/`Observe` impls; the callables that take or return
+    /// them are disabled with them.
+    pub types: BTreeSet<usize>,
+}
+
+/// Generates the dispatch modules, leaving out what `disabled` holds (after a build error
+/// pinned on it).
+pub fn generate(cluster: &Cluster, disabled: &Disabled) -> (Vec<DispatchFile>, Vec<Unsupported>) {
     let mut unsupported = Vec::new();
     let mut files = Vec::new();
     for m in 0..cluster.modules.len() {
@@ -48,14 +55,23 @@ pub fn generate(
             .filter(|(_, c)| c.module == m)
         {
             let name = format_ident!("call_{}", id);
-            let body = if disabled.contains(&id) {
+            let body = if disabled.callables.contains(&id) {
                 Err(Why::new(
                     SkipReason::DriverRejected,
                     "the driver could not compile a call to it",
                 ))
+            } else if let Some(t) = disabled_type_of(cluster, &disabled.types, id) {
+                Err(Why::new(
+                    SkipReason::DriverRejected,
+                    format!(
+                        "the driver could not compile its code for type `{}`",
+                        cluster.types[t].name
+                    ),
+                ))
             } else {
                 call_body(cluster, id)
             };
+            let works = body.is_ok();
             let body = body.unwrap_or_else(|why| {
                 let reason = why.detail.clone();
                 unsupported.push(Unsupported { callable: id, why });
@@ -67,10 +83,9 @@ pub fn generate(
                 }
             });
             registrations.push(quote!(table[#id] = Some(#name as ::hermetic_driver::Entry);));
-            if let (CallableKind::Fake(f), false) =
-                (&cluster.callables[id].kind, disabled.contains(&id))
-            {
-                // After its entry: a build error in it disables the entry (`build::blame`).
+            if let (CallableKind::Fake(f), true) = (&cluster.callables[id].kind, works) {
+                // After its entry: a build error in it disables the entry (`build::blame`); a
+                // disabled entry or type leaves it out.
                 let watch_fn = format_ident!("watch_{}", id);
                 let body = watch(cluster, *f, id, m);
                 entries.push(quote!(fn #watch_fn() { #body }));
@@ -92,7 +107,9 @@ pub fn generate(
             .enumerate()
             // A type no `Ty` names is never decoded or observed, and its impls would need
             // its lifetime or const parameters.
-            .filter(|(_, t)| t.module == m && t.unsupported_generics.is_none())
+            .filter(|(id, t)| {
+                t.module == m && t.unsupported_generics.is_none() && !disabled.types.contains(id)
+            })
             .map(|(id, _)| type_impls(cluster, id));
         let mocks = mocks_of_module(cluster, m);
         let imported_mocks = mock_imports(cluster, m);
@@ -150,6 +167,22 @@ fn watch(cluster: &Cluster, f: usize, id: usize, m: ModuleId) -> TokenStream {
             |v| v.downcast_ref::<#ret>().map(::hermetic_driver::observe),
         );
     }
+}
+
+/// A disabled type that callable `id` takes, returns or belongs to, if any.
+fn disabled_type_of(cluster: &Cluster, types: &BTreeSet<usize>, id: usize) -> Option<usize> {
+    let c = &cluster.callables[id];
+    let tys = || {
+        c.params
+            .iter()
+            .map(|p| &p.ty)
+            .chain([&c.ret])
+            .chain(c.kind.self_ty())
+    };
+    types
+        .iter()
+        .copied()
+        .find(|&a| tys().any(|t| t.mentions(&|t| matches!(t, Ty::Adt(x, _) if *x == a))))
 }
 
 /// Traits with a mock constructor: those a mock can implement.
@@ -454,14 +487,21 @@ fn type_impls(cluster: &Cluster, id: usize) -> TokenStream {
             quote!(<#(#params),*>),
         )
     };
+    // The type's own bounds (`struct Finder<S: Sys>`): without them neither impl compiles.
+    let bounds: Vec<syn::WherePredicate> = def
+        .bounds
+        .iter()
+        .filter_map(|b| syn::parse_str(b).ok())
+        .collect();
+    let clause = (!bounds.is_empty()).then(|| quote!(where #(#bounds),*));
     let observe_body = observe_body(cluster, id);
     quote! {
-        impl #decl ::hermetic_driver::Decode for #name #args {
+        impl #decl ::hermetic_driver::Decode for #name #args #clause {
             fn decode(value: &::hermetic_driver::Value, slots: &mut ::hermetic_driver::Slots) -> ::std::result::Result<Self, ::hermetic_driver::DecodeError> {
                 ::hermetic_driver::decode::take_stored(value, slots)
             }
         }
-        impl #decl ::hermetic_driver::Observe for #name #args {
+        impl #decl ::hermetic_driver::Observe for #name #args #clause {
             fn observe(&self) -> ::hermetic_driver::Observed {
                 #observe_body
             }
@@ -529,7 +569,7 @@ mod tests {
         let cluster = crate::analyze::analyze_lib(
             "pub struct Value(pub u8);\npub struct DecodeError;\npub fn bump(v: Value) -> Value { Value(v.0 + 1) }\n",
         );
-        let (files, unsupported) = generate(&cluster, &BTreeSet::new());
+        let (files, unsupported) = generate(&cluster, &Disabled::default());
         assert!(unsupported.is_empty());
         let src = &files[0].source;
         assert!(!src.contains("use ::hermetic_driver::{"), "{src}");
@@ -547,6 +587,21 @@ mod tests {
         };
         for name in ["Slots", "Returned", "Observed::"] {
             assert!(!bare(name), "`{name}` is not spelled in full:\n{src}");
+        }
+    }
+
+    #[test]
+    fn a_generic_types_impls_keep_its_bounds() {
+        let cluster = crate::analyze::analyze_lib(
+            "pub trait Sys {}\n\
+             pub struct Finder<S: Sys + Clone, T = u8> where T: Copy { sys: S, t: T }\n\
+             pub fn width<S: Sys + Clone>(f: &Finder<S>) -> u8 { f.t }\n",
+        );
+        let (files, _) = generate(&cluster, &Disabled::default());
+        let src = files[0].source.replace(char::is_whitespace, "");
+        for imp in ["Decode", "Observe"] {
+            let head = format!("::hermetic_driver::{imp}forFinder<S,T>whereS:Sys+Clone,T:Copy,{{");
+            assert!(src.contains(&head), "{imp}: {}", files[0].source);
         }
     }
 }

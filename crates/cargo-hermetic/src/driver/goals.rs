@@ -591,6 +591,7 @@ mod tests {
                 module: 1,
                 vis: Vis::Pub,
                 generics: vec![],
+                bounds: vec![],
                 unsupported_generics: None,
                 derives: vec!["Debug".into(), "PartialEq".into()],
                 impls: vec!["Display".into()],

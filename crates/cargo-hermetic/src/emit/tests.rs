@@ -36,6 +36,7 @@ fn ty_def(name: &str, derives: &[&str], kind: TypeKind) -> TypeDef {
         module: 0,
         vis: Vis::Pub,
         generics: vec![],
+        bounds: vec![],
         unsupported_generics: None,
         derives: derives.iter().map(|s| s.to_string()).collect(),
         impls: vec![],

@@ -120,9 +120,27 @@ pub fn analyse(
     let mut hangs: BTreeSet<u32> = BTreeSet::new();
     let rounds = runs.values().map(Vec::len).max().unwrap_or(0);
     let timeout = MUTANT_TIMEOUT_MS.min(pool.timeout_ms);
-    let keys: Vec<Vec<(Assertion, String)>> = tests
+    // Mutants are judged against the original code in the same build: an observation that
+    // differs between this build and the search's (an address, say) catches nothing.
+    let baselines: Vec<FinishedTest> = tests
         .iter()
-        .map(|t| emit::assertion_keys(cluster, t))
+        .zip(originals)
+        .map(|(t, report)| FinishedTest {
+            report,
+            ..t.clone()
+        })
+        .collect();
+    let keys: Vec<Vec<(Assertion, String)>> = baselines
+        .iter()
+        .zip(tests.iter())
+        .map(|(base, t)| {
+            let own: BTreeMap<Assertion, String> =
+                emit::assertion_keys(cluster, t).into_iter().collect();
+            emit::assertion_keys(cluster, base)
+                .into_iter()
+                .filter(|(a, k)| own.get(a) == Some(k))
+                .collect()
+        })
         .collect();
     // Past the deadline the rounds stop: the tests keep every assertion (what they kill is
     // not known), and the score counts the kills seen.
@@ -163,12 +181,15 @@ pub fn analyse(
             if matches!(report.outcome, Outcome::Timeout { .. }) {
                 hangs.insert(id);
             }
-            fates[t].insert(id, fate(cluster, &tests[t], &keys[t], report));
+            fates[t].insert(id, fate(cluster, &baselines[t], &keys[t], report));
         }
     }
 
     for (t, test) in tests.iter_mut().enumerate() {
-        let candidates: Vec<Assertion> = keys[t].iter().map(|(a, _)| a.clone()).collect();
+        let candidates: Vec<Assertion> = emit::assertion_keys(cluster, test)
+            .into_iter()
+            .map(|(a, _)| a)
+            .collect();
         let kept = if complete {
             choose(test, &candidates, &fates[t])
         } else {

@@ -21,7 +21,7 @@ use crate::cluster::{Cluster, ModuleBody, ModuleId};
 use crate::driver::goals::Selection;
 use anyhow::{Context, Result};
 use proc_macro2::Span;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use syn::spanned::Spanned;
 use syn::visit::Visit;
@@ -35,6 +35,16 @@ pub struct RewrittenFile {
     /// Relative to the crate root.
     pub path: PathBuf,
     pub text: String,
+    /// Where each site's rewrite is in `text`.
+    placed: Vec<Placed>,
+}
+
+/// The byte range of `text` that a site's rewrite takes.
+#[derive(Debug, Clone, Copy)]
+struct Placed {
+    first: u32,
+    start: usize,
+    end: usize,
 }
 
 /// One place in the source with its mutants: `first..first + alternatives.len()`.
@@ -44,8 +54,6 @@ pub struct Site {
     pub shape: Shape,
     /// Byte range of what the site replaces (for a body: the whole block).
     pub range: (usize, usize),
-    /// Lines of the code the rewrite adds: the expression's, or a body's opening line.
-    pub lines: (usize, usize),
     /// Lines of the function the site is in.
     pub function_lines: (usize, usize),
     pub function: String,
@@ -63,8 +71,6 @@ pub enum Shape {
         assign: bool,
         l: (usize, usize),
         r: (usize, usize),
-        /// Whether the right operand is a literal.
-        r_literal: bool,
     },
     /// `!x` or `-x`.
     Unary {
@@ -93,8 +99,7 @@ pub fn find_sites(
     crate_dir: &Path,
     root: &Path,
 ) -> Result<Vec<SiteFile>> {
-    let mut next = 1u32;
-    let mut out = Vec::new();
+    let mut parsed = Vec::new();
     for (m, module) in cluster.modules.iter().enumerate() {
         if module.body != ModuleBody::File {
             continue;
@@ -107,15 +112,24 @@ pub fn find_sites(
         let path = root.join(&rel);
         let text =
             std::fs::read_to_string(&path).with_context(|| format!("read {}", path.display()))?;
-        let Ok(file) = syn::parse_file(&text) else {
-            continue;
-        };
+        if let Ok(file) = syn::parse_file(&text) {
+            parsed.push((m, rel, text, file));
+        }
+    }
+    let files: Vec<syn::File> = parsed.iter().map(|(.., f)| f.clone()).collect();
+    let aliases = aliases(&files);
+    let mut next = 1u32;
+    let mut out = Vec::new();
+    for (m, rel, text, file) in parsed {
         let mut finder = Finder {
             cluster,
             selection,
+            aliases: &aliases,
             offsets: Offsets::new(&text),
             module: m,
             owner: None,
+            params: Vec::new(),
+            self_ty: None,
             function: None,
             sites: Vec::new(),
             next: &mut next,
@@ -158,39 +172,53 @@ pub fn rewrite(files: &[SiteFile], disabled: &BTreeSet<u32>) -> (Vec<Mutant>, Ve
                 });
             }
         }
-        let splicer = Splicer {
+        let mut splicer = Splicer {
             text: &file.text,
             sites: &live,
+            out: String::with_capacity(file.text.len() * 2),
+            placed: Vec::new(),
         };
+        splicer.render((0, file.text.len()), None);
         out.push(RewrittenFile {
             path: file.path.clone(),
-            text: splicer.render((0, file.text.len()), None),
+            text: splicer.out,
+            placed: splicer.placed,
         });
     }
     mutants.sort_by_key(|m| m.id);
     (mutants, out)
 }
 
-/// The sites a compiler error at `line` of `file` points at: those whose added code is on the
-/// line, else every site of the function around it.
-pub fn blame(files: &[SiteFile], file: &Path, line: usize) -> BTreeSet<u32> {
-    let Some(file_sites) = files
-        .iter()
-        .find(|f| file.ends_with(&f.path))
-        .map(|f| &f.sites)
-    else {
+/// The sites to leave out for a compiler error in `file` (relative to the crate root or
+/// absolute) whose primary span is `span` (bytes) at `line`: the innermost site whose rewrite
+/// holds the span's start (the rewrites around it are left in; if the error stays, the next
+/// build blames the next one out); else, for an error in a selected function outside every
+/// rewrite, every site of that function.
+pub fn blame(
+    files: &[SiteFile],
+    rewritten: &[RewrittenFile],
+    file: &Path,
+    span: Option<(usize, usize)>,
+    line: usize,
+) -> BTreeSet<u32> {
+    let Some(written) = rewritten.iter().find(|f| file.ends_with(&f.path)) else {
         return BTreeSet::new();
     };
-    let on_line: BTreeSet<u32> = file_sites
-        .iter()
-        .filter(|s| s.lines.0 <= line && line <= s.lines.1)
-        .map(|s| s.first)
-        .collect();
-    if !on_line.is_empty() {
-        return on_line;
+    if let Some((start, _)) = span {
+        // Rewrites nest: the shortest one holding the start is the innermost.
+        if let Some(p) = written
+            .placed
+            .iter()
+            .filter(|p| p.start <= start && start < p.end)
+            .min_by_key(|p| p.end - p.start)
+        {
+            return BTreeSet::from([p.first]);
+        }
     }
-    file_sites
+    files
         .iter()
+        .filter(|f| f.path == written.path)
+        .flat_map(|f| &f.sites)
         .filter(|s| s.function_lines.0 <= line && line <= s.function_lines.1)
         .map(|s| s.first)
         .collect()
@@ -199,10 +227,14 @@ pub fn blame(files: &[SiteFile], file: &Path, line: usize) -> BTreeSet<u32> {
 struct Finder<'a, 'n> {
     cluster: &'a Cluster,
     selection: &'a Selection,
+    aliases: &'a BTreeMap<String, syn::Type>,
     offsets: Offsets,
     module: ModuleId,
-    /// The type of the `impl` being walked.
+    /// The type of the `impl` being walked: its name, and itself for `Self`.
     owner: Option<String>,
+    self_ty: Option<syn::Type>,
+    /// The type parameters of the `impl` being walked.
+    params: Vec<String>,
     /// The function being walked: its display name and lines.
     function: Option<(String, (usize, usize))>,
     sites: Vec<Site>,
@@ -222,14 +254,25 @@ impl Finder<'_, '_> {
                 }
                 syn::Item::Impl(imp) if !skipped(&imp.attrs) && imp.generics.params.len() < 8 => {
                     let owner = self.owner.replace(type_name(&imp.self_ty));
+                    let self_ty = self.self_ty.replace((*imp.self_ty).clone());
+                    let params = std::mem::replace(&mut self.params, type_params(&imp.generics));
+                    // `Default::default()` in place of `default`'s body calls itself.
+                    let default_impl = imp
+                        .trait_
+                        .as_ref()
+                        .and_then(|(_, t, _)| t.segments.last())
+                        .is_some_and(|t| t.ident == "Default");
                     for it in &imp.items {
                         if let syn::ImplItem::Fn(f) = it {
-                            if !skipped(&f.attrs) {
+                            let calls_itself = default_impl && f.sig.ident == "default";
+                            if !skipped(&f.attrs) && !calls_itself {
                                 self.function(&f.sig, &f.block, &f.attrs);
                             }
                         }
                     }
                     self.owner = owner;
+                    self.self_ty = self_ty;
+                    self.params = params;
                 }
                 syn::Item::Mod(md) if !skipped(&md.attrs) => {
                     let Some((_, inner)) = &md.content else {
@@ -292,7 +335,15 @@ impl Finder<'_, '_> {
             block.brace_token.span.close().end().line,
         );
         self.function = Some((self.display(&name), lines));
-        if let Some(values) = replacements(&sig.output) {
+        let mut params = self.params.clone();
+        params.extend(type_params(&sig.generics));
+        let types = Types {
+            cluster: self.cluster,
+            aliases: self.aliases,
+            params,
+            self_ty: self.self_ty.as_ref(),
+        };
+        if let Some(values) = types.replacements(&sig.output) {
             let open = block.brace_token.span.open();
             let range = (
                 self.offsets.offset(open.start()),
@@ -308,26 +359,13 @@ impl Finder<'_, '_> {
                 .iter()
                 .map(|v| format!("replace {shown} with {v}"))
                 .collect();
-            self.push(
-                Shape::Body { values },
-                range,
-                (open.start().line, open.start().line),
-                open,
-                alternatives,
-            );
+            self.push(Shape::Body { values }, range, open, alternatives);
         }
         self.visit_block(block);
         self.function = None;
     }
 
-    fn push(
-        &mut self,
-        shape: Shape,
-        range: (usize, usize),
-        lines: (usize, usize),
-        at: Span,
-        alternatives: Vec<String>,
-    ) {
+    fn push(&mut self, shape: Shape, range: (usize, usize), at: Span, alternatives: Vec<String>) {
         let Some((function, function_lines)) = self.function.clone() else {
             return;
         };
@@ -337,7 +375,6 @@ impl Finder<'_, '_> {
             first,
             shape,
             range,
-            lines,
             function_lines,
             function,
             line: at.start().line,
@@ -385,17 +422,14 @@ impl Finder<'_, '_> {
             .map(|a| format!("replace {op}{eq} with {a}{eq}"))
             .collect();
         let span = e.span();
-        let lines = (span.start().line, span.end().line);
         self.push(
             Shape::Binary {
                 op,
                 assign,
                 l: self.range(e.left.span()),
                 r: self.range(e.right.span()),
-                r_literal: matches!(&*e.right, Expr::Lit(_)),
             },
             self.range(span),
-            lines,
             e.op.span(),
             alternatives,
         );
@@ -454,7 +488,6 @@ impl<'ast> Visit<'ast> for Finder<'_, '_> {
                             operand: self.range(u.expr.span()),
                         },
                         self.range(span),
-                        (span.start().line, span.end().line),
                         span,
                         vec![format!("delete {op}")],
                     );
@@ -485,7 +518,6 @@ impl<'ast> Visit<'ast> for Finder<'_, '_> {
                         self.push(
                             Shape::Constant,
                             self.range(span),
-                            (span.start().line, span.end().line),
                             span,
                             vec![
                                 format!("replace {v} with {}", v.wrapping_add(1)),
@@ -526,88 +558,127 @@ impl<'ast> Visit<'ast> for Finder<'_, '_> {
     fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
 
-/// Writes the file with its sites rewritten.
+/// Writes the file with its sites rewritten, noting where each site's rewrite went.
 struct Splicer<'a> {
     text: &'a str,
     /// Sorted by start, longer first.
     sites: &'a [&'a Site],
+    out: String,
+    placed: Vec<Placed>,
 }
 
 impl Splicer<'_> {
-    /// The text of `range` with the sites inside it rewritten; `own` is a site whose range this
-    /// is (not rewritten again).
-    fn render(&self, range: (usize, usize), own: Option<u32>) -> String {
-        let mut out = String::new();
+    /// Appends the text of `range` with the sites inside it rewritten; `own` is a site whose
+    /// range this is (not rewritten again).
+    fn render(&mut self, range: (usize, usize), own: Option<u32>) {
         let mut pos = range.0;
-        for s in self.sites.iter() {
+        let sites = self.sites;
+        for s in sites {
             if s.range.0 < pos || s.range.1 > range.1 || Some(s.first) == own {
                 continue;
             }
-            out.push_str(&self.text[pos..s.range.0]);
-            out.push_str(&self.site(s));
+            self.out.push_str(&self.text[pos..s.range.0]);
+            let start = self.out.len();
+            self.site(s);
+            self.placed.push(Placed {
+                first: s.first,
+                start,
+                end: self.out.len(),
+            });
             pos = s.range.1;
         }
-        out.push_str(&self.text[pos..range.1]);
-        out
+        self.out.push_str(&self.text[pos..range.1]);
     }
 
-    fn site(&self, s: &Site) -> String {
+    /// The line breaks of the original text between `from` and `to`, which a rewrite leaves
+    /// out (an operator on its own line), so that the lines after it do not move.
+    fn breaks(&self, from: usize, to: usize) -> String {
+        "\n".repeat(self.text[from..to].matches('\n').count())
+    }
+
+    fn site(&mut self, s: &Site) {
         let id = s.first;
         let n = s.alternatives.len();
         match &s.shape {
-            Shape::Binary {
-                op,
-                assign,
-                l,
-                r,
-                r_literal,
-            } => {
-                let (l, r) = (self.render(*l, None), self.render(*r, None));
+            Shape::Binary { op, assign, l, r } => {
+                let (l, r, (op, assign)) = (*l, *r, (*op, *assign));
+                let gap = self.breaks(l.1, r.0);
+                let tail = self.breaks(r.1, s.range.1);
                 let (a, b) = ("__hermetic_l", "__hermetic_r");
-                match (*op, *assign) {
-                    ("==" | "!=", _) => format!("{HELPERS}::flip({id}, ({l}) {op} ({r}))"),
-                    ("&&", _) => format!(
-                        "({{ let {a}: bool = {l}; if {a} ^ {HELPERS}::on1({id}) {{ {r} }} else {{ {a} }} }})"
-                    ),
-                    ("||", _) => format!(
-                        "({{ let {a}: bool = {l}; if !({a} ^ {HELPERS}::on1({id})) {{ {r} }} else {{ {a} }} }})"
-                    ),
+                // The operands are rendered in place between the pieces written around them
+                // (the sites inside them note where they went).
+                match (op, assign) {
+                    ("==" | "!=", _) => {
+                        self.out.push_str(&format!("{HELPERS}::flip({id}, ("));
+                        self.render(l, None);
+                        self.out.push_str(&format!(") {op} {gap}("));
+                        self.render(r, None);
+                        self.out.push_str(&format!("){tail})"));
+                    }
+                    ("&&" | "||", _) => {
+                        let not = if op == "||" { "!" } else { "" };
+                        self.out.push_str(&format!("({{ let {a}: bool = "));
+                        self.render(l, None);
+                        self.out
+                            .push_str(&format!("; if {not}({a} ^ {HELPERS}::on1({id})) {{ {gap}"));
+                        self.render(r, None);
+                        self.out.push_str(&format!(" }} else {{ {a} }}{tail} }})"));
+                    }
                     ("<" | ">" | "<=" | ">=", _) => {
-                        let helper = match *op {
+                        let helper = match op {
                             "<" => "lt",
                             ">" => "gt",
                             "<=" => "le",
                             _ => "ge",
                         };
-                        format!(
-                            "(match (&({l}), &({r})) {{ ({a}, {b}) => {HELPERS}::{helper}({id}, *{a} {op} *{b}, {a}, {b}) }})"
-                        )
+                        self.out.push_str("(match (&(");
+                        self.render(l, None);
+                        self.out.push_str(&format!("), {gap}&("));
+                        self.render(r, None);
+                        self.out.push_str(&format!(
+                                ")) {{ ({a}, {b}) => {HELPERS}::{helper}({id}, *{a} {op} *{b}, {a}, {b}){tail} }})"
+                            ),
+                        );
                     }
-                    (_, assign) => {
+                    (_, false) => {
                         let helper = arith_helper(op);
-                        // A constant divisor stays in the original operation, which then
-                        // needs no check for zero (a check only mutants could reach).
-                        let divisor = if *r_literal { r.as_str() } else { b };
-                        if assign {
-                            format!(
-                                "(match (&mut ({l}), {r}) {{ ({a}, {b}) => *{a} = {HELPERS}::{helper}({id}, *{a}, {b}, *{a} {op} {divisor}) }})"
-                            )
-                        } else {
-                            format!(
-                                "(match ({l}, {r}) {{ ({a}, {b}) => {HELPERS}::{helper}({id}, {a}, {b}, {a} {op} {divisor}) }})"
-                            )
-                        }
+                        self.out.push_str("(match (");
+                        self.render(l, None);
+                        self.out.push_str(&format!(", {gap}"));
+                        self.render(r, None);
+                        self.out.push_str(&format!(
+                                ") {{ ({a}, {b}) => {HELPERS}::{helper}({id}, {a}, {b}, {a} {op} {b}){tail} }})"
+                            ),
+                        );
+                    }
+                    (_, true) => {
+                        // The right side first, as Rust evaluates `x op= y` for numbers (so
+                        // `x += x` borrows `x` once).
+                        let helper = arith_helper(op);
+                        self.out.push_str(&format!("{{ let {b} = "));
+                        self.render(r, None);
+                        self.out.push_str(&format!("; {gap}let {a} = &mut ("));
+                        self.render(l, None);
+                        self.out.push_str(&format!(
+                                "); *{a} = {HELPERS}::{helper}({id}, *{a}, {b}, *{a} {op} {b}){tail} }}"
+                            ),
+                        );
                     }
                 }
             }
             Shape::Unary { op, operand } => {
-                let v = self.render(*operand, None);
                 let a = "__hermetic_v";
-                format!("(match {v} {{ {a} => {HELPERS}::unary({id}, {a}, {op}{a}) }})")
+                let gap = self.breaks(s.range.0, operand.0);
+                self.out.push_str(&format!("(match {gap}"));
+                self.render(*operand, None);
+                self.out.push_str(&format!(
+                    " {{ {a} => {HELPERS}::unary({id}, {a}, {op}{a}) }})"
+                ));
             }
             Shape::Constant => {
                 let lit = &self.text[s.range.0..s.range.1];
-                format!("{HELPERS}::constant({id}, {lit})")
+                self.out
+                    .push_str(&format!("{HELPERS}::constant({id}, {lit})"));
             }
             Shape::Body { values } => {
                 let arms: String = values
@@ -615,16 +686,17 @@ impl Splicer<'_> {
                     .enumerate()
                     .map(|(k, v)| {
                         if k + 1 == values.len() {
-                            format!("_ => {v},")
+                            format!("_ => return {v},")
                         } else {
-                            format!("{k} => {v},")
+                            format!("{} => return {v},", k + 1)
                         }
                     })
                     .collect();
-                let inner = self.render((s.range.0 + 1, s.range.1 - 1), Some(s.first));
-                format!(
-                    "{{ if {HELPERS}::on({id}, {n}) != 0 {{ return {HELPERS}::replaced({id}, {n}, |__hermetic_k| {{ {HELPERS}::mutated(); match __hermetic_k {{ {arms} }} }}); }}{inner}}}"
-                )
+                self.out.push_str(&format!(
+                    "{{ match {HELPERS}::on({id}, {n}) {{ 0 => {{}} {arms} }}"
+                ));
+                self.render((s.range.0 + 1, s.range.1 - 1), Some(s.first));
+                self.out.push('}');
             }
         }
     }
@@ -646,6 +718,14 @@ fn skipped(attrs: &[syn::Attribute]) -> bool {
         a.path().is_ident("test")
             || (a.path().is_ident("cfg") && crate::analyze::syntax::text(&a.meta).contains("test"))
     })
+}
+
+/// The names of the type parameters of `generics`.
+fn type_params(generics: &syn::Generics) -> Vec<String> {
+    generics
+        .type_params()
+        .map(|p| p.ident.to_string())
+        .collect()
 }
 
 fn has_let(e: &Expr) -> bool {
@@ -680,79 +760,211 @@ fn squash(text: &str) -> String {
         .replace(" :: ", "::")
 }
 
-/// The values a body returning `ret` is replaced by, as cargo-mutants picks them; `None` when
-/// nothing can stand in (`impl Trait`, a borrowed value of another type, `!`).
-fn replacements(ret: &syn::ReturnType) -> Option<Vec<String>> {
-    match ret {
-        syn::ReturnType::Default => Some(vec!["()".into()]),
-        syn::ReturnType::Type(_, t) => values(t),
+/// What the values of a replaced body are typed by: the function's declared return type, read
+/// with the names in scope where it is declared.
+struct Types<'a> {
+    cluster: &'a Cluster,
+    /// The crate's type aliases without parameters, by name.
+    aliases: &'a BTreeMap<String, syn::Type>,
+    /// Type parameters in scope (the `impl`'s and the function's): no value stands in for one.
+    params: Vec<String>,
+    /// The `impl`'s type, for `Self`.
+    self_ty: Option<&'a syn::Type>,
+}
+
+/// Std types with a `Default` value a body can return.
+const STD_DEFAULTS: &[&str] = &[
+    "HashMap",
+    "HashSet",
+    "BTreeMap",
+    "BTreeSet",
+    "VecDeque",
+    "BinaryHeap",
+    "Cow",
+    "PathBuf",
+    "OsString",
+    "Duration",
+    "Cell",
+    "RefCell",
+    "Mutex",
+    "RwLock",
+    "Wrapping",
+];
+
+impl Types<'_> {
+    /// The values a body returning `ret` is replaced by, as cargo-mutants picks them; `None`
+    /// when nothing is known to stand in (`impl Trait`, a borrowed value of another type, `!`,
+    /// a type parameter, a crate type without `Default`).
+    fn replacements(&self, ret: &syn::ReturnType) -> Option<Vec<String>> {
+        match ret {
+            syn::ReturnType::Default => Some(vec!["()".into()]),
+            syn::ReturnType::Type(_, t) => self.values(t, 0),
+        }
+    }
+
+    fn values(&self, t: &syn::Type, depth: usize) -> Option<Vec<String>> {
+        if depth > 8 {
+            return None;
+        }
+        let default = || Some(vec!["Default::default()".to_string()]);
+        match t {
+            syn::Type::Tuple(t) if t.elems.is_empty() => Some(vec!["()".into()]),
+            syn::Type::Tuple(t) => {
+                // Every combination of the elements' values, as cargo-mutants does (a few).
+                let mut combos = vec![Vec::<String>::new()];
+                for e in &t.elems {
+                    let vs = self.values(e, depth + 1)?;
+                    combos = combos
+                        .into_iter()
+                        .flat_map(|c| {
+                            vs.iter().map(move |v| {
+                                let mut c = c.clone();
+                                c.push(v.clone());
+                                c
+                            })
+                        })
+                        .take(6)
+                        .collect();
+                }
+                Some(
+                    combos
+                        .into_iter()
+                        .map(|c| format!("({},)", c.join(", ")))
+                        .collect(),
+                )
+            }
+            syn::Type::Paren(p) => self.values(&p.elem, depth),
+            syn::Type::Group(g) => self.values(&g.elem, depth),
+            syn::Type::Array(a) => {
+                // `[v; N]` needs `v` to be a constant: the primitives' literals are.
+                let elem = self.values(&a.elem, depth + 1)?;
+                let len = &a.len;
+                let literal = elem.iter().all(|v| {
+                    v.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '\'')
+                        || v == "true"
+                        || v == "false"
+                });
+                literal.then(|| {
+                    elem.iter()
+                        .map(|v| format!("[{v}; {}]", quote::quote!(#len)))
+                        .collect()
+                })
+            }
+            syn::Type::Reference(r) if r.mutability.is_none() => match &*r.elem {
+                syn::Type::Path(p) if p.path.is_ident("str") => {
+                    Some(vec!["\"\"".into(), "\"xyzzy\"".into()])
+                }
+                syn::Type::Slice(_) => Some(vec!["&[]".into()]),
+                _ => None,
+            },
+            syn::Type::Path(p) if p.qself.is_none() => {
+                let segments = &p.path.segments;
+                let last = segments.last()?;
+                let name = last.ident.to_string();
+                if segments.len() == 1 && self.params.contains(&name) {
+                    return None;
+                }
+                // `Self::Item`, `T::Output`: an associated type says nothing of its values.
+                if segments.len() > 1 {
+                    let first = segments[0].ident.to_string();
+                    if first == "Self" || self.params.contains(&first) {
+                        return None;
+                    }
+                }
+                if segments.len() == 1 && name == "Self" {
+                    return self.values(self.self_ty?, depth + 1);
+                }
+                let args: Vec<&syn::Type> = match &last.arguments {
+                    syn::PathArguments::AngleBracketed(a) => a
+                        .args
+                        .iter()
+                        .filter_map(|a| match a {
+                            syn::GenericArgument::Type(t) => Some(t),
+                            _ => None,
+                        })
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                match (name.as_str(), args.as_slice()) {
+                    ("bool", []) => Some(vec!["true".into(), "false".into()]),
+                    ("u8" | "u16" | "u32" | "u64" | "u128" | "usize", []) => {
+                        Some(vec!["0".into(), "1".into()])
+                    }
+                    ("i8" | "i16" | "i32" | "i64" | "i128" | "isize", []) => {
+                        Some(vec!["0".into(), "1".into(), "-1".into()])
+                    }
+                    ("f32" | "f64", []) => Some(vec!["0.0".into(), "1.0".into(), "-1.0".into()]),
+                    ("char", []) => Some(vec!["'\\0'".into(), "'A'".into()]),
+                    ("String", []) => Some(vec!["String::new()".into(), "\"xyzzy\".into()".into()]),
+                    ("Vec", [_]) => Some(vec!["Vec::new()".into()]),
+                    ("Option", [inner]) => {
+                        let mut v = vec!["None".to_string()];
+                        v.extend(
+                            self.values(inner, depth + 1)
+                                .unwrap_or_default()
+                                .into_iter()
+                                .map(|x| format!("Some({x})")),
+                        );
+                        Some(v)
+                    }
+                    ("Result", [ok, ..]) => Some(
+                        self.values(ok, depth + 1)?
+                            .into_iter()
+                            .map(|x| format!("Ok({x})"))
+                            .collect(),
+                    ),
+                    ("Box" | "Rc" | "Arc", [inner]) => Some(
+                        self.values(inner, depth + 1)?
+                            .into_iter()
+                            .map(|x| format!("{name}::new({x})"))
+                            .collect(),
+                    ),
+                    _ if STD_DEFAULTS.contains(&name.as_str()) => default(),
+                    _ if segments.len() == 1 && self.aliases.contains_key(&name) => {
+                        self.values(&self.aliases[&name], depth + 1)
+                    }
+                    _ => match self.cluster.types.iter().find(|d| d.name == name) {
+                        Some(def) if def.implements("Default") => default(),
+                        Some(_) => None,
+                        // Not known here (another crate's type): the compiler says.
+                        None => default(),
+                    },
+                }
+            }
+            _ => None,
+        }
     }
 }
 
-fn values(t: &syn::Type) -> Option<Vec<String>> {
-    let default = || Some(vec!["Default::default()".to_string()]);
-    match t {
-        syn::Type::Tuple(t) if t.elems.is_empty() => Some(vec!["()".into()]),
-        syn::Type::Paren(p) => values(&p.elem),
-        syn::Type::Reference(r) if r.mutability.is_none() => match &*r.elem {
-            syn::Type::Path(p) if p.path.is_ident("str") => {
-                Some(vec!["\"\"".into(), "\"xyzzy\"".into()])
-            }
-            syn::Type::Slice(_) => Some(vec!["&[]".into()]),
-            _ => None,
-        },
-        syn::Type::Path(p) if p.qself.is_none() => {
-            let last = p.path.segments.last()?;
-            let args: Vec<&syn::Type> = match &last.arguments {
-                syn::PathArguments::AngleBracketed(a) => a
-                    .args
-                    .iter()
-                    .filter_map(|a| match a {
-                        syn::GenericArgument::Type(t) => Some(t),
-                        _ => None,
-                    })
-                    .collect(),
-                _ => Vec::new(),
-            };
-            let name = last.ident.to_string();
-            match (name.as_str(), args.as_slice()) {
-                ("bool", []) => Some(vec!["true".into(), "false".into()]),
-                ("u8" | "u16" | "u32" | "u64" | "u128" | "usize", []) => {
-                    Some(vec!["0".into(), "1".into()])
+/// The crate's type aliases without parameters (`type Table = HashMap<String, u8>;`), by name;
+/// a name defined twice is left out.
+fn aliases(files: &[syn::File]) -> BTreeMap<String, syn::Type> {
+    fn walk(items: &[syn::Item], out: &mut BTreeMap<String, Option<syn::Type>>) {
+        for item in items {
+            match item {
+                syn::Item::Type(t) if t.generics.params.is_empty() => {
+                    let name = t.ident.to_string();
+                    let entry = out.entry(name).or_insert_with(|| Some((*t.ty).clone()));
+                    if entry.as_ref() != Some(&*t.ty) {
+                        *entry = None;
+                    }
                 }
-                ("i8" | "i16" | "i32" | "i64" | "i128" | "isize", []) => {
-                    Some(vec!["0".into(), "1".into(), "-1".into()])
+                syn::Item::Mod(m) => {
+                    if let Some((_, inner)) = &m.content {
+                        walk(inner, out);
+                    }
                 }
-                ("f32" | "f64", []) => Some(vec!["0.0".into(), "1.0".into(), "-1.0".into()]),
-                ("String", []) => Some(vec!["String::new()".into(), "\"xyzzy\".into()".into()]),
-                ("Vec", [_]) => Some(vec!["Vec::new()".into()]),
-                ("Option", [inner]) => {
-                    let mut v = vec!["None".to_string()];
-                    v.extend(
-                        values(inner)
-                            .unwrap_or_default()
-                            .into_iter()
-                            .map(|x| format!("Some({x})")),
-                    );
-                    Some(v)
-                }
-                ("Result", [ok, ..]) => Some(
-                    values(ok)?
-                        .into_iter()
-                        .map(|x| format!("Ok({x})"))
-                        .collect(),
-                ),
-                ("Box", [inner]) => Some(
-                    values(inner)?
-                        .into_iter()
-                        .map(|x| format!("Box::new({x})"))
-                        .collect(),
-                ),
-                _ => default(),
+                _ => {}
             }
         }
-        _ => None,
     }
+    let mut out = BTreeMap::new();
+    for f in files {
+        walk(&f.items, &mut out);
+    }
+    out.into_iter()
+        .filter_map(|(name, ty)| Some((name, ty?)))
+        .collect()
 }
 
 #[cfg(test)]

@@ -290,6 +290,7 @@ mod tests {
         let error = |line| CompileError {
             file: Some("src/lib.rs".into()),
             line,
+            span: None,
             rendered: "error".into(),
         };
         assert_eq!(
