@@ -95,12 +95,12 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         cwd: built.shadow.root.clone(),
         scratch,
         shared_child: args.no_static_isolation,
+        real_env: args
+            .env
+            .split(',')
+            .any(|p| p.trim() == "real" || p.trim() == "none"),
     };
     let mut pool = process::DriverPool::start(launch.clone(), jobs, args.timeout_ms)?;
-    pool.real_env = args
-        .env
-        .split(',')
-        .any(|p| p.trim() == "real" || p.trim() == "none");
     let mapping = Instant::now();
     let goal_map = goals::map_goals(&built.executable, &pool.hello.pcs, &cluster, &selection)?;
     if std::env::var_os("HERMETIC_DEBUG").is_some() {
@@ -186,7 +186,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     bar.finish_and_clear();
     let search_time = search_started.elapsed().as_secs_f64();
     let pool_pcs = pool.hello.pcs.clone();
-    let containment = (pool.hello.landlock, pool.hello.seccomp);
+    let containment = pool.layers;
     let real_env = pool.real_env;
     drop(pool);
     // Placed before mutation analysis rebuilds the driver's executable with its mutants.
@@ -257,25 +257,23 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         .collect();
     isolation.decide(&cluster, &files, &target.crate_dir)?;
     let tests_emitted: usize = files.iter().map(|f| f.test_names.len()).sum();
-    let tests_without_assertions = outcome.tests.len().saturating_sub(
-        tests_emitted
-            + verified.unstable_count()
-            + verified.dropped_static.len()
-            + verified.dropped_uncompilable.len()
-            + verified.dropped_configuration.len(),
-    );
+    let tests_without_assertions = outcome
+        .tests
+        .len()
+        .saturating_sub(tests_emitted + verified.dropped.len());
     let contents = files.iter().map(|f| f.contents.as_str());
-    let place = manifest::Place::of(&target);
-    for line in manifest::runtime_for(contents, &place, args.runtime, args.dry_run)? {
-        status.say(&line);
-    }
+    let runtime = manifest::runtime_for(contents, &manifest::Place::of(&target), args.runtime)?;
     emit::apply_or_print(
         &target.crate_dir,
         &cluster,
         Suite::Generated,
         &files,
+        &runtime,
         args.dry_run,
     )?;
+    for line in runtime.describe(args.dry_run) {
+        status.say(&line);
+    }
     if args.dry_run {
         for preview in isolation.preview(&cluster, &target.crate_dir) {
             println!("{preview}");
@@ -334,9 +332,20 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         environment_varied: varied.into_iter().map(String::from).collect(),
         refused_by_runtime: outcome.refused_by_runtime,
         refused_by_sandbox: outcome.refused_by_sandbox,
+        refused: outcome
+            .refused
+            .entries()
+            .map(|(c, tried, times)| crate::report::RefusedReport {
+                function: callable_name(&cluster, c),
+                tried: tried.to_string(),
+                times,
+            })
+            .collect(),
         containment: crate::report::Containment {
-            landlock: containment.0,
-            seccomp: containment.1,
+            seccomp: containment.seccomp,
+            landlock: containment.landlock,
+            read_only: containment.read_only,
+            no_network: containment.no_network,
         },
         uncovered,
         branches,
@@ -357,9 +366,9 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         tests_without_assertions,
         mutation: mutation_report,
         tests_dropped_unstable: verified.unstable_count(),
-        tests_dropped_static_state: verified.dropped_static.len(),
-        tests_dropped_uncompilable: verified.dropped_uncompilable.len(),
-        tests_dropped_configuration: verified.dropped_configuration.len(),
+        tests_dropped_static_state: verified.count(verify::Failure::StaticState),
+        tests_dropped_uncompilable: verified.count(verify::Failure::Uncompilable),
+        tests_dropped_configuration: verified.configuration_count(),
         dropped: verified.dropped_reports(),
         tests_using_private: files.iter().map(|f| f.using_private.len()).sum(),
         tests_using_mocks: files.iter().map(|f| f.using_mocks.len()).sum(),
@@ -638,8 +647,13 @@ fn describe(o: &Outcome) -> String {
             ..
         } => "overflows its stack".into(),
         Outcome::Crashed { signal, .. } if *signal == libc::SIGABRT => "aborts the process".into(),
+        // The driver reports no signal when the code stopped it or corrupted its report.
+        Outcome::Crashed { signal: 0, .. } => "stops hermetic's driver".into(),
         Outcome::Crashed { signal, .. } => format!("kills the process with signal {signal}"),
         Outcome::Timeout { .. } => "does not return (timed out)".into(),
+        Outcome::Panicked { message, .. } if crate::search::exhausted_resources(message) => {
+            format!("runs out of threads or memory ({message})")
+        }
         Outcome::Exited { code, .. } => format!("exits the process with code {code}"),
         Outcome::Completed | Outcome::Panicked { .. } | Outcome::Invalid { .. } => format!("{o:?}"),
     }

@@ -7,6 +7,7 @@ mod analyze;
 mod cargo;
 mod cli;
 mod cluster;
+mod commit;
 mod driver;
 mod emit;
 mod generate;
@@ -22,6 +23,7 @@ mod rust_syntax;
 mod search;
 mod shadow;
 mod skip;
+mod test_binary;
 mod test_case;
 mod verify;
 

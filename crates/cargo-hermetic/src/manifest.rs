@@ -1,8 +1,10 @@
 //! The one edit hermetic makes to a user's Cargo.toml: the dev-dependency on the `hermetic`
 //! runtime that tests with an environment or mocks need, written the way the user chose
 //! (`--runtime`), and the vendored copy it may point at. Formatting and comments are kept
-//! (toml_edit).
+//! (toml_edit). Nothing is written here: the edit goes into the user's tree with the tests, all
+//! or nothing ([`crate::commit`]).
 
+use crate::commit::Changes;
 use crate::runtime::{self, RuntimeSource};
 use anyhow::{Context, Result};
 use std::path::{Component, Path, PathBuf};
@@ -18,18 +20,17 @@ pub fn needs_runtime<'a>(mut sources: impl Iterator<Item = &'a str>) -> bool {
     })
 }
 
-/// When any of the generated `sources` uses the runtime, makes the crate's manifest name it
-/// (see [`ensure_runtime_dev_dependency`]); returns progress lines saying what changed.
+/// When any of the generated `sources` uses the runtime, the edit that makes the crate's
+/// manifest name it (see [`runtime_dev_dependency`]); otherwise none.
 pub fn runtime_for<'a>(
     sources: impl Iterator<Item = &'a str>,
     place: &Place,
     source: Option<RuntimeSource>,
-    dry_run: bool,
-) -> Result<Vec<String>> {
+) -> Result<RuntimeEdit> {
     if !needs_runtime(sources) {
-        return Ok(Vec::new());
+        return Ok(RuntimeEdit::default());
     }
-    Ok(ensure_runtime_dev_dependency(place, source, dry_run)?.describe(dry_run))
+    runtime_dev_dependency(place, source)
 }
 
 /// Where the user's crate and its repository are.
@@ -49,13 +50,17 @@ impl<'a> Place<'a> {
     }
 }
 
-/// What [`ensure_runtime_dev_dependency`] did (with `dry_run`, would do).
+/// What [`runtime_dev_dependency`] changes, to be written with the tests.
 #[derive(Debug, Default, PartialEq)]
 pub struct RuntimeEdit {
-    /// The dev-dependency line written, when Cargo.toml changed.
+    /// The dev-dependency line written, when Cargo.toml changes.
     pub dependency: Option<String>,
     /// The vendored copy written or upgraded, relative to the workspace root.
     pub vendored: Option<PathBuf>,
+    /// The vendored copy's files that change (written before the tests that use them).
+    pub runtime_files: Changes,
+    /// Cargo.toml's new text, when it changes.
+    pub manifest: Option<String>,
 }
 
 impl RuntimeEdit {
@@ -86,11 +91,7 @@ impl RuntimeEdit {
 /// already there is kept (crates.io, or the vendored copy), unless it points outside the
 /// repository (an older tool's checkout, which no teammate has), and a new one is vendored.
 /// A vendored copy is (re)written each time, so a newer tool upgrades it.
-pub fn ensure_runtime_dev_dependency(
-    place: &Place,
-    source: Option<RuntimeSource>,
-    dry_run: bool,
-) -> Result<RuntimeEdit> {
+pub fn runtime_dev_dependency(place: &Place, source: Option<RuntimeSource>) -> Result<RuntimeEdit> {
     let path = place.crate_dir.join("Cargo.toml");
     let text =
         std::fs::read_to_string(&path).with_context(|| format!("read {}", path.display()))?;
@@ -131,9 +132,7 @@ pub fn ensure_runtime_dev_dependency(
     );
     let mut edit = RuntimeEdit::default();
     if wanted == RuntimeSource::Vendored {
-        if !dry_run {
-            runtime::write(&vendored_dir)?;
-        }
+        edit.runtime_files = runtime::changes(&vendored_dir)?;
         edit.vendored = Some(PathBuf::from(runtime::VENDORED_DIR));
     }
     if keep {
@@ -149,12 +148,7 @@ pub fn ensure_runtime_dev_dependency(
     };
     dev.insert(RUNTIME, Item::Value(value.clone()));
     edit.dependency = Some(format!("{RUNTIME} = {}", value.to_string().trim()));
-    if !dry_run {
-        let tmp = path.with_extension("toml.hermetic-tmp");
-        std::fs::write(&tmp, doc.to_string())
-            .with_context(|| format!("write {}", tmp.display()))?;
-        std::fs::rename(&tmp, &path).with_context(|| format!("replace {}", path.display()))?;
-    }
+    edit.manifest = Some(doc.to_string());
     Ok(edit)
 }
 
@@ -212,6 +206,17 @@ mod tests {
         );
     }
 
+    /// The edit, written.
+    fn applied(place: &Place, source: Option<RuntimeSource>) -> Result<RuntimeEdit> {
+        let edit = runtime_dev_dependency(place, source)?;
+        let mut changes = edit.runtime_files.clone();
+        if let Some(text) = &edit.manifest {
+            changes.write(place.crate_dir.join("Cargo.toml"), text.as_str());
+        }
+        changes.commit()?;
+        Ok(edit)
+    }
+
     fn manifest_in(dir: &Path, text: &str) -> PathBuf {
         let manifest = dir.join("Cargo.toml");
         std::fs::write(&manifest, text).unwrap();
@@ -229,19 +234,19 @@ mod tests {
             crate_dir: dir.path(),
             workspace_root: dir.path(),
         };
-        let planned = ensure_runtime_dev_dependency(&place, None, true).unwrap();
+        let planned = runtime_dev_dependency(&place, None).unwrap();
         assert!(planned.dependency.is_some());
         assert!(!std::fs::read_to_string(&manifest)
             .unwrap()
             .contains("hermetic"));
         assert!(!dir.path().join(".hermetic").exists());
-        let first = ensure_runtime_dev_dependency(&place, None, false).unwrap();
+        let first = applied(&place, None).unwrap();
         assert_eq!(
             first.dependency.as_deref(),
             Some("hermetic = { path = \".hermetic/runtime\" }")
         );
         assert!(dir.path().join(".hermetic/runtime/src/lib.rs").exists());
-        let second = ensure_runtime_dev_dependency(&place, None, false).unwrap();
+        let second = applied(&place, None).unwrap();
         assert_eq!(second.dependency, None);
         assert_eq!(second.vendored, Some(PathBuf::from(".hermetic/runtime")));
         let text = std::fs::read_to_string(&manifest).unwrap();
@@ -262,7 +267,7 @@ mod tests {
             crate_dir: &member,
             workspace_root: root.path(),
         };
-        let edit = ensure_runtime_dev_dependency(&place, None, false).unwrap();
+        let edit = applied(&place, None).unwrap();
         assert_eq!(
             edit.dependency.as_deref(),
             Some("hermetic = { path = \"../../.hermetic/runtime\" }")
@@ -281,19 +286,14 @@ mod tests {
             crate_dir: dir.path(),
             workspace_root: dir.path(),
         };
-        let edit =
-            ensure_runtime_dev_dependency(&place, Some(RuntimeSource::Registry), false).unwrap();
+        let edit = applied(&place, Some(RuntimeSource::Registry)).unwrap();
         assert_eq!(
             edit.dependency,
             Some(format!("hermetic = \"{}\"", runtime::VERSION))
         );
         assert_eq!(edit.vendored, None);
-        assert_eq!(
-            ensure_runtime_dev_dependency(&place, None, false).unwrap(),
-            RuntimeEdit::default()
-        );
-        let edit =
-            ensure_runtime_dev_dependency(&place, Some(RuntimeSource::Vendored), false).unwrap();
+        assert_eq!(applied(&place, None).unwrap(), RuntimeEdit::default());
+        let edit = applied(&place, Some(RuntimeSource::Vendored)).unwrap();
         assert!(edit.dependency.is_some());
         assert!(std::fs::read_to_string(&manifest)
             .unwrap()

@@ -88,6 +88,8 @@ pub struct Report {
     pub refused_by_runtime: u64,
     /// System calls the sandbox refused during the search (code that bypassed the runtime).
     pub refused_by_sandbox: u64,
+    /// What the sandbox refused, per function: none of these executions became a test.
+    pub refused: Vec<RefusedReport>,
     pub containment: Containment,
     /// Every branch with a known line (not in the JSON: `--coverage-lcov` and `--coverage-html`
     /// write it).
@@ -201,12 +203,40 @@ impl MutationReport {
     }
 }
 
+/// The sandbox's layers that contained the code under test.
 #[derive(Debug, Default, Serialize)]
 pub struct Containment {
-    /// File writes outside the scratch directory and TCP are refused by Landlock.
-    pub landlock: bool,
-    /// Program and process starts, removals and network sockets are refused by seccomp.
+    /// An allow-list of system calls: starting programs and processes, signals to other
+    /// processes, sockets, removals and file changes, process-wide changes, 32-bit calls are
+    /// refused, and each refusal is seen.
     pub seccomp: bool,
+    /// Landlock: file writes outside the scratch directory, TCP, and (kernel permitting)
+    /// signals and abstract sockets outside the sandbox are refused.
+    pub landlock: bool,
+    /// A mount namespace in which all but the scratch directory is read-only.
+    pub read_only: bool,
+    /// An empty network namespace.
+    pub no_network: bool,
+}
+
+impl Containment {
+    /// The active layers, in words.
+    pub fn layers(&self) -> String {
+        let layers: Vec<&str> = [
+            (self.seccomp, "seccomp allow-list"),
+            (self.landlock, "Landlock"),
+            (self.read_only, "read-only file system"),
+            (self.no_network, "no network"),
+        ]
+        .into_iter()
+        .filter_map(|(on, name)| on.then_some(name))
+        .collect();
+        if layers.is_empty() {
+            "none".into()
+        } else {
+            layers.join(", ")
+        }
+    }
 }
 
 #[derive(Debug, Serialize)]
@@ -242,8 +272,7 @@ pub struct Branch {
 #[derive(Debug, Serialize)]
 pub struct DroppedReport {
     pub test: String,
-    /// One of `DROPPED_UNSTABLE`, `DROPPED_STATIC`, `DROPPED_CAPTURE_BOUND`, `DROPPED_MACHINE`,
-    /// `DROPPED_UNCOMPILABLE`.
+    /// One of the `DROPPED_*` reasons.
     pub reason: String,
 }
 
@@ -253,8 +282,21 @@ pub const DROPPED_STATIC: &str = "static state: passes alone, fails beside other
 pub const DROPPED_UNCOMPILABLE: &str = "did not compile";
 pub const DROPPED_MACHINE: &str =
     "leans on the real machine: fails from another directory, time zone or HOME";
+pub const DROPPED_TIMED_OUT: &str = "did not finish within the time limit per test";
+pub const DROPPED_REFUSED: &str =
+    "the sandbox stopped it: run outside, it would do something the sandbox refuses";
 pub const DROPPED_CAPTURE_BOUND: &str =
     "its check of stdout/stderr holds only under libtest's capture (fails with --nocapture)";
+
+/// A function whose code tried something the sandbox refused.
+#[derive(Debug, Serialize)]
+pub struct RefusedReport {
+    pub function: String,
+    /// What it tried: `kill of its parent (signal 9)`, `openat for writing /home/me/x`.
+    pub tried: String,
+    /// In how many system calls, over all executions.
+    pub times: u64,
+}
 
 #[derive(Debug, Serialize)]
 pub struct FindingReport {
@@ -460,11 +502,14 @@ impl Report {
             )?;
         }
         // Without a search nothing ran, contained or not.
+        if self.no_tests.is_none() {
+            writeln!(out, "  {:<34}{}", "sandbox", self.containment.layers())?;
+        }
         if self.no_tests.is_none() && !(self.containment.landlock && self.containment.seccomp) {
             writeln!(
                 out,
-                "  warning: the sandbox is incomplete here (landlock: {}, seccomp: {}); code that bypasses libc could write files, reach the network or start programs during generation",
-                self.containment.landlock, self.containment.seccomp
+                "  warning: the sandbox is incomplete here (seccomp: {}, landlock: {}); code that bypasses libc could write files, reach the network or start programs during generation",
+                self.containment.seccomp, self.containment.landlock
             )?;
         }
         let infeasible = self.goals_infeasible + self.checks_infeasible;
@@ -579,6 +624,20 @@ impl Report {
         }
         for f in &self.findings {
             writeln!(out, "  ! {} {}", f.call, f.outcome)?;
+        }
+        for r in self.refused.iter().take(20) {
+            writeln!(
+                out,
+                "  ! {} tried {} (refused by the sandbox, {} time(s))",
+                r.function, r.tried, r.times
+            )?;
+        }
+        if self.refused.len() > 20 {
+            writeln!(
+                out,
+                "  ! ... {} more refused attempts (see --report-json)",
+                self.refused.len() - 20
+            )?;
         }
         print_skip_reasons(out, &self.skipped_by_reason)?;
         for f in &self.files {

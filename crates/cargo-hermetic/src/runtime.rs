@@ -2,6 +2,7 @@
 //! finds it, and into the user's repository when their tests use it (`--runtime vendored`), so
 //! neither an installed `cargo-hermetic` nor the tests it writes need the tool's source tree.
 
+use crate::commit::Changes;
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 
@@ -82,23 +83,39 @@ syn = {{ version = "2", features = ["full", "visit", "visit-mut"] }}
 /// Writes the runtime crate into `dir`, leaving unchanged files alone (so cargo does not rebuild
 /// them) and removing sources an older version had that this one does not.
 pub fn write(dir: &Path) -> Result<()> {
+    changes(dir)?.commit()
+}
+
+/// What [`write`] would change in `dir`: the files whose contents differ, and the sources of
+/// an older version to remove; committed with the tests that need them.
+pub fn changes(dir: &Path) -> Result<Changes> {
+    let mut out = Changes::default();
     let ours: Vec<PathBuf> = FILES.iter().map(|(rel, _)| dir.join(rel)).collect();
-    for ((_, text), path) in FILES.iter().zip(&ours) {
-        crate::shadow::write_if_changed(path, text)?;
+    let wanted = FILES
+        .iter()
+        .map(|(_, text)| text.to_string())
+        .zip(ours.iter().cloned())
+        .chain([
+            (manifest(), dir.join("Cargo.toml")),
+            (macros_manifest(), dir.join(MACROS_DIR).join("Cargo.toml")),
+        ]);
+    for (text, path) in wanted {
+        if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+            out.write(path, text);
+        }
     }
-    crate::shadow::write_if_changed(&dir.join("Cargo.toml"), &manifest())?;
-    let macros = dir.join(MACROS_DIR);
-    crate::shadow::write_if_changed(&macros.join("Cargo.toml"), &macros_manifest())?;
-    for src in [dir.join("src"), macros.join("src")] {
+    for src in [dir.join("src"), dir.join(MACROS_DIR).join("src")] {
+        if !src.exists() {
+            continue;
+        }
         for entry in walkdir::WalkDir::new(&src) {
             let entry = entry.with_context(|| format!("read {}", src.display()))?;
             if entry.file_type().is_file() && !ours.iter().any(|p| p == entry.path()) {
-                std::fs::remove_file(entry.path())
-                    .with_context(|| format!("remove {}", entry.path().display()))?;
+                out.remove(entry.path());
             }
         }
     }
-    Ok(())
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -6,8 +6,8 @@ use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 use toml_edit::{DocumentMut, Item, Table, Value as TomlValue};
 
-/// The driver support crate and the protocol crate it shares with this engine, carried inside
-/// this binary so that an installed `cargo-hermetic` needs no source tree of its own.
+/// The driver support crate and the protocol and sandbox crates it shares with this engine,
+/// carried inside this binary so that an installed `cargo-hermetic` needs no source tree of its own.
 const DRIVER_FILES: &[(&str, &str)] = &[
     (
         "src/lib.rs",
@@ -64,7 +64,7 @@ publish = false
 [dependencies]
 hermetic = { path = "../hermetic" }
 hermetic-protocol = { path = "../hermetic-protocol" }
-landlock = "0.4"
+hermetic-sandbox = { path = "../hermetic-sandbox" }
 libc = "0.2"
 serde = { version = "1", features = ["derive"] }
 serde_json = "1"
@@ -74,6 +74,48 @@ const PROTOCOL_FILES: &[(&str, &str)] = &[(
     "src/lib.rs",
     include_str!("../../hermetic-protocol/src/lib.rs"),
 )];
+
+const SANDBOX_FILES: &[(&str, &str)] = &[
+    (
+        "src/lib.rs",
+        include_str!("../../hermetic-sandbox/src/lib.rs"),
+    ),
+    (
+        "src/filter.rs",
+        include_str!("../../hermetic-sandbox/src/filter.rs"),
+    ),
+    (
+        "src/landlock.rs",
+        include_str!("../../hermetic-sandbox/src/landlock.rs"),
+    ),
+    (
+        "src/launch.rs",
+        include_str!("../../hermetic-sandbox/src/launch.rs"),
+    ),
+    (
+        "src/namespaces.rs",
+        include_str!("../../hermetic-sandbox/src/namespaces.rs"),
+    ),
+    (
+        "src/supervisor.rs",
+        include_str!("../../hermetic-sandbox/src/supervisor.rs"),
+    ),
+    (
+        "src/refusals.rs",
+        include_str!("../../hermetic-sandbox/src/refusals.rs"),
+    ),
+];
+
+const SANDBOX_MANIFEST: &str = r#"[package]
+name = "hermetic-sandbox"
+version = "0.1.0"
+edition = "2021"
+publish = false
+
+[dependencies]
+landlock = "0.4"
+libc = "0.2"
+"#;
 
 const PROTOCOL_MANIFEST: &str = r#"[package]
 name = "hermetic-protocol"
@@ -158,6 +200,11 @@ pub fn write_support_crate(work_dir: &Path) -> Result<PathBuf> {
     let support = work_dir.join("support");
     let protocol = support.join("hermetic-protocol");
     write_crate(&protocol, PROTOCOL_FILES, PROTOCOL_MANIFEST)?;
+    write_crate(
+        &support.join("hermetic-sandbox"),
+        SANDBOX_FILES,
+        SANDBOX_MANIFEST,
+    )?;
     let driver = support.join("hermetic-driver");
     write_crate(&driver, DRIVER_FILES, DRIVER_MANIFEST)?;
     Ok(driver)

@@ -1,15 +1,19 @@
 //! Verification: the emitted tests are compiled and run in a copy of the crate, three times
 //! (once one at a time, once in a shuffled order; the later two from other working directories,
-//! in other time zones, with another `HOME` and `USER` and with none), and those that check what the code wrote to fd 1
-//! or 2 once more alone without libtest's capture; tests that fail or flake are dropped. A
-//! dropped test that passes when run alone, each time in a fresh process, failed only beside
-//! other tests in one process: through state they share (statics). Those are counted apart.
+//! in other time zones, with another `HOME` and `USER` and with none), and those that check
+//! what the code wrote to fd 1 or 2 once more alone without libtest's capture; tests that fail
+//! or flake are dropped. A dropped test that passes when run alone, each time in a fresh
+//! process, failed only beside other tests in one process: through state they share (statics).
+//! Those are counted apart. The tests run inside the search's sandbox with a time limit per
+//! test ([`crate::test_binary`]): a test that hangs, or that the sandbox stops, is dropped with
+//! that reason.
 
 use crate::cargo::{self, BuildOutcome};
 use crate::cluster::Cluster;
 use crate::emit::{self, GeneratedFile, Suite, GENERATED_MARKER};
 use crate::manifest;
 use crate::shadow::{self, Origin};
+use crate::test_binary::{self, run_alone, Alone, Limits, Ran};
 use anyhow::{bail, Context, Result};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -18,21 +22,8 @@ use std::process::Command;
 #[derive(Default)]
 pub struct Verified {
     pub files: Vec<GeneratedFile>,
-    /// Tests that failed at least once, and not only beside other tests.
-    pub dropped_unstable: Vec<String>,
-    /// Tests that failed beside other tests in one process but pass alone: they depend on
-    /// static state other tests change.
-    pub dropped_static: Vec<String>,
-    /// Tests whose check of fd 1 or 2 failed without libtest's capture (the code prints
-    /// through the print macros too): unstable across ways of running tests.
-    pub dropped_capture_bound: Vec<String>,
-    /// Tests that failed from another working directory, time zone or `HOME`, and pass where
-    /// they were generated: they lean on the real machine.
-    pub dropped_machine: Vec<String>,
-    /// Tests whose code did not compile.
-    pub dropped_uncompilable: Vec<String>,
-    /// Tests that fail in another build (`--release`, `--all-features`), with its command.
-    pub dropped_configuration: Vec<(String, &'static str)>,
+    /// Each dropped test (by its name in the generated file) with the reason.
+    pub dropped: Vec<(String, Failure)>,
 }
 
 impl Verified {
@@ -44,40 +35,42 @@ impl Verified {
         }
     }
 
-    /// Tests dropped because they failed in some run, for whatever reason but static state.
+    /// Tests dropped for this reason.
+    pub fn count(&self, why: Failure) -> usize {
+        self.dropped.iter().filter(|(_, f)| *f == why).count()
+    }
+
+    /// Tests dropped because they failed in some run, for whatever reason but static state, not
+    /// compiling, or another build.
     pub fn unstable_count(&self) -> usize {
-        self.dropped_unstable.len() + self.dropped_capture_bound.len() + self.dropped_machine.len()
+        self.dropped
+            .iter()
+            .filter(|(_, f)| {
+                !matches!(
+                    f,
+                    Failure::StaticState | Failure::Uncompilable | Failure::Configuration(_)
+                )
+            })
+            .count()
+    }
+
+    /// Tests dropped because they fail in another build.
+    pub fn configuration_count(&self) -> usize {
+        self.dropped
+            .iter()
+            .filter(|(_, f)| matches!(f, Failure::Configuration(_)))
+            .count()
     }
 
     /// Every dropped test with the reason, for the report.
     pub fn dropped_reports(&self) -> Vec<crate::report::DroppedReport> {
-        use crate::report::{
-            DroppedReport, DROPPED_CAPTURE_BOUND, DROPPED_MACHINE, DROPPED_STATIC,
-            DROPPED_UNCOMPILABLE, DROPPED_UNSTABLE,
-        };
-        [
-            (&self.dropped_unstable, DROPPED_UNSTABLE),
-            (&self.dropped_static, DROPPED_STATIC),
-            (&self.dropped_capture_bound, DROPPED_CAPTURE_BOUND),
-            (&self.dropped_machine, DROPPED_MACHINE),
-            (&self.dropped_uncompilable, DROPPED_UNCOMPILABLE),
-        ]
-        .into_iter()
-        .flat_map(|(tests, reason)| {
-            tests.iter().map(move |t| DroppedReport {
-                test: t.clone(),
-                reason: reason.to_string(),
+        self.dropped
+            .iter()
+            .map(|(test, why)| crate::report::DroppedReport {
+                test: test.clone(),
+                reason: why.reason(),
             })
-        })
-        .chain(
-            self.dropped_configuration
-                .iter()
-                .map(|(t, shown)| DroppedReport {
-                    test: t.clone(),
-                    reason: format!("fails under `{shown}`"),
-                }),
-        )
-        .collect()
+            .collect()
     }
 }
 
@@ -98,6 +91,7 @@ pub fn verify(
     isolated: &[(crate::cluster::UnitId, Vec<String>)],
 ) -> Result<Verified> {
     let mut verified = Verified::default();
+    let limits = Limits::default();
     for _ in 0..MAX_ROUNDS {
         if files.iter().all(|f| f.test_names.is_empty()) {
             verified.files = files;
@@ -154,33 +148,78 @@ pub fn verify(
                     );
                 }
                 files = drop_tests(files, &culprits)?;
-                verified.dropped_uncompilable.extend(culprits);
+                verified
+                    .dropped
+                    .extend(culprits.into_iter().map(|t| (t, Failure::Uncompilable)));
                 continue;
             }
         };
-        // Each failed test, with the first run it failed in.
+        let root = copy.root.as_path();
+        let all = list_tests(&exe, root, suite, limits)?;
+        // Each failed test, with the first run it failed in; and the tests whose reason is
+        // known at once (they hung, or the sandbox stopped them).
         let mut failed: BTreeMap<String, usize> = BTreeMap::new();
         let mut passed = BTreeSet::new();
+        let mut why: BTreeMap<String, Failure> = BTreeMap::new();
         for run in 0..RUNS {
-            let (ok, not) = run_tests(&exe, &copy.root, suite, run)?;
-            passed.extend(ok);
+            let ran = run_tests(&exe, root, suite, run, limits)?;
+            passed.extend(ran.passed.iter().cloned());
+            let mut not: Vec<String> = ran.failed.iter().cloned().collect();
+            if ran.cut_short() {
+                // Those it did not get to report: run each alone to see which did it.
+                let unfinished = all
+                    .iter()
+                    .filter(|t| !ran.passed.contains(*t) && !ran.failed.contains(*t));
+                for test in unfinished {
+                    let alone = run_alone(&exe, test, limits, &|c| elsewhere(c, root, run))?;
+                    match alone {
+                        Alone::Passed => {
+                            passed.insert(test.clone());
+                        }
+                        Alone::Failed => not.push(test.clone()),
+                        Alone::TimedOut => {
+                            why.insert(test.clone(), Failure::TimedOut);
+                        }
+                        Alone::Refused => {
+                            why.insert(test.clone(), Failure::Refused);
+                        }
+                    }
+                }
+            }
             for test in not {
                 failed.entry(test).or_insert(run);
             }
         }
-        let mut why: BTreeMap<String, Failure> = BTreeMap::new();
         for (test, &run) in &failed {
-            why.insert(test.clone(), failure(&exe, &copy.root, test, run)?);
+            if !why.contains_key(test) {
+                why.insert(test.clone(), failure(&exe, root, test, run, limits)?);
+            }
         }
         let checks_output: BTreeSet<&str> = files
             .iter()
             .flat_map(|f| f.asserting_output.iter().map(String::as_str))
             .collect();
-        let output_tests = passed
+        let output_tests: Vec<&String> = passed
             .iter()
-            .filter(|t| !failed.contains_key(*t) && checks_output.contains(short_name(t).as_str()));
-        for test in failing_without_capture(&exe, &copy.root, output_tests)? {
-            why.insert(test, Failure::CaptureBound);
+            .filter(|t| !why.contains_key(*t) && checks_output.contains(short_name(t).as_str()))
+            .collect();
+        for test in output_tests {
+            let alone = run_alone(&exe, test, limits, &|c| {
+                c.arg("--nocapture").current_dir(root);
+                Ok(())
+            })?;
+            match alone {
+                Alone::Passed => {}
+                Alone::Failed => {
+                    why.insert(test.clone(), Failure::CaptureBound);
+                }
+                Alone::TimedOut => {
+                    why.insert(test.clone(), Failure::TimedOut);
+                }
+                Alone::Refused => {
+                    why.insert(test.clone(), Failure::Refused);
+                }
+            }
         }
         if why.is_empty() {
             // The tests were written from a debug build; they must hold in the others users
@@ -208,21 +247,9 @@ pub fn verify(
         }
         let short: BTreeSet<String> = why.keys().map(|t| short_name(t)).collect();
         files = drop_tests(files, &short)?;
-        for (test, failure) in &why {
-            let list = match failure {
-                Failure::CaptureBound => &mut verified.dropped_capture_bound,
-                Failure::StaticState => &mut verified.dropped_static,
-                Failure::Machine => &mut verified.dropped_machine,
-                Failure::Unstable => &mut verified.dropped_unstable,
-                Failure::Configuration(shown) => {
-                    verified
-                        .dropped_configuration
-                        .push((short_name(test), shown));
-                    continue;
-                }
-            };
-            list.push(short_name(test));
-        }
+        verified
+            .dropped
+            .extend(why.into_iter().map(|(test, f)| (short_name(&test), f)));
     }
     bail!("the generated tests kept failing after dropping the failing ones")
 }
@@ -243,9 +270,9 @@ fn short_name(path: &str) -> String {
     path.rsplit("::").next().unwrap_or(path).to_string()
 }
 
-/// Why a test failed in verification.
+/// Why a test was dropped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Failure {
+pub enum Failure {
     /// It passes alone, each time in a fresh process, where it failed beside other tests.
     StaticState,
     /// It fails alone in the surroundings of the run it failed in, and passes alone in the
@@ -254,8 +281,31 @@ enum Failure {
     /// Its check of fd 1 or 2 fails with `--nocapture`.
     CaptureBound,
     Unstable,
+    /// It did not compile.
+    Uncompilable,
+    /// It did not finish within the time limit per test.
+    TimedOut,
+    /// The sandbox stopped it: run outside, it would do something the sandbox refuses.
+    Refused,
     /// It fails in another build than the debug one it was written from (the command shown).
     Configuration(&'static str),
+}
+
+impl Failure {
+    /// The reason, as the report gives it.
+    pub fn reason(self) -> String {
+        use crate::report::*;
+        match self {
+            Failure::StaticState => DROPPED_STATIC.into(),
+            Failure::Machine => DROPPED_MACHINE.into(),
+            Failure::CaptureBound => DROPPED_CAPTURE_BOUND.into(),
+            Failure::Unstable => DROPPED_UNSTABLE.into(),
+            Failure::Uncompilable => DROPPED_UNCOMPILABLE.into(),
+            Failure::TimedOut => DROPPED_TIMED_OUT.into(),
+            Failure::Refused => DROPPED_REFUSED.into(),
+            Failure::Configuration(shown) => format!("fails under `{shown}`"),
+        }
+    }
 }
 
 /// The other builds the tests must pass in, as cargo's options and the command a user runs:
@@ -279,80 +329,29 @@ fn configurations(crate_root: &Path) -> Vec<(&'static [&'static str], &'static s
 }
 
 /// Tells why `test` (a full path) failed in run `run`, running it alone in fresh processes.
-fn failure(exe: &Path, crate_root: &Path, test: &str, run: usize) -> Result<Failure> {
-    if passes_alone(exe, crate_root, test, run)? {
-        Ok(Failure::StaticState)
-    } else if run > 0 && passes_alone(exe, crate_root, test, 0)? {
-        Ok(Failure::Machine)
-    } else {
-        Ok(Failure::Unstable)
-    }
-}
-
-/// Whether `test` passes every time it runs alone in a fresh process, in run `run`'s
-/// surroundings.
-fn passes_alone(exe: &Path, crate_root: &Path, test: &str, run: usize) -> Result<bool> {
-    for _ in 0..ALONE_RUNS {
-        let mut cmd = Command::new(exe);
-        cmd.args([test, "--exact"]).env_remove("HERMETIC_DRIVER");
-        elsewhere(&mut cmd, crate_root, run)?;
-        let out = cmd.output().with_context(|| format!("run {test} alone"))?;
-        let (passed, _) = outcomes(&String::from_utf8_lossy(&out.stdout));
-        if !out.status.success() || !passed.contains(test) {
-            return Ok(false);
-        }
-    }
-    Ok(true)
-}
-
-/// The tests libtest's output says passed and failed, by full path.
-fn outcomes(stdout: &str) -> (BTreeSet<String>, BTreeSet<String>) {
-    let (mut passed, mut failed) = (BTreeSet::new(), BTreeSet::new());
-    for line in stdout.lines() {
-        let Some(rest) = line.strip_prefix("test ") else {
-            continue;
-        };
-        let Some((path, result)) = rest.rsplit_once(" ... ") else {
-            continue;
-        };
-        // libtest names a `#[should_panic]` test `path - should panic`.
-        let path = path.trim_end_matches(" - should panic");
-        match result.trim() {
-            "ok" => {
-                passed.insert(path.to_string());
-            }
-            r if r.starts_with("FAILED") => {
-                failed.insert(path.to_string());
-            }
-            _ => {}
-        }
-    }
-    (passed, failed)
-}
-
-/// Of tests that check what the code wrote to fd 1 and 2 (full paths), those that fail alone
-/// with `--nocapture`, where the print macros reach fd 1 and 2 too (`cargo test -- --nocapture`,
-/// cargo-nextest): the code also prints through them, so the check holds only under capture.
-fn failing_without_capture<'a>(
+fn failure(
     exe: &Path,
-    cwd: &Path,
-    tests: impl Iterator<Item = &'a String>,
-) -> Result<BTreeSet<String>> {
-    let mut failing = BTreeSet::new();
-    for test in tests {
-        let status = Command::new(exe)
-            .args([test.as_str(), "--exact", "--nocapture"])
-            .current_dir(cwd)
-            .env_remove("HERMETIC_DRIVER")
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
-            .status()
-            .with_context(|| format!("run {test} with --nocapture"))?;
-        if !status.success() {
-            failing.insert(test.clone());
+    crate_root: &Path,
+    test: &str,
+    run: usize,
+    limits: Limits,
+) -> Result<Failure> {
+    let alone = |run| -> Result<Alone> {
+        for _ in 0..ALONE_RUNS {
+            let a = run_alone(exe, test, limits, &|c| elsewhere(c, crate_root, run))?;
+            if a != Alone::Passed {
+                return Ok(a);
+            }
         }
-    }
-    Ok(failing)
+        Ok(Alone::Passed)
+    };
+    Ok(match alone(run)? {
+        Alone::Passed => Failure::StaticState,
+        Alone::TimedOut => Failure::TimedOut,
+        Alone::Refused => Failure::Refused,
+        Alone::Failed if run > 0 && alone(0)? == Alone::Passed => Failure::Machine,
+        Alone::Failed => Failure::Unstable,
+    })
 }
 
 /// The real surroundings of run `run`: the first runs in the crate; the later ones from another
@@ -387,9 +386,10 @@ fn elsewhere(cmd: &mut Command, crate_root: &Path, run: usize) -> Result<()> {
 /// not hold there.
 const SILENCE: std::time::Duration = std::time::Duration::from_secs(20);
 
-/// Runs the suite's tests one at a time; a test that runs past `silence` is killed and counts
-/// as failing with those that failed (the tests after it do not run: the caller drops the
-/// failing ones and verifies again). Returns the full paths of those that passed and failed.
+/// Runs the suite's tests one at a time, inside the sandbox; a test that runs past `silence`
+/// (or that the sandbox stops) is killed and counts as failing with those that failed (the
+/// tests after it do not run: the caller drops the failing ones and verifies again). Returns
+/// the full paths of those that passed and failed.
 fn run_serially(
     exe: &Path,
     cwd: &Path,
@@ -397,15 +397,18 @@ fn run_serially(
     silence: std::time::Duration,
 ) -> Result<(BTreeSet<String>, BTreeSet<String>)> {
     use std::io::Read;
-    let mut child = Command::new(exe)
-        .arg(suite.module())
+    use std::os::unix::process::ExitStatusExt;
+    let mut cmd = Command::new(exe);
+    cmd.arg(suite.module())
         .arg("--test-threads=1")
-        .env_remove("HERMETIC_DRIVER")
         .current_dir(cwd)
         .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let pending = test_binary::contain(&mut cmd)?;
+    let mut child = cmd
         .spawn()
         .with_context(|| format!("run {}", exe.display()))?;
+    pending.layers();
     let mut stdout = child.stdout.take().context("the test binary's output")?;
     // libtest writes `test path ... ` before each test runs alone, and the result after.
     let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
@@ -425,7 +428,8 @@ fn run_serially(
             Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
                 hung = true;
-                let _ = child.kill();
+                // SAFETY: signalling the process group the sandbox gave the binary.
+                unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
                 break;
             }
         }
@@ -433,12 +437,25 @@ fn run_serially(
     let status = child.wait()?;
     let text = String::from_utf8_lossy(&out);
     let (passed, mut failed) = outcomes(&text);
-    if hung {
+    if hung || status.signal().is_some() {
         failed.extend(running(&text));
     } else if passed.is_empty() && failed.is_empty() && !status.success() {
         bail!("the test binary failed without running tests");
     }
     Ok((passed, failed))
+}
+
+/// The tests libtest's output says passed and failed, by full path.
+fn outcomes(stdout: &str) -> (BTreeSet<String>, BTreeSet<String>) {
+    let (mut passed, mut failed) = (BTreeSet::new(), BTreeSet::new());
+    for (test, ok) in stdout.lines().filter_map(test_binary::outcome) {
+        if ok {
+            passed.insert(test);
+        } else {
+            failed.insert(test);
+        }
+    }
+    (passed, failed)
 }
 
 /// The test a serial run's output shows started and not finished.
@@ -451,16 +468,22 @@ fn running(stdout: &str) -> Option<String> {
     Some(path.trim_end_matches(" - should panic").to_string())
 }
 
-/// Runs the suite's tests once (the crate's own tests and the other suite's stay out); returns
-/// the full paths of those that passed and of those that failed.
-fn run_tests(
-    exe: &Path,
-    cwd: &Path,
-    suite: Suite,
-    run: usize,
-) -> Result<(BTreeSet<String>, BTreeSet<String>)> {
+/// The full paths of the suite's tests (the crate's own tests and the other suite's stay out).
+fn list_tests(exe: &Path, cwd: &Path, suite: Suite, limits: Limits) -> Result<BTreeSet<String>> {
     let mut cmd = Command::new(exe);
-    cmd.arg(suite.module()).env_remove("HERMETIC_DRIVER");
+    cmd.args([suite.module(), "--list", "--format", "terse"])
+        .current_dir(cwd);
+    let ran = test_binary::run(cmd, limits)?;
+    if let Some(err) = ran.broken.filter(|_| ran.listed.is_empty()) {
+        bail!("the test binary cannot list its tests:\n{err}");
+    }
+    Ok(ran.listed)
+}
+
+/// Runs the suite's tests once (the crate's own tests and the other suite's stay out).
+fn run_tests(exe: &Path, cwd: &Path, suite: Suite, run: usize, limits: Limits) -> Result<Ran> {
+    let mut cmd = Command::new(exe);
+    cmd.arg(suite.module());
     elsewhere(&mut cmd, cwd, run)?;
     match run {
         0 => {}
@@ -478,17 +501,11 @@ fn run_tests(
             .env("RUSTC_BOOTSTRAP", "1");
         }
     }
-    let out = cmd
-        .output()
-        .with_context(|| format!("run {}", exe.display()))?;
-    let (passed, failed) = outcomes(&String::from_utf8_lossy(&out.stdout));
-    if passed.is_empty() && failed.is_empty() && !out.status.success() {
-        bail!(
-            "the test binary failed without running tests:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+    let ran = test_binary::run(cmd, limits)?;
+    if let Some(err) = &ran.broken {
+        bail!("the test binary failed without running tests:\n{err}");
     }
-    Ok((passed, failed))
+    Ok(ran)
 }
 
 /// The `#[test]` function around a line of a generated file.
@@ -604,21 +621,9 @@ mod tests {
     }
 
     #[test]
-    fn reads_passed_and_failed_tests_by_full_path() {
-        let stdout = "running 4 tests\ntest a::hermetic_tests::one ... ok\ntest b::hermetic_tests::two ... FAILED\ntest three ... ignored\ntest c::hermetic_tests::four - should panic ... FAILED\n\nfailures:\n";
-        let (passed, failed) = outcomes(stdout);
-        assert_eq!(
-            passed,
-            BTreeSet::from(["a::hermetic_tests::one".to_string()])
-        );
-        assert_eq!(
-            failed,
-            BTreeSet::from([
-                "b::hermetic_tests::two".to_string(),
-                "c::hermetic_tests::four".to_string()
-            ])
-        );
+    fn short_names_drop_the_module_path() {
         assert_eq!(short_name("b::hermetic_tests::two"), "two");
+        assert_eq!(short_name("two"), "two");
     }
 
     #[test]
@@ -626,10 +631,11 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
         let exe = dir.path().join("tests");
-        // libtest's serial output, then a test that never ends.
+        // libtest's serial output, then a test that never ends (a shell builtin: the sandbox
+        // would stop `sleep`, a program started).
         std::fs::write(
             &exe,
-            "#!/bin/sh\nprintf 'running 3 tests\\ntest m::hermetic_tests::a ... ok\\ntest m::hermetic_tests::b - should panic ... '\nexec sleep 30\n",
+            "#!/bin/sh\nprintf 'running 3 tests\\ntest m::hermetic_tests::a ... ok\\ntest m::hermetic_tests::b - should panic ... '\nwhile :; do :; done\n",
         )
         .unwrap();
         std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();

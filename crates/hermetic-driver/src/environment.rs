@@ -86,5 +86,6 @@ fn convert(a: Access) -> AccessReport {
             program,
         },
         Access::HostQueried { what } => AccessReport::HostQueried { what: what.into() },
+        Access::Served { what } => AccessReport::Served { what: what.into() },
     }
 }

@@ -46,6 +46,8 @@ struct Header {
 struct Shared {
     base: *mut u8,
     counters: usize,
+    /// Where the children's refusals are logged.
+    sandbox: sandbox::Sandbox,
 }
 
 // SAFETY: the mapping lives for the whole process; the child's case thread and its main thread
@@ -53,7 +55,7 @@ struct Shared {
 unsafe impl Sync for Shared {}
 
 impl Shared {
-    fn new(counters: usize) -> Shared {
+    fn new(counters: usize, sandbox: sandbox::Sandbox) -> Shared {
         let len = std::mem::size_of::<Header>() + counters + REPORT_MAX;
         // SAFETY: an anonymous shared mapping, checked below.
         let base = unsafe {
@@ -73,6 +75,7 @@ impl Shared {
         Shared {
             base: base as *mut u8,
             counters,
+            sandbox,
         }
     }
 
@@ -110,6 +113,7 @@ impl Shared {
         h.stack_overflow.store(false, Ordering::SeqCst);
         h.report_len.store(0, Ordering::SeqCst);
         self.counters().fill(0);
+        self.sandbox.reset();
     }
 }
 
@@ -129,18 +133,17 @@ pub fn serve(entries: &[Entry]) {
     let base = coverage::load_base();
     // Contain the server itself: every child it forks inherits the restrictions, and the
     // server needs no files, programs or network (it talks through inherited pipes).
-    let containment = sandbox::contain(&scratch_dir());
+    let sandbox = sandbox::contain_server();
     let hello = Hello {
         entries: entries.len(),
         pcs: coverage::counter_pcs()
             .iter()
             .map(|&pc| pc.checked_sub(base).map_or(UNKNOWN_PC, |pc| pc as u64))
             .collect(),
-        landlock: containment.landlock,
-        seccomp: containment.seccomp,
+        seccomp: sandbox.seccomp,
     };
     send(&mut reply, &hello);
-    let shared = Shared::new(coverage::counter_count());
+    let shared = Shared::new(coverage::counter_count(), sandbox);
     SHARED.store(&shared as *const Shared as usize, Ordering::SeqCst);
     // SAFETY: the engine opens fd 4 for us; we own it from here on.
     let mut requests = std::io::BufReader::new(unsafe { std::fs::File::from_raw_fd(REQUEST_FD) });
@@ -175,14 +178,6 @@ pub fn serve(entries: &[Entry]) {
     }
 }
 
-/// Where children may write: `HERMETIC_SCRATCH`, else the working directory.
-fn scratch_dir() -> std::path::PathBuf {
-    std::env::var_os("HERMETIC_SCRATCH")
-        .map(Into::into)
-        .or_else(|| std::env::current_dir().ok())
-        .unwrap_or_else(|| "/nonexistent".into())
-}
-
 fn send<T: serde::Serialize>(out: &mut impl Write, msg: &T) {
     serde_json::to_writer(&mut *out, msg).expect("hermetic driver: encode reply");
     out.write_all(b"\n")
@@ -206,6 +201,7 @@ fn run_forked(
         std::io::Error::last_os_error()
     );
     if pid == 0 {
+        sandbox::contain_child();
         run_child(entries, calls, env, shared);
     }
     let status = wait_with_timeout(pid, timeout_ms, shared);
@@ -216,8 +212,7 @@ fn run_forked(
 /// ended, `None` when it finished the case and lives on (a shared child).
 fn report_after(status: Option<i32>, shared: &Shared) -> ExecReport {
     let header = shared.header();
-    // The server's sandbox thread answered the execution's attempts to start processes.
-    let processes_refused = sandbox::take_processes_refused();
+    let (sandbox_blocked, refusals) = shared.sandbox.refusals();
     let stmt = header.stmt.load(Ordering::SeqCst) as usize;
     let covered: Vec<u32> = shared
         .counters()
@@ -234,7 +229,8 @@ fn report_after(status: Option<i32>, shared: &Shared) -> ExecReport {
         cmp_bytes: Vec::new(),
         cmp_closest: Vec::new(),
         env: EnvReport::default(),
-        sandbox_blocked: processes_refused,
+        sandbox_blocked,
+        refusals: refusals.clone(),
         mock_calls: Vec::new(),
         fake_calls: Vec::new(),
         reached_mutants: Vec::new(),
@@ -254,10 +250,21 @@ fn report_after(status: Option<i32>, shared: &Shared) -> ExecReport {
     if code != 0 || len == 0 {
         return crashed(Outcome::Exited { stmt, code });
     }
-    let mut report: ExecReport = serde_json::from_slice(&shared.report()[..len])
-        .expect("hermetic driver: child wrote a bad report");
+    // The code under test shares the child's memory, so the report is data to check.
+    let Some(mut report) = shared
+        .report()
+        .get(..len)
+        .and_then(|bytes| serde_json::from_slice::<ExecReport>(bytes).ok())
+    else {
+        return crashed(Outcome::Crashed {
+            stmt,
+            signal: 0,
+            stack_overflow: false,
+        });
+    };
     report.covered = covered;
-    report.sandbox_blocked += processes_refused;
+    report.sandbox_blocked = sandbox_blocked;
+    report.refusals = refusals;
     report
 }
 
@@ -378,6 +385,7 @@ fn spawn_worker(entries: &[Entry], shared: &Shared) -> Worker {
     let pid = unsafe { libc::fork() };
     assert!(pid >= 0, "hermetic driver: fork failed");
     if pid == 0 {
+        sandbox::contain_child();
         drop((request_write, done_read));
         install_child_handlers();
         std::panic::set_hook(Box::new(|_| {}));
@@ -399,7 +407,6 @@ fn spawn_worker(entries: &[Entry], shared: &Shared) -> Worker {
             }) = serde_json::from_str::<Request>(&line)
             {
                 crate::mutant::set_active(mutant, report_reached);
-                sandbox::BLOCKED.store(0, Ordering::Relaxed);
                 run_on_fresh_thread(entries, &calls, &env, shared);
             }
             if done.write_all(&[1]).is_err() {
@@ -497,6 +504,7 @@ fn run_case(
     let mut outcome = Outcome::Completed;
     for (i, call) in calls.iter().enumerate() {
         shared.header().stmt.store(i as u32, Ordering::SeqCst);
+        shared.sandbox.running(i);
         let Some(entry) = entries.get(call.callable) else {
             outcome = Outcome::Invalid {
                 stmt: i,
@@ -542,7 +550,8 @@ fn run_case(
         cmp_bytes: coverage::cmp_bytes(),
         cmp_closest: coverage::cmp_closest(base),
         env: env_report,
-        sandbox_blocked: sandbox::BLOCKED.load(Ordering::Relaxed),
+        sandbox_blocked: 0,
+        refusals: Vec::new(),
         mock_calls: crate::mock::take_calls(),
         fake_calls: crate::fakes::take_calls(),
         reached_mutants: crate::mutant::reached(),

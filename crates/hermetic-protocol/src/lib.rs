@@ -16,6 +16,10 @@ pub const DRIVER_ENV: &str = "HERMETIC_DRIVER";
 /// so that the crate's statics carry over from one execution to the next, as between tests in
 /// one `cargo test` process. Only for the benchmark that measures what fresh children are worth.
 pub const SHARED_CHILD_ENV: &str = "HERMETIC_SHARED_CHILD";
+/// Set (to anything) by the engine when the code under test may write files in its scratch
+/// directory: it runs against the real environment (benchmarks only). Otherwise the runtime
+/// serves every write, and a real one is refused.
+pub const SANDBOX_WRITES_ENV: &str = "HERMETIC_SANDBOX_WRITES";
 /// The file descriptor the driver answers on.
 pub const REPLY_FD: i32 = 3;
 /// The file descriptor requests come on. Not standard input: std's stdin buffer is shared with
@@ -202,9 +206,8 @@ pub struct Hello {
     /// For each coverage counter, the address of its basic block relative to the load address
     /// of the executable (so the engine can find the function it belongs to).
     pub pcs: Vec<u64>,
-    /// Whether Landlock restricts the children's writes and TCP.
-    pub landlock: bool,
-    /// Whether seccomp refuses the children's program starts and network sockets.
+    /// Whether the seccomp allow-list contains the children (the other layers are the
+    /// engine's, which started the driver inside them).
     pub seccomp: bool,
 }
 
@@ -259,9 +262,13 @@ pub struct ExecReport {
     /// What the calls did to their environment.
     #[serde(default)]
     pub env: EnvReport,
-    /// System calls the sandbox refused (programs, sockets): attempts the runtime did not see.
+    /// System calls the sandbox refused: attempts the runtime did not see (raw system calls,
+    /// C code, or anything with the real environment).
     #[serde(default)]
     pub sandbox_blocked: u32,
+    /// The first of those, described.
+    #[serde(default)]
+    pub refusals: Vec<Refusal>,
     /// How often each mock method was called.
     #[serde(default)]
     pub mock_calls: Vec<MockCalls>,
@@ -288,6 +295,16 @@ pub struct FakeCalls {
     pub ran_out: bool,
 }
 
+/// A system call the sandbox refused.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    /// The statement that was running.
+    pub stmt: usize,
+    /// What the code tried, in words (`kill of its parent (signal 9)`, `openat for writing
+    /// /home/me/notes`, `a 32-bit system call (int 0x80), number 2`).
+    pub what: String,
+}
+
 /// The calls of one method of one mock.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq)]
 pub struct MockCalls {
@@ -312,20 +329,47 @@ pub struct EnvReport {
 /// One access, as `hermetic::Access` reports it.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum AccessReport {
-    PathOpened { path: String, found: bool },
-    PathChecked { path: String, found: bool },
-    PathWritten { path: String },
-    PathRemoved { path: String },
-    VarRead { name: String, set: bool },
-    VarWritten { name: String },
+    PathOpened {
+        path: String,
+        found: bool,
+    },
+    PathChecked {
+        path: String,
+        found: bool,
+    },
+    PathWritten {
+        path: String,
+    },
+    PathRemoved {
+        path: String,
+    },
+    VarRead {
+        name: String,
+        set: bool,
+    },
+    VarWritten {
+        name: String,
+    },
     StdinRead,
     StdoutWritten,
     StderrWritten,
     ClockRead,
     RandomRead,
-    NetworkAttempt { what: String, target: String },
-    ProcessAttempt { what: String, program: String },
-    HostQueried { what: String },
+    NetworkAttempt {
+        what: String,
+        target: String,
+    },
+    ProcessAttempt {
+        what: String,
+        program: String,
+    },
+    HostQueried {
+        what: String,
+    },
+    /// Served by the environment without real effect: `sleep`, `thread`, `chdir`, `umask`.
+    Served {
+        what: String,
+    },
 }
 
 /// Why an argument could not be built.

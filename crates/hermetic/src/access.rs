@@ -41,4 +41,8 @@ pub enum Access {
     ProcessAttempt { what: &'static str, program: String },
     /// A host fact was read: `"pid"`, `"hostname"`, `"cpus"`, `"uid"`, `"user"`.
     HostQueried { what: &'static str },
+    /// The environment served a call that outside one would act on the real process or take
+    /// real time: `"sleep"`, `"thread"` (a thread started), `"chdir"`, `"umask"`. Nothing to
+    /// set up, but a test of such code needs an environment too.
+    Served { what: &'static str },
 }

@@ -2,7 +2,7 @@
 //! pipes to talk to it.
 
 use anyhow::{bail, Context, Result};
-use hermetic_protocol::{Call, EnvSpec, ExecReport, Hello, Request as Message};
+use hermetic_protocol::{Call, EnvSpec, ExecReport, Hello, Outcome, Refusal, Request as Message};
 use hermetic_protocol::{DRIVER_ENV, REPLY_FD, REQUEST_FD};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
@@ -12,6 +12,7 @@ use std::process::{Child, Command, Stdio};
 
 use super::codegen::SERVE_TEST;
 use super::execute::{ExecRequest, Execute};
+use hermetic_sandbox::{Layers, Sandbox};
 
 /// The calls of one execution, its environment (`None`: the real one), and its mutant.
 type Request = (Vec<Call>, Option<EnvSpec>, Mutation);
@@ -30,6 +31,8 @@ pub struct Driver {
     child: Child,
     requests: File,
     replies: BufReader<File>,
+    /// The sandbox's layers it was started in (its own seccomp filter is in its `Hello`).
+    pub layers: Layers,
 }
 
 /// How to start a driver.
@@ -42,6 +45,22 @@ pub struct Launch {
     pub scratch: PathBuf,
     /// All executions of a driver in one child, statics carried over (benchmarks only).
     pub shared_child: bool,
+    /// Executions run against the real environment instead of a virtual one, so the code may
+    /// write files in `scratch` (benchmarks only).
+    pub real_env: bool,
+}
+
+/// The sandbox a driver starts in: it writes only in its scratch directory, and runs where
+/// the kernel allows with the rest of the file system read-only and no network.
+fn sandbox(launch: &Launch) -> Sandbox {
+    Sandbox {
+        writable: vec![launch.scratch.clone()],
+        memory: Some(hermetic_sandbox::launch::DEFAULT_MEMORY),
+        namespaces: true,
+        landlock: true,
+        // The driver installs its own, since it answers the refusals itself.
+        filter: false,
+    }
 }
 
 /// A pipe whose ends are closed on exec (the child gets its copies through `dup2`).
@@ -84,6 +103,9 @@ impl Driver {
         if launch.shared_child {
             cmd.env(hermetic_protocol::SHARED_CHILD_ENV, "1");
         }
+        if launch.real_env {
+            cmd.env(hermetic_protocol::SANDBOX_WRITES_ENV, "1");
+        }
         // SAFETY: only async-signal-safe calls between fork and exec.
         unsafe {
             cmd.pre_exec(move || {
@@ -97,6 +119,9 @@ impl Driver {
                 Ok(())
             });
         }
+        let pending = sandbox(launch)
+            .apply(&mut cmd)
+            .context("set up the driver's sandbox")?;
         let spawned = cmd.spawn();
         // The child has its copies; ours of its ends must go, so that EOF is seen when it dies.
         drop((reply_write, request_read));
@@ -106,6 +131,7 @@ impl Driver {
             child,
             requests: File::from(request_write),
             replies: BufReader::new(File::from(reply_read)),
+            layers: pending.layers(),
         };
         let hello: Hello = driver.receive().context("the driver did not start")?;
         Ok((driver, hello))
@@ -155,7 +181,9 @@ impl Driver {
 
 impl Drop for Driver {
     fn drop(&mut self) {
-        let _ = self.child.kill();
+        // The server and the child running a case, if any: the group the sandbox gave it.
+        // SAFETY: signalling a process group we started.
+        unsafe { libc::kill(-(self.child.id() as i32), libc::SIGKILL) };
         let _ = self.child.wait();
     }
 }
@@ -166,6 +194,8 @@ pub struct DriverPool {
     launch: Launch,
     drivers: Vec<Option<Driver>>,
     pub hello: Hello,
+    /// The layers the first driver was started in (all are started alike).
+    pub layers: Layers,
     pub timeout_ms: u64,
     /// Run against the real environment instead of a virtual one (benchmarks only).
     pub real_env: bool,
@@ -174,6 +204,11 @@ pub struct DriverPool {
 impl DriverPool {
     pub fn start(launch: Launch, jobs: usize, timeout_ms: u64) -> Result<DriverPool> {
         let (first, hello) = Driver::start(&launch)?;
+        let layers = Layers {
+            seccomp: hello.seccomp,
+            ..first.layers
+        };
+        let real_env = launch.real_env;
         let mut drivers = vec![Some(first)];
         for _ in 1..jobs.max(1) {
             drivers.push(Some(Driver::start(&launch)?.0));
@@ -182,8 +217,9 @@ impl DriverPool {
             launch,
             drivers,
             hello,
+            layers,
             timeout_ms,
-            real_env: false,
+            real_env,
         })
     }
 
@@ -240,8 +276,10 @@ impl Execute for DriverPool {
     }
 }
 
-/// Runs one case, starting the driver again once if it died (it should not: each case runs in
-/// its own child).
+/// Runs one case, starting the driver again if it died (it should not: each case runs in a
+/// child the sandbox keeps from harming it). When a fresh driver dies on the case too, the
+/// case did it: it is reported as a crash of its last call, with what happened, and the search
+/// goes on with a new driver.
 fn exec_restarting(
     slot: &mut Option<Driver>,
     launch: &Launch,
@@ -255,9 +293,39 @@ fn exec_restarting(
         }
     }
     let (mut d, _) = Driver::start(launch)?;
-    let r = d.exec(calls.0, calls.1, timeout, calls.2);
-    *slot = Some(d);
-    r
+    let last = calls.0.len().saturating_sub(1);
+    match d.exec(calls.0, calls.1, timeout, calls.2) {
+        Ok(r) => {
+            *slot = Some(d);
+            Ok(r)
+        }
+        Err(e) => Ok(stopped_the_driver(last, &e)),
+    }
+}
+
+/// The report of a case that stopped the driver itself.
+fn stopped_the_driver(stmt: usize, why: &anyhow::Error) -> ExecReport {
+    ExecReport {
+        outcome: Outcome::Crashed {
+            stmt,
+            signal: 0,
+            stack_overflow: false,
+        },
+        stmts: Vec::new(),
+        covered: Vec::new(),
+        cmp_ints: Vec::new(),
+        cmp_bytes: Vec::new(),
+        cmp_closest: Vec::new(),
+        env: Default::default(),
+        sandbox_blocked: 1,
+        refusals: vec![Refusal {
+            stmt,
+            what: format!("to stop hermetic's driver ({why:#})"),
+        }],
+        mock_calls: Vec::new(),
+        fake_calls: Vec::new(),
+        reached_mutants: Vec::new(),
+    }
 }
 
 /// The driver's scratch directory for a crate.

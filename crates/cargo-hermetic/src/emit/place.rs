@@ -1,12 +1,14 @@
 //! Placing generated test files into the user's crate: never over hand-written code, every
-//! check before the first write, each file replaced atomically.
+//! check before the first write, all files (with the manifest's change) committed together or
+//! not at all ([`crate::commit`]).
 
 use super::{relative_to, test_file_path, GeneratedFile, Suite, GENERATED_MARKER};
 use crate::cluster::{Cluster, ModuleBody, ModuleId};
+use crate::commit::Changes;
+use crate::manifest::RuntimeEdit;
 use anyhow::{bail, Context};
 use std::collections::BTreeMap;
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// What applying generated files changes (or, for [`plan`], would change) in the crate.
@@ -37,21 +39,30 @@ pub struct ModLine {
 /// Writes the files of `suite` into the crate at `crate_root` (the directory of Cargo.toml),
 /// adding the `#[cfg(test)] mod hermetic_tests;` line (the suite's module) to each module once.
 /// Refuses (an error, nothing written) when a target file exists that cargo-hermetic did not
-/// generate, or a module already declares a different item of that name. Each file is written
-/// atomically (a temporary file renamed over it). Generated files of the suite in modules
-/// without tests now are only reported; the other suite's files are not touched.
+/// generate, or a module already declares a different item of that name. Generated files of
+/// the suite in modules without tests now are only reported; the other suite's files are not
+/// touched.
 pub fn apply(
     crate_root: &Path,
     cluster: &Cluster,
     suite: Suite,
     files: &[GeneratedFile],
 ) -> anyhow::Result<Applied> {
-    let (applied, writes) = prepare(crate_root, cluster, suite, files)?;
-    // Test files first: if writing stops half-way, no module declares a missing file.
-    for (path, contents) in &writes {
-        write_atomically(path, contents)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-    }
+    apply_with_runtime(crate_root, cluster, suite, files, &RuntimeEdit::default())
+}
+
+/// [`apply`], with `runtime`, the edit that makes the crate's `Cargo.toml` name the runtime
+/// (and the vendored copy): all of it is written, or nothing (an error or an interrupting
+/// signal leaves the crate as it was).
+pub fn apply_with_runtime(
+    crate_root: &Path,
+    cluster: &Cluster,
+    suite: Suite,
+    files: &[GeneratedFile],
+    runtime: &RuntimeEdit,
+) -> anyhow::Result<Applied> {
+    let (applied, changes) = prepare(crate_root, cluster, suite, files, runtime)?;
+    changes.commit()?;
     Ok(applied)
 }
 
@@ -62,16 +73,19 @@ pub fn plan(
     suite: Suite,
     files: &[GeneratedFile],
 ) -> anyhow::Result<Applied> {
-    prepare(crate_root, cluster, suite, files).map(|(applied, _)| applied)
+    prepare(crate_root, cluster, suite, files, &RuntimeEdit::default()).map(|(applied, _)| applied)
 }
 
-/// Checks everything and computes the writes (absolute path, new contents), in write order.
+/// Checks everything and computes the writes, in commit order: the vendored runtime, test
+/// files, the manifest, the `mod` lines that use them (so that a tree stopped between two
+/// renames still builds).
 fn prepare(
     crate_root: &Path,
     cluster: &Cluster,
     suite: Suite,
     files: &[GeneratedFile],
-) -> anyhow::Result<(Applied, Vec<(PathBuf, String)>)> {
+    runtime: &RuntimeEdit,
+) -> anyhow::Result<(Applied, Changes)> {
     let module_name = suite.module();
     let roots = Roots::new(crate_root);
     let mut applied = Applied::default();
@@ -198,7 +212,13 @@ fn prepare(
         );
     }
 
-    let mut writes = test_writes;
+    let mut changes = runtime.runtime_files.clone();
+    for (path, text) in test_writes {
+        changes.write(path, text);
+    }
+    if let Some(text) = &runtime.manifest {
+        changes.write(crate_root.join("Cargo.toml"), text.as_str());
+    }
     for (module_file, mut inserts) in edits {
         let mut text = sources[&module_file].clone();
         inserts.sort_by_key(|insert| std::cmp::Reverse(insert.0));
@@ -211,9 +231,9 @@ fn prepare(
                 module_file.display()
             )
         })?;
-        writes.push((crate_root.join(&module_file), text));
+        changes.write(crate_root.join(&module_file), text);
     }
-    Ok((applied, writes))
+    Ok((applied, changes))
 }
 
 /// The crate root as given and canonicalized, to make analysis paths relative to either.
@@ -373,22 +393,6 @@ fn inline_insert(source: &str, close_brace: usize, name: &str) -> Option<(usize,
     }
 }
 
-/// Replaces `path` with `contents` through a temporary file in the same directory, keeping the
-/// permissions of the file it replaces.
-fn write_atomically(path: &Path, contents: &str) -> anyhow::Result<()> {
-    let dir = path.parent().context("path has no directory")?;
-    fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let mut temp =
-        tempfile::NamedTempFile::new_in(dir).context("cannot create a temporary file")?;
-    temp.write_all(contents.as_bytes())?;
-    temp.as_file().sync_all()?;
-    if let Ok(meta) = fs::metadata(path) {
-        fs::set_permissions(temp.path(), meta.permissions())?;
-    }
-    temp.persist(path)?;
-    Ok(())
-}
-
 /// Writes the files into the crate, or with `dry_run` checks that they could be written and
 /// prints them instead.
 pub fn apply_or_print(
@@ -396,6 +400,7 @@ pub fn apply_or_print(
     cluster: &Cluster,
     suite: Suite,
     files: &[GeneratedFile],
+    runtime: &RuntimeEdit,
     dry_run: bool,
 ) -> anyhow::Result<()> {
     if dry_run {
@@ -405,6 +410,6 @@ pub fn apply_or_print(
         }
         Ok(())
     } else {
-        apply(crate_dir, cluster, suite, files).map(|_| ())
+        apply_with_runtime(crate_dir, cluster, suite, files, runtime).map(|_| ())
     }
 }

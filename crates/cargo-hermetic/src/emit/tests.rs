@@ -322,6 +322,7 @@ fn test(home: usize, stmts: Vec<Stmt>, outcome: Outcome, reports: Vec<StmtReport
             cmp_closest: vec![],
             env: Default::default(),
             sandbox_blocked: 0,
+            refusals: Vec::new(),
             mock_calls: Vec::new(),
             fake_calls: Vec::new(),
             reached_mutants: Vec::new(),

@@ -335,6 +335,7 @@ mod tests {
                 cmp_closest: vec![],
                 env: Default::default(),
                 sandbox_blocked: 0,
+                refusals: Vec::new(),
                 mock_calls: vec![],
                 fake_calls: vec![],
                 reached_mutants: vec![],

@@ -204,6 +204,7 @@ pub fn candidate(
                 cmp_closest: vec![],
                 env,
                 sandbox_blocked: 0,
+                refusals: Vec::new(),
                 mock_calls: vec![],
                 fake_calls: Vec::new(),
                 reached_mutants: Vec::new(),

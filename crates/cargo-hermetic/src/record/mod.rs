@@ -261,7 +261,8 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
         verify::verify(&origin, &cluster, Suite::Recorded, files, &[])?
     };
     let dropped = verified.dropped_reports();
-    let tests_dropped = verified.unstable_count() + verified.dropped_static.len();
+    let tests_dropped = verified.unstable_count() + verified.count(verify::Failure::StaticState);
+    let tests_uncompilable = verified.count(verify::Failure::Uncompilable);
     let files: Vec<_> = verified
         .files
         .into_iter()
@@ -307,10 +308,7 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
     }
 
     let contents = files.iter().map(|f| f.contents.as_str());
-    let place = manifest::Place::of(&target);
-    for line in manifest::runtime_for(contents, &place, args.runtime, args.dry_run)? {
-        say(&line);
-    }
+    let runtime = manifest::runtime_for(contents, &manifest::Place::of(&target), args.runtime)?;
     let beside_generated = files.iter().any(|f| {
         let generated = f.path.with_file_name(Suite::Generated.file_name());
         target.crate_dir.join(generated).is_file()
@@ -327,8 +325,12 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
         &cluster,
         Suite::Recorded,
         &files,
+        &runtime,
         args.dry_run,
     )?;
+    for line in runtime.describe(args.dry_run) {
+        say(&line);
+    }
 
     let calls_traced = log.calls.len();
     let captured_sites: u64 = log.calls.len() as u64;
@@ -366,7 +368,7 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
         distinct_calls_with_a_test: distinct_tested,
         tests_emitted,
         tests_dropped_unstable: tests_dropped,
-        tests_dropped_uncompilable: verified.dropped_uncompilable.len(),
+        tests_dropped_uncompilable: tests_uncompilable,
         dropped,
         functions_probed: probed.probed.len(),
         skipped_by_reason: crate::skip::by_reason(&skipped),

@@ -164,6 +164,7 @@ mod tests {
             cmp_closest: Vec::new(),
             env: Default::default(),
             sandbox_blocked: 0,
+            refusals: Vec::new(),
             mock_calls: calls
                 .iter()
                 .map(|&(stmt, method, calls)| MockCalls {

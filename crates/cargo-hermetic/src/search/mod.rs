@@ -16,6 +16,7 @@ mod minimise;
 pub mod mocks;
 pub mod ops;
 pub mod outputs;
+pub mod refused;
 pub mod values;
 
 use crate::cluster::{CallableKind, Cluster};
@@ -95,6 +96,8 @@ pub struct SearchOutcome {
     pub refused_by_runtime: u64,
     /// System calls the sandbox refused, over all executions.
     pub refused_by_sandbox: u64,
+    /// What the sandbox refused, per function.
+    pub refused: refused::Refused,
     /// Goals (branches and outcomes) whose best test calls private items.
     pub goals_needing_private: usize,
     /// Goals (branches and outcomes) whose best test builds mocks.
@@ -204,6 +207,7 @@ pub struct Search<'s, 'c> {
     expected: Vec<usize>,
     refused_by_runtime: u64,
     refused_by_sandbox: u64,
+    refused: refused::Refused,
     infeasible_covered: BTreeSet<u32>,
     /// What isolated callees returned when they ran for real (to tell false behaviour apart).
     real_values: fakes::RealValues,
@@ -254,6 +258,7 @@ impl<'s, 'c> Search<'s, 'c> {
             expected,
             refused_by_runtime: 0,
             refused_by_sandbox: 0,
+            refused: refused::Refused::default(),
             infeasible_covered: BTreeSet::new(),
             real_values: fakes::RealValues::default(),
             started: Instant::now(),
@@ -458,6 +463,7 @@ impl<'s, 'c> Search<'s, 'c> {
             }
         }
         self.refused_by_sandbox += report.sandbox_blocked as u64;
+        self.refused.learn(&case, &report);
         self.refused_by_runtime += report
             .env
             .accesses
@@ -571,6 +577,7 @@ impl<'s, 'c> Search<'s, 'c> {
             touched: self.touched,
             refused_by_runtime: self.refused_by_runtime,
             refused_by_sandbox: self.refused_by_sandbox,
+            refused: self.refused,
             goals_needing_private,
             goals_needing_mocks,
             goals_needing_fakes,
@@ -670,6 +677,15 @@ pub(crate) fn finish(
 ) -> Result<FinishedTest, Box<Finding>> {
     match &report.outcome {
         Outcome::Completed => {}
+        // The sandbox limits memory (and so threads); outside it the call would go on.
+        Outcome::Panicked { stmt, message } if exhausted_resources(message) => {
+            case.stmts.truncate(stmt + 1);
+            return Err(Box::new(Finding {
+                case,
+                outcome: report.outcome,
+                report_covered: report.covered,
+            }));
+        }
         Outcome::Panicked { stmt, .. } => case.stmts.truncate(stmt + 1),
         Outcome::Invalid { stmt, .. } => case.stmts.truncate(*stmt),
         Outcome::Crashed { stmt, .. }
@@ -700,6 +716,14 @@ pub(crate) fn finish(
         unseen_fakes: Vec::new(),
         assertions: None,
     })
+}
+
+/// Whether a panic says the process ran out of threads or memory (the sandbox's limit, not a
+/// behaviour of the code a test can show).
+pub fn exhausted_resources(message: &str) -> bool {
+    ["failed to spawn thread", "os error 11)", "os error 12)"]
+        .iter()
+        .any(|m| message.contains(m))
 }
 
 fn fingerprint(stmt: &Stmt) -> String {

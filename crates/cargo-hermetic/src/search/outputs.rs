@@ -124,6 +124,7 @@ mod tests {
                 cmp_closest: vec![],
                 env: Default::default(),
                 sandbox_blocked: 0,
+                refusals: Vec::new(),
                 mock_calls: Vec::new(),
                 fake_calls: Vec::new(),
                 reached_mutants: Vec::new(),

@@ -66,6 +66,7 @@ fn report(covered: Vec<u32>, returned: Option<Observed>) -> ExecReport {
         cmp_closest: Vec::new(),
         env: Default::default(),
         sandbox_blocked: 0,
+        refusals: Vec::new(),
         mock_calls: Vec::new(),
         fake_calls: Vec::new(),
         reached_mutants: Vec::new(),

@@ -48,6 +48,7 @@ pub const FIXTURES: &[&str] = &[
     "ranges",
     "isolated",
     "paths",
+    "hostile",
 ];
 
 /// Budget passed with every run: generous, so that runs are bounded by `--max-executions`
@@ -345,13 +346,20 @@ impl Fixture {
             fixture: self,
             args: Vec::new(),
             manifest: Some(self.manifest().into_os_string()),
+            envs: Vec::new(),
         }
     }
 
     /// Runs `cargo test` on the copy (sharing one target dir for the whole suite) and panics with
     /// its output unless it passes. Returns the number of tests that passed.
     pub fn cargo_test_passes(&self) -> usize {
+        self.cargo_test_passes_with(&[])
+    }
+
+    /// [`Self::cargo_test_passes`] with these environment variables set.
+    pub fn cargo_test_passes_with(&self, envs: &[(&str, &str)]) -> usize {
         let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+        cmd.envs(envs.iter().copied());
         cmd.arg("test")
             .arg("--manifest-path")
             .arg(self.manifest())
@@ -458,6 +466,7 @@ pub struct Generate<'a> {
     fixture: &'a Fixture,
     args: Vec<OsString>,
     manifest: Option<OsString>,
+    envs: Vec<(OsString, OsString)>,
 }
 
 impl Generate<'_> {
@@ -480,6 +489,12 @@ impl Generate<'_> {
 
     pub fn arg(mut self, a: impl Into<OsString>) -> Self {
         self.args.push(a.into());
+        self
+    }
+
+    /// Sets an environment variable for the run.
+    pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
+        self.envs.push((key.into(), value.into()));
         self
     }
 
@@ -510,6 +525,7 @@ impl Generate<'_> {
         );
         let mut cmd = Command::new(BIN);
         cmd.args(&args)
+            .envs(self.envs)
             .env("CARGO_HERMETIC_TARGET_DIR", hermetic_target_dir())
             // Outside the copy, so the working directory does not pick the crate.
             .current_dir(self.fixture.tmp.path());

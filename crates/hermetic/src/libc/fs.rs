@@ -480,13 +480,17 @@ fn vchdir(st: &mut State, path: &[u8]) -> R<c_int> {
 
 #[no_mangle]
 pub unsafe extern "C" fn chdir(path: *const c_char) -> c_int {
-    virt!(|st| vchdir(st, unsafe { bytes(path) }));
+    virt!(|st| {
+        st.record(Access::Served { what: "chdir" });
+        vchdir(st, unsafe { bytes(path) })
+    });
     unsafe { real!(chdir: fn(*const c_char) -> c_int)(path) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn fchdir(fd: c_int) -> c_int {
     virt_fd!(fd, |st| {
+        st.record(Access::Served { what: "chdir" });
         let d = st.desc(fd)?;
         match d.target {
             Target::Dir(_) => {

@@ -360,7 +360,10 @@ pub unsafe extern "C" fn umask(mask: mode_t) -> mode_t {
     if let Some(cx) = crate::active::ctx() {
         // umask cannot fail.
         return cx
-            .run(|st| Ok(std::mem::replace(&mut st.vfs.umask, mask & 0o777)))
+            .run(|st| {
+                st.record(Access::Served { what: "umask" });
+                Ok(std::mem::replace(&mut st.vfs.umask, mask & 0o777))
+            })
             .unwrap_or(0o022);
     }
     unsafe { real!(umask: fn(mode_t) -> mode_t)(mask) }

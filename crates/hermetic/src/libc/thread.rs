@@ -2,6 +2,7 @@
 
 use libc::{c_int, c_void, pthread_attr_t, pthread_t};
 
+use crate::access::Access;
 use crate::real::real;
 use crate::state::Shared;
 
@@ -31,6 +32,12 @@ pub unsafe extern "C" fn pthread_create(
 ) -> c_int {
     let real = real!(pthread_create: fn(*mut pthread_t, *const pthread_attr_t, StartFn, *mut c_void) -> c_int);
     if let Some(env) = crate::active::current_arc() {
+        if let Some(cx) = crate::active::ctx() {
+            let _ = cx.run(|st| {
+                st.record(Access::Served { what: "thread" });
+                Ok(())
+            });
+        }
         let boxed = Box::into_raw(Box::new(Start { start, arg, env }));
         let r = unsafe { real(thread, attr, trampoline, boxed.cast()) };
         if r != 0 {

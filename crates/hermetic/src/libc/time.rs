@@ -3,6 +3,7 @@
 
 use libc::{c_int, c_void, clockid_t, time_t, timespec, timeval};
 
+use crate::access::Access;
 use crate::real::real;
 use crate::vfs::Ts;
 
@@ -89,6 +90,7 @@ pub unsafe extern "C" fn nanosleep(req: *const timespec, rem: *mut timespec) -> 
                 return Err(libc::EINVAL);
             }
             st.advance(ns_of(t));
+            st.record(Access::Served { what: "sleep" });
             Ok(0)
         });
         drop(cx);
@@ -136,6 +138,7 @@ pub unsafe extern "C" fn clock_nanosleep(
                     ns_of(&t)
                 };
                 st.advance(ns);
+                st.record(Access::Served { what: "sleep" });
                 Ok(())
             });
             drop(cx);

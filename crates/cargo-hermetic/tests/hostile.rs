@@ -1,0 +1,214 @@
+//! End-to-end: `generate` on a crate of hostile functions (`tests/fixtures/hostile`: raw
+//! system calls through libc's `syscall`, the `syscall` instruction and `int 0x80`; kills,
+//! process starts, sockets, sleeps, floods, exits) finishes, leaves the machine as it was, names
+//! every hostile function in its report, and writes no test that does the harm, even under a
+//! plain `cargo test`.
+
+mod common;
+
+use common::*;
+use std::collections::BTreeSet;
+use std::io::ErrorKind;
+use std::net::{TcpListener, UdpSocket};
+use std::os::unix::fs::MetadataExt;
+use std::os::unix::net::UnixListener;
+use std::path::{Path, PathBuf};
+
+/// What the hostile functions aim at, set up before and checked after each run.
+struct Targets {
+    canary: tempfile::TempDir,
+    tcp: TcpListener,
+    udp: UdpSocket,
+    unix: UnixListener,
+    /// `(path, mode, size, modified)` of every canary file.
+    before: BTreeSet<(PathBuf, u32, u64, i64)>,
+}
+
+impl Targets {
+    fn new() -> Targets {
+        let canary = tempfile::Builder::new()
+            .prefix("hermetic-hostile-canary-")
+            .tempdir()
+            .unwrap();
+        std::fs::write(canary.path().join("keep.txt"), "still here\n").unwrap();
+        let unix = UnixListener::bind(canary.path().join("socket")).unwrap();
+        unix.set_nonblocking(true).unwrap();
+        let tcp = TcpListener::bind("127.0.0.1:0").unwrap();
+        tcp.set_nonblocking(true).unwrap();
+        let udp = UdpSocket::bind("127.0.0.1:0").unwrap();
+        udp.set_nonblocking(true).unwrap();
+        let mut t = Targets {
+            before: BTreeSet::new(),
+            canary,
+            tcp,
+            udp,
+            unix,
+        };
+        t.before = t.files();
+        t
+    }
+
+    /// The variables the fixture reads when it is built.
+    fn envs(&self) -> Vec<(&'static str, String)> {
+        vec![
+            ("HERMETIC_CANARY", self.canary.path().display().to_string()),
+            (
+                "HERMETIC_TCP_PORT",
+                self.tcp.local_addr().unwrap().port().to_string(),
+            ),
+            (
+                "HERMETIC_UDP_PORT",
+                self.udp.local_addr().unwrap().port().to_string(),
+            ),
+        ]
+    }
+
+    fn files(&self) -> BTreeSet<(PathBuf, u32, u64, i64)> {
+        std::fs::read_dir(self.canary.path())
+            .unwrap()
+            .map(|e| {
+                let e = e.unwrap();
+                let m = std::fs::symlink_metadata(e.path()).unwrap();
+                (e.path(), m.mode(), m.size(), m.mtime())
+            })
+            .collect()
+    }
+
+    /// Panics when anything reached the canary, the listeners or the home directory.
+    fn assert_untouched(&self, when: &str) {
+        assert_eq!(
+            self.files(),
+            self.before,
+            "{when}: the canary directory changed"
+        );
+        assert_eq!(
+            std::fs::read_to_string(self.canary.path().join("keep.txt")).unwrap(),
+            "still here\n",
+            "{when}"
+        );
+        let refused =
+            |r: std::io::Result<()>| matches!(r, Err(e) if e.kind() == ErrorKind::WouldBlock);
+        assert!(
+            refused(self.tcp.accept().map(drop)),
+            "{when}: a TCP connection came in"
+        );
+        assert!(
+            refused(self.unix.accept().map(drop)),
+            "{when}: a Unix connection came in"
+        );
+        let mut buf = [0u8; 16];
+        assert!(
+            refused(self.udp.recv_from(&mut buf).map(drop)),
+            "{when}: a datagram came in"
+        );
+        if let Some(home) = std::env::var_os("HOME") {
+            let written: Vec<_> = std::fs::read_dir(home)
+                .unwrap()
+                .filter_map(|e| e.ok())
+                .filter(|e| {
+                    e.file_name()
+                        .to_string_lossy()
+                        .starts_with("hermetic-hostile-")
+                })
+                .collect();
+            assert!(written.is_empty(), "{when}: written in $HOME: {written:?}");
+        }
+    }
+}
+
+/// Processes whose working directory is below `dir` (the driver's, a verified test binary's,
+/// or anything they could have started).
+fn processes_below(dir: &Path) -> Vec<String> {
+    let mut found = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().filter_map(|e| e.ok()) {
+        let Ok(cwd) = std::fs::read_link(e.path().join("cwd")) else {
+            continue;
+        };
+        if cwd.starts_with(dir) {
+            let cmd = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+            found.push(format!(
+                "{} {}",
+                e.file_name().to_string_lossy(),
+                String::from_utf8_lossy(&cmd).replace('\0', " ")
+            ));
+        }
+    }
+    found
+}
+
+#[test]
+fn hostile_code_does_no_harm_and_every_act_is_named() {
+    let targets = Targets::new();
+    let fixture = Fixture::copy("hostile");
+    let mut generate = fixture.generate().seed(1).max_executions(3000);
+    for (k, v) in targets.envs() {
+        generate = generate.env(k, v);
+    }
+    let run = generate.run();
+    run.assert_success();
+    targets.assert_untouched("after generate");
+    let left = processes_below(fixture.tmp.path());
+    assert!(left.is_empty(), "processes outlived the run: {left:?}");
+
+    // Every hostile function is named, with what it tried.
+    let report = run.report();
+    let refused: BTreeSet<String> = report["refused"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["function"].as_str().unwrap().to_string())
+        .collect();
+    for f in [
+        "raw_write_home",
+        "asm_write_canary",
+        "legacy_create",
+        "legacy_fork",
+        "legacy_exec",
+        "raw_unlink",
+        "raw_rename",
+        "raw_chmod",
+        "raw_fork",
+        "raw_exec",
+        "kill_parent",
+        "kill_group",
+        "signal_everyone",
+        "connect_tcp",
+        "send_udp",
+        "connect_unix",
+        "detach",
+        "lower_limits",
+    ] {
+        assert!(
+            refused.contains(f),
+            "`{f}` is not named among what the sandbox refused ({refused:?}):\n{}",
+            run.describe()
+        );
+    }
+    let findings: BTreeSet<String> = run.findings().into_iter().map(|(f, _)| f).collect();
+    for f in ["flood_threads", "flood_memory", "spin", "quit"] {
+        assert!(
+            findings.contains(f),
+            "`{f}` is not among the findings {findings:?}:\n{}",
+            run.describe()
+        );
+    }
+    let layers = report["containment"].clone();
+    assert_eq!(layers["seccomp"], true, "{layers}");
+    assert_eq!(layers["landlock"], true, "{layers}");
+
+    // The tests written call nothing harmful; a test of code that slept sets up an
+    // environment, so that its sleep is virtual under `cargo test` too.
+    check_generated_files(&fixture, &run);
+    let tests = fixture.read("src/hermetic_tests.rs");
+    let nap = tests
+        .split("#[test]")
+        .find(|t| t.contains("nap(59)"))
+        .unwrap_or_else(|| panic!("no test of `nap(59)`:\n{tests}"));
+    assert!(nap.contains("hermetic::Env::new()"), "{nap}");
+    let envs = targets.envs();
+    let envs: Vec<(&str, &str)> = envs.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    fixture.cargo_test_passes_with(&envs);
+    targets.assert_untouched("after cargo test");
+    let left = processes_below(fixture.tmp.path());
+    assert!(left.is_empty(), "processes outlived cargo test: {left:?}");
+}
