@@ -97,6 +97,24 @@ pub fn enabled_features(
     Ok(on)
 }
 
+/// The libraries of the package's dependencies: each one's name as Rust spells it and its root
+/// file (empty when cargo cannot say, e.g. offline without the sources).
+pub fn dependency_libs(manifest: &Path) -> Vec<(String, PathBuf)> {
+    let Ok(meta) = MetadataCommand::new().manifest_path(manifest).exec() else {
+        return Vec::new();
+    };
+    meta.packages
+        .iter()
+        .flat_map(|p| p.targets.iter().filter(|t| t.is_lib()))
+        .map(|t| {
+            (
+                t.name.replace('-', "_"),
+                t.src_path.clone().into_std_path_buf(),
+            )
+        })
+        .collect()
+}
+
 /// Finds the package (by `-p` name, or the one the manifest path names) and its library.
 /// The workspace's packages that have a library, by name (what `--workspace` generates for).
 pub fn library_packages(manifest_path: Option<&Path>) -> Result<Vec<String>> {

@@ -103,6 +103,24 @@ pub struct GenerateArgs {
     /// the trait, mocks are used from the start.
     #[arg(long, value_name = "FRACTION", default_value_t = 0.5, value_parser = fraction)]
     pub mock_start: f64,
+    /// Let tests fake what the selected code's calls that leave their module return (seed
+    /// 000): `#[cfg_attr(test, hermetic::isolate(only(..)))]` goes on each function or `impl`
+    /// block whose kept tests need it. `--isolate=off` takes out such attributes no test needs.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "on|off",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "on"
+    )]
+    pub isolate: Option<crate::isolate::Isolate>,
+    /// Fakes are a last resort: a test gets one with this probability (0 to 1)...
+    #[arg(long, value_name = "P", default_value_t = 0.8, value_parser = fraction)]
+    pub isolate_probability: f64,
+    /// ...once this fraction of the budget is spent (0 to 1).
+    #[arg(long, value_name = "FRACTION", default_value_t = 0.5, value_parser = fraction)]
+    pub isolate_start: f64,
     /// Run all executions of a driver in one child process, so the crate's statics carry over
     /// from one to the next (benchmarks only: measures what a fresh child per execution is
     /// worth).
@@ -199,6 +217,9 @@ impl GenerateArgs {
         if let Some(s) = &self.shard {
             cmd += &format!(" --shard {}/{}", s.index, s.count);
         }
+        if self.isolate == Some(crate::isolate::Isolate::On) {
+            cmd += " --isolate";
+        }
         for a in self.features.cargo_args() {
             cmd += &format!(" {a}");
         }
@@ -263,6 +284,34 @@ mod tests {
             r.args,
             vec!["stock.csv".to_string(), "--verbose".to_string()]
         );
+    }
+
+    #[test]
+    fn isolate_is_on_alone_and_takes_off_with_an_equals_sign() {
+        let parse = |args: &[&str]| {
+            let mut all = vec!["cargo-hermetic", "hermetic", "generate"];
+            all.extend(args);
+            match CargoCli::try_parse_from(all) {
+                Ok(CargoCli::Hermetic(HermeticArgs {
+                    command: Command::Generate(g),
+                })) => Ok(g),
+                Ok(_) => panic!("not generate"),
+                Err(e) => Err(e.to_string()),
+            }
+        };
+        use crate::isolate::Isolate;
+        let on = parse(&["--isolate", "--module", "bank"]).unwrap();
+        assert_eq!(on.isolate, Some(Isolate::On));
+        assert_eq!(
+            on.regenerate_command(),
+            "cargo hermetic generate --module bank --isolate"
+        );
+        assert_eq!(
+            parse(&["--isolate=off"]).unwrap().isolate,
+            Some(Isolate::Off)
+        );
+        assert_eq!(parse(&[]).unwrap().isolate, None);
+        assert!(parse(&["--isolate=maybe"]).unwrap_err().contains("maybe"));
     }
 
     #[test]

@@ -14,6 +14,10 @@ pub type TypeId = usize;
 pub type CallableId = usize;
 /// Index into `Cluster::traits`.
 pub type TraitId = usize;
+/// Index into `Cluster::units`.
+pub type UnitId = usize;
+/// Index into `Cluster::fakes`.
+pub type FakeId = usize;
 
 #[derive(Debug, Clone, Default)]
 pub struct Cluster {
@@ -32,6 +36,12 @@ pub struct Cluster {
     pub skipped: Vec<Skipped>,
     /// Constants found in the source, to seed the search.
     pub literals: Literals,
+    /// Free functions and `impl` blocks with the calls they make that leave their module
+    /// (seed 000's units), for `--isolate`.
+    pub units: Vec<Unit>,
+    /// The callees whose calls tests may fake (`--isolate`); each has a `CallableKind::Fake`
+    /// callable that sets it up.
+    pub fakes: Vec<FakeDef>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -436,13 +446,16 @@ pub enum CallableKind {
     /// parameter). Only `cargo hermetic record` lists these (`analyze::Options`), for types
     /// whose `Debug` cannot be read back but whose `Display` and `FromStr` round-trip.
     Parse { self_ty: Ty },
+    /// Setting up a fake of an isolated callee for the rest of the test: one parameter, the
+    /// values its calls return in order (`Fakes::new().returns(db::run_query, [..])`).
+    Fake(FakeId),
 }
 
 impl CallableKind {
     /// The type the callable belongs to, if any.
     pub fn self_ty(&self) -> Option<&Ty> {
         match self {
-            CallableKind::Function | CallableKind::Mock(_) => None,
+            CallableKind::Function | CallableKind::Mock(_) | CallableKind::Fake(_) => None,
             CallableKind::AssocFn { self_ty }
             | CallableKind::Method { self_ty, .. }
             | CallableKind::TraitFn { self_ty, .. }
@@ -510,6 +523,81 @@ impl Cluster {
             .filter(|(_, m)| m.ret != Ty::Unit)
             .collect()
     }
+}
+
+/// A unit whose calls `--isolate` may send through fakes: a free function or an `impl` block.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unit {
+    pub module: ModuleId,
+    /// The function's name, or the `impl` block's self type as written (`Teller`).
+    pub name: String,
+    pub is_impl: bool,
+    /// Which of the module's items of that name and kind it is (several `impl Teller` blocks).
+    pub nth: usize,
+    /// The callables it holds: the function, or the block's methods and associated functions.
+    pub members: Vec<CallableId>,
+    /// Byte offset in the module's file where an attribute goes: before the item's
+    /// visibility or keyword, after its other attributes.
+    pub insert_at: usize,
+    /// The whitespace before the item on its line.
+    pub indent: String,
+    /// Its `#[hermetic::isolate]` attribute, if it has one.
+    pub attribute: Option<IsolateAttr>,
+    /// The calls it makes that leave its module and that a fake can answer, one per callee.
+    pub calls: Vec<OutCall>,
+    /// Calls of other crates' functions, by path (`settings::load`) with how the unit names
+    /// them: calls once their signatures are known (`isolate::resolve_externs`).
+    pub extern_calls: Vec<(Vec<String>, String)>,
+}
+
+/// An isolate attribute in the source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IsolateAttr {
+    /// Byte range of the attribute in its file, with the line break and indentation after it.
+    pub range: (usize, usize),
+    /// `#[cfg_attr(test, hermetic::isolate(..))]`, the form `--isolate` writes: its `only(..)`
+    /// list is the tool's to change. Another form is the user's, and left as written.
+    pub cfg_test: bool,
+    pub only: Vec<String>,
+    pub except: Vec<String>,
+    /// `returns(callee, pattern)`: what a fake of the callee may return, as written.
+    pub returns: Vec<(String, String)>,
+    /// The options other than `only(..)`, as written in the source (`returns(db::count, 0..)`).
+    pub others: Vec<String>,
+}
+
+/// A call that leaves its unit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OutCall {
+    pub callee: Callee,
+    /// What it returns: what a fake of it returns.
+    pub ret: Ty,
+    /// How the unit's `only(..)` names it: as the call writes the path (`db::run_query`), or
+    /// for a method its type's path from the unit and its name (`crate::db::Database::query`).
+    pub entry: String,
+    /// The pattern of the unit's `returns(..)` restriction on it, if any (`Ok(0..)`).
+    pub restriction: Option<String>,
+}
+
+/// The function an isolated call calls.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Callee {
+    /// A callable of the crate.
+    Crate(CallableId),
+    /// Another crate's function, by its path (`settings::load`).
+    Extern(Vec<String>),
+}
+
+/// A callee tests may fake, with what its fake returns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FakeDef {
+    pub callee: Callee,
+    /// The callee's return type: the fake's values.
+    pub ret: Ty,
+    /// The units that call it, whose attributes list it.
+    pub units: Vec<UnitId>,
+    /// The restriction of the first unit that has one.
+    pub restriction: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,6 +4,7 @@ use crate::cli::GenerateArgs;
 use crate::cluster::Cluster;
 use crate::driver::{build, goals, lines, process};
 use crate::emit::Suite;
+use crate::isolate::Isolation;
 use crate::report::{Branch, FindingReport, Report, UncoveredLine, UncoveredReport};
 use crate::search::{self, ops::Space, values::ValuePool, SearchConfig};
 use crate::shadow::Origin;
@@ -39,9 +40,18 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         features: target.features.enabled.clone(),
         ..Default::default()
     };
-    let cluster = analyze::analyze_with(&target.lib_rs, &target.crate_name, options)
+    let mut cluster = analyze::analyze_with(&target.lib_rs, &target.crate_name, options)
         .with_context(|| format!("analyse {}", target.lib_rs.display()))?;
     let selection = selection(args, &cluster)?;
+    let chosen: Vec<bool> = (0..cluster.callables.len())
+        .map(|c| selected(&cluster, c, &selection))
+        .collect();
+    let mut isolation = Isolation::plan(
+        args.isolate,
+        &mut cluster,
+        &chosen,
+        &target.crate_dir.join("Cargo.toml"),
+    );
     emit::check_in_the_way(&target.crate_dir, &cluster, Suite::Generated)?;
     if cluster.callables.is_empty() {
         return Ok(no_tests(
@@ -57,7 +67,14 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     let work_dir = process::work_dir(&target.target_dir);
     let mutation = args.mutation == crate::cli::Switch::On;
     let build_started = Instant::now();
-    let built = build::build_driver(&target, &cluster, &work_dir, !args.quiet)?;
+    let built = build::build_driver(
+        &target,
+        &cluster,
+        &work_dir,
+        &isolation.shadow(&cluster),
+        !args.quiet,
+    )?;
+    isolation.time += built.isolate_time;
     // The one-time build of dependencies is outside the budget; the summary says how long it took.
     let dependencies_build = built.compiled_dependencies.then(|| build_started.elapsed());
     let deadline = budget.map(|b| started + dependencies_build.unwrap_or_default() + b);
@@ -91,6 +108,12 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     }
     let targets: Vec<usize> = (0..cluster.callables.len())
         .filter(|&c| usable[c] && selected(&cluster, c, &selection))
+        .filter(|&c| {
+            !matches!(
+                cluster.callables[c].kind,
+                crate::cluster::CallableKind::Fake(_)
+            )
+        })
         .collect();
     if targets.is_empty() {
         return Ok(no_tests(
@@ -163,6 +186,8 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         env_parts: env_parts(&args.env)?,
         mock_probability: args.mock_probability,
         mock_start: args.mock_start,
+        isolate_probability: args.isolate_probability,
+        isolate_start: args.isolate_start,
         stagnation_floor: (!args.no_early_stop).then_some(search::STAGNATION_FLOOR),
         start_from: std::mem::take(&mut kept.cases),
     };
@@ -243,15 +268,24 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         work_dir: &work_dir,
         cargo_args: &target.features.cargo_args,
     };
+    // The tests' fakes answer only where the attributes are: verification places them too.
+    let verify_attributes = isolation.for_tests(&cluster, &files);
     let mut verified = if args.no_verify {
         verify::Verified::unchecked(files)
     } else {
-        verify::verify(&origin, &cluster, Suite::Generated, files)?
+        verify::verify(
+            &origin,
+            &cluster,
+            Suite::Generated,
+            files,
+            &verify_attributes,
+        )?
     };
     let files: Vec<_> = std::mem::take(&mut verified.files)
         .into_iter()
         .filter(|f| !f.test_names.is_empty())
         .collect();
+    isolation.decide(&cluster, &files, &target.crate_dir)?;
     let tests_emitted: usize = files.iter().map(|f| f.test_names.len()).sum();
     let tests_without_assertions = outcome
         .tests
@@ -270,7 +304,12 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     for line in runtime.describe(args.dry_run) {
         status.say(&line);
     }
-    if !args.dry_run {
+    if args.dry_run {
+        for preview in isolation.preview(&cluster, &target.crate_dir) {
+            println!("{preview}");
+        }
+    } else {
+        isolation.write(&cluster, &target.crate_dir)?;
         let cases = kept.files(
             &cluster,
             &files,
@@ -371,6 +410,9 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         dropped: verified.dropped_reports(),
         tests_using_private: files.iter().map(|f| f.using_private.len()).sum(),
         tests_using_mocks: files.iter().map(|f| f.using_mocks.len()).sum(),
+        tests_using_fakes: files.iter().map(|f| f.using_fakes.len()).sum(),
+        goals_needing_fakes: outcome.goals_needing_fakes,
+        isolation: isolation.report(&cluster, &files),
         goals_needing_private: outcome.goals_needing_private,
         goals_needing_mocks: outcome.goals_needing_mocks,
         executions: outcome.executions,

@@ -94,6 +94,7 @@ pub fn callable_key(cluster: &Cluster, c: CallableId) -> String {
         }
         CallableKind::Variant { self_ty, .. } => format!("variant {}", ty(self_ty)),
         CallableKind::Mock(t) => format!("mock {}", cluster.traits[*t].name),
+        CallableKind::Fake(_) => "fake".to_string(),
         CallableKind::Parse { self_ty } => format!("parse {}", ty(self_ty)),
     };
     path.push(callable.name.clone());
@@ -303,6 +304,8 @@ mod tests {
             test_names: names.iter().map(|n| n.to_string()).collect(),
             using_private: Vec::new(),
             using_mocks: Vec::new(),
+            using_fakes: Vec::new(),
+            unseen_fakes: Vec::new(),
             asserting_output: Vec::new(),
             written_from: names
                 .iter()
@@ -315,20 +318,11 @@ mod tests {
     fn finished(case: TestCase) -> FinishedTest {
         FinishedTest {
             case,
-            report: hermetic_protocol::ExecReport {
-                outcome: hermetic_protocol::Outcome::Completed,
-                stmts: vec![],
-                covered: vec![],
-                cmp_ints: vec![],
-                cmp_bytes: vec![],
-                cmp_closest: vec![],
-                env: Default::default(),
-                sandbox_blocked: 0,
-                mock_calls: Vec::new(),
-                reached_mutants: Vec::new(),
-            },
+            report: hermetic_protocol::ExecReport::empty(hermetic_protocol::Outcome::Completed),
             uses_private: false,
             uses_mocks: false,
+            uses_fakes: false,
+            unseen_fakes: Vec::new(),
             assertions: None,
         }
     }

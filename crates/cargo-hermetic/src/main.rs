@@ -12,6 +12,7 @@ mod driver;
 mod emit;
 mod generate;
 mod html;
+mod isolate;
 mod kept;
 mod manifest;
 mod mock_syntax;

@@ -15,7 +15,9 @@ pub const RUNTIME: &str = "hermetic";
 
 /// Whether any generated source uses the runtime.
 pub fn needs_runtime<'a>(mut sources: impl Iterator<Item = &'a str>) -> bool {
-    sources.any(|s| s.contains("hermetic::Env") || s.contains("hermetic::mock"))
+    sources.any(|s| {
+        s.contains("hermetic::Env") || s.contains("hermetic::mock") || s.contains("hermetic::Fakes")
+    })
 }
 
 /// When any of the generated `sources` uses the runtime, the edit that makes the crate's

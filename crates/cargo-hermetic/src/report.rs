@@ -50,6 +50,12 @@ pub struct Report {
     pub goals_needing_private: usize,
     /// Goals (branches and call outcomes) no test without mocks reached.
     pub goals_needing_mocks: usize,
+    /// Emitted tests that set up fakes of isolated calls (`--isolate`).
+    pub tests_using_fakes: usize,
+    /// Goals (branches and call outcomes) no test without fakes reached.
+    pub goals_needing_fakes: usize,
+    /// What `--isolate` did, when given.
+    pub isolation: Option<IsolationReport>,
     pub executions: u64,
     /// Candidates not run because they repeat a call that crashed or hung.
     pub executions_avoided: u64,
@@ -92,6 +98,32 @@ pub struct Report {
     /// The crate's directory, which `branches`' files are relative to.
     #[serde(skip)]
     pub crate_dir: PathBuf,
+}
+
+/// `--isolate` (seed 000): the units isolated, the time it took, and the fakes to review.
+#[derive(Debug, Default, Serialize)]
+pub struct IsolationReport {
+    /// `on` or `off`.
+    pub mode: String,
+    /// Units (functions, `impl` blocks) of the selected code whose outgoing calls the search
+    /// could fake (`on`), or that had an attribute of ours (`off`).
+    pub units: usize,
+    /// Callees the search could fake.
+    pub callees: usize,
+    /// Time spent finding the units and writing their attributes (the shadow copy's and the
+    /// crate's), in seconds: the transformation's cost, beside `elapsed_s`.
+    pub transform_s: f64,
+    /// Attributes added, changed or taken out in the crate (`only` empty: taken out).
+    pub attributes: Vec<AttributeReport>,
+    /// Fake values the real callee never returned during the run: false behaviour to review.
+    pub unseen: Vec<crate::emit::UnseenFake>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct AttributeReport {
+    /// The function or `impl` block, as `module::name`.
+    pub unit: String,
+    pub only: Vec<String>,
 }
 
 /// The mutants of the selected code and how the emitted tests fare against them.
@@ -372,6 +404,13 @@ impl Report {
                 ),
             ),
             (
+                "  using fakes (--isolate)",
+                format!(
+                    "{} (for {} goals)",
+                    self.tests_using_fakes, self.goals_needing_fakes
+                ),
+            ),
+            (
                 "tests dropped (failed or flaky)",
                 self.tests_dropped_unstable.to_string(),
             ),
@@ -494,6 +533,50 @@ impl Report {
                 "  {:<36}{}",
                 "goals reached only by crashes", self.goals_reached_only_by_findings
             )?;
+        }
+        if let Some(iso) = &self.isolation {
+            writeln!(
+                out,
+                "  {:<34}{} unit(s), {} callee(s) fakeable, {:.0} ms ({:.1}% of the run)",
+                "isolation",
+                iso.units,
+                iso.callees,
+                iso.transform_s * 1e3,
+                100.0 * iso.transform_s / self.elapsed_s.max(1e-9)
+            )?;
+            for a in &iso.attributes {
+                if a.only.is_empty() {
+                    writeln!(
+                        out,
+                        "  {} isolation of {}",
+                        if self.dry_run {
+                            "would take out"
+                        } else {
+                            "took out"
+                        },
+                        a.unit
+                    )?;
+                } else {
+                    writeln!(
+                        out,
+                        "  {} {} (only {})",
+                        if self.dry_run {
+                            "would isolate"
+                        } else {
+                            "isolated"
+                        },
+                        a.unit,
+                        a.only.join(", ")
+                    )?;
+                }
+            }
+            for u in &iso.unseen {
+                writeln!(
+                    out,
+                    "  ? review {}: its fake of `{}` returns `{}`, which the real callee never returned here",
+                    u.test, u.callee, u.value
+                )?;
+            }
         }
         let lines: Vec<(&UncoveredLine, &str)> = self
             .uncovered

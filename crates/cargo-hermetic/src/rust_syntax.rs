@@ -214,6 +214,31 @@ pub fn ty_in_expr(cluster: &Cluster, t: &Ty, from: ModuleId) -> TokenStream {
     }
 }
 
+/// A function or method as a value, named from `from`: `db::run_query`, `Database::query` (what
+/// a fake is set up with).
+pub fn callee_path(
+    cluster: &Cluster,
+    callee: &crate::cluster::Callee,
+    from: ModuleId,
+) -> TokenStream {
+    let callee = match callee {
+        crate::cluster::Callee::Crate(c) => *c,
+        crate::cluster::Callee::Extern(path) => {
+            let segments = path.iter().map(|s| ident(s));
+            return quote!(#(#segments)::*);
+        }
+    };
+    let c = &cluster.callables[callee];
+    match c.kind.self_ty() {
+        Some(owner) => {
+            let owner = ty_in_expr(cluster, owner, from);
+            let name = ident(&c.name);
+            quote!(#owner::#name)
+        }
+        None => item_path(cluster, c.module, &c.name, from),
+    }
+}
+
 impl Cluster {
     /// Whether `ancestor` is `m` or one of its ancestors.
     pub fn is_within(&self, m: ModuleId, ancestor: ModuleId) -> bool {

@@ -46,6 +46,10 @@ const DRIVER_FILES: &[(&str, &str)] = &[
         include_str!("../../hermetic-driver/src/mock.rs"),
     ),
     (
+        "src/fakes.rs",
+        include_str!("../../hermetic-driver/src/fakes.rs"),
+    ),
+    (
         "src/mutant.rs",
         include_str!("../../hermetic-driver/src/mutant.rs"),
     ),

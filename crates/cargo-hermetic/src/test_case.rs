@@ -65,6 +65,11 @@ pub struct FinishedTest {
     pub uses_private: bool,
     /// Whether the test builds a mock (seed 003: mocks only as a last resort).
     pub uses_mocks: bool,
+    /// Whether the test sets up fakes of isolated calls (seed 000: a last resort after mocks).
+    pub uses_fakes: bool,
+    /// The values its fakes returned that the real callee never returned in the run's other
+    /// executions (seed 000's false behaviour): the `Fake` callable and the value's index.
+    pub unseen_fakes: Vec<(CallableId, usize)>,
     /// The assertions to write, chosen by the mutants they kill; `None`: every one the
     /// observations allow.
     pub assertions: Option<BTreeSet<Assertion>>,

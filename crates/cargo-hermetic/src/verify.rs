@@ -81,11 +81,14 @@ const MAX_ROUNDS: usize = 4;
 /// machine from flakiness.
 const ALONE_RUNS: usize = 2;
 
+/// `isolated`: the isolate attributes the tests' fakes need (`crate::isolate`), placed in the
+/// copy with the tests.
 pub fn verify(
     origin: &Origin,
     cluster: &Cluster,
     suite: Suite,
     mut files: Vec<GeneratedFile>,
+    isolated: &[(crate::cluster::UnitId, Vec<String>)],
 ) -> Result<Verified> {
     let mut verified = Verified::default();
     let limits = Limits::default();
@@ -98,6 +101,14 @@ pub fn verify(
         let rebased = rebase(cluster, origin.crate_dir, &copy.root);
         emit::apply(&copy.root, &rebased, suite, &files)
             .context("place the tests in the verification copy")?;
+        crate::isolate::write(
+            &copy.root,
+            origin.crate_dir,
+            cluster,
+            isolated,
+            crate::isolate::Layout::SameLines,
+        )
+        .context("isolate the units the tests fake in the verification copy")?;
         if manifest::needs_runtime(files.iter().map(|f| f.contents.as_str())) {
             shadow::add_runtime_dependency(&copy.root.join("Cargo.toml"), "dev-dependencies")?;
         }
@@ -555,10 +566,12 @@ pub fn drop_tests(
                 &mut f.test_names,
                 &mut f.using_private,
                 &mut f.using_mocks,
+                &mut f.using_fakes,
                 &mut f.asserting_output,
             ] {
                 list.retain(|n| !names.contains(n));
             }
+            f.unseen_fakes.retain(|u| !names.contains(&u.test));
             Ok(f)
         })
         .collect()
@@ -704,6 +717,8 @@ mod hermetic_tests {
             test_names: vec!["a".into(), "b".into()],
             using_private: vec![],
             using_mocks: vec!["a".into()],
+            using_fakes: Vec::new(),
+            unseen_fakes: Vec::new(),
             asserting_output: vec!["a".into(), "b".into()],
             written_from: Default::default(),
         };

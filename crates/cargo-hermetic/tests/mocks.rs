@@ -5,8 +5,7 @@
 
 mod common;
 
-use common::{cargo_test_target_dir, check_generated_files, run_with_timeout, Fixture};
-use std::process::Command;
+use common::{check_generated_files, Fixture};
 
 #[test]
 fn mocks_reach_every_branch_and_fail_loudly_when_the_trait_changes() {
@@ -99,7 +98,7 @@ fn mocks_reach_every_branch_and_fail_loudly_when_the_trait_changes() {
             "fn balance(&self, user: &str) -> Result<u64, LedgerError>;\n    fn owner(&self) -> String;",
         ),
     );
-    let out = cargo_test(&fixture);
+    let out = fixture.cargo_test();
     assert!(!out.0, "tests passed after a method was added to Ledger");
     assert!(
         out.1.contains("E0046"),
@@ -114,7 +113,7 @@ fn mocks_reach_every_branch_and_fail_loudly_when_the_trait_changes() {
             .replace("fn process(&mut self", "fn execute(&mut self")
             .replace("processor.process(", "processor.execute("),
     );
-    let out = cargo_test(&fixture);
+    let out = fixture.cargo_test();
     assert!(!out.0, "tests passed after Processor::process was renamed");
     assert!(
         out.1.contains("E0407"),
@@ -130,7 +129,7 @@ fn mocks_reach_every_branch_and_fail_loudly_when_the_trait_changes() {
             "    if amount == 0 && !processor.process(user, to, 0) {\n        return Err(TransferError::InvalidAmount);",
         ),
     );
-    let out = cargo_test(&fixture);
+    let out = fixture.cargo_test();
     assert!(!out.0, "tests passed although the code calls an unset mock");
     assert!(
         out.1
@@ -138,20 +137,6 @@ fn mocks_reach_every_branch_and_fail_loudly_when_the_trait_changes() {
         "no regenerate message:\n{}",
         out.1
     );
-}
-
-/// Runs `cargo test` on the copy: whether it passed, and what it printed.
-fn cargo_test(fixture: &Fixture) -> (bool, String) {
-    let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
-    cmd.arg("test")
-        .arg("--manifest-path")
-        .arg(fixture.manifest())
-        .env("CARGO_TARGET_DIR", cargo_test_target_dir());
-    let out = run_with_timeout(cmd, common::CARGO_TEST_TIMEOUT);
-    (
-        out.status.success(),
-        format!("{}\n{}", out.stdout, out.stderr),
-    )
 }
 
 #[test]

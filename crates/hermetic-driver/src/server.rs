@@ -232,6 +232,7 @@ fn report_after(status: Option<i32>, shared: &Shared) -> ExecReport {
         sandbox_blocked,
         refusals: refusals.clone(),
         mock_calls: Vec::new(),
+        fake_calls: Vec::new(),
         reached_mutants: Vec::new(),
     };
     if let Some(status) = status.filter(|&s| libc::WIFSIGNALED(s)) {
@@ -552,6 +553,7 @@ fn run_case(
         sandbox_blocked: 0,
         refusals: Vec::new(),
         mock_calls: crate::mock::take_calls(),
+        fake_calls: crate::fakes::take_calls(),
         reached_mutants: crate::mutant::reached(),
     }
 }

@@ -30,6 +30,9 @@ pub const UNKNOWN_PC: u64 = u64::MAX;
 /// How the message of a mock's panic starts when a test did not set up a call (the runtime's
 /// `hermetic::mock::NOT_SET_UP`; the driver's tests check that the two agree).
 pub const MOCK_NOT_SET_UP: &str = "hermetic mock:";
+/// How the message of a fake's panic starts (the runtime's `hermetic::fakes::FAKE`; the
+/// driver's tests check that the two agree).
+pub const FAKE_PANIC: &str = "hermetic fake:";
 
 /// An argument as data. Crate types are never built from data: they come from the result of
 /// an earlier statement, referred to by its index (`Use`, `Borrow`, `BorrowMut`).
@@ -269,6 +272,9 @@ pub struct ExecReport {
     /// How often each mock method was called.
     #[serde(default)]
     pub mock_calls: Vec<MockCalls>,
+    /// What the isolated calls of each callee got: fakes, or the real callee's answers.
+    #[serde(default)]
+    pub fake_calls: Vec<FakeCalls>,
     /// The mutation sites the calls reached, by their first mutant id (when asked for).
     #[serde(default)]
     pub reached_mutants: Vec<u32>,
@@ -289,9 +295,25 @@ impl ExecReport {
             sandbox_blocked: 0,
             refusals: Vec::new(),
             mock_calls: Vec::new(),
+            fake_calls: Vec::new(),
             reached_mutants: Vec::new(),
         }
     }
+}
+
+/// The isolated calls of one callee in one execution (`#[hermetic::isolate]`).
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+pub struct FakeCalls {
+    /// The `Fake` callable that sets the callee up.
+    pub callable: usize,
+    /// Calls its test's fake answered, and what it returned (the first few).
+    pub faked: u32,
+    pub fake_values: Vec<Observed>,
+    /// Calls the real callee answered, and the distinct values it returned (the first few).
+    pub real: u32,
+    pub real_values: Vec<Observed>,
+    /// Whether a call found the fake set up but out of values (the test then panics).
+    pub ran_out: bool,
 }
 
 /// A system call the sandbox refused.

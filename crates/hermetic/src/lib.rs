@@ -152,7 +152,10 @@
 
 mod access;
 pub use access::Access;
+pub mod fakes;
 pub mod mock;
+pub use fakes::{Fakes, FakesGuard};
+pub use hermetic_macros::isolate;
 
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 mod active;

@@ -2,14 +2,17 @@
 //!
 //! Works on `syn` syntax trees only: names are resolved through the crate's own modules and
 //! `use` items, generic parameters get a concrete candidate type, and anything outside what the
-//! driver can build or call becomes a `Skipped` entry with a reason instead of an error.
+//! driver can build or call becomes a `Skipped` entry with a reason instead of an error. Each
+//! function and `impl` block is also a unit whose calls that leave its module are listed
+//! (`calls.rs`), for `--isolate`.
 
 mod callables;
+pub(crate) mod calls;
 mod cfg;
 mod generics;
 mod items;
 mod literals;
-mod modules;
+pub(crate) mod modules;
 mod names;
 pub(crate) mod syntax;
 mod traits;
@@ -98,11 +101,11 @@ pub fn analyze_with(lib_rs: &Path, crate_name: &str, options: Options) -> anyhow
         crate_name: crate_name.to_string(),
         left_out_modules,
         modules: mods
-            .into_iter()
+            .iter()
             .enumerate()
             .map(|(id, m)| Module {
                 shadowed_prelude: names.shadowed_prelude(id),
-                ..m.module
+                ..m.module.clone()
             })
             .collect(),
         types,
@@ -110,12 +113,20 @@ pub fn analyze_with(lib_rs: &Path, crate_name: &str, options: Options) -> anyhow
         traits: trait_defs,
         skipped,
         literals,
+        units: Vec::new(),
+        fakes: Vec::new(),
     };
     add_implementor_variants(&mut cluster);
     add_mock_constructors(&mut cluster, &trait_infos);
     if options.parse_constructors {
         add_parse_constructors(&mut cluster);
     }
+    let scope = calls::Scope {
+        names: &names,
+        infos: &infos,
+        traits: &trait_infos,
+    };
+    cluster.units = calls::collect(&mods, &scope, &cluster);
     Ok(cluster)
 }
 

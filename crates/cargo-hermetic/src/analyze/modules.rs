@@ -65,6 +65,46 @@ pub fn load(
     Ok(out)
 }
 
+/// The items of module `m` in the syntax tree of its file, following the inline modules between
+/// the file's own module and `m`; `Err` names the inline module that is not there (the file
+/// changed since it was analysed).
+pub fn items_in_file<'f>(
+    cluster: &crate::cluster::Cluster,
+    m: crate::cluster::ModuleId,
+    file: &'f syn::File,
+) -> Result<&'f [Item], String> {
+    // The inline modules between the file's own module and `m`, outermost first.
+    let mut path = Vec::new();
+    let mut cur = m;
+    while let ModuleBody::Inline { .. } = cluster.modules[cur].body {
+        path.push(
+            cluster.modules[cur]
+                .path
+                .last()
+                .cloned()
+                .unwrap_or_default(),
+        );
+        match cluster.modules[cur].parent {
+            Some(p) => cur = p,
+            None => break,
+        }
+    }
+    path.reverse();
+    let mut items = &file.items[..];
+    for name in &path {
+        items = items
+            .iter()
+            .find_map(|item| match item {
+                Item::Mod(md) if md.ident == name.as_str() => {
+                    md.content.as_ref().map(|(_, items)| &items[..])
+                }
+                _ => None,
+            })
+            .ok_or_else(|| name.clone())?;
+    }
+    Ok(items)
+}
+
 /// What the walk over modules reports to and reads from.
 struct Loader<'a> {
     skipped: &'a mut Vec<Skipped>,

@@ -146,6 +146,12 @@ impl Names {
             .collect()
     }
 
+    /// The path a `use` item of module `m` binds `name` to (`use db::run_query;` binds
+    /// `run_query` to `db::run_query`), if one does.
+    pub fn import(&self, m: ModuleId, name: &str) -> Option<&[String]> {
+        self.scopes[m].uses.get(name).map(Vec::as_slice)
+    }
+
     /// What `segments` (a path as written in `module`) names.
     pub fn resolve(&self, module: ModuleId, segments: &[String]) -> Target {
         self.resolve_in(module, segments, 0)

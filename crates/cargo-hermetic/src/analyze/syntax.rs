@@ -148,6 +148,11 @@ impl Offsets {
         }
     }
 
+    /// The file's text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
     /// The byte offset of a span position; its column counts chars, not bytes.
     pub fn offset(&self, at: LineColumn) -> usize {
         let Some(&start) = self.line_starts.get(at.line.saturating_sub(1)) else {

@@ -52,9 +52,10 @@ fn callable<'a>(c: &'a Cluster, name: &str) -> &'a Callable {
 
 fn display(c: &Cluster, k: &Callable) -> String {
     match &k.kind {
-        CallableKind::Function | CallableKind::StructLiteral { .. } | CallableKind::Mock(_) => {
-            k.name.clone()
-        }
+        CallableKind::Function
+        | CallableKind::StructLiteral { .. }
+        | CallableKind::Mock(_)
+        | CallableKind::Fake(_) => k.name.clone(),
         CallableKind::AssocFn { self_ty }
         | CallableKind::Method { self_ty, .. }
         | CallableKind::TraitFn { self_ty, .. }

@@ -3,7 +3,7 @@
 use super::codegen::{self, Disabled, Unsupported, DISPATCH_MODULE};
 use super::goals::Selection;
 use crate::cargo::{self, BuildOutcome, CompileError, Target};
-use crate::cluster::Cluster;
+use crate::cluster::{Cluster, UnitId};
 use crate::mutation::schemata;
 use crate::mutation::Mutant;
 use crate::shadow::{self, Origin, Shadow};
@@ -16,6 +16,8 @@ pub struct DriverBuild {
     pub shadow: Shadow,
     /// Callables that have no working dispatch entry, with the reason.
     pub unsupported: Vec<Unsupported>,
+    /// The time spent writing the isolate attributes into the shadow copy.
+    pub isolate_time: std::time::Duration,
     /// Whether cargo compiled dependencies (a first build): that time is outside the budget.
     pub compiled_dependencies: bool,
 }
@@ -38,12 +40,13 @@ const MAX_REBUILDS: usize = 4;
 /// rounds settles: type errors, then borrow errors).
 const MAX_MUTATION_REBUILDS: usize = 6;
 
-/// Copies the crate, injects the driver and builds it with coverage instrumentation; with
-/// `progress`, cargo's progress shows.
+/// Copies the crate, isolates the units `isolated` lists (`crate::isolate`), injects the driver
+/// and builds it with coverage instrumentation; with `progress`, cargo's progress shows.
 pub fn build_driver(
     target: &Target,
     cluster: &Cluster,
     work_dir: &Path,
+    isolated: &[(UnitId, Vec<String>)],
     progress: bool,
 ) -> Result<DriverBuild> {
     shadow::write_support_crate(work_dir)?;
@@ -53,7 +56,21 @@ pub fn build_driver(
         work_dir,
         cargo_args: &target.features.cargo_args,
     };
-    let shadow = shadow::copy_crate(&origin, "shadow", &["hermetic-driver"])?;
+    let mut support = vec!["hermetic-driver"];
+    if !isolated.is_empty() || cluster.units.iter().any(|u| u.attribute.is_some()) {
+        // The isolated code calls `::hermetic::fakes`.
+        support.push(crate::manifest::RUNTIME);
+    }
+    let shadow = shadow::copy_crate(&origin, "shadow", &support)?;
+    let isolating = std::time::Instant::now();
+    crate::isolate::write(
+        &shadow.root,
+        &target.crate_dir,
+        cluster,
+        isolated,
+        crate::isolate::Layout::SameLines,
+    )?;
+    let isolate_time = isolating.elapsed();
     let dispatch_dir = work_dir.join("dispatch");
     let mut disabled = Disabled::default();
     let mut injected = false;
@@ -88,6 +105,7 @@ pub fn build_driver(
                     executable,
                     shadow,
                     unsupported,
+                    isolate_time,
                     compiled_dependencies: n > 0,
                 });
             }

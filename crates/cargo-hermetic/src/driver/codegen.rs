@@ -7,7 +7,7 @@
 
 use crate::cluster::{CallableKind, Cluster, Fields, ModuleId, Receiver, StdTy, Ty, TypeKind};
 use crate::mock_syntax::{mock_items, MockFlavour};
-use crate::rust_syntax::{ident, item_path, ty, ty_in_expr};
+use crate::rust_syntax::{callee_path, ident, item_path, ty, ty_in_expr};
 use crate::skip::{SkipReason, Why};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
@@ -71,6 +71,7 @@ pub fn generate(cluster: &Cluster, disabled: &Disabled) -> (Vec<DispatchFile>, V
             } else {
                 call_body(cluster, id)
             };
+            let works = body.is_ok();
             let body = body.unwrap_or_else(|why| {
                 let reason = why.detail.clone();
                 unsupported.push(Unsupported { callable: id, why });
@@ -82,6 +83,14 @@ pub fn generate(cluster: &Cluster, disabled: &Disabled) -> (Vec<DispatchFile>, V
                 }
             });
             registrations.push(quote!(table[#id] = Some(#name as ::hermetic_driver::Entry);));
+            if let (CallableKind::Fake(f), true) = (&cluster.callables[id].kind, works) {
+                // After its entry: a build error in it disables the entry (`build::blame`); a
+                // disabled entry or type leaves it out.
+                let watch_fn = format_ident!("watch_{}", id);
+                let body = watch(cluster, *f, id, m);
+                entries.push(quote!(fn #watch_fn() { #body }));
+                registrations.push(quote!(#watch_fn();));
+            }
         }
         let children = cluster
             .modules
@@ -143,6 +152,21 @@ pub fn generate(cluster: &Cluster, disabled: &Disabled) -> (Vec<DispatchFile>, V
         files.push(DispatchFile { module: m, source });
     }
     (files, unsupported)
+}
+
+/// The registration of fake `f` (set up by callable `id`): its callee's isolated calls are
+/// reported, with what they returned.
+fn watch(cluster: &Cluster, f: usize, id: usize, m: ModuleId) -> TokenStream {
+    let def = &cluster.fakes[f];
+    let callee = callee_path(cluster, &def.callee, m);
+    let ret = ty(cluster, &def.ret, m);
+    quote! {
+        ::hermetic_driver::fakes::watch(
+            ::hermetic_driver::fakes::key_of(&#callee),
+            #id,
+            |v| v.downcast_ref::<#ret>().map(::hermetic_driver::observe),
+        );
+    }
 }
 
 /// A disabled type that callable `id` takes, returns or belongs to, if any.
@@ -523,6 +547,17 @@ fn call_body(cluster: &Cluster, id: usize) -> Result<TokenStream, Why> {
         CallableKind::Parse { self_ty } => {
             let owner = ty(cluster, self_ty, m);
             quote!(#(#exprs)*.parse::<#owner>().unwrap())
+        }
+        CallableKind::Fake(f) => {
+            // Its fakes answer the execution's isolated calls from here on.
+            let callee = callee_path(cluster, &cluster.fakes[*f].callee, m);
+            return Ok(quote! {
+                #(#setup)*
+                ::hermetic_driver::fakes::enter(
+                    ::hermetic_driver::fakes::Fakes::new().returns(#callee, #(#exprs)*),
+                );
+                Ok(::hermetic_driver::Returned { observed: None, stored: None })
+            });
         }
         CallableKind::Variant { self_ty, fields } => {
             let owner = ty_in_expr(cluster, self_ty, m);

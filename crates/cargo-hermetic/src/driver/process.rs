@@ -323,6 +323,7 @@ fn stopped_the_driver(stmt: usize, why: &anyhow::Error) -> ExecReport {
             what: format!("to stop hermetic's driver ({why:#})"),
         }],
         mock_calls: Vec::new(),
+        fake_calls: Vec::new(),
         reached_mutants: Vec::new(),
     }
 }

@@ -34,6 +34,29 @@ pub(crate) fn vec() -> Ident {
 }
 
 /// A statement that prints as the line comment `// text` (tokens carry no comments).
+/// An expression as a person writes it on one line (`Ok(5)`, `Response { status: 200 }`), for
+/// messages and reports.
+pub(crate) fn expression_text(expr: &TokenStream) -> String {
+    let item = quote::quote!(fn wrapper() { let _ = #expr; });
+    let Some(printed) = unparse(item) else {
+        return expr.to_string();
+    };
+    let inner = printed
+        .split_once("let _ = ")
+        .and_then(|(_, rest)| rest.rsplit_once(';'))
+        .map_or(printed.as_str(), |(inner, _)| inner);
+    let one_line = inner.split_whitespace().collect::<Vec<_>>().join(" ");
+    one_line
+        .replace("( ", "(")
+        .replace(" )", ")")
+        .replace("[ ", "[")
+        .replace(" ]", "]")
+        .replace(", }", " }")
+        .replace(", )", ")")
+        .replace(", ]", "]")
+        .replace(" .", ".")
+}
+
 pub(crate) fn comment(text: &str) -> TokenStream {
     let stand_in = Ident::new(COMMENT, Span::call_site());
     let text = proc_macro2::Literal::string(text);
@@ -249,6 +272,19 @@ mod tests {
             restore_macros("fn f<'a>(x: &'a str) { VEC_(x) }"),
             "fn f<'a>(x: &'a str) { vec![x] }"
         );
+    }
+
+    #[test]
+    fn expressions_are_shown_on_one_line() {
+        let long = quote::quote!(Ok(crate::http::Response {
+            status: 404,
+            body: "a body long enough to be broken over several lines by the printer".to_string(),
+        }));
+        assert_eq!(
+            expression_text(&long),
+            "Ok(crate::http::Response { status: 404, body: \"a body long enough to be broken over several lines by the printer\".to_string() })"
+        );
+        assert_eq!(expression_text(&quote::quote!(Ok(5))), "Ok(5)");
     }
 
     #[test]

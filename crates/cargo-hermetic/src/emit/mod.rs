@@ -14,6 +14,8 @@ mod oracle;
 pub mod place;
 mod suite;
 
+#[cfg(test)]
+pub(crate) use layout::rustfmt;
 pub use place::{apply, apply_or_print, check_in_the_way};
 pub use suite::Suite;
 
@@ -53,6 +55,11 @@ pub struct GeneratedFile {
     pub using_private: Vec<String>,
     /// The tests among them that build mocks.
     pub using_mocks: Vec<String>,
+    /// The tests among them that set up fakes of isolated calls.
+    pub using_fakes: Vec<String>,
+    /// Values the tests' fakes return that the real callee never returned during generation
+    /// (seed 000's false behaviour): for the user to review.
+    pub unseen_fakes: Vec<UnseenFake>,
     /// The tests among them that check what the code wrote to fd 1 or 2.
     pub asserting_output: Vec<String>,
     /// Which of the tests given to [`emit`] each test was written from, by name.
@@ -109,12 +116,33 @@ pub fn emit_keeping_names(
                 contents,
                 using_private: with(|w| w.uses_private),
                 using_mocks: with(|w| w.uses_mocks),
+                using_fakes: with(|w| w.uses_fakes),
+                unseen_fakes: written
+                    .iter()
+                    .flat_map(|w| {
+                        w.unseen.iter().map(|(callee, value)| UnseenFake {
+                            test: w.name.clone(),
+                            callee: callee.clone(),
+                            value: value.clone(),
+                        })
+                    })
+                    .collect(),
                 asserting_output: with(|w| w.asserts_output),
                 written_from: written.iter().map(|w| (w.name.clone(), w.source)).collect(),
                 test_names: written.into_iter().map(|w| w.name).collect(),
             }
         })
         .collect()
+}
+
+/// A fake's value that the real callee never returned while the tests were generated.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct UnseenFake {
+    pub test: String,
+    /// As the test names it (`db::run_query`).
+    pub callee: String,
+    /// As the test writes it (`Ok(5)`).
+    pub value: String,
 }
 
 /// Whether the test named `name` is about one of `callables`: generated names start with the
@@ -152,6 +180,9 @@ struct RenderedTest {
     calls_unsafe: bool,
     /// The test it was written from: its index among those given to [`emit`].
     source: usize,
+    uses_fakes: bool,
+    /// Fake values the real callee never returned: (callee, value) as written.
+    unseen: Vec<(String, String)>,
 }
 
 /// A test as written to its file.
@@ -159,8 +190,10 @@ struct WrittenTest {
     name: String,
     uses_private: bool,
     uses_mocks: bool,
+    uses_fakes: bool,
     asserts_output: bool,
     source: usize,
+    unseen: Vec<(String, String)>,
 }
 
 /// The text of a module's test file and its test names, in file order. A test written exactly
@@ -278,8 +311,10 @@ fn write_file(
             name: names[i].clone(),
             uses_private: t.uses_private,
             uses_mocks: !t.mocks.is_empty(),
+            uses_fakes: t.uses_fakes,
             asserts_output: t.asserts_output,
             source: t.source,
+            unseen: t.unseen.clone(),
         });
     }
     let text = layout::rustfmt(&text).unwrap_or(text);
@@ -407,8 +442,33 @@ fn render_test(cluster: &Cluster, test: &FinishedTest, suite: Suite) -> Option<R
     let keep = |a: &Assertion| test.assertions.as_ref().is_none_or(|k| k.contains(a));
     // Whether the test checks anything (a `should_panic` does).
     let mut asserted = panic.is_some();
-    for (i, s) in stmts.iter().enumerate() {
+    // Fakes set up by consecutive statements share one `Fakes` value.
+    let mut fakes = Fakes::default();
+    let mut unseen = Vec::new();
+    for i in fakes_together(cluster, stmts) {
+        let s = &stmts[i];
         let c = &cluster.callables[s.callable];
+        if let CallableKind::Fake(f) = c.kind {
+            let (callee, values) = writer.fake(f, &s.args, &vars)?;
+            let callee_text = layout::expression_text(&callee);
+            let calls = report.fake_calls.iter().find(|k| k.callable == s.callable);
+            for &(_, k) in test.unseen_fakes.iter().filter(|(c, _)| *c == s.callable) {
+                // What the fake returned, as a literal where the oracle can write one.
+                let shown = calls
+                    .and_then(|calls| calls.fake_values.get(k))
+                    .and_then(|o| writer.oracle.literal(&cluster.fakes[f].ret, o, true))
+                    .or_else(|| values.get(k).cloned());
+                if let Some(v) = shown {
+                    unseen.push((callee_text.clone(), layout::expression_text(&v)));
+                    if !fakes.review.contains(&callee_text) {
+                        fakes.review.push(callee_text.clone());
+                    }
+                }
+            }
+            fakes.chain.push(quote!(.returns(#callee, [#(#values),*])));
+            continue;
+        }
+        fakes.flush(&mut body);
         let mut call = writer.call(s.callable, &s.args, &vars)?;
         if c.unsafe_fn {
             call = unsafe_call(call, suite, &mut body)?;
@@ -456,6 +516,7 @@ fn render_test(cluster: &Cluster, test: &FinishedTest, suite: Suite) -> Option<R
         }
     }
 
+    fakes.flush(&mut body);
     let mut asserts_output = false;
     if environment::needed(&case.env, &report.env) {
         let checks = if panic.is_some() {
@@ -526,7 +587,94 @@ fn render_test(cluster: &Cluster, test: &FinishedTest, suite: Suite) -> Option<R
             .iter()
             .any(|s| cluster.callables[s.callable].unsafe_fn),
         source: 0,
+        uses_fakes: stmts
+            .iter()
+            .any(|s| matches!(cluster.callables[s.callable].kind, CallableKind::Fake(_))),
+        unseen,
     })
+}
+
+/// The order statements are written in: as they ran, but for values built by literals between
+/// a test's fakes (a fake's crate value), which go before the first fake, so that the fakes
+/// are consecutive and one `Fakes` sets them all up. A literal calls nothing, so no fake can
+/// answer anything it does.
+fn fakes_together(cluster: &Cluster, stmts: &[crate::test_case::Stmt]) -> Vec<usize> {
+    let is_fake = |i: &usize| {
+        matches!(
+            cluster.callables[stmts[*i].callable].kind,
+            CallableKind::Fake(_)
+        )
+    };
+    let all: Vec<usize> = (0..stmts.len()).collect();
+    let (Some(&first), Some(&last)) = (
+        all.iter().find(|i| is_fake(i)),
+        all.iter().rfind(|i| is_fake(i)),
+    ) else {
+        return all;
+    };
+    let literal = |i: &usize| {
+        matches!(
+            cluster.callables[stmts[*i].callable].kind,
+            CallableKind::StructLiteral { .. } | CallableKind::Variant { .. }
+        )
+    };
+    // Literals whose values come only from statements before the fakes, or from such literals.
+    let mut moved: Vec<usize> = Vec::new();
+    for (i, s) in stmts.iter().enumerate().take(last + 1).skip(first) {
+        if literal(&i) && s.uses().iter().all(|u| *u < first || moved.contains(u)) {
+            moved.push(i);
+        }
+    }
+    let mut order: Vec<usize> = (0..first).collect();
+    order.extend(&moved);
+    order.extend((first..stmts.len()).filter(|i| !moved.contains(i)));
+    order
+}
+
+/// A callee's path as a comment names it: from its type on (`Database::run_query`), else its
+/// last two segments (`db::run_query`, `settings::load`).
+fn short(path: &str) -> String {
+    let segments: Vec<&str> = path.split("::").collect();
+    let from = segments
+        .iter()
+        .position(|s| s.starts_with(char::is_uppercase))
+        .unwrap_or(segments.len().saturating_sub(2));
+    segments[from..].join("::")
+}
+
+/// The fakes of consecutive statements, set up by one `Fakes` value:
+/// `let _fakes = hermetic::Fakes::new().returns(db::run_query, [Ok(5)]).enter();`.
+#[derive(Default)]
+struct Fakes {
+    chain: Vec<TokenStream>,
+    /// How many `Fakes` the test entered so far.
+    entered: usize,
+    /// Callees whose fakes return values the real callee never did while the tests were
+    /// generated (seed 000's false behaviour): a comment asks the reader to check them.
+    review: Vec<String>,
+}
+
+impl Fakes {
+    fn flush(&mut self, body: &mut Vec<TokenStream>) {
+        if self.chain.is_empty() {
+            return;
+        }
+        let chain = std::mem::take(&mut self.chain);
+        let review = std::mem::take(&mut self.review);
+        if !review.is_empty() {
+            let names: Vec<String> = review.iter().map(|c| format!("`{}`", short(c))).collect();
+            body.push(layout::comment(&format!(
+                "Review: the real {} never returned these values during generation.",
+                names.join(" and ")
+            )));
+        }
+        self.entered += 1;
+        let guard = match self.entered {
+            1 => quote::format_ident!("_fakes"),
+            n => quote::format_ident!("_fakes_{}", n),
+        };
+        body.push(quote!(let #guard = hermetic::Fakes::new() #(#chain)* .enter();));
+    }
 }
 
 /// Why a recorded call of an `unsafe fn` is sound to repeat, said before it.
@@ -873,6 +1021,8 @@ impl Writer<'_> {
                 }
                 expr
             }
+            // Written by `Writer::fake`, merged with the test's other fakes.
+            CallableKind::Fake(_) => return None,
             CallableKind::Parse { self_ty } => {
                 let t = rust_syntax::ty(cluster, self_ty, self.home);
                 let a = params(args)?;
@@ -891,6 +1041,25 @@ impl Writer<'_> {
                 }
             }
         })
+    }
+
+    /// A fake's callee, named from the test's module, and its values.
+    fn fake(
+        &self,
+        f: crate::cluster::FakeId,
+        args: &[Value],
+        vars: &[Option<(Ident, Ty)>],
+    ) -> Option<(TokenStream, Vec<TokenStream>)> {
+        let def = &self.cluster.fakes[f];
+        let callee = rust_syntax::callee_path(self.cluster, &def.callee, self.home);
+        let [Value::Seq(items)] = args else {
+            return None;
+        };
+        let values = items
+            .iter()
+            .map(|v| self.value(v, &def.ret, vars))
+            .collect::<Option<Vec<_>>>()?;
+        Some((callee, values))
     }
 
     /// An argument of type `ty`.

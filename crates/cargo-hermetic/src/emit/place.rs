@@ -325,40 +325,12 @@ fn declaration(
     let module = &cluster.modules[m];
     let parsed = syn::parse_file(source)
         .map_err(|e| format!("cannot parse {}: {e}", module.file.display()))?;
-    // The inline modules between the file's own module and `m`, outermost first.
-    let mut path = Vec::new();
-    let mut cur = m;
-    while let ModuleBody::Inline { .. } = cluster.modules[cur].body {
-        path.push(
-            cluster.modules[cur]
-                .path
-                .last()
-                .cloned()
-                .unwrap_or_default(),
-        );
-        match cluster.modules[cur].parent {
-            Some(p) => cur = p,
-            None => break,
-        }
-    }
-    path.reverse();
-    let mut items = &parsed.items;
-    for name in &path {
-        items = items
-            .iter()
-            .find_map(|item| match item {
-                syn::Item::Mod(md) if md.ident == name.as_str() => {
-                    md.content.as_ref().map(|(_, items)| items)
-                }
-                _ => None,
-            })
-            .ok_or_else(|| {
-                format!(
-                    "cannot find `mod {name} {{ .. }}` in {}; it changed since it was analysed. Run again.",
-                    module.file.display()
-                )
-            })?;
-    }
+    let items = crate::analyze::modules::items_in_file(cluster, m, &parsed).map_err(|name| {
+        format!(
+            "cannot find `mod {name} {{ .. }}` in {}; it changed since it was analysed. Run again.",
+            module.file.display()
+        )
+    })?;
     for item in items {
         let ident = match item {
             syn::Item::Mod(md) if md.ident == name => {

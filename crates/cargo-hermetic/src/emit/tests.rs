@@ -321,6 +321,8 @@ fn test(home: usize, stmts: Vec<Stmt>, outcome: Outcome, reports: Vec<StmtReport
         },
         uses_private: false,
         uses_mocks: false,
+        uses_fakes: false,
+        unseen_fakes: Vec::new(),
         assertions: None,
     }
 }

@@ -331,6 +331,8 @@ mod tests {
             },
             uses_private: false,
             uses_mocks: false,
+            uses_fakes: false,
+            unseen_fakes: Vec::new(),
             assertions: None,
         };
         let (r0, r1, r2, out) = (

@@ -202,6 +202,8 @@ pub fn candidate(
             },
             uses_private: false,
             uses_mocks,
+            uses_fakes: false,
+            unseen_fakes: Vec::new(),
             assertions: None,
         },
         behaviour,

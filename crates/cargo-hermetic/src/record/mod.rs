@@ -258,7 +258,7 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
     let verified = if args.no_verify {
         verify::Verified::unchecked(files)
     } else {
-        verify::verify(&origin, &cluster, Suite::Recorded, files)?
+        verify::verify(&origin, &cluster, Suite::Recorded, files, &[])?
     };
     let dropped = verified.dropped_reports();
     let tests_dropped = verified.unstable_count() + verified.count(verify::Failure::StaticState);

@@ -1,6 +1,7 @@
 //! The archive: for each covered goal, the best test that covers it (seed 003 §III-A). A test
-//! with fewer crutches (private access, mocks) beats one with more, whatever their sizes; then
-//! the shorter test wins. Tests the last run wrote that still cover are kept as they are
+//! without fakes beats one with them (seed 000: isolated tests are the last resort), then a test
+//! with fewer other crutches (private access, mocks), whatever their sizes; then the shorter
+//! test wins. Tests the last run wrote that still cover are kept as they are
 //! ([`Archive::keep`]): no later test displaces them.
 
 use crate::test_case::{FinishedTest, TestCase};
@@ -17,8 +18,9 @@ pub struct Archive {
     kept: BTreeSet<usize>,
 }
 
-fn rank(t: &FinishedTest) -> (usize, usize) {
+fn rank(t: &FinishedTest) -> (bool, usize, usize) {
     (
+        t.uses_fakes,
         usize::from(t.uses_private) + usize::from(t.uses_mocks),
         t.case.stmts.len() + super::env::gene_count(&t.case.env),
     )
@@ -142,6 +144,8 @@ mod tests {
             },
             uses_private: private,
             uses_mocks: mocks,
+            uses_fakes: false,
+            unseen_fakes: Vec::new(),
             assertions: None,
         }
     }
@@ -175,6 +179,23 @@ mod tests {
         assert!(!a.is_kept(&test(1, false).case));
         let own: Vec<Vec<usize>> = a.assignments().into_iter().map(|(_, g)| g).collect();
         assert_eq!(own, vec![vec![1, 2], vec![], vec![3]]);
+    }
+
+    #[test]
+    fn a_test_with_fakes_is_the_last_resort_after_mocks_and_private_access() {
+        let faked = |len| FinishedTest {
+            uses_fakes: true,
+            ..test(len, false)
+        };
+        let mut a = Archive::default();
+        assert_eq!(a.offer(&faked(1), &[3]), 1);
+        // Mocks and private access, and longer, still beat fakes.
+        assert_eq!(a.offer(&with_mocks(6, true, true), &[3]), 0);
+        let kept: Vec<_> = a.tests().collect();
+        assert_eq!(kept.len(), 1);
+        assert!(!kept[0].uses_fakes && kept[0].uses_mocks);
+        assert_eq!(a.offer(&faked(1), &[3]), 0);
+        assert!(a.tests().all(|t| !t.uses_fakes));
     }
 
     #[test]

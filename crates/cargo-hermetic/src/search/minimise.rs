@@ -1,11 +1,11 @@
-//! Minimisation: each archived test shrunk to what its goals need (mock values no call asked
-//! for, statements, environment genes), then a small set of tests that covers every archived
-//! goal, rerun once so that observations that differ between runs make no assertions. Tests
-//! kept from the last run are neither shrunk nor left out.
+//! Minimisation: each archived test shrunk to what its goals need (mock and fake values no call
+//! asked for, statements, fakes' values simplified, environment genes), then a small set of tests
+//! that covers every archived goal, rerun once so that observations that differ between runs make
+//! no assertions. Tests kept from the last run are neither shrunk nor left out.
 
 use super::archive::Archive;
 use super::outputs::Outputs;
-use super::{env, finish, mocks, ops, Space};
+use super::{env, fakes, finish, mocks, ops, Space};
 use crate::cluster::Cluster;
 use crate::driver::execute::Execute;
 use crate::driver::goals::GoalMap;
@@ -13,6 +13,9 @@ use crate::test_case::{FinishedTest, TestCase};
 use anyhow::Result;
 use hermetic_protocol::ExecReport;
 use std::collections::BTreeSet;
+
+/// Executions a kept test may spend on simpler values for its fakes.
+const MAX_SIMPLER_TRIES: usize = 24;
 
 /// Shrinks each archived test to the statements its goals need, then keeps a small set of tests
 /// that covers every archived goal.
@@ -38,10 +41,12 @@ pub fn minimise(
         }
         let own: BTreeSet<usize> = own.into_iter().collect();
         let mut best = test.clone();
-        if let Some(candidate) = mocks::trim(space, &best.case, &best.report) {
-            let report = execute(&candidate)?;
-            if let Some(t) = kept(space, goals, outputs, candidate, report, &own) {
-                best = t;
+        for trim in [mocks::trim, fakes::trim] {
+            if let Some(candidate) = trim(space, &best.case, &best.report) {
+                let report = execute(&candidate)?;
+                if let Some(t) = kept(space, goals, outputs, candidate, report, &own) {
+                    best = t;
+                }
             }
         }
         let mut i = best.case.stmts.len();
@@ -58,9 +63,41 @@ pub fn minimise(
             }
             let report = execute(&candidate)?;
             if let Some(t) = kept(space, goals, outputs, candidate, report, &own) {
-                if t.uses_private <= best.uses_private && t.uses_mocks <= best.uses_mocks {
+                if t.uses_private <= best.uses_private
+                    && t.uses_mocks <= best.uses_mocks
+                    && t.uses_fakes <= best.uses_fakes
+                {
                     best = t;
                     i = i.min(best.case.stmts.len());
+                }
+            }
+        }
+        // Fakes' values as a reader would choose them, where the goals allow.
+        let compared: Vec<i128> = best
+            .report
+            .cmp_ints
+            .iter()
+            .filter(|(pc, _)| goals.in_selected_code(*pc))
+            .map(|&(_, v)| v as i64 as i128)
+            .collect();
+        let mut tries = 0;
+        for (i, k) in fakes::value_positions(space, &best.case) {
+            let Some(current) = fakes::value_at(&best.case, i, k).cloned() else {
+                continue;
+            };
+            for v in fakes::simpler(&current, &compared) {
+                if tries >= MAX_SIMPLER_TRIES {
+                    break;
+                }
+                tries += 1;
+                let candidate = fakes::with_value(&best.case, i, k, v);
+                if !fakes::respects(space, &candidate) {
+                    continue;
+                }
+                let report = execute(&candidate)?;
+                if let Some(t) = kept(space, goals, outputs, candidate, report, &own) {
+                    best = t;
+                    break;
                 }
             }
         }
@@ -153,8 +190,8 @@ fn kept(
     report: ExecReport,
     own: &BTreeSet<usize>,
 ) -> Option<FinishedTest> {
-    // Not a test: a mock ran out, or the sandbox stopped something the code did.
-    if mocks::ran_out(&report) || report.sandbox_blocked > 0 {
+    // Not a test: a mock or fake ran out, or the sandbox stopped something the code did.
+    if mocks::ran_out(&report) || fakes::ran_out(&report) || report.sandbox_blocked > 0 {
         return None;
     }
     let t = finish(space.cluster, candidate, report).ok()?;

@@ -10,6 +10,7 @@
 pub mod archive;
 mod cmp;
 pub mod env;
+pub mod fakes;
 mod frontier;
 mod minimise;
 pub mod mocks;
@@ -47,6 +48,10 @@ pub struct SearchConfig {
     pub mock_probability: f64,
     /// ...once this fraction of the budget (time or executions) is spent (S_FM).
     pub mock_start: f64,
+    /// Fakes of isolated calls: allowed with this probability...
+    pub isolate_probability: f64,
+    /// ...once this fraction of the budget is spent.
+    pub isolate_start: f64,
     /// End the search once nothing was gained for `STAGNATION_FACTOR` times the executions
     /// the last gain took and at least this many executions (see [`StopReason::Stagnated`]);
     /// `None`: search until a budget is spent or every goal is covered.
@@ -101,6 +106,8 @@ pub struct SearchOutcome {
     pub goals_needing_private: usize,
     /// Goals (branches and outcomes) whose best test builds mocks.
     pub goals_needing_mocks: usize,
+    /// Goals (branches and outcomes) whose best test sets up fakes.
+    pub goals_needing_fakes: usize,
     /// Counters proven infeasible that some execution covered: bugs in the proof.
     pub infeasible_covered: BTreeSet<u32>,
     /// Why the search ended.
@@ -109,6 +116,8 @@ pub struct SearchOutcome {
 
 /// How often a candidate climbs from a stepping stone of the frontier (when there is one).
 const P_CLIMB: f64 = 0.25;
+/// How often a mutant gets a fake, once fakes are allowed (times `isolate_probability`).
+const P_FAKE: f64 = 0.3;
 
 /// The search stops when it has gone this many times as many executions without a gain as the
 /// last gain took to come (and at least `SearchConfig::stagnation_floor`).
@@ -206,6 +215,8 @@ pub struct Search<'s, 'c> {
     refused_by_sandbox: u64,
     refused: refused::Refused,
     infeasible_covered: BTreeSet<u32>,
+    /// What isolated callees returned when they ran for real (to tell false behaviour apart).
+    real_values: fakes::RealValues,
     started: Instant,
     /// Set when a batch came out empty.
     exhausted: bool,
@@ -223,6 +234,7 @@ impl<'s, 'c> Search<'s, 'c> {
                     CallableKind::StructLiteral { .. }
                         | CallableKind::Variant { .. }
                         | CallableKind::Mock(_)
+                        | CallableKind::Fake(_)
                         | CallableKind::Parse { .. }
                 )
             })
@@ -254,6 +266,7 @@ impl<'s, 'c> Search<'s, 'c> {
             refused_by_sandbox: 0,
             refused: refused::Refused::default(),
             infeasible_covered: BTreeSet::new(),
+            real_values: fakes::RealValues::default(),
             started: Instant::now(),
             exhausted: false,
         }
@@ -328,6 +341,11 @@ impl<'s, 'c> Search<'s, 'c> {
         } else {
             0.0
         };
+        self.space.fake_gate = if spent >= cfg.isolate_start {
+            cfg.isolate_probability
+        } else {
+            0.0
+        };
         let n = (cfg.batch as u64).min(max.saturating_sub(self.executions)) as usize;
         let parents: Vec<&FinishedTest> = self.archive.tests().collect();
         // Random tests are most useful early; mutants of archived tests later.
@@ -386,6 +404,9 @@ impl<'s, 'c> Search<'s, 'c> {
             let Some(candidate) = candidate.filter(|c| !c.stmts.is_empty()) else {
                 continue;
             };
+            if !fakes::respects(space, &candidate) {
+                continue;
+            }
             if is_poisoned(&self.poisoned, &candidate) {
                 self.avoided += 1;
                 continue;
@@ -492,8 +513,14 @@ impl<'s, 'c> Search<'s, 'c> {
                 )
             })
             .count() as u64;
+        self.real_values.learn(&report);
         if mocks::ran_out(&report) {
             let grown = mocks::grow(&mut self.rng, self.space, &case, &report);
+            self.pending.extend(grown);
+            return;
+        }
+        if fakes::ran_out(&report) {
+            let grown = fakes::grow(&mut self.rng, self.space, &case, &report);
             self.pending.extend(grown);
             return;
         }
@@ -552,19 +579,23 @@ impl<'s, 'c> Search<'s, 'c> {
         };
         let goals_needing_private = needing(|t| t.uses_private);
         let goals_needing_mocks = needing(|t| t.uses_mocks);
+        let goals_needing_fakes = needing(|t| t.uses_fakes);
         let mut checked = Checked {
             exec,
             goals: self.goals,
             infeasible_covered: &mut self.infeasible_covered,
             executions: 0,
         };
-        let tests = minimise::minimise(
+        let mut tests = minimise::minimise(
             self.space,
             self.goals,
             &mut self.outputs,
             &mut checked,
             &self.archive,
         )?;
+        for t in &mut tests {
+            t.unseen_fakes = self.real_values.unseen(&t.report);
+        }
         let extra = checked.executions;
         let covered: BTreeSet<usize> = self
             .archive
@@ -587,6 +618,7 @@ impl<'s, 'c> Search<'s, 'c> {
             refused: self.refused,
             goals_needing_private,
             goals_needing_mocks,
+            goals_needing_fakes,
             infeasible_covered: self.infeasible_covered,
             stopped,
         })
@@ -654,6 +686,12 @@ fn mutate(
     parts: env::EnvParts,
     parent: &FinishedTest,
 ) -> TestCase {
+    // Now and then a fake for a call the parent made for real (seed 000).
+    if space.fake_gate > 0.0 && rng.gen_bool((space.fake_gate * P_FAKE).min(1.0)) {
+        if let Some(t) = fakes::insert(rng, space, &parent.case, &parent.report) {
+            return t;
+        }
+    }
     let roll: f64 = if touched.any() { rng.gen() } else { 1.0 };
     let mut child = if roll < 0.35 {
         parent.case.clone()
@@ -700,16 +738,20 @@ pub(crate) fn finish(
         }
     }
     let is_mock = |s: &Stmt| matches!(cluster.callables[s.callable].kind, CallableKind::Mock(_));
+    let is_fake = |s: &Stmt| matches!(cluster.callables[s.callable].kind, CallableKind::Fake(_));
     let uses_private = case.stmts.iter().any(|s| {
         let c = &cluster.callables[s.callable];
-        !is_mock(s) && !cluster.is_public_api(c.module, c.vis)
+        !is_mock(s) && !is_fake(s) && !cluster.is_public_api(c.module, c.vis)
     });
     let uses_mocks = case.stmts.iter().any(is_mock);
+    let uses_fakes = case.stmts.iter().any(is_fake);
     Ok(FinishedTest {
         case,
         report,
         uses_private,
         uses_mocks,
+        uses_fakes,
+        unseen_fakes: Vec::new(),
         assertions: None,
     })
 }

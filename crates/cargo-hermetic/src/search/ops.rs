@@ -33,6 +33,9 @@ pub struct Space<'a> {
     /// The probability that a gated callable may be chosen; the search raises it once part of
     /// the budget is spent.
     pub mock_gate: f64,
+    /// The probability that a test may get a fake of an isolated call (seed 000: fakes are a
+    /// last resort); the search raises it once part of the budget is spent.
+    pub fake_gate: f64,
 }
 
 impl<'a> Space<'a> {
@@ -45,7 +48,9 @@ impl<'a> Space<'a> {
         let visible = (0..cluster.modules.len())
             .map(|home| {
                 (0..cluster.callables.len())
+                    // Fakes join a test only where its calls meet their callee (`fakes`).
                     .filter(|&c| usable[c] && callable_visible(cluster, c, home))
+                    .filter(|&c| !matches!(cluster.callables[c].kind, CallableKind::Fake(_)))
                     .collect()
             })
             .collect();
@@ -82,6 +87,7 @@ impl<'a> Space<'a> {
             producers,
             gated: gated_callables(cluster),
             mock_gate: 0.0,
+            fake_gate: 0.0,
         }
     }
 
@@ -579,7 +585,8 @@ fn splice(test: &mut TestCase, i: usize, new_stmts: Vec<Stmt>, added: usize, stm
     }
 }
 
-fn shift(v: &mut Value, from: usize, by: usize) {
+/// Moves references to statements from `from` on by `by` (statements were inserted before).
+pub(crate) fn shift(v: &mut Value, from: usize, by: usize) {
     match v {
         Value::Use(n) | Value::Borrow(n) | Value::BorrowMut(n) if *n >= from => *n += by,
         Value::Seq(items) | Value::Tuple(items) => {

@@ -121,6 +121,8 @@ mod tests {
             },
             uses_private: false,
             uses_mocks: false,
+            uses_fakes: false,
+            unseen_fakes: Vec::new(),
             assertions: None,
         }
     }

@@ -47,6 +47,8 @@ fn config(seed: u64, max: u64) -> SearchConfig {
         env_parts: env::EnvParts::default(),
         mock_probability: 0.8,
         mock_start: 0.5,
+        isolate_probability: 0.8,
+        isolate_start: 0.5,
         stagnation_floor: Some(FLOOR),
         start_from: Vec::new(),
     }

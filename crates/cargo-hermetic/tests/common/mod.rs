@@ -46,6 +46,7 @@ pub const FIXTURES: &[&str] = &[
     "addresses",
     "machine",
     "ranges",
+    "isolated",
     "paths",
     "borrows",
     "timing",
@@ -385,6 +386,22 @@ impl Fixture {
         passed_tests(&out.stdout)
     }
 
+    /// Runs `cargo test` on the copy: whether it passed, and what it printed (for tests that
+    /// expect it to fail).
+    pub fn cargo_test(&self) -> (bool, String) {
+        let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+        cmd.arg("test")
+            .arg("--manifest-path")
+            .arg(self.manifest())
+            .env("CARGO_TARGET_DIR", cargo_test_target_dir())
+            .current_dir(self.tmp.path());
+        let out = run_with_timeout(cmd, CARGO_TEST_TIMEOUT);
+        (
+            out.status.success(),
+            format!("{}\n{}", out.stdout, out.stderr),
+        )
+    }
+
     /// Runs `cargo clippy --tests` on the copy and panics on any warning in a generated or
     /// recorded test file (the fixtures' own code may be odd on purpose): a CI that runs
     /// `cargo clippy --tests -- -D warnings` accepts the tests. Every end-to-end run whose
@@ -483,6 +500,11 @@ impl Generate<'_> {
 
     pub fn jobs(self, n: usize) -> Self {
         self.arg("--jobs").arg(n.to_string())
+    }
+
+    pub fn args<A: Into<OsString>>(mut self, args: impl IntoIterator<Item = A>) -> Self {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
     }
 
     pub fn arg(mut self, a: impl Into<OsString>) -> Self {
