@@ -206,6 +206,7 @@ pub fn candidate(
                 sandbox_blocked: 0,
                 mock_calls: vec![],
                 reached_mutants: Vec::new(),
+                finals: Vec::new(),
             },
             uses_private: false,
             uses_mocks,

@@ -125,6 +125,7 @@ mod tests {
                 sandbox_blocked: 0,
                 mock_calls: Vec::new(),
                 reached_mutants: Vec::new(),
+                finals: Vec::new(),
             },
             uses_private: private,
             uses_mocks: mocks,

@@ -173,6 +173,7 @@ mod tests {
                 })
                 .collect(),
             reached_mutants: Vec::new(),
+            finals: Vec::new(),
         }
     }
 

@@ -126,6 +126,7 @@ mod tests {
                 sandbox_blocked: 0,
                 mock_calls: Vec::new(),
                 reached_mutants: Vec::new(),
+                finals: Vec::new(),
             },
             uses_private: false,
             uses_mocks: false,

@@ -66,6 +66,7 @@ fn report(covered: Vec<u32>, returned: Option<Observed>) -> ExecReport {
         sandbox_blocked: 0,
         mock_calls: Vec::new(),
         reached_mutants: Vec::new(),
+        finals: Vec::new(),
     }
 }
 
