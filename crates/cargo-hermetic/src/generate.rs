@@ -22,6 +22,11 @@ const BATCH: usize = 32;
 /// them three times).
 const VERIFICATION_SHARE: f64 = 0.35;
 
+/// The part of `--budget` mutation analysis takes with `--mutation on` (the bound: at
+/// most 30% of the run): the mutants' build, the tests run against them, the tests sought
+/// for those alive.
+const MUTATION_SHARE: f64 = 0.3;
+
 pub fn generate(args: &GenerateArgs) -> Result<Report> {
     let started = Instant::now();
     let budget = match (args.budget, args.max_executions) {
@@ -167,10 +172,11 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
             .unwrap_or(d)
             .max(search_started + budget_len / 5)
     });
-    // Mutation analysis and the tests sought for mutants take the last part of the rest.
+    // Mutation analysis (its build included) and the tests sought for mutants take the last
+    // part of the rest.
     let search_deadline = deadline.map(|d| {
         if mutation {
-            d.checked_sub(budget_len / 5)
+            d.checked_sub(budget_len.mul_f64(MUTATION_SHARE))
                 .unwrap_or(d)
                 .max(search_started + budget_len / 5)
         } else {

@@ -151,6 +151,9 @@ pub struct MutationReport {
     /// rejects are left out and it builds again), and how long.
     pub builds: usize,
     pub build_seconds: f64,
+    /// The budget ran out before every test ran against every mutant it reaches: the kills
+    /// are those seen (a lower bound), and the tests keep all their assertions.
+    pub incomplete: bool,
     /// Mutants no test kills: what the tests would not notice.
     pub alive: Vec<AliveMutant>,
 }
@@ -189,6 +192,7 @@ impl MutationReport {
             seconds: analysis.seconds,
             builds: 0,
             build_seconds: 0.0,
+            incomplete: analysis.incomplete,
             alive: mutants
                 .iter()
                 .filter(|m| !analysis.killed.contains(&m.id))
@@ -464,8 +468,17 @@ impl Report {
         if let Some(m) = &self.mutation {
             writeln!(
                 out,
-                "  {:<36}{} / {} ({:.1}%), {} reached",
-                "mutants killed", m.killed, m.mutants, m.score, m.reached
+                "  {:<36}{} / {} ({:.1}%), {} reached{}",
+                "mutants killed",
+                m.killed,
+                m.mutants,
+                m.score,
+                m.reached,
+                if m.incomplete {
+                    " (the budget ran out before every test ran against its mutants: at least this many)"
+                } else {
+                    ""
+                }
             )?;
             writeln!(
                 out,

@@ -80,6 +80,9 @@ pub struct FinishedTest {
 pub enum Assertion {
     /// The value statement `i` returned.
     Result(usize),
+    /// The value statement `i` returned, as the later calls that borrowed it mutably left it
+    /// (a `&mut` argument, a `&mut self` receiver).
+    Final(usize),
     /// What the code left in the file at this path.
     File(String),
     /// What the code wrote to fd 1.

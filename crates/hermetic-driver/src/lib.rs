@@ -24,4 +24,4 @@ pub use decode::{decode, AnyRange, Decode};
 pub use observe::{observe, Observe};
 pub use protocol::{DecodeError, Observed, Value};
 pub use server::{serve, Entry, Returned};
-pub use slots::Slots;
+pub use slots::{keep, Slots};

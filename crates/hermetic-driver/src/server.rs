@@ -24,6 +24,8 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 pub struct Returned {
     pub observed: Option<Observed>,
     pub stored: Option<Box<dyn Any>>,
+    /// Observes the stored value again at the end (when a later call borrows it mutably).
+    pub observer: Option<crate::slots::Observer>,
 }
 
 /// One callable of the crate under test, as compiled into the driver.
@@ -234,6 +236,7 @@ fn report_after(status: Option<i32>, shared: &Shared) -> ExecReport {
         mock_calls: Vec::new(),
         fake_calls: Vec::new(),
         reached_mutants: Vec::new(),
+        finals: Vec::new(),
     };
     if let Some(status) = status.filter(|&s| libc::WIFSIGNALED(s)) {
         return crashed(Outcome::Crashed {
@@ -519,7 +522,7 @@ fn run_case(
                     returned: returned.observed,
                     stored: returned.stored.is_some(),
                 });
-                slots.push(returned.stored);
+                slots.push_with(returned.stored, returned.observer);
             }
             Ok(Err(e)) => {
                 outcome = Outcome::Invalid {
@@ -538,6 +541,22 @@ fn run_case(
         }
     }
     coverage::stop_recording();
+    // What the calls left in the values they borrowed mutably: side effects to check.
+    let mut finals = Vec::new();
+    if outcome == Outcome::Completed {
+        let mut borrowed = Vec::new();
+        for call in calls {
+            call.args
+                .iter()
+                .for_each(|a| borrowed_mut(a, &mut borrowed));
+        }
+        borrowed.sort_unstable();
+        borrowed.dedup();
+        finals = borrowed
+            .into_iter()
+            .filter_map(|n| Some((n, slots.observe(n)?)))
+            .collect();
+    }
     let env_report = guard.as_ref().map(environment::report).unwrap_or_default();
     drop(guard);
     coverage::copy_counters(shared.counters());
@@ -555,6 +574,17 @@ fn run_case(
         mock_calls: crate::mock::take_calls(),
         fake_calls: crate::fakes::take_calls(),
         reached_mutants: crate::mutant::reached(),
+        finals,
+    }
+}
+
+/// The statements whose results `value` borrows mutably.
+fn borrowed_mut(value: &Value, out: &mut Vec<usize>) {
+    match value {
+        Value::BorrowMut(n) => out.push(*n),
+        Value::Seq(items) | Value::Tuple(items) => items.iter().for_each(|v| borrowed_mut(v, out)),
+        Value::Opt(Some(v)) | Value::Ok(v) | Value::Err(v) => borrowed_mut(v, out),
+        _ => {}
     }
 }
 

@@ -1,25 +1,51 @@
 //! The results of earlier statements, kept for later statements to use.
 
-use crate::protocol::{DecodeError, Value};
+use crate::protocol::{DecodeError, Observed, Value};
+use crate::Observe;
 use std::any::Any;
+
+/// Observes a stored value (of the type it was stored as) again, after later calls changed it.
+pub type Observer = fn(&dyn Any) -> Option<Observed>;
+
+/// A result to keep for later statements, with what observes it again later.
+pub fn keep<T: Observe + 'static>(value: T) -> (Option<Box<dyn Any>>, Option<Observer>) {
+    fn again<T: Observe + 'static>(value: &dyn Any) -> Option<Observed> {
+        value.downcast_ref::<T>().map(|v| v.observe())
+    }
+    (Some(Box::new(value)), Some(again::<T>))
+}
 
 /// One entry per executed statement: its stored result, or nothing when the statement
 /// returned no reusable value (a reference, a unit, an `Err`, a `None`).
 #[derive(Default)]
 pub struct Slots {
     values: Vec<Option<Box<dyn Any>>>,
+    observers: Vec<Option<Observer>>,
 }
 
 impl Slots {
     /// Records the result of the statement that just ran.
     pub fn push(&mut self, value: Option<Box<dyn Any>>) {
+        self.push_with(value, None);
+    }
+
+    /// Records the result of the statement that just ran, with what observes it again.
+    pub fn push_with(&mut self, value: Option<Box<dyn Any>>, observer: Option<Observer>) {
         self.values.push(value);
+        self.observers.push(observer);
+    }
+
+    /// The value of statement `n` as it is now (`None` once moved, or not observable).
+    pub fn observe(&self, n: usize) -> Option<Observed> {
+        let value = self.values.get(n)?.as_deref()?;
+        self.observers.get(n).copied().flatten()?(value)
     }
 
     /// Makes sure there is one entry per statement, even when the dispatch stored nothing.
     pub fn pad_to(&mut self, len: usize) {
         while self.values.len() < len {
             self.values.push(None);
+            self.observers.push(None);
         }
     }
 

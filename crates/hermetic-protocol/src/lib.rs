@@ -278,6 +278,11 @@ pub struct ExecReport {
     /// The mutation sites the calls reached, by their first mutant id (when asked for).
     #[serde(default)]
     pub reached_mutants: Vec<u32>,
+    /// The final state of the results later calls borrowed mutably (a `&mut` argument, a
+    /// `&mut self` receiver), observed after the last statement of a completed run, by
+    /// statement.
+    #[serde(default)]
+    pub finals: Vec<(usize, Observed)>,
 }
 
 impl ExecReport {
@@ -297,6 +302,7 @@ impl ExecReport {
             mock_calls: Vec::new(),
             fake_calls: Vec::new(),
             reached_mutants: Vec::new(),
+            finals: Vec::new(),
         }
     }
 }

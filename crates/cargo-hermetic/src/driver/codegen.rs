@@ -572,24 +572,28 @@ fn call_body(cluster: &Cluster, id: usize) -> Result<TokenStream, Why> {
         }
     };
     let ret_ty = ty(cluster, &c.ret, m);
+    // The value kept for later statements, with what observes it again at the end.
     let store = match stored_ty(&c.ret) {
-        None => quote!(None),
+        None => quote!((None, None)),
         Some(_) => match &c.ret {
             Ty::Result(..) => quote!(match ret {
-                Ok(v) => Some(Box::new(v) as Box<dyn std::any::Any>),
-                Err(_) => None,
+                Ok(v) => ::hermetic_driver::keep(v),
+                Err(_) => (None, None),
             }),
-            Ty::Option(_) => quote!(ret.map(|v| Box::new(v) as Box<dyn std::any::Any>)),
-            _ => quote!(Some(Box::new(ret) as Box<dyn std::any::Any>)),
+            Ty::Option(_) => quote!(match ret {
+                Some(v) => ::hermetic_driver::keep(v),
+                None => (None, None),
+            }),
+            _ => quote!(::hermetic_driver::keep(ret)),
         },
     };
     Ok(quote! {
         #(#setup)*
         let ret: #ret_ty = #call;
         let observed = Some(::hermetic_driver::observe(&ret));
-        let stored = #store;
+        let (stored, observer) = #store;
         #(#teardown)*
-        Ok(::hermetic_driver::Returned { observed, stored })
+        Ok(::hermetic_driver::Returned { observed, stored, observer })
     })
 }
 

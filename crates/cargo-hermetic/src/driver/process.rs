@@ -306,25 +306,16 @@ fn exec_restarting(
 /// The report of a case that stopped the driver itself.
 fn stopped_the_driver(stmt: usize, why: &anyhow::Error) -> ExecReport {
     ExecReport {
-        outcome: Outcome::Crashed {
-            stmt,
-            signal: 0,
-            stack_overflow: false,
-        },
-        stmts: Vec::new(),
-        covered: Vec::new(),
-        cmp_ints: Vec::new(),
-        cmp_bytes: Vec::new(),
-        cmp_closest: Vec::new(),
-        env: Default::default(),
         sandbox_blocked: 1,
         refusals: vec![Refusal {
             stmt,
             what: format!("to stop hermetic's driver ({why:#})"),
         }],
-        mock_calls: Vec::new(),
-        fake_calls: Vec::new(),
-        reached_mutants: Vec::new(),
+        ..ExecReport::empty(Outcome::Crashed {
+            stmt,
+            signal: 0,
+            stack_overflow: false,
+        })
     }
 }
 

@@ -517,6 +517,27 @@ fn render_test(cluster: &Cluster, test: &FinishedTest, suite: Suite) -> Option<R
     }
 
     fakes.flush(&mut body);
+
+    // What the calls left in the values they borrowed mutably: the side effects a test of a
+    // `&mut` method checks. Written where mutation analysis chose them (they must kill a
+    // mutant: the state of a value is often the debug text of private fields).
+    if panic.is_none() && test.assertions.is_some() {
+        for (j, obs) in &report.finals {
+            let Some(Some((name, ty))) = vars.get(*j) else {
+                continue;
+            };
+            if !mutated[*j] || !keep(&Assertion::Final(*j)) {
+                continue;
+            }
+            if let Some(check) = writer.oracle.check(ty, obs) {
+                writer
+                    .oracle
+                    .render(&check, quote!(#name), true, false, &mut names, &mut body);
+                asserted = true;
+            }
+        }
+    }
+
     let mut asserts_output = false;
     if environment::needed(&case.env, &report.env) {
         let checks = if panic.is_some() {
@@ -776,6 +797,25 @@ pub fn assertion_keys(cluster: &Cluster, test: &FinishedTest) -> Vec<(Assertion,
             ret => oracle.check(ret, obs).map(|check| check.key()),
         };
         out.extend(key.map(|k| (Assertion::Result(i), k)));
+    }
+    if !panicked {
+        // As `render_test` writes them: results later calls borrowed mutably, kept in a
+        // variable (the statement's result used later) of the type stored.
+        for (j, obs) in &report.finals {
+            let Some(c) = stmts
+                .get(*j)
+                .and_then(|s| cluster.callables.get(s.callable))
+            else {
+                continue;
+            };
+            let stored = match &c.ret {
+                Ty::Result(t, _) | Ty::Option(t) => &**t,
+                t => t,
+            };
+            if let Some(check) = oracle.check(stored, obs) {
+                out.push((Assertion::Final(*j), check.key()));
+            }
+        }
     }
     if !panicked && environment::needed(&case.env, &report.env) {
         for (path, contents) in &report.env.files {

@@ -1347,3 +1347,37 @@ fn maps_and_sets_are_written_from_their_entries_and_checked_in_any_order() {
         assert!(flat.contains(expected), "no {expected}:\n{file}");
     }
 }
+
+#[test]
+fn the_state_a_mut_call_leaves_is_checked_where_mutation_analysis_chose_it() {
+    let mut test = stack_test(
+        &[7],
+        stmt(PUSH, vec![Value::BorrowMut(0), Value::Int(8)]),
+        Observed::Ok(Box::new(Observed::Unit)),
+    );
+    test.report.finals = vec![(
+        0,
+        strukt(vec![
+            (
+                "items",
+                Observed::Seq(vec![Observed::Int(7), Observed::Int(8)]),
+            ),
+            ("capacity", Observed::Int(2)),
+        ]),
+    )];
+    // Without mutation analysis the final state is not written.
+    let plain = emit_one(std::slice::from_ref(&test));
+    assert!(
+        !plain.contents.contains("bounded_stack.items"),
+        "{}",
+        plain.contents
+    );
+    // Chosen: checked after the last call.
+    let last = Assertion::Result(2);
+    test.assertions = Some([last, Assertion::Final(0)].into_iter().collect());
+    let file = emit_one(&[test]);
+    let body = file.contents.split("fn ").nth(1).unwrap();
+    let push = body.find("bounded_stack.push(8)").unwrap();
+    let check = body.find("vec![7, 8]").expect(&file.contents);
+    assert!(push < check, "{}", file.contents);
+}

@@ -37,6 +37,9 @@ pub struct Analysis {
     pub seconds: f64,
     /// The mutants reached but not killed, with the tests (by index) that reach them.
     pub alive_reached: BTreeMap<u32, Vec<usize>>,
+    /// Whether every test ran against every mutant it reaches before the deadline (if not,
+    /// the kills are those seen, and the tests keep all their assertions).
+    pub incomplete: bool,
 }
 
 impl Analysis {
@@ -49,6 +52,7 @@ impl Analysis {
         self.executions += more.executions;
         self.seconds += more.seconds;
         self.alive_reached.retain(|id, _| !self.killed.contains(id));
+        self.incomplete |= more.incomplete;
     }
 }
 
@@ -193,7 +197,13 @@ pub fn analyse(
         let kept = if complete {
             choose(test, &candidates, &fates[t])
         } else {
-            candidates.iter().cloned().collect()
+            // Not known to kill anything: a value's final state is left out (it is often
+            // the debug text of private fields), the rest kept.
+            candidates
+                .iter()
+                .filter(|a| !matches!(a, Assertion::Final(_)))
+                .cloned()
+                .collect()
         };
         if std::env::var_os("HERMETIC_DEBUG").is_some() {
             eprintln!(
@@ -224,6 +234,7 @@ pub fn analyse(
             analysis.alive_reached.insert(id, ts.clone());
         }
     }
+    analysis.incomplete = !complete;
     analysis.seconds = started.elapsed().as_secs_f64();
     Ok(analysis)
 }
