@@ -556,7 +556,7 @@ fn call_body(cluster: &Cluster, id: usize) -> Result<TokenStream, Why> {
                 ::hermetic_driver::fakes::enter(
                     ::hermetic_driver::fakes::Fakes::new().returns(#callee, #(#exprs)*),
                 );
-                Ok(::hermetic_driver::Returned { observed: None, stored: None })
+                Ok(::hermetic_driver::Returned { observed: None, stored: None, observer: None })
             });
         }
         CallableKind::Variant { self_ty, fields } => {
@@ -572,9 +572,13 @@ fn call_body(cluster: &Cluster, id: usize) -> Result<TokenStream, Why> {
         }
     };
     let ret_ty = ty(cluster, &c.ret, m);
-    // The value kept for later statements, with what observes it again at the end.
+    // The value kept for later statements, with what observes it again at the end. A mock is
+    // never observed again: its state is the values the test set up, not the crate's doing.
     let store = match stored_ty(&c.ret) {
         None => quote!((None, None)),
+        Some(_) if matches!(c.kind, CallableKind::Mock(_)) => {
+            quote!((Some(Box::new(ret) as Box<dyn std::any::Any>), None))
+        }
         Some(_) => match &c.ret {
             Ty::Result(..) => quote!(match ret {
                 Ok(v) => ::hermetic_driver::keep(v),
