@@ -168,7 +168,9 @@ const ACTS: &[&str] = &[
 fn hostile_code_does_no_harm_and_every_act_is_named() {
     let targets = Targets::new();
     let fixture = Fixture::copy("hostile");
-    let mut generate = fixture.generate().seed(1).max_executions(3000);
+    // 8,000 executions (about 8 s): at 3,000, one seed in six left an act unreached (seed 6:
+    // `raw_rename`), and any change to the random stream could pick such a seed.
+    let mut generate = fixture.generate().seed(1).max_executions(8000);
     for (k, v) in targets.envs() {
         generate = generate.env(k, v);
     }
