@@ -21,6 +21,10 @@ const RET_ALLOW: u32 = 0x7fff_0000;
 const RET_TRAP: u32 = 0x0003_0000;
 const RET_ERRNO: u32 = 0x0005_0000;
 const RET_USER_NOTIF: u32 = 0x7fc0_0000;
+/// Fails with `ENOSYS` when no tracer is attached (none can be: `ptrace` is refused); below a
+/// request to the supervisor in the kernel's order, so a filter installed after one that
+/// returns this still has its refusals logged.
+const RET_TRACE: u32 = 0x7ff0_0000;
 pub(crate) const AUDIT_ARCH_X86_64: u32 = 0xc000_003e;
 /// System call numbers at or above this are the x32 ABI's.
 pub(crate) const X32_SYSCALL_BIT: u32 = 0x4000_0000;
@@ -856,20 +860,21 @@ pub fn program(policy: &Policy) -> Program {
 /// The filter the driver starts under, before its own ([`program`]) is in place: it keeps
 /// code that runs when the binary loads (constructors) from leaving the process group, which
 /// is killed as a whole when the driver is done (`setsid`, `setpgid`, and every 32-bit or x32
-/// call, fail with `EPERM`). Everything else is left to the layers around it and to the
-/// driver's own filter, which stacks on this one.
+/// call, fail). Everything else is left to the layers around it and to the driver's own
+/// filter, which stacks on this one: the floor answers with [`RET_TRACE`], which the kernel
+/// ranks below the driver's requests to its supervisor, so those refusals are still logged.
 pub fn floor() -> Program {
-    let eperm = Action::Errno(libc::EPERM).ret(0);
+    let refused = RET_TRACE;
     let code = vec![
         stmt(LD_W_ABS, ARCH),
         jump(JEQ_K, AUDIT_ARCH_X86_64, 1, 0),
-        stmt(RET_K, eperm),
+        stmt(RET_K, refused),
         stmt(LD_W_ABS, NR),
         jump(JGE_K, X32_SYSCALL_BIT, 0, 1),
-        stmt(RET_K, eperm),
+        stmt(RET_K, refused),
         jump(JEQ_K, libc::SYS_setsid as u32, 1, 0),
         jump(JEQ_K, libc::SYS_setpgid as u32, 0, 1),
-        stmt(RET_K, eperm),
+        stmt(RET_K, refused),
         stmt(RET_K, RET_ALLOW),
     ];
     Program {
@@ -1095,10 +1100,10 @@ mod tests {
     #[test]
     fn the_floor_keeps_the_process_group() {
         let p = floor();
-        let eperm = RET_ERRNO | libc::EPERM as u32;
-        assert_eq!(x86(&p, libc::SYS_setsid, [0; 6]), eperm);
-        assert_eq!(x86(&p, libc::SYS_setpgid, [0; 6]), eperm);
-        assert_eq!(run(&p, 0x4000_0003, 66, [0; 6]), eperm, "int 0x80 setsid");
+        let refused = RET_TRACE;
+        assert_eq!(x86(&p, libc::SYS_setsid, [0; 6]), refused);
+        assert_eq!(x86(&p, libc::SYS_setpgid, [0; 6]), refused);
+        assert_eq!(run(&p, 0x4000_0003, 66, [0; 6]), refused, "int 0x80 setsid");
         assert_eq!(x86(&p, libc::SYS_fork, [0; 6]), RET_ALLOW);
         assert_eq!(x86(&p, libc::SYS_write, [0; 6]), RET_ALLOW);
     }
