@@ -89,11 +89,15 @@ fn outside_the_tests(origin: &Origin, features: &[&str], rendered: &str) -> anyh
         cargo::build_tests(&copy.root.join("Cargo.toml"), &copy.target_dir, features)
     });
     match own {
-        Ok(BuildOutcome::Failed(errors)) => anyhow::anyhow!(
-            "the crate's own tests do not build, before any generated test is added \
-             (`cargo test` fails the same way): mend this, then run again; nothing was written:\n{}",
-            errors.first().map_or(rendered, |e| e.rendered.as_str())
-        ),
+        Ok(BuildOutcome::Failed(errors)) => crate::errors::Failure::CrateDoesNotCompile {
+            what: format!(
+                "the crate's own tests do not compile, before any generated test is added \
+                 (`cargo test` fails the same way): mend this, then run again; nothing was \
+                 written:\n{}",
+                errors.first().map_or(rendered, |e| e.rendered.as_str())
+            ),
+        }
+        .into(),
         _ => anyhow::anyhow!(
             "the generated tests broke the crate's build (a fault of hermetic: please report \
              it with this message); nothing was written:\n{rendered}"
