@@ -10,7 +10,9 @@ use common::{check_generated_files, Fixture};
 #[test]
 fn mocks_reach_every_branch_and_fail_loudly_when_the_trait_changes() {
     let fixture = Fixture::copy("mocks");
-    let run = fixture.generate().seed(1).max_executions(6000).run();
+    // 12,000 executions: at 6,000 seed 1 wrote no `[5, 42]` test in a fresh clone (the search
+    // depends on where the crate lies), while seeds 2-4 at 12,000 each wrote one.
+    let run = fixture.generate().seed(1).max_executions(12000).run();
     run.assert_success();
     check_generated_files(&fixture, &run);
     assert_eq!(
