@@ -50,6 +50,10 @@ const DRIVER_FILES: &[(&str, &str)] = &[
         include_str!("../../hermetic-driver/src/fakes.rs"),
     ),
     (
+        "src/leftovers.rs",
+        include_str!("../../hermetic-driver/src/leftovers.rs"),
+    ),
+    (
         "src/mutant.rs",
         include_str!("../../hermetic-driver/src/mutant.rs"),
     ),

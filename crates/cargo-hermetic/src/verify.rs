@@ -195,6 +195,17 @@ pub fn verify(
                 why.insert(test.clone(), failure(&exe, root, test, run, limits)?);
             }
         }
+        // A test is kept only when a run saw it pass.
+        let reported: BTreeSet<String> = passed
+            .iter()
+            .chain(why.keys())
+            .map(|t| short_name(t))
+            .collect();
+        for f in &files {
+            for test in f.test_names.iter().filter(|t| !reported.contains(*t)) {
+                why.insert(test.clone(), Failure::NotRun);
+            }
+        }
         let checks_output: BTreeSet<&str> = files
             .iter()
             .flat_map(|f| f.asserting_output.iter().map(String::as_str))
@@ -261,7 +272,8 @@ struct Once {
 }
 
 /// Runs the suite's tests once (run `run`'s surroundings); when the binary was killed or
-/// stopped, the tests in `all` it did not get to report run alone to tell which did it.
+/// stopped, the tests in `all` it did not get to report (all of them, when the sandbox
+/// stopped it) run alone to tell which did it.
 fn run_once(
     exe: &Path,
     root: &Path,
@@ -276,10 +288,12 @@ fn run_once(
         ..Once::default()
     };
     if ran.cut_short() {
-        let unfinished = all
+        // When the sandbox stopped it, the tests that passed run alone too: a test's act can
+        // come after it passed (at exit, from a thread it left running).
+        let suspects = all
             .iter()
-            .filter(|t| !ran.passed.contains(*t) && !ran.failed.contains(*t));
-        for test in unfinished {
+            .filter(|t| ran.refused() || (!ran.passed.contains(*t) && !ran.failed.contains(*t)));
+        for test in suspects {
             match run_alone(exe, test, limits, &|c| elsewhere(c, root, run))? {
                 Alone::Passed => {
                     once.passed.insert(test.clone());
@@ -337,6 +351,9 @@ pub enum Failure {
     TimedOut,
     /// The sandbox stopped it: run outside, it would do something the sandbox refuses.
     Refused,
+    /// No run reported it: the test binary stopped before (as it started, say: code that runs
+    /// when a binary loads did something the sandbox refuses).
+    NotRun,
     /// It fails in another build than the debug one it was written from (the command shown).
     Configuration(&'static str),
 }
@@ -353,6 +370,7 @@ impl Failure {
             Failure::Uncompilable => DROPPED_UNCOMPILABLE.into(),
             Failure::TimedOut => DROPPED_TIMED_OUT.into(),
             Failure::Refused => DROPPED_REFUSED.into(),
+            Failure::NotRun => DROPPED_NOT_RUN.into(),
             Failure::Configuration(shown) => format!("fails under `{shown}`"),
         }
     }

@@ -1,6 +1,7 @@
 //! End-to-end: `generate` on a crate of hostile functions (`tests/fixtures/hostile`: raw
 //! system calls through libc's `syscall`, the `syscall` instruction and `int 0x80`; kills,
-//! process starts, sockets, sleeps, floods, exits) finishes, leaves the machine as it was, names
+//! process starts, sockets, sleeps, floods, exits; threads, hooks, handlers and exit functions
+//! that act after the call returned) finishes, leaves the machine as it was, names
 //! every hostile function in its report, and writes no test that does the harm, even under a
 //! plain `cargo test`.
 
@@ -137,7 +138,8 @@ fn processes_below(dir: &Path) -> Vec<String> {
 }
 
 /// Each hostile function called with the input that makes it act (`tests/fixtures/hostile`;
-/// `nap(59)` is written, inside an `Env` that keeps its sleep virtual).
+/// `nap(59)` is written, inside an `Env` that keeps its sleep virtual; `at_exit(109)` acts only
+/// when the test process ends: verification, in the sandbox, drops its test).
 const ACTS: &[&str] = &[
     "raw_write_home(7)",
     "asm_write_canary(11)",
@@ -162,6 +164,14 @@ const ACTS: &[&str] = &[
     "send_udp(83)",
     "connect_unix(89)",
     "undump(97)",
+    "linger(101)",
+    "hook(103)",
+    "trap_interrupt(107)",
+    "at_exit(109)",
+    "raw_clone3(113)",
+    "own_signals(127)",
+    "pin_parent(131)",
+    "resize_terminal(137)",
 ];
 
 #[test]
@@ -208,6 +218,14 @@ fn hostile_code_does_no_harm_and_every_act_is_named() {
         "detach",
         "lower_limits",
         "undump",
+        // Acts left for later: a thread still running, a panic hook, a signal handler.
+        "linger",
+        "hook",
+        "trap_interrupt",
+        "raw_clone3",
+        "own_signals",
+        "pin_parent",
+        "resize_terminal",
     ] {
         assert!(
             refused.contains(f),

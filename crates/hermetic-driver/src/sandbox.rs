@@ -23,20 +23,33 @@ pub struct Sandbox {
 pub fn contain_server() -> Sandbox {
     let log = Log::new().expect("hermetic driver: cannot map the refusal log");
     let writes = std::env::var_os(SANDBOX_WRITES_ENV).is_some();
-    let seccomp = cfg!(target_arch = "x86_64")
+    let seccomp = enabled()
+        && cfg!(target_arch = "x86_64")
         && filter::no_new_privs()
-        && filter::program(&Policy {
-            profile: Profile::Server,
-            writes,
-        })
-        .install(true)
-        .ok()
-        .flatten()
-        .is_some_and(|listener| supervisor::start(listener, log).is_ok());
+        && supervisor::start(
+            || {
+                let program = filter::program(&Policy {
+                    profile: Profile::Server,
+                    writes,
+                });
+                program
+                    .install(true)?
+                    .ok_or(std::io::ErrorKind::Unsupported.into())
+            },
+            log,
+        )
+        .is_ok();
     if std::env::var_os("HERMETIC_DEBUG").is_some() {
         eprintln!("hermetic driver: seccomp {seccomp}, writes {writes}");
     }
     Sandbox { log, seccomp }
+}
+
+/// False only in the sandbox benchmark's runs without the sandbox
+/// ([`hermetic_protocol::BENCH_NO_SANDBOX_ENV`]).
+pub fn enabled() -> bool {
+    static ENABLED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ENABLED.get_or_init(|| std::env::var_os(hermetic_protocol::BENCH_NO_SANDBOX_ENV).is_none())
 }
 
 /// In a freshly forked child, before it runs code under test: it keeps none of the server's

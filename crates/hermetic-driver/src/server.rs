@@ -133,6 +133,10 @@ pub fn serve(entries: &[Entry]) {
     // SAFETY: the engine opens fd 3 for us; we own it from here on.
     let mut reply = std::io::BufWriter::new(unsafe { std::fs::File::from_raw_fd(REPLY_FD) });
     let base = coverage::load_base();
+    // The runtime puts its panic hook in place at the first environment entered: here, once,
+    // so that in the children the hook is the driver's own whenever a case did not set one
+    // (`leftovers`).
+    drop(hermetic::Env::new().enter());
     // Contain the server itself: every child it forks inherits the restrictions, and the
     // server needs no files, programs or network (it talks through inherited pipes).
     let sandbox = sandbox::contain_server();
@@ -318,8 +322,10 @@ const CASE_STACK: usize = 2 << 20;
 
 fn run_child(entries: &[Entry], calls: &[Call], env: &Option<EnvSpec>, shared: &Shared) -> ! {
     install_child_handlers();
-    std::panic::set_hook(Box::new(|_| {}));
+    crate::leftovers::quiet_panic_hook();
+    let before = crate::leftovers::before();
     run_on_fresh_thread(entries, calls, env, shared);
+    crate::leftovers::check(&before);
     // SAFETY: leave without running destructors or atexit handlers of the parent's state.
     unsafe { libc::_exit(0) }
 }
@@ -391,7 +397,8 @@ fn spawn_worker(entries: &[Entry], shared: &Shared) -> Worker {
         sandbox::contain_child();
         drop((request_write, done_read));
         install_child_handlers();
-        std::panic::set_hook(Box::new(|_| {}));
+        crate::leftovers::quiet_panic_hook();
+        let before = crate::leftovers::before();
         let mut requests = std::io::BufReader::new(request_read);
         let mut done = done_write;
         let mut line = String::new();
@@ -411,6 +418,7 @@ fn spawn_worker(entries: &[Entry], shared: &Shared) -> Worker {
             {
                 crate::mutant::set_active(mutant, report_reached);
                 run_on_fresh_thread(entries, &calls, &env, shared);
+                crate::leftovers::check(&before);
             }
             if done.write_all(&[1]).is_err() {
                 // SAFETY: as in `run_child`.

@@ -20,6 +20,11 @@ pub const SHARED_CHILD_ENV: &str = "HERMETIC_SHARED_CHILD";
 /// directory: it runs against the real environment (benchmarks only). Otherwise the runtime
 /// serves every write, and a real one is refused.
 pub const SANDBOX_WRITES_ENV: &str = "HERMETIC_SANDBOX_WRITES";
+/// Set (to anything) in the engine's environment, for the sandbox benchmark only
+/// (`bench/src/bin/sandbox_cost.rs`): drivers start without the sandbox's layers (no Landlock,
+/// namespaces, seccomp filter or leftover checks), to measure what they cost. The driver
+/// inherits it. Never for users: nothing contains the code under test then.
+pub const BENCH_NO_SANDBOX_ENV: &str = "HERMETIC_BENCH_NO_SANDBOX";
 /// The file descriptor the driver answers on.
 pub const REPLY_FD: i32 = 3;
 /// The file descriptor requests come on. Not standard input: std's stdin buffer is shared with

@@ -21,6 +21,10 @@ const RET_ALLOW: u32 = 0x7fff_0000;
 const RET_TRAP: u32 = 0x0003_0000;
 const RET_ERRNO: u32 = 0x0005_0000;
 const RET_USER_NOTIF: u32 = 0x7fc0_0000;
+/// Fails with `ENOSYS` when no tracer is attached (none can be: `ptrace` is refused); below a
+/// request to the supervisor in the kernel's order, so a filter installed after one that
+/// returns this still has its refusals logged.
+const RET_TRACE: u32 = 0x7ff0_0000;
 pub(crate) const AUDIT_ARCH_X86_64: u32 = 0xc000_003e;
 /// System call numbers at or above this are the x32 ABI's.
 pub(crate) const X32_SYSCALL_BIT: u32 = 0x4000_0000;
@@ -189,6 +193,10 @@ enum Class {
     Start,
     /// `clone`: threads are allowed, processes are starts.
     Clone,
+    /// `clone3`, whose flags are in memory: the supervisor reads them and lets threads through
+    /// (refusing processes); in test binaries it fails with `ENOSYS`, and libc falls back to
+    /// `clone`.
+    Clone3,
     /// `execve`, `execveat`.
     Exec,
     /// Sends a signal to the process or thread group in this argument: allowed only to itself
@@ -196,8 +204,6 @@ enum Class {
     Signal(u8),
     /// Checked by its arguments: see [`special`].
     Special,
-    /// Fails with `ENOSYS` (uncounted), so that libc falls back to an older call.
-    NoSys,
 }
 
 use Class::*;
@@ -223,7 +229,7 @@ const TABLE: &[(c_long, &str, Class)] = &[
     (libc::SYS_sendto, "sendto", Special),
     (libc::SYS_fork, "fork", Start),
     (libc::SYS_vfork, "vfork", Start),
-    (libc::SYS_clone3, "clone3", NoSys),
+    (libc::SYS_clone3, "clone3", Clone3),
     (libc::SYS_execve, "execve", Exec),
     (libc::SYS_execveat, "execveat", Exec),
     // Files: reading, and writing through descriptors already open.
@@ -258,7 +264,7 @@ const TABLE: &[(c_long, &str, Class)] = &[
     (libc::SYS_dup, "dup", Allow),
     (libc::SYS_dup2, "dup2", Allow),
     (libc::SYS_dup3, "dup3", Allow),
-    (libc::SYS_fcntl, "fcntl", Allow),
+    (libc::SYS_fcntl, "fcntl", Special),
     (libc::SYS_flock, "flock", Allow),
     (libc::SYS_fsync, "fsync", Allow),
     (libc::SYS_fdatasync, "fdatasync", Allow),
@@ -357,7 +363,7 @@ const TABLE: &[(c_long, &str, Class)] = &[
     (libc::SYS_arch_prctl, "arch_prctl", Allow),
     (libc::SYS_sched_yield, "sched_yield", Allow),
     (libc::SYS_sched_getaffinity, "sched_getaffinity", Allow),
-    (libc::SYS_sched_setaffinity, "sched_setaffinity", Allow),
+    (libc::SYS_sched_setaffinity, "sched_setaffinity", Special),
     (libc::SYS_sched_getparam, "sched_getparam", Allow),
     (libc::SYS_sched_getscheduler, "sched_getscheduler", Allow),
     (libc::SYS_sched_getattr, "sched_getattr", Allow),
@@ -594,9 +600,44 @@ const PRCTL_ALLOWED: &[i32] = &[
     libc::PR_GET_SPECULATION_CTRL,
     0x5356_4d41, // PR_SET_VMA: names of anonymous memory (glibc's allocator)
 ];
-/// Terminal ioctls that reach beyond the process: faking input, console control.
+/// Terminal requests (`0x54..`) that only read or change the descriptor alone: `TCGETS`,
+/// `TCGETA`, `TIOCGPGRP`, `TIOCOUTQ`, `TIOCGWINSZ`, `TIOCMGET`, `TIOCGSOFTCAR`, `FIONREAD`,
+/// `TIOCGSERIAL`, `FIONBIO`, `TIOCGETD`, `TIOCGSID`, `TCGETS2`, `TIOCGPTN`, `TIOCGDEV`,
+/// `TIOCGPKT`, `TIOCGPTLCK`, `TIOCGEXCL`, `FIONCLEX`, `FIOCLEX`, `FIOASYNC` (no owner can be
+/// set), `TIOCGICOUNT`, `FIOQSIZE`. The rest of the range is refused.
+const TTY_READS: &[u32] = &[
+    0x5401,
+    0x5405,
+    0x540f,
+    0x5411,
+    0x5413,
+    0x5415,
+    0x5419,
+    0x541b,
+    0x541e,
+    0x5421,
+    0x5424,
+    0x5429,
+    0x802c_542a,
+    0x8004_5430,
+    0x8004_5432,
+    0x8004_5438,
+    0x8004_5439,
+    0x8004_5440,
+    0x5450,
+    0x5451,
+    0x5452,
+    0x545d,
+    0x5460,
+];
+/// Terminal requests that reach beyond the process: faking input, console control.
+#[cfg(test)]
 const TIOCSTI: u32 = 0x5412;
-const TIOCLINUX: u32 = 0x541c;
+/// `fcntl`'s command that sets the owner with its type (not in the `libc` crate).
+const F_SETOWN_EX: i32 = 15;
+/// Setting which process gets a socket's signals.
+const FIOSETOWN: u32 = 0x8901;
+const SIOCSPGRP: u32 = 0x8902;
 
 fn check(arg: u8, test: Test, then: Action) -> Check {
     Check { arg, test, then }
@@ -612,13 +653,34 @@ fn special(nr: c_long) -> Rule {
                 .collect(),
             Action::Refuse,
         ),
+        // Terminal requests that only read are allowed; those that change the terminal (its
+        // settings, size, process group, input) reach whoever else uses it. Setting the owner
+        // of a socket's signals would signal another process.
         libc::SYS_ioctl => Rule::Checks(
-            vec![
-                check(1, Test::Eq(TIOCSTI), Action::Refuse),
-                check(1, Test::Eq(TIOCLINUX), Action::Refuse),
-            ],
+            TTY_READS
+                .iter()
+                .map(|&r| check(1, Test::Eq(r), Action::Allow))
+                .chain([
+                    check(1, Test::Masked(0xff00, 0x5400), Action::Refuse),
+                    check(1, Test::Eq(FIOSETOWN), Action::Refuse),
+                    check(1, Test::Eq(SIOCSPGRP), Action::Refuse),
+                ])
+                .collect(),
             Action::Allow,
         ),
+        // The owner of a descriptor's signals (`SIGIO`, `SIGURG`) would be another process;
+        // a lease makes everyone else who opens the file wait.
+        libc::SYS_fcntl => Rule::Checks(
+            [libc::F_SETOWN, F_SETOWN_EX, libc::F_SETLEASE]
+                .iter()
+                .map(|&c| check(1, Test::Eq(c as u32), Action::Refuse))
+                .collect(),
+            Action::Allow,
+        ),
+        // Only the calling thread's own (pid 0): another process's is not its to change.
+        libc::SYS_sched_setaffinity => {
+            Rule::Checks(vec![check(0, Test::Eq(0), Action::Allow)], Action::Refuse)
+        }
         // Only the thread's own handler may answer a refusal.
         libc::SYS_rt_sigaction => Rule::Checks(
             vec![check(0, Test::Eq(libc::SIGSYS as u32), Action::Refuse)],
@@ -697,7 +759,10 @@ fn rule(nr: c_long, class: Class, policy: &Policy) -> Rule {
             ),
         },
         Special => special(nr),
-        NoSys => Rule::Always(Action::Errno(libc::ENOSYS)),
+        Clone3 => match policy.profile {
+            Profile::Server => Rule::Always(Action::Refuse),
+            Profile::Tests { .. } => Rule::Always(Action::Errno(libc::ENOSYS)),
+        },
     }
 }
 
@@ -790,6 +855,32 @@ pub fn program(policy: &Policy) -> Program {
     }
     code.push(stmt(RET_K, refuse));
     Program { code, pid_slots }
+}
+
+/// The filter the driver starts under, before its own ([`program`]) is in place: it keeps
+/// code that runs when the binary loads (constructors) from leaving the process group, which
+/// is killed as a whole when the driver is done (`setsid`, `setpgid`, and every 32-bit or x32
+/// call, fail). Everything else is left to the layers around it and to the driver's own
+/// filter, which stacks on this one: the floor answers with [`RET_TRACE`], which the kernel
+/// ranks below the driver's requests to its supervisor, so those refusals are still logged.
+pub fn floor() -> Program {
+    let refused = RET_TRACE;
+    let code = vec![
+        stmt(LD_W_ABS, ARCH),
+        jump(JEQ_K, AUDIT_ARCH_X86_64, 1, 0),
+        stmt(RET_K, refused),
+        stmt(LD_W_ABS, NR),
+        jump(JGE_K, X32_SYSCALL_BIT, 0, 1),
+        stmt(RET_K, refused),
+        jump(JEQ_K, libc::SYS_setsid as u32, 1, 0),
+        jump(JEQ_K, libc::SYS_setpgid as u32, 0, 1),
+        stmt(RET_K, refused),
+        stmt(RET_K, RET_ALLOW),
+    ];
+    Program {
+        code,
+        pid_slots: Vec::new(),
+    }
 }
 
 /// For a call that sends a signal, the argument that says to whom (a pid or thread group).
@@ -915,8 +1006,9 @@ mod tests {
         assert_eq!(x86(&p, libc::SYS_clone, [process, 0, 0, 0, 0, 0]), REFUSED);
         assert_eq!(x86(&p, libc::SYS_fork, [0; 6]), REFUSED);
         assert_eq!(x86(&p, libc::SYS_kill, [1, 9, 0, 0, 0, 0]), REFUSED);
+        assert_eq!(x86(&p, libc::SYS_clone3, [0; 6]), REFUSED);
         assert_eq!(
-            x86(&p, libc::SYS_clone3, [0; 6]),
+            x86(&tests_profile(1), libc::SYS_clone3, [0; 6]),
             RET_ERRNO | libc::ENOSYS as u32
         );
         assert_eq!(x86(&p, libc::SYS_execve, [0; 6]), REFUSED);
@@ -973,6 +1065,22 @@ mod tests {
         assert_eq!(x86(&p, libc::SYS_socketpair, [1, 2, 0, 0, 0, 0]), REFUSED);
         assert_eq!(x86(&p, libc::SYS_sendto, [3, 0, 0, 0, 0, 0]), RET_ALLOW);
         assert_eq!(x86(&p, libc::SYS_sendto, [3, 0, 0, 0, 0x7000, 0]), REFUSED);
+        let fcntl = |cmd: i32| x86(&p, libc::SYS_fcntl, [3, cmd as u64, 77, 0, 0, 0]);
+        assert_eq!(fcntl(libc::F_GETFL), RET_ALLOW);
+        assert_eq!(fcntl(libc::F_SETFD), RET_ALLOW);
+        assert_eq!(fcntl(libc::F_SETOWN), REFUSED);
+        assert_eq!(fcntl(libc::F_SETLEASE), REFUSED);
+        let affinity = |pid: u64| x86(&p, libc::SYS_sched_setaffinity, [pid, 8, 0x7000, 0, 0, 0]);
+        assert_eq!(affinity(0), RET_ALLOW);
+        assert_eq!(affinity(4321), REFUSED);
+        let ioctl = |req: u64| x86(&p, libc::SYS_ioctl, [0, req, 0, 0, 0, 0]);
+        assert_eq!(ioctl(0x5413), RET_ALLOW, "TIOCGWINSZ");
+        assert_eq!(ioctl(0x802c_542a), RET_ALLOW, "TCGETS2");
+        assert_eq!(ioctl(0x5402), REFUSED, "TCSETS");
+        assert_eq!(ioctl(0x5414), REFUSED, "TIOCSWINSZ");
+        assert_eq!(ioctl(0x402c_542b), REFUSED, "TCSETS2");
+        assert_eq!(ioctl(0x8901), REFUSED, "FIOSETOWN");
+        assert_eq!(ioctl(0x4004_6601), RET_ALLOW, "FS_IOC_GETFLAGS");
         let tiocsti = [0, TIOCSTI as u64, 0, 0, 0, 0];
         assert_eq!(x86(&p, libc::SYS_ioctl, tiocsti), REFUSED);
         assert_eq!(
@@ -987,6 +1095,17 @@ mod tests {
             x86(&p, libc::SYS_rt_sigaction, [6, 0, 0, 0, 0, 0]),
             RET_ALLOW
         );
+    }
+
+    #[test]
+    fn the_floor_keeps_the_process_group() {
+        let p = floor();
+        let refused = RET_TRACE;
+        assert_eq!(x86(&p, libc::SYS_setsid, [0; 6]), refused);
+        assert_eq!(x86(&p, libc::SYS_setpgid, [0; 6]), refused);
+        assert_eq!(run(&p, 0x4000_0003, 66, [0; 6]), refused, "int 0x80 setsid");
+        assert_eq!(x86(&p, libc::SYS_fork, [0; 6]), RET_ALLOW);
+        assert_eq!(x86(&p, libc::SYS_write, [0; 6]), RET_ALLOW);
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //! offers itself to the OOM killer first, enters the namespaces and Landlock, and, for test
 //! binaries, installs the seccomp filter and starts the binary itself (the filter lets exactly
 //! that `execve` through). The driver installs its own filter once running, since it answers
-//! refusals itself ([`crate::refusals`], [`crate::processes`]).
+//! refusals itself ([`crate::refusals`], [`crate::supervisor`]); until then it runs under
+//! [`filter::floor`].
 
 use crate::filter::{self, Policy, Profile, Program};
 use crate::landlock::Ruleset;
@@ -82,6 +83,9 @@ impl Sandbox {
             None
         };
         let mut exec = exec;
+        // Without a filter of its own from the start (the driver installs one once running),
+        // the floor keeps what runs before that in the process group.
+        let floor = (!self.filter).then(filter::floor);
         cmd.process_group(0);
         // SAFETY: the hook makes only system calls, on data prepared above.
         unsafe {
@@ -94,6 +98,11 @@ impl Sandbox {
                 let entered = plan.as_ref().map(Plan::enter).unwrap_or_default();
                 let landlock =
                     filter::no_new_privs() && ruleset.as_ref().is_some_and(Ruleset::enforce);
+                if let Some(floor) = &floor {
+                    if landlock || filter::no_new_privs() {
+                        let _ = floor.install(false);
+                    }
+                }
                 let seccomp = exec.is_some();
                 let status = entered.bits() | (landlock as u8) << 2 | (seccomp as u8) << 3;
                 libc::write(status_write.as_raw_fd(), [status].as_ptr().cast(), 1);

@@ -18,22 +18,32 @@ use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 /// own requests).
 static LISTENER: AtomicI32 = AtomicI32::new(-1);
 
-/// Starts the supervisor on `listener` (from [`crate::filter::Program::install`]); the
-/// calling thread is the server's, whose starts and signals go through.
-pub fn start(listener: i32, log: &'static Log) -> std::io::Result<()> {
-    LISTENER.store(listener, Ordering::SeqCst);
+/// Installs a filter with `install` (which returns its listener, from
+/// [`crate::filter::Program::install`]) on the calling thread, the server's, whose starts and
+/// signals go through, and starts the supervisor that answers it. The supervisor's thread
+/// starts first, outside the filter: under it, its own start (`clone3`) would wait for an
+/// answer from itself.
+pub fn start(
+    install: impl FnOnce() -> std::io::Result<i32>,
+    log: &'static Log,
+) -> std::io::Result<()> {
     // SAFETY: gettid has no preconditions.
     let owner = unsafe { libc::gettid() } as u32;
     // The supervisor must be past its own start-up allocations before anyone forks.
     static READY: AtomicBool = AtomicBool::new(false);
+    let (tx, rx) = std::sync::mpsc::channel::<i32>();
     std::thread::Builder::new()
         .name("hermetic-sandbox".into())
         .spawn(move || {
+            let Ok(listener) = rx.recv() else { return };
             READY.store(true, Ordering::SeqCst);
             loop {
                 answer_one(listener, owner, log);
             }
         })?;
+    let listener = install()?;
+    LISTENER.store(listener, Ordering::SeqCst);
+    let _ = tx.send(listener);
     while !READY.load(Ordering::SeqCst) {
         std::thread::yield_now();
     }
@@ -60,6 +70,18 @@ fn answer_one(listener: libc::c_int, owner: u32, log: &Log) {
         let d = &request.data;
         let nr = d.nr as i64;
         let x86 = d.arch == AUDIT_ARCH_X86_64;
+        if x86 && nr == libc::SYS_clone3 && (request.pid == owner || new_thread(&request)) {
+            // Let through: the kernel reads the flags again, so code racing to change them
+            // could start a process here, but one that inherits every layer and this filter.
+            let mut answer = libc::seccomp_notif_resp {
+                id: request.id,
+                val: 0,
+                error: 0,
+                flags: libc::SECCOMP_USER_NOTIF_FLAG_CONTINUE as u32,
+            };
+            libc::ioctl(listener, libc::SECCOMP_IOCTL_NOTIF_SEND, &mut answer);
+            return;
+        }
         let signal = filter::signal_target(nr).filter(|_| x86);
         let allowed = if request.pid == owner {
             x86 && (filter::starts_process(nr) || signal.is_some())
@@ -86,6 +108,13 @@ fn answer_one(listener: libc::c_int, owner: u32, log: &Log) {
         }
         libc::ioctl(listener, libc::SECCOMP_IOCTL_NOTIF_SEND, &mut answer);
     }
+}
+
+/// Whether a `clone3` request starts a thread (its `clone_args` begin with the flags).
+fn new_thread(request: &libc::seccomp_notif) -> bool {
+    let mut flags = [0u8; 8];
+    read_memory(request.pid, request.data.args[0], &mut flags);
+    u64::from_le_bytes(flags) & libc::CLONE_THREAD as u64 != 0
 }
 
 /// Whether a signal from thread `tid` goes to its own process (or thread).

@@ -197,8 +197,15 @@ fn server_side() -> i32 {
         profile: Profile::Server,
         writes: false,
     });
-    let listener = program.install(true).unwrap().unwrap();
-    supervisor::start(listener, log).unwrap();
+    let mut listener = -1;
+    supervisor::start(
+        || {
+            listener = program.install(true)?.unwrap();
+            Ok(listener)
+        },
+        log,
+    )
+    .unwrap();
     log.reset();
     // SAFETY: the child tries things and leaves with `_exit`.
     let child = unsafe { libc::fork() };
@@ -261,7 +268,7 @@ fn server_side() -> i32 {
             "kill of its parent (signal 0)",
             "setsid",
             "openat for writing /tmp/hermetic-sandbox-never",
-            "clone: a new process",
+            "clone3: a new process",
         ],
     );
     assert!(!Path::new("/tmp/hermetic-sandbox-never").exists());

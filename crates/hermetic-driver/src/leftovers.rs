@@ -1,0 +1,172 @@
+//! What a test case leaves behind in its process: threads still running after the call
+//! returned, a panic hook or signal handlers of its own. Each would act later (in another
+//! test, at a signal, at any time) where no refusal of this execution is seen, so a generated
+//! test would carry the act out under `cargo test`. The child that ran the case waits a moment
+//! for its threads, then logs each leftover as a refusal (through the supervisor,
+//! [`hermetic_sandbox::refusals::left_behind`]), and the execution is never a test.
+
+use hermetic_sandbox::refusals::{left_behind, LeftBehind};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+/// How long the threads a case started get to finish after it returned. Threads that act a
+/// little later (after a short sleep, which is virtual) act within it and are refused.
+const GRACE: Duration = Duration::from_millis(50);
+
+/// Signals whose handler is checked: those that come from outside or from faults, for which a
+/// handler set by the code would act later (`SIGKILL`, `SIGSTOP` have none; `SIGSYS` (31),
+/// whose handler could answer refusals, the filter keeps even from being read).
+const SIGNALS: std::ops::RangeInclusive<i32> = 1..=30;
+
+/// The address of the driver's own panic hook (its box), to tell it from another.
+static QUIET_HOOK: AtomicUsize = AtomicUsize::new(0);
+
+/// The process as the driver set it up, before the case.
+pub struct Before {
+    threads: usize,
+    handlers: [KernelSigaction; 32],
+}
+
+/// Installs the driver's panic hook (silent: panics are caught and reported as outcomes).
+pub fn quiet_panic_hook() {
+    // Not zero-sized, so its box has an address no other hook has.
+    let marker = 1u8;
+    let hook: Box<dyn Fn(&std::panic::PanicHookInfo<'_>) + Sync + Send> = Box::new(move |_| {
+        std::hint::black_box(&marker);
+    });
+    QUIET_HOOK.store(address(&*hook), Ordering::SeqCst);
+    std::panic::set_hook(hook);
+}
+
+fn address<T: ?Sized>(v: &T) -> usize {
+    v as *const T as *const () as usize
+}
+
+/// Notes the threads and handlers of the process (in the child, before the case).
+pub fn before() -> Before {
+    let mut handlers = [KernelSigaction::default(); 32];
+    if !crate::sandbox::enabled() {
+        return Before {
+            threads: 1,
+            handlers,
+        };
+    }
+    for sig in SIGNALS {
+        handlers[sig as usize] = disposition(sig).unwrap_or_default();
+    }
+    Before {
+        threads: threads().unwrap_or(1),
+        handlers,
+    }
+}
+
+/// After the case: waits up to [`GRACE`] for its threads, logs what it left behind, and puts
+/// the driver's hook and handlers back (a shared child runs the next case).
+pub fn check(before: &Before) {
+    if !crate::sandbox::enabled() {
+        return;
+    }
+    let deadline = Instant::now() + GRACE;
+    let mut extra = 0;
+    while let Some(n) = threads() {
+        extra = n.saturating_sub(before.threads);
+        if extra == 0 || Instant::now() >= deadline {
+            break;
+        }
+        std::thread::sleep(Duration::from_micros(100));
+    }
+    if extra > 0 {
+        left_behind(LeftBehind::Threads, extra as u64);
+    }
+    let hook = std::panic::take_hook();
+    if address(&*hook) == QUIET_HOOK.load(Ordering::SeqCst) {
+        std::panic::set_hook(hook);
+    } else {
+        left_behind(LeftBehind::PanicHook, 0);
+        // Its own drop is code under test too: it runs here, inside the sandbox.
+        drop(hook);
+        quiet_panic_hook();
+    }
+    for sig in SIGNALS {
+        let was = &before.handlers[sig as usize];
+        if disposition(sig).is_some_and(|now| now.handler != was.handler) {
+            left_behind(LeftBehind::SignalHandler, sig as u64);
+            // SAFETY: the disposition the kernel gave before the case, as it gave it.
+            unsafe { sigaction(sig, was, std::ptr::null_mut()) };
+        }
+    }
+}
+
+/// The kernel's `struct sigaction` on x86-64 (what `rt_sigaction` reads and writes).
+#[repr(C)]
+#[derive(Debug, Default, Clone, Copy)]
+struct KernelSigaction {
+    handler: usize,
+    flags: u64,
+    restorer: usize,
+    mask: u64,
+}
+
+/// `rt_sigaction` itself (libc's `sigaction` translates, and may be served by the runtime).
+unsafe fn sigaction(sig: i32, new: *const KernelSigaction, old: *mut KernelSigaction) -> i64 {
+    libc::syscall(libc::SYS_rt_sigaction, sig, new, old, 8usize)
+}
+
+/// A signal's disposition (handler, `SIG_DFL` or `SIG_IGN`, flags), asked of the kernel.
+fn disposition(sig: i32) -> Option<KernelSigaction> {
+    let mut old = KernelSigaction::default();
+    // SAFETY: reads the disposition into `old`, changes nothing.
+    let r = unsafe { sigaction(sig, std::ptr::null(), &mut old) };
+    (r == 0).then_some(old)
+}
+
+/// The process's number of threads (`/proc/self/stat`, field 20).
+fn threads() -> Option<usize> {
+    // Read with system calls alone: the runtime serves libc's file functions to code inside a
+    // virtual environment, and this must see the real file.
+    let mut buf = [0u8; 1024];
+    // SAFETY: a NUL-terminated constant path; reads into `buf` within its length.
+    let n = unsafe {
+        let fd = libc::syscall(
+            libc::SYS_open,
+            c"/proc/self/stat".as_ptr(),
+            libc::O_RDONLY | libc::O_CLOEXEC,
+        );
+        if fd < 0 {
+            return None;
+        }
+        let n = libc::syscall(libc::SYS_read, fd, buf.as_mut_ptr(), buf.len());
+        libc::syscall(libc::SYS_close, fd);
+        n
+    };
+    let text = std::str::from_utf8(buf.get(..usize::try_from(n).ok()?)?).ok()?;
+    // After the command name's closing parenthesis: state is field 3, threads field 20.
+    let rest = &text[text.rfind(')')? + 1..];
+    rest.split_whitespace().nth(17)?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_threads_and_reads_handlers() {
+        let (tx, rx) = std::sync::mpsc::channel::<()>();
+        let t = std::thread::spawn(move || rx.recv());
+        assert!(threads().unwrap() >= 2);
+        tx.send(()).unwrap();
+        t.join().unwrap().unwrap();
+        assert_eq!(disposition(libc::SIGKILL).unwrap().handler, libc::SIG_DFL);
+    }
+
+    #[test]
+    fn the_quiet_hook_is_known_by_its_address() {
+        quiet_panic_hook();
+        let hook = std::panic::take_hook();
+        assert_eq!(address(&*hook), QUIET_HOOK.load(Ordering::SeqCst));
+        std::panic::set_hook(Box::new(|_| {}));
+        let other = std::panic::take_hook();
+        assert_ne!(address(&*other), QUIET_HOOK.load(Ordering::SeqCst));
+        std::panic::set_hook(hook);
+    }
+}
