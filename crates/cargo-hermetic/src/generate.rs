@@ -2,13 +2,14 @@
 
 use crate::cli::GenerateArgs;
 use crate::cluster::Cluster;
+use crate::commit::Changes;
 use crate::driver::{build, goals, lines, process};
 use crate::emit::Suite;
 use crate::isolate::Isolation;
 use crate::report::{Branch, FindingReport, Report, UncoveredLine, UncoveredReport};
 use crate::search::{self, ops::Space, values::ValuePool, SearchConfig};
 use crate::shadow::Origin;
-use crate::{analyze, cargo, emit, kept, manifest, verify};
+use crate::{analyze, cargo, emit, kept, lockfile, manifest, verify};
 use anyhow::{bail, Context, Result};
 use hermetic_protocol::Outcome;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -298,13 +299,29 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         .len()
         .saturating_sub(tests_emitted + verified.dropped.len());
     let contents = files.iter().map(|f| f.contents.as_str());
-    let runtime = manifest::runtime_for(contents, &manifest::Place::of(&target), args.runtime)?;
+    let place = manifest::Place::of(&target);
+    let runtime = manifest::runtime_for(contents, &place, args.runtime)?;
+    // With the tests go the cases a rerun reads and the lock file that names the runtime.
+    let mut along = Changes::default();
+    if !args.dry_run {
+        along = kept::changes(&kept.files(
+            &cluster,
+            &files,
+            &outcome.tests,
+            &target.workspace_root,
+            &target.package,
+        ));
+        along.append(lockfile::change_or_say(&place, &work_dir, &runtime, |l| {
+            status.say(l)
+        }));
+    }
     emit::apply_or_print(
         &target.crate_dir,
         &cluster,
         Suite::Generated,
         &files,
         &runtime,
+        along,
         args.dry_run,
     )?;
     for line in runtime.describe(args.dry_run) {
@@ -316,14 +333,6 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         }
     } else {
         isolation.write(&cluster, &target.crate_dir)?;
-        let cases = kept.files(
-            &cluster,
-            &files,
-            &outcome.tests,
-            &target.workspace_root,
-            &target.package,
-        );
-        kept::write(&cases)?;
     }
 
     let findings = outcome

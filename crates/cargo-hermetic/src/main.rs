@@ -14,6 +14,7 @@ mod generate;
 mod html;
 mod isolate;
 mod kept;
+mod lockfile;
 mod manifest;
 mod mock_syntax;
 mod mutation;

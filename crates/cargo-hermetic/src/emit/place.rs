@@ -48,20 +48,29 @@ pub fn apply(
     suite: Suite,
     files: &[GeneratedFile],
 ) -> anyhow::Result<Applied> {
-    apply_with_runtime(crate_root, cluster, suite, files, &RuntimeEdit::default())
+    apply_with(
+        crate_root,
+        cluster,
+        suite,
+        files,
+        &RuntimeEdit::default(),
+        Changes::default(),
+    )
 }
 
 /// [`apply`], with `runtime`, the edit that makes the crate's `Cargo.toml` name the runtime
-/// (and the vendored copy): all of it is written, or nothing (an error or an interrupting
-/// signal leaves the crate as it was).
-pub fn apply_with_runtime(
+/// (and the vendored copy), and `along`, files that go with the tests (the cases a rerun
+/// reads, `Cargo.lock`), committed after the manifest: all of it is written, or nothing (an
+/// error or an interrupting signal leaves the crate as it was).
+pub fn apply_with(
     crate_root: &Path,
     cluster: &Cluster,
     suite: Suite,
     files: &[GeneratedFile],
     runtime: &RuntimeEdit,
+    along: Changes,
 ) -> anyhow::Result<Applied> {
-    let (applied, changes) = prepare(crate_root, cluster, suite, files, runtime)?;
+    let (applied, changes) = prepare(crate_root, cluster, suite, files, runtime, along)?;
     changes.commit()?;
     Ok(applied)
 }
@@ -73,18 +82,27 @@ pub fn plan(
     suite: Suite,
     files: &[GeneratedFile],
 ) -> anyhow::Result<Applied> {
-    prepare(crate_root, cluster, suite, files, &RuntimeEdit::default()).map(|(applied, _)| applied)
+    prepare(
+        crate_root,
+        cluster,
+        suite,
+        files,
+        &RuntimeEdit::default(),
+        Changes::default(),
+    )
+    .map(|(applied, _)| applied)
 }
 
 /// Checks everything and computes the writes, in commit order: the vendored runtime, test
-/// files, the manifest, the `mod` lines that use them (so that a tree stopped between two
-/// renames still builds).
+/// files, the manifest, what goes `along`, the `mod` lines that use them (so that a tree
+/// stopped between two renames still builds).
 fn prepare(
     crate_root: &Path,
     cluster: &Cluster,
     suite: Suite,
     files: &[GeneratedFile],
     runtime: &RuntimeEdit,
+    along: Changes,
 ) -> anyhow::Result<(Applied, Changes)> {
     let module_name = suite.module();
     let roots = Roots::new(crate_root);
@@ -219,6 +237,7 @@ fn prepare(
     if let Some(text) = &runtime.manifest {
         changes.write(crate_root.join("Cargo.toml"), text.as_str());
     }
+    changes.append(along);
     for (module_file, mut inserts) in edits {
         let mut text = sources[&module_file].clone();
         inserts.sort_by_key(|insert| std::cmp::Reverse(insert.0));
@@ -393,14 +412,15 @@ fn inline_insert(source: &str, close_brace: usize, name: &str) -> Option<(usize,
     }
 }
 
-/// Writes the files into the crate, or with `dry_run` checks that they could be written and
-/// prints them instead.
+/// Writes the files into the crate with what goes `along` ([`apply_with`]), or with `dry_run`
+/// checks that they could be written and prints them instead.
 pub fn apply_or_print(
     crate_dir: &Path,
     cluster: &Cluster,
     suite: Suite,
     files: &[GeneratedFile],
     runtime: &RuntimeEdit,
+    along: Changes,
     dry_run: bool,
 ) -> anyhow::Result<()> {
     if dry_run {
@@ -410,6 +430,6 @@ pub fn apply_or_print(
         }
         Ok(())
     } else {
-        apply_with_runtime(crate_dir, cluster, suite, files, runtime).map(|_| ())
+        apply_with(crate_dir, cluster, suite, files, runtime, along).map(|_| ())
     }
 }
