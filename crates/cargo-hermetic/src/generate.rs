@@ -322,7 +322,11 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         Suite::Generated,
         &files,
         &runtime,
-        along,
+        &mut |changes| {
+            isolation.add_to(changes, &cluster, &target.crate_dir)?;
+            changes.append(std::mem::take(&mut along));
+            Ok(())
+        },
         args.dry_run,
     )?;
     for line in runtime.describe(args.dry_run) {
@@ -332,8 +336,6 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         for preview in isolation.preview(&cluster, &target.crate_dir) {
             println!("{preview}");
         }
-    } else {
-        isolation.write(&cluster, &target.crate_dir)?;
     }
 
     let findings = outcome

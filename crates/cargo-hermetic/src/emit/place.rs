@@ -49,61 +49,45 @@ pub fn apply(
     suite: Suite,
     files: &[GeneratedFile],
 ) -> anyhow::Result<Applied> {
-    apply_with(
-        crate_root,
-        cluster,
-        suite,
-        files,
-        &RuntimeEdit::default(),
-        Changes::default(),
-    )
+    apply_with_runtime(crate_root, cluster, suite, files, &RuntimeEdit::default())
 }
 
 /// [`apply`], with `runtime`, the edit that makes the crate's `Cargo.toml` name the runtime
-/// (and the vendored copy), and `along`, files that go with the tests (the cases a rerun
-/// reads, `Cargo.lock`), committed after the manifest: all of it is written, or nothing (an
-/// error or an interrupting signal leaves the crate as it was).
-pub fn apply_with(
+/// (and the vendored copy): all of it is written, or nothing (an error or an interrupting
+/// signal leaves the crate as it was).
+pub fn apply_with_runtime(
     crate_root: &Path,
     cluster: &Cluster,
     suite: Suite,
     files: &[GeneratedFile],
     runtime: &RuntimeEdit,
-    along: Changes,
 ) -> anyhow::Result<Applied> {
-    let (applied, changes) = prepare(crate_root, cluster, suite, files, runtime, along)?;
+    let (applied, changes) = prepare(crate_root, cluster, suite, files, runtime)?;
     changes.commit()?;
     Ok(applied)
 }
 
-/// What [`apply`] would change, for `--dry-run`: the same checks, nothing written.
+/// What [`apply`] would change: the same checks, nothing written (`--dry-run` does them in
+/// [`apply_or_print`]).
+#[cfg(test)]
 pub fn plan(
     crate_root: &Path,
     cluster: &Cluster,
     suite: Suite,
     files: &[GeneratedFile],
 ) -> anyhow::Result<Applied> {
-    prepare(
-        crate_root,
-        cluster,
-        suite,
-        files,
-        &RuntimeEdit::default(),
-        Changes::default(),
-    )
-    .map(|(applied, _)| applied)
+    prepare(crate_root, cluster, suite, files, &RuntimeEdit::default()).map(|(applied, _)| applied)
 }
 
 /// Checks everything and computes the writes, in commit order: the vendored runtime, test
-/// files, the manifest, what goes `along`, the `mod` lines that use them (so that a tree
-/// stopped between two renames still builds).
+/// files, the manifest, the `mod` lines that use them (so that a tree stopped between two
+/// renames still builds).
 fn prepare(
     crate_root: &Path,
     cluster: &Cluster,
     suite: Suite,
     files: &[GeneratedFile],
     runtime: &RuntimeEdit,
-    along: Changes,
 ) -> anyhow::Result<(Applied, Changes)> {
     let module_name = suite.module();
     let roots = Roots::new(crate_root);
@@ -238,7 +222,6 @@ fn prepare(
     if let Some(text) = &runtime.manifest {
         changes.write(crate_root.join("Cargo.toml"), text.as_str());
     }
-    changes.append(along);
     for (module_file, mut inserts) in edits {
         let mut text = sources[&module_file].clone();
         inserts.sort_by_key(|insert| std::cmp::Reverse(insert.0));
@@ -409,24 +392,26 @@ fn inline_insert(source: &str, close_brace: usize, name: &str) -> Option<(usize,
     }
 }
 
-/// Writes the files into the crate with what goes `along` ([`apply_with`]), or with `dry_run`
-/// checks that they could be written and prints them instead.
+/// Writes the files into the crate together with what `source_edits` adds to the changes (all
+/// or nothing), or with `dry_run` checks that they could be written and prints them instead.
 pub fn apply_or_print(
     crate_dir: &Path,
     cluster: &Cluster,
     suite: Suite,
     files: &[GeneratedFile],
     runtime: &RuntimeEdit,
-    along: Changes,
+    source_edits: &mut dyn FnMut(&mut Changes) -> anyhow::Result<()>,
     dry_run: bool,
 ) -> anyhow::Result<()> {
+    let (_, mut changes) = prepare(crate_dir, cluster, suite, files, runtime)?;
+    // Edits of the user's own code (isolate attributes) go in with the tests or not at all.
+    source_edits(&mut changes)?;
     if dry_run {
-        plan(crate_dir, cluster, suite, files)?;
         for f in files {
             println!("// ===== {} =====\n{}", f.path.display(), f.contents);
         }
         Ok(())
     } else {
-        apply_with(crate_dir, cluster, suite, files, runtime, along).map(|_| ())
+        changes.commit()
     }
 }

@@ -333,10 +333,13 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
         Suite::Recorded,
         &files,
         &runtime,
-        if args.dry_run {
-            crate::commit::Changes::default()
-        } else {
-            crate::lockfile::change_or_say(&place, &work_dir, &runtime, say)
+        &mut |changes| {
+            if !args.dry_run {
+                changes.append(crate::lockfile::change_or_say(
+                    &place, &work_dir, &runtime, say,
+                ));
+            }
+            Ok(())
         },
         args.dry_run,
     )?;
