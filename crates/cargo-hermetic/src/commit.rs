@@ -54,6 +54,27 @@ impl Changes {
         self.files.push((path.into(), None));
     }
 
+    /// Whether there is nothing to write or remove.
+    pub fn is_empty(&self) -> bool {
+        self.files.is_empty()
+    }
+
+    /// Adds `other`'s changes after those added before (as [`Changes::write`] and
+    /// [`Changes::remove`] would).
+    pub fn append(&mut self, other: Changes) {
+        for (path, contents) in other.files {
+            match contents {
+                Some(c) => self.write(path, c),
+                None => self.remove(path),
+            }
+        }
+    }
+
+    /// The changes, in order: each path with its new contents (`None`: the file goes).
+    pub fn iter(&self) -> impl Iterator<Item = (&Path, Option<&[u8]>)> {
+        self.files.iter().map(|(p, c)| (p.as_path(), c.as_deref()))
+    }
+
     /// Writes every file, or none (see the module documentation).
     pub fn commit(self) -> Result<()> {
         self.commit_with(&mut |_| Ok(()))

@@ -2,6 +2,7 @@
 
 use crate::cli::GenerateArgs;
 use crate::cluster::Cluster;
+use crate::commit::Changes;
 use crate::driver::{build, goals, lines, process};
 use crate::emit::Suite;
 use crate::errors::Failure;
@@ -9,7 +10,7 @@ use crate::isolate::Isolation;
 use crate::report::{Branch, FindingReport, Report, UncoveredLine, UncoveredReport};
 use crate::search::{self, ops::Space, values::ValuePool, SearchConfig};
 use crate::shadow::Origin;
-use crate::{analyze, cargo, emit, kept, manifest, verify};
+use crate::{analyze, cargo, emit, kept, lockfile, manifest, verify};
 use anyhow::{bail, Context, Result};
 use hermetic_protocol::Outcome;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -299,14 +300,33 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         .len()
         .saturating_sub(tests_emitted + verified.dropped.len());
     let contents = files.iter().map(|f| f.contents.as_str());
-    let runtime = manifest::runtime_for(contents, &manifest::Place::of(&target), args.runtime)?;
+    let place = manifest::Place::of(&target);
+    let runtime = manifest::runtime_for(contents, &place, args.runtime)?;
+    // With the tests go the cases a rerun reads and the lock file that names the runtime.
+    let mut along = Changes::default();
+    if !args.dry_run {
+        along = kept::changes(&kept.files(
+            &cluster,
+            &files,
+            &outcome.tests,
+            &target.workspace_root,
+            &target.package,
+        ));
+        along.append(lockfile::change_or_say(&place, &work_dir, &runtime, |l| {
+            status.say(l)
+        }));
+    }
     emit::apply_or_print(
         &target.crate_dir,
         &cluster,
         Suite::Generated,
         &files,
         &runtime,
-        &mut |changes| isolation.add_to(changes, &cluster, &target.crate_dir),
+        &mut |changes| {
+            isolation.add_to(changes, &cluster, &target.crate_dir)?;
+            changes.append(std::mem::take(&mut along));
+            Ok(())
+        },
         args.dry_run,
     )?;
     for line in runtime.describe(args.dry_run) {
@@ -316,15 +336,6 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         for preview in isolation.preview(&cluster, &target.crate_dir) {
             println!("{preview}");
         }
-    } else {
-        let cases = kept.files(
-            &cluster,
-            &files,
-            &outcome.tests,
-            &target.workspace_root,
-            &target.package,
-        );
-        kept::write(&cases)?;
     }
 
     let findings = outcome

@@ -12,6 +12,7 @@
 //! went away (a callable that no longer resolves) are gone.
 
 use crate::cluster::{CallableId, CallableKind, Cluster, Receiver};
+use crate::commit::Changes;
 use crate::emit::{self, GeneratedFile, Suite, GENERATED_MARKER};
 use crate::rust_syntax;
 use crate::test_case::{FinishedTest, Stmt, TestCase};
@@ -228,26 +229,20 @@ fn line_of(cluster: &Cluster, name: &str, case: &TestCase) -> Option<String> {
     serde_json::to_string(&line).ok()
 }
 
-/// Writes the cases files (each replaced atomically; an empty one is removed).
-pub fn write(files: &[(PathBuf, String)]) -> anyhow::Result<()> {
-    use anyhow::Context;
+/// The cases files as changes to commit with the test files ([`crate::commit`]): each file
+/// whose text differs is written, an empty one is removed.
+pub fn changes(files: &[(PathBuf, String)]) -> Changes {
+    let mut out = Changes::default();
     for (path, text) in files {
         if text.is_empty() {
             if path.exists() {
-                std::fs::remove_file(path).with_context(|| format!("remove {}", path.display()))?;
+                out.remove(path);
             }
-            continue;
+        } else if std::fs::read_to_string(path).map_or(true, |old| old != *text) {
+            out.write(path, text.as_str());
         }
-        if std::fs::read_to_string(path).is_ok_and(|old| old == *text) {
-            continue;
-        }
-        let dir = path.parent().expect("a cases file has a directory");
-        std::fs::create_dir_all(dir).with_context(|| format!("create {}", dir.display()))?;
-        let tmp = path.with_extension("jsonl.hermetic-tmp");
-        std::fs::write(&tmp, text).with_context(|| format!("write {}", tmp.display()))?;
-        std::fs::rename(&tmp, path).with_context(|| format!("write {}", path.display()))?;
     }
-    Ok(())
+    out
 }
 
 #[cfg(test)]
@@ -373,7 +368,12 @@ mod tests {
             written[0].0,
             root.join(".hermetic/cases/k/src/hermetic_tests.rs.jsonl")
         );
-        write(&written).unwrap();
+        changes(&written).commit().unwrap();
+        // Written once, a second time changes nothing; a file left without tests goes.
+        assert_eq!(changes(&written), Changes::default());
+        let mut emptied = Changes::default();
+        emptied.remove(&written[0].0);
+        assert_eq!(changes(&[(written[0].0.clone(), String::new())]), emptied);
         let test_file = |names: &[&str]| {
             let mut text = format!("// {GENERATED_MARKER}\nuse super::*;\n");
             for n in names {

@@ -15,6 +15,7 @@ mod generate;
 mod html;
 mod isolate;
 mod kept;
+mod lockfile;
 mod manifest;
 mod mock_syntax;
 mod mutation;

@@ -464,7 +464,7 @@ impl Report {
             writeln!(
                 out,
                 "  {:<36}{}",
-                "tests with nothing to assert", self.tests_without_assertions
+                "tests not written (no assertion)", self.tests_without_assertions
             )?;
         }
         if let Some(m) = &self.mutation {

@@ -232,7 +232,8 @@ pub fn write_if_changed(path: &Path, text: &str) -> Result<()> {
     std::fs::write(path, text).with_context(|| format!("write {}", path.display()))
 }
 
-fn copy_tree(from: &Path, to: &Path, skip: &Path) -> Result<()> {
+/// Copies `from` to `to`, leaving out `target` and `.git` directories and `skip`.
+pub fn copy_tree(from: &Path, to: &Path, skip: &Path) -> Result<()> {
     for entry in walkdir::WalkDir::new(from).into_iter().filter_entry(|e| {
         let name = e.file_name().to_string_lossy();
         e.depth() == 0 || !(name == "target" || name == ".git" || e.path() == skip)

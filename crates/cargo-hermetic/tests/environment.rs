@@ -17,8 +17,11 @@ fn environment_is_set_up_by_tests_and_the_machine_is_left_alone() {
     std::fs::create_dir_all(CANARY).unwrap();
     std::fs::write(format!("{CANARY}/keep.txt"), "still here\n").unwrap();
     let mut fixture = Fixture::copy("envdeps");
+    // A crate that commits its lock file: the run leaves one that names the runtime.
+    fixture.lock();
     let run = fixture.generate().seed(3).max_executions(20_000).run();
     run.assert_success();
+    fixture.assert_lock_file_is_current();
     check_generated_files(&fixture, &run);
 
     // The harmful calls were refused, and the canary is intact.
@@ -354,6 +357,7 @@ fn output_the_code_writes_to_fd_1_and_2_is_checked_where_it_holds_without_captur
             out.stderr
         );
     }
+    fixture.assert_generated_tests_are_lint_clean();
 }
 
 #[test]
@@ -394,4 +398,5 @@ fn verification_drops_tests_that_lean_on_the_real_machine() {
         "{tests}"
     );
     check_generated_files(&fixture, &virtual_env);
+    fixture.cargo_test_passes();
 }

@@ -482,3 +482,19 @@ fn maps_and_sets_are_passed_and_checked_in_any_order() {
         run.describe()
     );
 }
+
+#[test]
+fn parsing_code_gets_tests_that_pass_and_clippy_accepts() {
+    // The search benchmark's fixture (bench/): every module gets tests, which pass and lint
+    // clean like every other fixture's.
+    let (fixture, run) = generate("parsing", 1, 3_000);
+    let files = fixture.generated_files();
+    for module in ["config", "tokenize", "date", "session", "frame"] {
+        assert!(
+            files.contains_key(&format!("src/{module}/hermetic_tests.rs")),
+            "no tests for {module}: {:?}\n{}",
+            files.keys(),
+            run.describe()
+        );
+    }
+}

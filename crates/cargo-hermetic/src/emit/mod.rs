@@ -568,7 +568,15 @@ fn render_test(cluster: &Cluster, test: &FinishedTest, suite: Suite) -> Option<R
         panic,
     );
     let skip = usize::from(matches!(target.kind, CallableKind::Method { .. }));
-    let hints = last.args.iter().skip(skip).map(names::arg_hint).collect();
+    // The last call's arguments first, then those of the calls that set it up (a
+    // constructor's), which tell apart tests of a method that takes none.
+    let hints = last
+        .args
+        .iter()
+        .skip(skip)
+        .chain(stmts[..len - 1].iter().flat_map(|s| &s.args))
+        .map(names::arg_hint)
+        .collect();
     let key = body
         .iter()
         .map(|t| t.to_string())

@@ -245,6 +245,12 @@ pub(crate) fn short_value(obs: &Observed) -> Option<String> {
             w
         }
         Observed::Seq(items) if items.is_empty() => "empty".to_string(),
+        Observed::Seq(items) if items.len() == 1 => "1_item".to_string(),
+        Observed::Seq(items) => format!("{}_items", items.len()),
+        // `(1, Unquoted)` → `1_unquoted`: each item when all are short.
+        Observed::Tuple(items) if !items.is_empty() && items.len() <= MAX_NAMED_ITEMS => {
+            joined(items.iter().map(short_value))?
+        }
         Observed::Opt(None) => "none".to_string(),
         Observed::Opt(Some(o)) => match short_value(o) {
             Some(s) => format!("some_{s}"),
@@ -284,9 +290,25 @@ pub(crate) fn short_value(obs: &Observed) -> Option<String> {
     })
 }
 
-/// A short name for an argument given as data, to tell otherwise equally named tests apart.
+/// Items a value's name may spell out one by one (a tuple's, a short sequence argument's).
+const MAX_NAMED_ITEMS: usize = 3;
+
+/// The items' short names joined with `_`, when every item has one and the whole fits in a name.
+fn joined(items: impl Iterator<Item = Option<String>>) -> Option<String> {
+    let words: Vec<String> = items.collect::<Option<_>>()?;
+    let text = words.join("_");
+    (!text.is_empty() && text.len() <= 24).then_some(text)
+}
+
+/// A short name for an argument given as data, to tell otherwise equally named tests apart:
+/// its value when short (`5`, `minus_1`, `sesame`, `92_10` for `&[92, 10]`).
 pub(crate) fn arg_hint(v: &Value) -> Option<String> {
     let obs = match v {
+        Value::Seq(items) | Value::Tuple(items)
+            if !items.is_empty() && items.len() <= MAX_NAMED_ITEMS =>
+        {
+            return joined(items.iter().map(arg_hint));
+        }
         Value::Bool(b) => Observed::Bool(*b),
         Value::Int(i) => Observed::Int(*i),
         Value::BigUint(u) => Observed::BigUint(*u),
@@ -374,21 +396,15 @@ pub(crate) fn unique_test_names(tests: &[Unnamed], reserved: &HashSet<String>) -
                         .collect()
                 })
             });
-            // All the argument hints together, then what the tests set up.
+            // The arguments in which the tests differ, together.
+            let varying: Vec<Option<String>> = members
+                .iter()
+                .map(|&m| varying_hints(tests, &members, m))
+                .collect();
             let together = || {
-                let hints: Vec<String> = members
-                    .iter()
-                    .map(|&m| {
-                        let h: Vec<&str> = tests[m]
-                            .hints
-                            .iter()
-                            .flatten()
-                            .map(String::as_str)
-                            .collect();
-                        (!h.is_empty()).then(|| h.join("_and_"))
-                    })
-                    .collect::<Option<_>>()?;
-                let set: HashSet<&String> = hints.iter().collect();
+                let hints: Vec<&String> =
+                    varying.iter().map(Option::as_ref).collect::<Option<_>>()?;
+                let set: HashSet<&String> = hints.iter().copied().collect();
                 (set.len() == hints.len()).then(|| {
                     hints
                         .iter()
@@ -404,10 +420,20 @@ pub(crate) fn unique_test_names(tests: &[Unnamed], reserved: &HashSet<String>) -
                 let set: HashSet<&String> = envs.iter().collect();
                 (set.len() == envs.len()).then_some(envs)
             };
+            // Else each test says what it can, and numbers tell apart what is left.
+            let partly = || {
+                varying
+                    .iter()
+                    .map(|h| match h {
+                        Some(h) => join_limited(base, &format!("for_{h}")),
+                        None => base.to_string(),
+                    })
+                    .collect()
+            };
             distinct
                 .or_else(together)
                 .or_else(by_env)
-                .unwrap_or_else(|| vec![base.to_string(); members.len()])
+                .unwrap_or_else(partly)
         };
         for (&m, candidate) in members.iter().zip(candidates) {
             let mut name = candidate.clone();
@@ -421,6 +447,22 @@ pub(crate) fn unique_test_names(tests: &[Unnamed], reserved: &HashSet<String>) -
         }
     }
     names
+}
+
+/// The hints of test `m` at the argument positions where the `members` differ, joined with
+/// `_and_`; `None` when it has none there.
+fn varying_hints(tests: &[Unnamed], members: &[usize], m: usize) -> Option<String> {
+    let hint = |t: usize, a: usize| tests[t].hints.get(a).cloned().flatten();
+    let arity = members
+        .iter()
+        .map(|&t| tests[t].hints.len())
+        .max()
+        .unwrap_or(0);
+    let words: Vec<String> = (0..arity)
+        .filter(|&a| members.iter().any(|&t| hint(t, a) != hint(m, a)))
+        .filter_map(|a| hint(m, a))
+        .collect();
+    (!words.is_empty()).then(|| words.join("_and_"))
 }
 
 /// The final names when some tests keep the names they had (`kept`: name as computed → name
@@ -576,6 +618,55 @@ mod tests {
                 "f_returns_false_for_2_and_a",
                 "load_fails_with_app_conf",
                 "load_fails_without_setup",
+            ]
+        );
+    }
+
+    #[test]
+    fn tuples_and_sequences_are_named_by_their_items() {
+        let unquoted = Observed::Variant("Unquoted".into(), vec![]);
+        let pair = Observed::Tuple(vec![Observed::Int(1), unquoted]);
+        assert_eq!(short_value(&pair).as_deref(), Some("1_unquoted"));
+        let words = Observed::Seq(vec![Observed::Str("a".into()), Observed::Str("b".into())]);
+        assert_eq!(
+            short_value(&Observed::Opt(Some(Box::new(words)))).as_deref(),
+            Some("some_2_items")
+        );
+        // A tuple with an item no name can hold says nothing.
+        let opaque = Observed::Tuple(vec![Observed::Int(1), Observed::Opaque]);
+        assert_eq!(short_value(&opaque), None);
+        // Short sequences as arguments: their items.
+        let bytes = Value::Seq(vec![Value::Int(92), Value::Int(10)]);
+        assert_eq!(arg_hint(&bytes).as_deref(), Some("92_10"));
+        let long = Value::Seq((0..4).map(Value::Int).collect());
+        assert_eq!(arg_hint(&long), None);
+    }
+
+    #[test]
+    fn only_the_arguments_that_differ_name_a_test_and_numbers_come_last() {
+        let t = |hints: &[Option<&str>], key: &str| Unnamed {
+            base: "parse_double_fails".to_string(),
+            hints: hints.iter().map(|h| h.map(str::to_string)).collect(),
+            env: "without_setup".to_string(),
+            key: key.to_string(),
+        };
+        // The same `&mut vec![8, 96]` everywhere; the receivers' bytes differ.
+        let names = unique_test_names(
+            &[
+                t(&[Some("8_96"), Some("33_92")], "a"),
+                t(&[Some("8_96"), Some("92_10")], "b"),
+                t(&[Some("8_96"), None], "c"),
+                t(&[Some("8_96"), None], "d"),
+            ],
+            &HashSet::new(),
+        );
+        assert_eq!(
+            names,
+            [
+                "parse_double_fails_for_33_92",
+                "parse_double_fails_for_92_10",
+                "parse_double_fails",
+                "parse_double_fails_2",
             ]
         );
     }

@@ -730,7 +730,7 @@ fn load_returns_config() {
 }
 
 #[test]
-fn equal_names_get_argument_hints_or_numbers() {
+fn equal_names_get_hints_from_the_arguments_of_every_call() {
     let classify = |args: &[i128]| {
         completed(
             0,
@@ -763,8 +763,9 @@ fn equal_names_get_argument_hints_or_numbers() {
         [
             "classify_returns_scalene_for_2",
             "classify_returns_scalene_for_3",
-            "pop_returns_none",
-            "pop_returns_none_2"
+            // `pop` takes nothing: the constructor's capacity tells the tests apart.
+            "pop_returns_none_for_1",
+            "pop_returns_none_for_2"
         ]
     );
     let unique: HashSet<_> = file.test_names.iter().collect();

@@ -314,7 +314,8 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
     }
 
     let contents = files.iter().map(|f| f.contents.as_str());
-    let runtime = manifest::runtime_for(contents, &manifest::Place::of(&target), args.runtime)?;
+    let place = manifest::Place::of(&target);
+    let runtime = manifest::runtime_for(contents, &place, args.runtime)?;
     let beside_generated = files.iter().any(|f| {
         let generated = f.path.with_file_name(Suite::Generated.file_name());
         target.crate_dir.join(generated).is_file()
@@ -332,7 +333,14 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
         Suite::Recorded,
         &files,
         &runtime,
-        &mut |_| Ok(()),
+        &mut |changes| {
+            if !args.dry_run {
+                changes.append(crate::lockfile::change_or_say(
+                    &place, &work_dir, &runtime, say,
+                ));
+            }
+            Ok(())
+        },
         args.dry_run,
     )?;
     for line in runtime.describe(args.dry_run) {

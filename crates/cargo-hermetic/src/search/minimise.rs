@@ -5,17 +5,33 @@
 
 use super::archive::Archive;
 use super::outputs::Outputs;
-use super::{env, fakes, finish, mocks, ops, Space};
+use super::{env, fakes, finish, mocks, ops, shorter, Space};
 use crate::cluster::Cluster;
 use crate::driver::execute::Execute;
 use crate::driver::goals::GoalMap;
 use crate::test_case::{FinishedTest, TestCase};
 use anyhow::Result;
-use hermetic_protocol::ExecReport;
+use hermetic_protocol::{ExecReport, Value};
 use std::collections::BTreeSet;
 
 /// Executions a kept test may spend on simpler values for its fakes.
 const MAX_SIMPLER_TRIES: usize = 24;
+
+/// Executions a test may spend on shorter string arguments.
+const MAX_SHORTER_TRIES: usize = 12;
+
+/// Where a case passes a string long enough to shorten: (statement, argument).
+fn string_positions(case: &TestCase) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for (i, stmt) in case.stmts.iter().enumerate() {
+        for (k, arg) in stmt.args.iter().enumerate() {
+            if matches!(arg, Value::Str(s) if s.chars().count() >= shorter::MIN_LEN) {
+                out.push((i, k));
+            }
+        }
+    }
+    out
+}
 
 /// Shrinks each archived test to the statements its goals need, then keeps a small set of tests
 /// that covers every archived goal.
@@ -98,6 +114,31 @@ pub fn minimise(
                 if let Some(t) = kept(space, goals, outputs, candidate, report, &own) {
                     best = t;
                     break;
+                }
+            }
+        }
+        // String arguments as short as the goals allow.
+        let mut tries = 0;
+        for (i, k) in string_positions(&best.case) {
+            let mut progress = true;
+            while progress && tries < MAX_SHORTER_TRIES {
+                progress = false;
+                let Value::Str(current) = &best.case.stmts[i].args[k] else {
+                    break;
+                };
+                for shorter in shorter::candidates(current, space.pool.known_strings()) {
+                    if tries >= MAX_SHORTER_TRIES {
+                        break;
+                    }
+                    tries += 1;
+                    let mut candidate = best.case.clone();
+                    candidate.stmts[i].args[k] = Value::Str(shorter);
+                    let report = execute(&candidate)?;
+                    if let Some(t) = kept(space, goals, outputs, candidate, report, &own) {
+                        best = t;
+                        progress = true;
+                        break;
+                    }
                 }
             }
         }

@@ -17,6 +17,7 @@ pub mod mocks;
 pub mod ops;
 pub mod outputs;
 pub mod refused;
+mod shorter;
 pub mod values;
 
 use crate::cluster::{CallableKind, Cluster};

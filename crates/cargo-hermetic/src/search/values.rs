@@ -101,6 +101,11 @@ impl ValuePool {
         }
     }
 
+    /// The known strings: the source's literals and what the code compared.
+    pub fn known_strings(&self) -> &[String] {
+        &self.string_list
+    }
+
     /// A known integer, if there is one.
     pub fn random_int(&self, rng: &mut ChaCha8Rng) -> Option<i128> {
         self.int_list.choose(rng).copied()

@@ -286,6 +286,36 @@ impl Fixture {
     /// Checks that the tests' dev-dependency on the runtime is the copy vendored inside the
     /// crate, and that every package the crate's tests build from is inside the crate or comes
     /// from the registry: nothing of this tool's checkout is needed.
+    /// Writes the copy's `Cargo.lock` (from the registry index at hand), as a crate that
+    /// commits its lock file has one.
+    pub fn lock(&self) {
+        let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+        cmd.args(["generate-lockfile", "--offline", "--manifest-path"])
+            .arg(self.manifest());
+        let out = run_with_timeout(cmd, CARGO_TEST_TIMEOUT);
+        assert!(
+            out.status.success(),
+            "cargo generate-lockfile failed:\n{}",
+            out.stderr
+        );
+    }
+
+    /// `Cargo.lock` names everything the manifest needs: `cargo ... --locked`, as CIs run it,
+    /// accepts the crate as the tool left it.
+    pub fn assert_lock_file_is_current(&self) {
+        let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+        cmd.args(["metadata", "--locked", "--offline", "--format-version", "1"])
+            .arg("--manifest-path")
+            .arg(self.manifest());
+        let out = run_with_timeout(cmd, CARGO_TEST_TIMEOUT);
+        assert!(
+            out.status.success(),
+            "`cargo metadata --locked` refuses the crate:\n{}\n{}",
+            out.stderr,
+            self.read("Cargo.lock")
+        );
+    }
+
     pub fn assert_builds_from_its_repository_alone(&self) {
         let manifest = self.read("Cargo.toml");
         assert!(
