@@ -955,6 +955,10 @@ impl Writer<'_> {
                 trait_name,
             } => {
                 let a = params(args)?;
+                if c.name == "from_str" {
+                    let t = rust_syntax::ty(cluster, self_ty, self.home);
+                    return Some(quote!(#(#a)*.parse::<#t>()));
+                }
                 if !trait_name.starts_with("From") {
                     let t = in_expr(self_ty);
                     // A derived `Default` of a unit struct is the struct itself (clippy's
