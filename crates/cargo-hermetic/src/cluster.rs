@@ -181,7 +181,8 @@ pub enum Ty {
     RefMut(Box<Ty>),
     /// A struct or enum of the crate, with its generic arguments.
     Adt(TypeId, Vec<Ty>),
-    /// `std::io::Error`: observed by its kind; never built by tests.
+    /// `std::io::Error`, as its kind's name (`Value::Str("NotFound")`): built by
+    /// `io::Error::from(io::ErrorKind::NotFound)`, observed and checked by its kind.
     IoError,
     /// `std::cmp::Ordering` (`Less`, `Equal`, `Greater`; passed as -1, 0, 1).
     Ordering,

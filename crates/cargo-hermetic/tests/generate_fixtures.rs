@@ -459,7 +459,8 @@ fn cow_text_iterables_and_std_trait_impls_are_called_as_users_write_them() {
     let file = fixture.read("src/hermetic_tests.rs");
     let flat: String = file.chars().filter(|c| !c.is_whitespace()).collect();
     // `Cow<str>` built from a literal and compared with one; words as a vector of `&str`;
-    // `Display` through `to_string()`, `FromStr` through `parse`, `Iterator` through `next()`.
+    // `Display` through `to_string()`, `FromStr` through `parse`, `Iterator` through `next()`;
+    // I/O errors by their kind.
     for expected in [
         "usestd::borrow::Cow;",
         "squeeze(Cow::from(\"",
@@ -469,6 +470,8 @@ fn cow_text_iterables_and_std_trait_impls_are_called_as_users_write_them() {
         ".parse::<Level>(),Ok(Level::",
         ".parse::<Level>(),Err(BadLevel(",
         ".next(),Some(\"",
+        "explain(&std::io::Error::from(std::io::ErrorKind::NotFound))",
+        "LoadError::Io(std::io::Error::from(std::io::ErrorKind::",
     ] {
         assert!(
             flat.contains(expected),

@@ -619,12 +619,6 @@ impl TyCx<'_> {
                 )
             });
         };
-        if known == "io::Error" && mode != Mode::Ret {
-            return Err(Why::new(
-                SkipReason::UnsupportedType("io::Error".into()),
-                "`std::io::Error` is supported in return types only",
-            ));
-        }
         let mut args = self.args(last, ty, mode)?;
         let want = match known {
             "String" | "io::Error" | "Ordering" => 0,

@@ -1442,3 +1442,22 @@ fn from_str_impls_are_called_by_parse() {
         "{file}"
     );
 }
+
+#[test]
+fn io_errors_are_passed_by_their_kind() {
+    let cluster = functions(vec![(
+        "retryable",
+        vec![param("error", Ty::Ref(Box::new(Ty::IoError)))],
+        Ty::Bool,
+    )]);
+    let tests = [completed(
+        0,
+        vec![stmt(0, vec![Value::Str("TimedOut".into())])],
+        vec![Some(Observed::Bool(true))],
+    )];
+    let file = emit_with(&cluster, &tests);
+    assert!(
+        file.contains("retryable(&std::io::Error::from(std::io::ErrorKind::TimedOut))"),
+        "{file}"
+    );
+}
