@@ -181,7 +181,8 @@ pub enum Ty {
     RefMut(Box<Ty>),
     /// A struct or enum of the crate, with its generic arguments.
     Adt(TypeId, Vec<Ty>),
-    /// `std::io::Error`: observed by its kind; never built by tests.
+    /// `std::io::Error`, as its kind's name (`Value::Str("NotFound")`): built by
+    /// `io::Error::from(io::ErrorKind::NotFound)`, observed and checked by its kind.
     IoError,
     /// `std::cmp::Ordering` (`Less`, `Equal`, `Greater`; passed as -1, 0, 1).
     Ordering,
@@ -262,11 +263,14 @@ pub enum StdTy {
     /// A `&str` that names a path: what stands in for a type parameter bounded by
     /// `AsRef<Path>` or `Into<PathBuf>`, drawn as paths are and written as a string literal.
     PathStr,
+    /// `std::borrow::Cow<'_, str>`, as text: `Cow::from("x")`; compared with text as `String`
+    /// is.
+    CowStr,
 }
 
 impl StdTy {
     /// The std types a crate can name (`PathStr` is a `&str`).
-    pub const ALL: [StdTy; 10] = [
+    pub const ALL: [StdTy; 11] = [
         StdTy::PathBuf,
         StdTy::PathRef,
         StdTy::OsString,
@@ -277,6 +281,7 @@ impl StdTy {
         StdTy::BTreeMap,
         StdTy::HashSet,
         StdTy::BTreeSet,
+        StdTy::CowStr,
     ];
 
     /// The type's path below `std`, its last segment the name tests use.
@@ -293,6 +298,7 @@ impl StdTy {
             StdTy::HashSet => &["collections", "HashSet"],
             StdTy::BTreeSet => &["collections", "BTreeSet"],
             StdTy::PathStr => &["primitive", "str"],
+            StdTy::CowStr => &["borrow", "Cow"],
         }
     }
 
@@ -305,7 +311,12 @@ impl StdTy {
     pub fn is_text(self) -> bool {
         matches!(
             self,
-            StdTy::PathBuf | StdTy::PathRef | StdTy::OsString | StdTy::OsStrRef | StdTy::PathStr
+            StdTy::PathBuf
+                | StdTy::PathRef
+                | StdTy::OsString
+                | StdTy::OsStrRef
+                | StdTy::PathStr
+                | StdTy::CowStr
         )
     }
 

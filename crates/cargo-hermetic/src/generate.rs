@@ -45,6 +45,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     status.say(&format!("analysing {}", target.package));
     let options = analyze::Options {
         features: target.features.enabled.clone(),
+        std_trait_calls: true,
         ..Default::default()
     };
     let mut cluster = analyze::analyze_with(&target.lib_rs, &target.crate_name, options)

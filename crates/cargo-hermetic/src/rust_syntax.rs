@@ -150,6 +150,7 @@ pub fn ty_with(
             match kind {
                 StdTy::PathStr => quote!(&str),
                 StdTy::PathRef | StdTy::OsStrRef => quote!(&#path),
+                StdTy::CowStr => quote!(#path<'_, str>),
                 _ if args.len() == 0 => path,
                 _ => quote!(#path<#(#args),*>),
             }

@@ -454,6 +454,40 @@ fn durations_and_times_are_passed_and_checked_from_the_epoch() {
 }
 
 #[test]
+fn cow_text_iterables_and_std_trait_impls_are_called_as_users_write_them() {
+    let (fixture, run) = generate("texts", 1, 3_000);
+    let file = fixture.read("src/hermetic_tests.rs");
+    let flat: String = file.chars().filter(|c| !c.is_whitespace()).collect();
+    // `Cow<str>` built from a literal and compared with one; words as a vector of `&str`;
+    // `Display` through `to_string()`, `FromStr` through `parse`, `Iterator` through `next()`;
+    // I/O errors by their kind.
+    for expected in [
+        "usestd::borrow::Cow;",
+        "squeeze(Cow::from(\"",
+        "expand_home(\"~",
+        "join_words(vec![\"",
+        ".to_string(),\"",
+        ".parse::<Level>(),Ok(Level::",
+        ".parse::<Level>(),Err(BadLevel(",
+        ".next(),Some(\"",
+        "explain(&std::io::Error::from(std::io::ErrorKind::NotFound))",
+        "LoadError::Io(std::io::Error::from(std::io::ErrorKind::",
+    ] {
+        assert!(
+            flat.contains(expected),
+            "no {expected}:\n{file}\n{}",
+            run.describe()
+        );
+    }
+    assert!(run.skipped().is_empty(), "{}", run.describe());
+    assert!(
+        run.count("goals_covered") * 10 >= run.count("goals_total") * 9,
+        "less than 90% of the branches:\n{}",
+        run.describe()
+    );
+}
+
+#[test]
 fn maps_and_sets_are_passed_and_checked_in_any_order() {
     let (fixture, run) = generate("tables", 1, 3_000);
     let file = fixture.read("src/hermetic_tests.rs");

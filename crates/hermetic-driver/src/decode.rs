@@ -114,6 +114,46 @@ impl Decode for std::ffi::OsString {
     }
 }
 
+/// Text for a `Cow<str>`: an owned string, which the callee sees as it would a borrowed one.
+impl Decode for std::borrow::Cow<'static, str> {
+    fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
+        String::decode(value, slots).map(Self::Owned)
+    }
+}
+
+/// An I/O error, by its kind's name: `io::Error::from(io::ErrorKind::NotFound)` is
+/// `"NotFound"`. Kinds stable since Rust 1.53 only, so that tests build on older toolchains.
+impl Decode for std::io::Error {
+    fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
+        use std::io::ErrorKind::*;
+        let name = String::decode(value, slots)?;
+        let kind = match name.as_str() {
+            "NotFound" => NotFound,
+            "PermissionDenied" => PermissionDenied,
+            "ConnectionRefused" => ConnectionRefused,
+            "ConnectionReset" => ConnectionReset,
+            "ConnectionAborted" => ConnectionAborted,
+            "NotConnected" => NotConnected,
+            "AddrInUse" => AddrInUse,
+            "AddrNotAvailable" => AddrNotAvailable,
+            "BrokenPipe" => BrokenPipe,
+            "AlreadyExists" => AlreadyExists,
+            "WouldBlock" => WouldBlock,
+            "InvalidInput" => InvalidInput,
+            "InvalidData" => InvalidData,
+            "TimedOut" => TimedOut,
+            "WriteZero" => WriteZero,
+            "Interrupted" => Interrupted,
+            "Unsupported" => Unsupported,
+            "UnexpectedEof" => UnexpectedEof,
+            "OutOfMemory" => OutOfMemory,
+            "Other" => Other,
+            other => return Err(DecodeError::new(format!("no I/O error kind `{other}`"))),
+        };
+        Ok(Self::from(kind))
+    }
+}
+
 /// A duration, as its nanoseconds: `Duration::from_secs(5)` is `5_000_000_000`.
 impl Decode for std::time::Duration {
     fn decode(value: &Value, _: &mut Slots) -> Result<Self, DecodeError> {
@@ -459,6 +499,13 @@ mod tests {
             Ok("/etc/app.conf".into())
         );
         assert!(decode::<std::path::PathBuf>(&Value::Int(1), &mut slots).is_err());
+        let error = decode::<std::io::Error>(&Value::Str("NotFound".into()), &mut slots);
+        assert_eq!(error.map(|e| e.kind()), Ok(std::io::ErrorKind::NotFound));
+        assert!(decode::<std::io::Error>(&Value::Str("Lost".into()), &mut slots).is_err());
+        assert_eq!(
+            decode::<std::borrow::Cow<'_, str>>(&text, &mut slots),
+            Ok("/etc/app.conf".into())
+        );
     }
 
     fn range(start: Option<i128>, end: Option<i128>, inclusive: bool) -> Value {

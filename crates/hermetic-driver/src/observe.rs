@@ -99,6 +99,12 @@ impl Observe for String {
     }
 }
 
+impl Observe for std::borrow::Cow<'_, str> {
+    fn observe(&self) -> Observed {
+        Observed::Str(self.to_string())
+    }
+}
+
 /// Text that is not UTF-8 is known by its `Debug` text only.
 fn os_text(s: &std::ffi::OsStr) -> Observed {
     match s.to_str() {

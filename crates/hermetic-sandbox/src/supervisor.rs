@@ -59,12 +59,19 @@ pub fn forget_in_child() {
     }
 }
 
+/// `SECCOMP_IOCTL_NOTIF_RECV` and `_SEND` (`_IOWR('!', 0 | 1, ..)` on the 80-byte
+/// `seccomp_notif` and the 24-byte `seccomp_notif_resp`), spelled here: libc before 0.2.188
+/// lacks them, and a crate under test may pin such a libc in its lock file (humantime 2.4.0:
+/// libc 0.2.186).
+const NOTIF_RECV: libc::c_ulong = 0xc050_2100;
+const NOTIF_SEND: libc::c_ulong = 0xc018_2101;
+
 /// Waits for one request and answers it.
 fn answer_one(listener: libc::c_int, owner: u32, log: &Log) {
     // SAFETY: the kernel wants a zeroed request to fill in; the answer names its id.
     unsafe {
         let mut request: libc::seccomp_notif = std::mem::zeroed();
-        if libc::ioctl(listener, libc::SECCOMP_IOCTL_NOTIF_RECV, &mut request) != 0 {
+        if libc::ioctl(listener, NOTIF_RECV, &mut request) != 0 {
             return; // interrupted, or the caller is gone
         }
         let d = &request.data;
@@ -106,7 +113,7 @@ fn answer_one(listener: libc::c_int, owner: u32, log: &Log) {
             log.record(d.arch, nr, [d.args[0], d.args[1], d.args[2]], &path, parent);
             answer.error = -libc::EPERM;
         }
-        libc::ioctl(listener, libc::SECCOMP_IOCTL_NOTIF_SEND, &mut answer);
+        libc::ioctl(listener, NOTIF_SEND, &mut answer);
     }
 }
 
@@ -220,5 +227,11 @@ mod tests {
         assert!(!to_itself(me, libc::SYS_kill, 1));
         assert!(!to_itself(me, libc::SYS_kill, 0));
         assert!(!to_itself(me, libc::SYS_kill, -1));
+    }
+
+    #[test]
+    fn notification_ioctls_are_the_kernels() {
+        assert_eq!(libc::SECCOMP_IOCTL_NOTIF_RECV, NOTIF_RECV);
+        assert_eq!(libc::SECCOMP_IOCTL_NOTIF_SEND, NOTIF_SEND);
     }
 }

@@ -1,4 +1,5 @@
-//! Callables: free functions, inherent methods, `Default`/`From` impls, literals and variants.
+//! Callables: free functions, inherent methods, `Default`/`From` impls, `Display`/`Iterator`/
+//! `FromStr` impls as the calls tests write (`std_impls`), literals and variants.
 
 use super::cfg::{self, Verdict};
 use super::generics::{self, ParamBounds, Values};
@@ -6,6 +7,7 @@ use super::items::self_type_id;
 use super::modules::{qualified, ModuleSrc};
 use super::names::Names;
 use super::names::Target;
+use super::std_impls::StdImpl;
 use super::syntax::{self, least_visible};
 use super::types::{Mode, TraitInfo, TyCx, TypeInfo};
 use crate::cluster::{
@@ -53,6 +55,8 @@ pub struct Collector<'a> {
     pub skipped: &'a mut Vec<Skipped>,
     /// List the methods of impls of crate traits (`Options::trait_impl_methods`).
     pub trait_impl_methods: bool,
+    /// List `Display`/`Iterator`/`FromStr` impls as calls (`Options::std_trait_calls`).
+    pub std_trait_calls: bool,
     /// List `unsafe fn`s (`Options::unsafe_fns`).
     pub unsafe_fns: bool,
     /// Which `#[cfg]`d functions are compiled in.
@@ -166,11 +170,18 @@ impl Collector<'_> {
             subst: &no_subst,
             expanding: &[],
         };
-        let mock = |p: &ParamBounds| scope.mock_for_bounds(p.bounds.iter());
-        let mut subst: BTreeMap<String, Ty> = generics::choose(&outer, &mock, Values::Owned)?
+        let stored = |p: &ParamBounds| scope.mock_for_bounds(p.bounds.iter(), Mode::Owned);
+        let mut subst: BTreeMap<String, Ty> = generics::choose(&outer, &stored, Values::Owned)?
             .into_iter()
             .collect();
-        let own = generics::choose(&own, &mock, values)?;
+        let passed = |p: &ParamBounds| {
+            let mode = match values {
+                Values::Passed => Mode::Arg,
+                Values::Owned => Mode::Owned,
+            };
+            scope.mock_for_bounds(p.bounds.iter(), mode)
+        };
+        let own = generics::choose(&own, &passed, values)?;
         let generic_args = own.iter().map(|(_, t)| t.clone()).collect();
         let generics_inferred = own.iter().all(|(name, _)| {
             sig.inputs.iter().any(|input| match input {
@@ -271,6 +282,13 @@ impl Collector<'_> {
             Some((Some(_), _, _)) => return, // negative impls
             Some((None, path, _)) => match path.segments.last() {
                 Some(seg) if seg.ident == "Default" || seg.ident == "From" => Some(path),
+                _ if self.std_trait_calls
+                    && !self.names_crate_trait(m, path)
+                    && StdImpl::of(path).is_some() =>
+                {
+                    let kind = StdImpl::of(path).expect("checked");
+                    return self.std_impl(m, prefix, imp, &type_name, kind);
+                }
                 _ => match self.crate_trait(m, path) {
                     Some(t) if self.trait_impl_methods => {
                         of_trait = Some(t);
@@ -363,6 +381,72 @@ impl Collector<'_> {
             };
             self.push(m, name, vis, kind, sig);
         }
+    }
+
+    /// A `Display`, `Iterator` or `FromStr` impl (`kind`) of a crate type, as the call a test
+    /// writes for it (`StdImpl::call_signature`): a method `to_string`/`next`, or `from_str`
+    /// called as `"text".parse::<Type>()`. As visible as the type.
+    fn std_impl(
+        &mut self,
+        m: ModuleId,
+        prefix: &[String],
+        imp: &syn::ItemImpl,
+        type_name: &str,
+        kind: StdImpl,
+    ) {
+        let Some(type_id) = self_type_id(self.names, m, &imp.self_ty) else {
+            return;
+        };
+        let fns = self.impl_fns(prefix, imp, type_name, false);
+        if !fns.iter().any(|f| f.sig.ident == kind.impl_fn()) {
+            return;
+        }
+        let Some(call) = kind.call_signature(imp) else {
+            return;
+        };
+        let shown = format!("{type_name}::{}", call.ident);
+        let sig = generics::collect(&imp.generics, &mut []).and_then(|params| {
+            let cx = ImplCx {
+                self_ty: &imp.self_ty,
+                params,
+                lifetimes: imp
+                    .generics
+                    .lifetimes()
+                    .map(|l| l.lifetime.ident.to_string())
+                    .collect(),
+            };
+            self.signature(m, &call, Some(&cx))
+        });
+        let sig = match sig {
+            Ok(sig) => sig,
+            Err(why) => return self.skip(prefix, &shown, why),
+        };
+        let Some(self_ty) = sig.self_ty.clone() else {
+            return;
+        };
+        let callable = match (kind, sig.receiver) {
+            (StdImpl::FromStr, None) => CallableKind::TraitFn {
+                self_ty,
+                trait_name: "::std::str::FromStr".into(),
+            },
+            (_, Some(receiver)) => CallableKind::Method {
+                self_ty,
+                receiver,
+                of_trait: None,
+            },
+            (_, None) => return,
+        };
+        let vis = self.defs[type_id].vis;
+        self.push(m, call.ident.to_string(), vis, callable, sig);
+    }
+
+    /// Whether an impl's trait path names a trait of the crate.
+    fn names_crate_trait(&self, m: ModuleId, path: &syn::Path) -> bool {
+        let mut segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        if path.leading_colon.is_some() {
+            segs.insert(0, "::".into());
+        }
+        matches!(self.names.resolve(m, &segs), Target::Trait(_))
     }
 
     /// The crate trait an impl's trait path names.

@@ -14,6 +14,7 @@ mod items;
 mod literals;
 pub(crate) mod modules;
 mod names;
+mod std_impls;
 pub(crate) mod syntax;
 mod traits;
 mod types;
@@ -34,6 +35,10 @@ pub struct Options {
     /// `unsafe fn`s too: a recorded run's call of one, replayed with the very arguments it was
     /// made with, keeps the contract its caller kept; a search's random arguments would not.
     pub unsafe_fns: bool,
+    /// `Display`, `Iterator` and `FromStr` impls of crate types as the calls tests write
+    /// (`to_string()`, `next()`, `"text".parse::<T>()`): a search covers their code directly;
+    /// a recorded run reaches them through the crate's callers.
+    pub std_trait_calls: bool,
     /// The crate's features the build turns on (`cargo::Features::enabled`): `#[cfg(feature)]`
     /// items are analysed as cargo compiles them.
     pub features: std::collections::BTreeSet<String>,
@@ -46,6 +51,7 @@ impl Options {
             trait_impl_methods: true,
             parse_constructors: true,
             unsafe_fns: true,
+            std_trait_calls: false,
             features: Default::default(),
         }
     }
@@ -79,6 +85,7 @@ pub fn analyze_with(lib_rs: &Path, crate_name: &str, options: Options) -> anyhow
         callables: Vec::new(),
         skipped: &mut skipped,
         trait_impl_methods: options.trait_impl_methods,
+        std_trait_calls: options.std_trait_calls,
         unsafe_fns: options.unsafe_fns,
         config: &config,
     };

@@ -392,11 +392,8 @@ fn unsupported_items_are_skipped_with_reasons() {
         skip_reason(&c, "unknown"),
         "parameter `x`: unknown type `Missing`"
     );
-    assert!(
-        skip_reason(&c, "io").contains("`std::io::Error`"),
-        "{}",
-        skip_reason(&c, "io")
-    );
+    // An I/O error is passed by its kind.
+    assert_eq!(callable(&c, "io").params[0].ty, Ty::IoError);
     assert!(skip_reason(&c, "bound").contains("no candidate type satisfies `Iterator`"));
     assert!(skip_reason(&c, "main").contains("main"));
     assert!(skip_reason(&c, "Cache").contains("field `map`"));
@@ -1081,4 +1078,64 @@ fn ordering_is_a_std_type_by_any_of_its_paths() {
     assert_eq!(callable(&c, "a").ret, Ty::Option(b(Ty::Ordering)));
     assert_eq!(callable(&c, "b").ret, Ty::Ordering);
     assert_eq!(callable(&c, "c").ret, Ty::Ordering);
+}
+
+#[test]
+fn display_iterator_and_from_str_impls_are_the_calls_tests_write() {
+    let options = super::Options {
+        std_trait_calls: true,
+        ..Default::default()
+    };
+    let c = inline_with(
+        &[(
+            "lib.rs",
+            "
+        use std::fmt::{self, Display};
+        pub struct Size(pub u64);
+        impl Display for Size {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result { write!(f, \"{}B\", self.0) }
+        }
+        pub struct Words<'a> { rest: &'a str }
+        impl<'a> Words<'a> { pub fn new(rest: &'a str) -> Self { Words { rest } } }
+        impl<'a> Iterator for Words<'a> {
+            type Item = &'a str;
+            fn next(&mut self) -> Option<Self::Item> { None }
+        }
+        #[derive(Debug)]
+        pub struct BadLevel;
+        pub enum Level { Low, High }
+        impl std::str::FromStr for Level {
+            type Err = BadLevel;
+            fn from_str(s: &str) -> Result<Self, Self::Err> { Err(BadLevel) }
+        }
+        ",
+        )],
+        options,
+    );
+    let to_string = callable(&c, "Size::to_string");
+    assert_eq!(to_string.ret, Ty::String);
+    assert!(matches!(
+        to_string.kind,
+        CallableKind::Method {
+            receiver: Receiver::Ref,
+            of_trait: None,
+            ..
+        }
+    ));
+    let next = callable(&c, "Words::next");
+    assert_eq!(next.ret, Ty::Option(b(Ty::Str)));
+    assert!(matches!(
+        next.kind,
+        CallableKind::Method {
+            receiver: Receiver::RefMut,
+            ..
+        }
+    ));
+    let parse = callable(&c, "Level::from_str");
+    assert_eq!(parse.params[0].ty, Ty::Str);
+    assert_eq!(
+        parse.ret,
+        Ty::Result(b(adt(&c, "Level")), b(adt(&c, "BadLevel")))
+    );
+    assert!(!c.callables.iter().any(|k| k.name == "fmt"));
 }

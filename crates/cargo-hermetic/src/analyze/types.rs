@@ -166,7 +166,7 @@ impl TyCx<'_> {
                 ),
             )),
             Type::ImplTrait(t) => self
-                .mock_for_bounds(t.bounds.iter())
+                .mock_for_bounds(t.bounds.iter(), mode)
                 .unwrap_or_else(|| self.impl_std(t, ty)),
             Type::TraitObject(_) if mode == Mode::Ret => Err(Why::new(
                 SkipReason::OpaqueReturn,
@@ -176,7 +176,7 @@ impl TyCx<'_> {
                 ),
             )),
             Type::TraitObject(t) => self
-                .mock_for_bounds(t.bounds.iter())
+                .mock_for_bounds(t.bounds.iter(), Mode::Owned)
                 .unwrap_or_else(|| Err(no_mock(t.bounds.iter(), ty))),
             Type::Ptr(_) => Err(Why::new(
                 SkipReason::RawPointer,
@@ -389,10 +389,13 @@ impl TyCx<'_> {
 
     /// What stands in for bounds such as `Ledger + Send + 'static`: the crate trait's mock, or
     /// for std's `Write` a `Vec<u8>` and for `IntoIterator<Item = T>` a `Vec<T>`. `None` when
-    /// neither is among them, an error when the other bounds ask for more.
+    /// neither is among them, an error when the other bounds ask for more. `mode` says whether
+    /// the stand-in is passed straight to a call (`Mode::Arg`: `Vec<&str>` for
+    /// `IntoIterator<Item = &str>`) or stored (`Mode::Owned`).
     pub fn mock_for_bounds<'b>(
         &self,
         bounds: impl Iterator<Item = &'b TypeParamBound>,
+        mode: Mode,
     ) -> Option<Result<Ty, Why>> {
         let mut found = None;
         let mut std_value: Option<(Ty, String)> = None;
@@ -412,7 +415,7 @@ impl TyCx<'_> {
                 .collect();
             let target = self.names.resolve(self.module, &segs);
             if !matches!(target, Target::Trait(_)) && std_value.is_none() {
-                if let Some(t) = self.std_stand_in(&tb.path, &target) {
+                if let Some(t) = self.std_stand_in(&tb.path, &target, mode) {
                     std_value = Some((t, text(&tb.path)));
                     continue;
                 }
@@ -458,7 +461,7 @@ impl TyCx<'_> {
     /// for `io::Write`, `Vec<T>` for `IntoIterator<Item = T>`, a cursor over text for
     /// `io::Read` and `io::BufRead`, `vec::IntoIter<T>` for `Iterator<Item = T>`, any range for
     /// `RangeBounds<T>` (`Ty::Range` of kind `Bounds`).
-    fn std_stand_in(&self, path: &syn::Path, resolved: &Target) -> Option<Ty> {
+    fn std_stand_in(&self, path: &syn::Path, resolved: &Target, mode: Mode) -> Option<Ty> {
         let last = path.segments.last()?;
         let fmt = path.segments.iter().any(|s| s.ident == "fmt")
             || matches!(resolved, Target::External(p) if p.iter().any(|s| s == "fmt"));
@@ -478,7 +481,13 @@ impl TyCx<'_> {
                     GenericArgument::AssocType(item)
                         if item.ident == "Item" && a.args.len() == 1 =>
                     {
-                        let elem = Box::new(self.map(&item.ty, Mode::Owned).ok()?);
+                        // An iterator is a stored value; a vector may hold views.
+                        let mode = if name == "Iterator" {
+                            Mode::Owned
+                        } else {
+                            mode
+                        };
+                        let elem = Box::new(self.map(&item.ty, mode).ok()?);
                         Some(if name == "Iterator" {
                             Ty::IntoIter(elem)
                         } else {
@@ -565,6 +574,9 @@ impl TyCx<'_> {
                     ),
                 ));
             }
+            if kind == StdTy::CowStr {
+                return cow(last, ty);
+            }
             let args = self.args(last, ty, mode)?;
             if args.len() != kind.arity() {
                 return Err(Why::new(
@@ -607,12 +619,6 @@ impl TyCx<'_> {
                 )
             });
         };
-        if known == "io::Error" && mode != Mode::Ret {
-            return Err(Why::new(
-                SkipReason::UnsupportedType("io::Error".into()),
-                "`std::io::Error` is supported in return types only",
-            ));
-        }
         let mut args = self.args(last, ty, mode)?;
         let want = match known {
             "String" | "io::Error" | "Ordering" => 0,
@@ -687,6 +693,31 @@ fn std_kind(path: &[String]) -> Option<StdTy> {
         let (std_module, std_name) = k.path().split_at(k.path().len() - 1);
         std_name[0] == name && module.is_none_or(|m| m == std_module)
     })
+}
+
+/// `Cow<'a, str>` (`last` is its segment): text. Other borrowed forms (`Cow<[u8]>`,
+/// `Cow<Path>`) are not supported yet.
+fn cow(last: &syn::PathSegment, ty: &Type) -> Result<Ty, Why> {
+    let types: Vec<&Type> = match &last.arguments {
+        PathArguments::AngleBracketed(a) => a
+            .args
+            .iter()
+            .filter_map(|g| match g {
+                GenericArgument::Type(t) => Some(t),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    match types.as_slice() {
+        [Type::Path(p)] if p.qself.is_none() && p.path.is_ident("str") => {
+            Ok(Ty::Std(StdTy::CowStr, Vec::new()))
+        }
+        _ => Err(Why::new(
+            SkipReason::UnsupportedType("Cow".into()),
+            format!("`{}` is not supported (only `Cow<str>` is)", text(ty)),
+        )),
+    }
 }
 
 /// A range of `elem`: of integers or chars only, whose values the search draws and tests write
@@ -903,6 +934,10 @@ mod tests {
         );
         assert_eq!(map(lib, "impl Into<String>", Mode::Arg), Ok(Ty::Str));
         assert_eq!(
+            map(lib, "impl IntoIterator<Item = &'a str>", Mode::Arg),
+            Ok(Ty::Vec(b(Ty::Str)))
+        );
+        assert_eq!(
             map(lib, "std::time::Duration", Mode::Owned),
             Ok(std_ty(StdTy::Duration))
         );
@@ -928,6 +963,22 @@ mod tests {
             Ok(Ty::Option(b(Ty::Std(StdTy::BTreeSet, vec![Ty::Str]))))
         );
         assert!(map(lib, "std::collections::HashSet", Mode::Arg).is_err());
+        let cow = std_ty(StdTy::CowStr);
+        assert_eq!(
+            map(lib, "std::borrow::Cow<'a, str>", Mode::Arg),
+            Ok(cow.clone())
+        );
+        assert_eq!(
+            map(
+                "use std::borrow::Cow;",
+                "Option<Cow<'static, str>>",
+                Mode::Owned
+            ),
+            Ok(Ty::Option(b(cow)))
+        );
+        assert!(map(lib, "std::borrow::Cow<'a, [u8]>", Mode::Arg)
+            .unwrap_err()
+            .contains("only `Cow<str>`"));
         assert!(map(lib, "Path", Mode::Owned)
             .unwrap_err()
             .contains("behind a reference"));

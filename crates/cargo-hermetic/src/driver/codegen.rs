@@ -240,10 +240,6 @@ pub fn has_borrow(t: &Ty) -> bool {
     t.borrows()
 }
 
-fn contains_io_error(t: &Ty) -> bool {
-    t.mentions(&|t| *t == Ty::IoError)
-}
-
 /// The type a statement's stored result has: the `Ok`/`Some` inside a `Result`/`Option`, the
 /// value itself otherwise; `None` when nothing is stored.
 pub fn stored_ty(ret: &Ty) -> Option<&Ty> {
@@ -309,12 +305,6 @@ fn arg_code(cluster: &Cluster, m: ModuleId, t: &Ty, k: usize, held: bool) -> Res
                 },
             });
         }
-    }
-    if contains_io_error(t) {
-        return Err(Why::new(
-            SkipReason::UnsupportedType("io::Error".into()),
-            "`std::io::Error` arguments are not supported",
-        ));
     }
     let owned = owned_form(t);
     if t.borrows() && owned.mentions(&|t| matches!(t, Ty::Adt(..) | Ty::Mock(_))) {

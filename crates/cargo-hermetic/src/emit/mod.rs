@@ -963,6 +963,10 @@ impl Writer<'_> {
                 trait_name,
             } => {
                 let a = params(args)?;
+                if c.name == "from_str" {
+                    let t = rust_syntax::ty(cluster, self_ty, self.home);
+                    return Some(quote!(#(#a)*.parse::<#t>()));
+                }
                 if !trait_name.starts_with("From") {
                     let t = in_expr(self_ty);
                     // A derived `Default` of a unit struct is the struct itself (clippy's
@@ -1209,6 +1213,10 @@ impl Writer<'_> {
             (Value::Str(s), Ty::Std(kind, _)) if kind.is_text() => {
                 oracle::text_literal(self.cluster, self.home, *kind, s)
             }
+            (Value::Str(kind), Ty::IoError) => {
+                let kind = rust_syntax::ident(kind);
+                quote!(std::io::Error::from(std::io::ErrorKind::#kind))
+            }
             (Value::Str(s), Ty::Reader) => {
                 let s = Literal::string(s);
                 quote!(std::io::Cursor::new(#s.to_string()))
@@ -1273,7 +1281,7 @@ impl Writer<'_> {
 /// and `vec![]` or `None` say nothing of their items.
 fn says_its_type(t: &Ty) -> bool {
     match t {
-        Ty::Str | Ty::String | Ty::Bool | Ty::Char | Ty::Unit => true,
+        Ty::Str | Ty::String | Ty::Bool | Ty::Char | Ty::Unit | Ty::IoError => true,
         Ty::Std(kind, _) => kind.is_text() || kind.is_time(),
         Ty::Adt(_, args) => args.is_empty(),
         _ => false,

@@ -102,16 +102,9 @@ pub(crate) fn callee(cluster: &Cluster, id: CallableId) -> String {
                 snake_words(&c.name)
             }
         }
-        CallableKind::TraitFn {
-            self_ty,
-            trait_name,
-        } => {
-            let method = if trait_name.starts_with("From") {
-                "from"
-            } else {
-                "default"
-            };
-            format!("{}_{method}", type_name(self_ty))
+        // `default`, `from`, `from_str`.
+        CallableKind::TraitFn { self_ty, .. } => {
+            format!("{}_{}", type_name(self_ty), snake_words(&c.name))
         }
         CallableKind::StructLiteral { self_ty, .. } | CallableKind::Parse { self_ty } => {
             type_name(self_ty)

@@ -304,6 +304,11 @@ impl Oracle<'_> {
                 let s = Literal::string(s);
                 quote!(#s)
             }
+            // `Cow<str> == &str` holds, as for `String`.
+            (Ty::Std(StdTy::CowStr, _), Observed::Str(s)) if top => {
+                let s = Literal::string(s);
+                quote!(#s)
+            }
             (Ty::Std(kind, _), Observed::Str(s)) if kind.is_text() => {
                 text_literal(self.cluster, self.home, *kind, s)
             }
@@ -490,7 +495,11 @@ impl Oracle<'_> {
             },
             Observed::Char(c) => format!("{c:?}"),
             // Paths and OS strings escape `'` where strings do not.
-            Observed::Str(s) if matches!(ty, Some(Ty::Std(..))) && s.contains('\'') => return None,
+            Observed::Str(s)
+                if matches!(ty, Some(Ty::Std(k, _)) if *k != StdTy::CowStr) && s.contains('\'') =>
+            {
+                return None
+            }
             Observed::Str(s) => format!("{s:?}"),
             // `{"a": 1}`, `{1, 2}`: in the order a `BTreeMap` iterates, which is the observed
             // one; a `HashMap`'s order is known for one entry only.

@@ -1222,6 +1222,30 @@ fn paths_and_os_strings_are_written_by_their_std_constructors_and_imported() {
 }
 
 #[test]
+fn cow_text_is_built_from_a_literal_and_compared_with_one() {
+    let cow = std_ty(StdTy::CowStr);
+    let cluster = functions(vec![(
+        "expand",
+        vec![param("input", cow.clone())],
+        Ty::Option(Box::new(cow)),
+    )]);
+    let tests = [completed(
+        0,
+        vec![stmt(0, vec![Value::Str("~/a".into())])],
+        vec![Some(Observed::Opt(Some(Box::new(Observed::Str(
+            "/home/u/a".into(),
+        )))))],
+    )];
+    let file = emit_with(&cluster, &tests);
+    for expected in [
+        "use std::borrow::Cow;\n",
+        "expand(Cow::from(\"~/a\")), Some(Cow::from(\"/home/u/a\")));",
+    ] {
+        assert!(file.contains(expected), "no {expected}:\n{file}");
+    }
+}
+
+#[test]
 fn type_arguments_a_literal_gives_need_no_turbofish() {
     let path = std_ty(StdTy::PathStr);
     let mut cluster = functions(vec![
@@ -1381,4 +1405,61 @@ fn the_state_a_mut_call_leaves_is_checked_where_mutation_analysis_chose_it() {
     let push = body.find("bounded_stack.push(8)").unwrap();
     let check = body.find("vec![7, 8]").expect(&file.contents);
     assert!(push < check, "{}", file.contents);
+}
+
+#[test]
+fn from_str_impls_are_called_by_parse() {
+    let mut cluster = functions(vec![]);
+    cluster.types.push(ty_def(
+        "Level",
+        &["Debug", "PartialEq"],
+        TypeKind::Enum(vec![Variant {
+            name: "High".into(),
+            fields: Fields::Unit,
+        }]),
+    ));
+    let level = Ty::Adt(0, Vec::new());
+    cluster.callables.push(callable(
+        "from_str",
+        CallableKind::TraitFn {
+            self_ty: level.clone(),
+            trait_name: "::std::str::FromStr".into(),
+        },
+        vec![param("s", Ty::Str)],
+        Ty::Result(Box::new(level), Box::new(Ty::Unit)),
+    ));
+    let tests = [completed(
+        0,
+        vec![stmt(0, vec![Value::Str("high".into())])],
+        vec![Some(Observed::Ok(Box::new(Observed::Variant(
+            "High".into(),
+            Vec::new(),
+        ))))],
+    )];
+    let file = emit_with(&cluster, &tests);
+    assert!(file.contains("fn level_from_str"), "{file}");
+    assert!(
+        file.contains("\"high\".parse::<Level>(), Ok(Level::High)"),
+        "{file}"
+    );
+}
+
+#[test]
+fn io_errors_are_passed_by_their_kind() {
+    let cluster = functions(vec![(
+        "retryable",
+        vec![param("error", Ty::Ref(Box::new(Ty::IoError)))],
+        Ty::Bool,
+    )]);
+    let tests = [completed(
+        0,
+        vec![stmt(0, vec![Value::Str("TimedOut".into())])],
+        vec![Some(Observed::Bool(true))],
+    )];
+    let file = emit_with(&cluster, &tests);
+    let flat: String = file.chars().filter(|c| !c.is_whitespace()).collect();
+    assert!(
+        flat.contains("retryable(&std::io::Error::from(std::io::ErrorKind::TimedOut))"),
+        "{file}"
+    );
 }

@@ -209,9 +209,27 @@ pub fn random_value(rng: &mut ChaCha8Rng, pool: &ValuePool, ty: &Ty, depth: usiz
         }
         Ty::Box(e) | Ty::Ref(e) | Ty::RefMut(e) => random_value(rng, pool, e, depth),
         // Crate types come from statements; the generator never asks for them here.
-        Ty::Adt(..) | Ty::Mock(_) | Ty::IoError => Value::Unit,
+        Ty::Adt(..) | Ty::Mock(_) => Value::Unit,
+        Ty::IoError => Value::Str(IO_ERROR_KINDS.choose(rng).expect("non-empty").to_string()),
     }
 }
+
+/// The kinds of I/O error an argument is drawn from: those code tells apart most, first
+/// (the driver's `Decode for io::Error` reads the same names).
+pub const IO_ERROR_KINDS: [&str; 12] = [
+    "NotFound",
+    "PermissionDenied",
+    "AlreadyExists",
+    "InvalidInput",
+    "InvalidData",
+    "UnexpectedEof",
+    "Interrupted",
+    "WouldBlock",
+    "TimedOut",
+    "BrokenPipe",
+    "Unsupported",
+    "Other",
+];
 
 /// A value of a std type outside the prelude.
 fn random_std(

@@ -51,6 +51,7 @@ pub const FIXTURES: &[&str] = &[
     "borrows",
     "timing",
     "tables",
+    "texts",
     "hostile",
 ];
 
