@@ -250,6 +250,8 @@ pub enum StdTy {
     SystemTime,
     /// `&std::ffi::OsStr`: `OsStr::new("x")`.
     OsStrRef,
+    /// `std::borrow::Cow<'_, str>`, as text: `Cow::from("x")` (borrowed or owned alike).
+    CowStr,
     /// `std::collections::HashMap<K, V>`, as a sequence of `(key, value)` tuples:
     /// `HashMap::from([("a", 1)])`; observed sorted, so assertions do not depend on its order.
     HashMap,
@@ -266,13 +268,14 @@ pub enum StdTy {
 
 impl StdTy {
     /// The std types a crate can name (`PathStr` is a `&str`).
-    pub const ALL: [StdTy; 10] = [
+    pub const ALL: [StdTy; 11] = [
         StdTy::PathBuf,
         StdTy::PathRef,
         StdTy::OsString,
         StdTy::OsStrRef,
         StdTy::Duration,
         StdTy::SystemTime,
+        StdTy::CowStr,
         StdTy::HashMap,
         StdTy::BTreeMap,
         StdTy::HashSet,
@@ -288,6 +291,7 @@ impl StdTy {
             StdTy::OsStrRef => &["ffi", "OsStr"],
             StdTy::Duration => &["time", "Duration"],
             StdTy::SystemTime => &["time", "SystemTime"],
+            StdTy::CowStr => &["borrow", "Cow"],
             StdTy::HashMap => &["collections", "HashMap"],
             StdTy::BTreeMap => &["collections", "BTreeMap"],
             StdTy::HashSet => &["collections", "HashSet"],
@@ -305,7 +309,12 @@ impl StdTy {
     pub fn is_text(self) -> bool {
         matches!(
             self,
-            StdTy::PathBuf | StdTy::PathRef | StdTy::OsString | StdTy::OsStrRef | StdTy::PathStr
+            StdTy::PathBuf
+                | StdTy::PathRef
+                | StdTy::OsString
+                | StdTy::OsStrRef
+                | StdTy::PathStr
+                | StdTy::CowStr
         )
     }
 

@@ -150,6 +150,8 @@ pub fn ty_with(
             match kind {
                 StdTy::PathStr => quote!(&str),
                 StdTy::PathRef | StdTy::OsStrRef => quote!(&#path),
+                // The driver's decoded values own their text; a test's literals are `'static`.
+                StdTy::CowStr => quote!(#path<'static, str>),
                 _ if args.len() == 0 => path,
                 _ => quote!(#path<#(#args),*>),
             }

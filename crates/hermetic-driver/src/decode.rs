@@ -114,6 +114,13 @@ impl Decode for std::ffi::OsString {
     }
 }
 
+/// Text that a callable may borrow or own, as text: `Cow::from("x")` (owned here).
+impl Decode for std::borrow::Cow<'static, str> {
+    fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
+        String::decode(value, slots).map(Self::Owned)
+    }
+}
+
 /// A duration, as its nanoseconds: `Duration::from_secs(5)` is `5_000_000_000`.
 impl Decode for std::time::Duration {
     fn decode(value: &Value, _: &mut Slots) -> Result<Self, DecodeError> {
@@ -459,6 +466,10 @@ mod tests {
             Ok("/etc/app.conf".into())
         );
         assert!(decode::<std::path::PathBuf>(&Value::Int(1), &mut slots).is_err());
+        assert_eq!(
+            decode::<std::borrow::Cow<'static, str>>(&text, &mut slots),
+            Ok("/etc/app.conf".into())
+        );
     }
 
     fn range(start: Option<i128>, end: Option<i128>, inclusive: bool) -> Value {

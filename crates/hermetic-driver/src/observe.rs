@@ -131,6 +131,13 @@ impl Observe for std::path::PathBuf {
     }
 }
 
+/// Text, borrowed or owned alike.
+impl Observe for std::borrow::Cow<'_, str> {
+    fn observe(&self) -> Observed {
+        Observed::Str(self.to_string())
+    }
+}
+
 /// A duration as its nanoseconds.
 impl Observe for std::time::Duration {
     fn observe(&self) -> Observed {

@@ -166,7 +166,7 @@ impl Collector<'_> {
             subst: &no_subst,
             expanding: &[],
         };
-        let mock = |p: &ParamBounds| scope.mock_for_bounds(p.bounds.iter());
+        let mock = |p: &ParamBounds| scope.mock_for_bounds(p.bounds.iter(), true);
         let mut subst: BTreeMap<String, Ty> = generics::choose(&outer, &mock, Values::Owned)?
             .into_iter()
             .collect();

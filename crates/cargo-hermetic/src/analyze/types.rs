@@ -24,6 +24,9 @@ pub struct TraitInfo {
     pub name: String,
     /// Why no mock can stand in for it, if none can.
     pub unmockable: Option<String>,
+    /// A primitive type the crate implements it for (`impl Amounts for f64`), which stands in
+    /// for a type parameter bounded by it when no mock can.
+    pub primitive_implementor: Option<Ty>,
 }
 
 /// Where a type occurs, which decides where references are allowed.
@@ -166,7 +169,7 @@ impl TyCx<'_> {
                 ),
             )),
             Type::ImplTrait(t) => self
-                .mock_for_bounds(t.bounds.iter())
+                .mock_for_bounds(t.bounds.iter(), true)
                 .unwrap_or_else(|| self.impl_std(t, ty)),
             Type::TraitObject(_) if mode == Mode::Ret => Err(Why::new(
                 SkipReason::OpaqueReturn,
@@ -176,7 +179,7 @@ impl TyCx<'_> {
                 ),
             )),
             Type::TraitObject(t) => self
-                .mock_for_bounds(t.bounds.iter())
+                .mock_for_bounds(t.bounds.iter(), false)
                 .unwrap_or_else(|| Err(no_mock(t.bounds.iter(), ty))),
             Type::Ptr(_) => Err(Why::new(
                 SkipReason::RawPointer,
@@ -389,10 +392,13 @@ impl TyCx<'_> {
 
     /// What stands in for bounds such as `Ledger + Send + 'static`: the crate trait's mock, or
     /// for std's `Write` a `Vec<u8>` and for `IntoIterator<Item = T>` a `Vec<T>`. `None` when
-    /// neither is among them, an error when the other bounds ask for more.
+    /// neither is among them, an error when the other bounds ask for more. `sized`: the
+    /// bounds are a type parameter's or `impl Trait`'s (not a trait object's), so a primitive
+    /// the crate implements the trait for stands in where no mock can.
     pub fn mock_for_bounds<'b>(
         &self,
         bounds: impl Iterator<Item = &'b TypeParamBound>,
+        sized: bool,
     ) -> Option<Result<Ty, Why>> {
         let mut found = None;
         let mut std_value: Option<(Ty, String)> = None;
@@ -440,8 +446,13 @@ impl TyCx<'_> {
         if let Some((_, name)) = std_value {
             extra.push(name);
         }
+        let primitive = self
+            .traits
+            .get(id)
+            .and_then(|t| t.primitive_implementor.clone())
+            .filter(|_| sized);
         Some(if extra.is_empty() {
-            self.mock(id)
+            self.mock(id).or_else(|why| primitive.ok_or(why))
         } else {
             Err(Why::new(
                 SkipReason::UnmetBound(extra.join(" + ")),
@@ -565,6 +576,9 @@ impl TyCx<'_> {
                     ),
                 ));
             }
+            if kind == StdTy::CowStr {
+                return cow_of_str(last, ty);
+            }
             let args = self.args(last, ty, mode)?;
             if args.len() != kind.arity() {
                 return Err(Why::new(
@@ -671,6 +685,33 @@ impl TyCx<'_> {
                 Ok(out)
             }
         }
+    }
+}
+
+/// `Cow<'_, str>` (the one `Cow` supported): `Cow<[u8]>` or `Cow<Path>` are skipped.
+fn cow_of_str(last: &syn::PathSegment, ty: &Type) -> Result<Ty, Why> {
+    let PathArguments::AngleBracketed(a) = &last.arguments else {
+        return Err(Why::new(
+            SkipReason::TypeArguments,
+            format!("`{}` needs a type argument", text(ty)),
+        ));
+    };
+    let types: Vec<&Type> = a
+        .args
+        .iter()
+        .filter_map(|arg| match arg {
+            GenericArgument::Type(t) => Some(t),
+            _ => None,
+        })
+        .collect();
+    match types.as_slice() {
+        [Type::Path(p)] if p.qself.is_none() && p.path.is_ident("str") => {
+            Ok(Ty::Std(StdTy::CowStr, Vec::new()))
+        }
+        _ => Err(Why::new(
+            SkipReason::UnsupportedType("Cow".into()),
+            format!("`{}` is not supported (`Cow<str>` is)", text(ty)),
+        )),
     }
 }
 
@@ -928,6 +969,14 @@ mod tests {
             Ok(Ty::Option(b(Ty::Std(StdTy::BTreeSet, vec![Ty::Str]))))
         );
         assert!(map(lib, "std::collections::HashSet", Mode::Arg).is_err());
+        let cow = "use std::borrow::Cow; use std::path::Path;";
+        assert_eq!(map(cow, "Cow<str>", Mode::Arg), Ok(std_ty(StdTy::CowStr)));
+        assert_eq!(
+            map(lib, "Option<std::borrow::Cow<'static, str>>", Mode::Ret),
+            Ok(Ty::Option(b(std_ty(StdTy::CowStr))))
+        );
+        assert!(map(cow, "Cow<[u8]>", Mode::Arg).is_err());
+        assert!(map(cow, "Cow<Path>", Mode::Arg).is_err());
         assert!(map(lib, "Path", Mode::Owned)
             .unwrap_err()
             .contains("behind a reference"));

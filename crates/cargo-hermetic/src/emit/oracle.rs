@@ -304,6 +304,11 @@ impl Oracle<'_> {
                 let s = Literal::string(s);
                 quote!(#s)
             }
+            // `Cow<str> == &str` holds: at the top of an `assert_eq!` the literal alone.
+            (Ty::Std(StdTy::CowStr, _), Observed::Str(s)) if top => {
+                let s = Literal::string(s);
+                quote!(#s)
+            }
             (Ty::Std(kind, _), Observed::Str(s)) if kind.is_text() => {
                 text_literal(self.cluster, self.home, *kind, s)
             }
@@ -598,8 +603,9 @@ impl Oracle<'_> {
     }
 }
 
-/// A path or OS string of type `kind` with text `s`: `PathBuf::from("/etc/app.conf")`,
-/// `Path::new(..)`, `OsString::from(..)`, `OsStr::new(..)`.
+/// A path, OS string or `Cow<str>` of type `kind` with text `s`:
+/// `PathBuf::from("/etc/app.conf")`, `Path::new(..)`, `OsString::from(..)`, `OsStr::new(..)`,
+/// `Cow::from(..)`.
 pub(crate) fn text_literal(cluster: &Cluster, home: ModuleId, kind: StdTy, s: &str) -> TokenStream {
     let name = rust_syntax::std_name(cluster, kind, home);
     let s = Literal::string(s);

@@ -1221,6 +1221,33 @@ fn paths_and_os_strings_are_written_by_their_std_constructors_and_imported() {
 }
 
 #[test]
+fn cow_text_is_passed_from_a_literal_and_compared_with_one() {
+    let cow = std_ty(StdTy::CowStr);
+    let cluster = functions(vec![
+        ("escape", vec![param("s", cow.clone())], cow.clone()),
+        ("first", vec![param("s", Ty::Str)], Ty::Option(Box::new(cow))),
+    ]);
+    let str_ = |s: &str| Value::Str(s.into());
+    let obs = |s: &str| Observed::Str(s.into());
+    let tests = [
+        completed(0, vec![stmt(0, vec![str_("a b")])], vec![Some(obs("'a b'"))]),
+        completed(
+            0,
+            vec![stmt(1, vec![str_("x")])],
+            vec![Some(Observed::Opt(Some(Box::new(obs("x")))))],
+        ),
+    ];
+    let file = emit_with(&cluster, &tests);
+    for expected in [
+        "use std::borrow::Cow;\n",
+        "assert_eq!(escape(Cow::from(\"a b\")), \"'a b'\");",
+        "assert_eq!(first(\"x\"), Some(Cow::from(\"x\")));",
+    ] {
+        assert!(file.contains(expected), "no {expected}:\n{file}");
+    }
+}
+
+#[test]
 fn type_arguments_a_literal_gives_need_no_turbofish() {
     let path = std_ty(StdTy::PathStr);
     let mut cluster = functions(vec![
