@@ -1225,12 +1225,20 @@ fn cow_text_is_passed_from_a_literal_and_compared_with_one() {
     let cow = std_ty(StdTy::CowStr);
     let cluster = functions(vec![
         ("escape", vec![param("s", cow.clone())], cow.clone()),
-        ("first", vec![param("s", Ty::Str)], Ty::Option(Box::new(cow))),
+        (
+            "first",
+            vec![param("s", Ty::Str)],
+            Ty::Option(Box::new(cow)),
+        ),
     ]);
     let str_ = |s: &str| Value::Str(s.into());
     let obs = |s: &str| Observed::Str(s.into());
     let tests = [
-        completed(0, vec![stmt(0, vec![str_("a b")])], vec![Some(obs("'a b'"))]),
+        completed(
+            0,
+            vec![stmt(0, vec![str_("a b")])],
+            vec![Some(obs("'a b'"))],
+        ),
         completed(
             0,
             vec![stmt(1, vec![str_("x")])],
