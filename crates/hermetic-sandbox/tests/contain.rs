@@ -67,8 +67,11 @@ fn act() {
             };
             (fd >= 0) as i32
         }
+        // SAFETY: a signal, no pointers (the sandbox is what is under test).
         "kill_parent" => unsafe { libc::kill(libc::getppid(), libc::SIGTERM) },
+        // SAFETY: as above.
         "kill_group" => unsafe { libc::kill(0, libc::SIGTERM) },
+        // SAFETY: as above.
         "kill_self" => unsafe { libc::kill(libc::getpid(), libc::SIGUSR2) },
         "spawn" => std::process::Command::new("/bin/true").status().is_ok() as i32,
         "int80" => {
@@ -77,6 +80,7 @@ fn act() {
             unsafe { std::arch::asm!("int 0x80", inout("eax") ret) };
             (ret > 0) as i32
         }
+        // SAFETY: setsid takes no arguments.
         "setsid" => (unsafe { libc::setsid() } >= 0) as i32,
         "tcp" => std::net::TcpStream::connect(arg.to_str().unwrap()).is_ok() as i32,
         "memory" => {
@@ -176,9 +180,11 @@ fn the_server_filter_refuses_logs_and_lets_the_server_fork_and_signal() {
     let pid = unsafe { libc::fork() };
     if pid == 0 {
         let code = std::panic::catch_unwind(server_side).unwrap_or(100);
+        // SAFETY: the forked process leaves without running the parent's destructors.
         unsafe { libc::_exit(code) };
     }
     let mut status = 0;
+    // SAFETY: our child, and a status the call writes.
     unsafe { libc::waitpid(pid, &mut status, 0) };
     assert!(libc::WIFEXITED(status), "server died: {status}");
     assert_eq!(libc::WEXITSTATUS(status), 0, "server checks failed");
@@ -206,6 +212,8 @@ fn server_side() -> i32 {
         let eperm = |r: libc::c_long| {
             r == -1 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
         };
+        // SAFETY: system calls with no pointers but a C string literal; the child leaves with
+        // `_exit`.
         unsafe {
             expect(eperm(libc::syscall(libc::SYS_kill, libc::getppid(), 0)));
             expect(eperm(libc::syscall(libc::SYS_setsid)));
@@ -233,8 +241,10 @@ fn server_side() -> i32 {
         }
     }
     // The server's own signals go through.
+    // SAFETY: signal 0 to our child only checks it exists.
     unsafe { libc::kill(child, 0) };
     let mut status = 0;
+    // SAFETY: our child, and a status the call writes.
     unsafe { libc::waitpid(child, &mut status, 0) };
     assert_eq!(libc::WEXITSTATUS(status), 0, "child checks failed");
     let what: Vec<String> = log

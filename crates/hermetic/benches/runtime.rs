@@ -21,8 +21,10 @@ type ClockFn = unsafe extern "C" fn(libc::clockid_t, *mut libc::timespec) -> c_i
 type ReadFn = unsafe extern "C" fn(c_int, *mut c_void, usize) -> isize;
 
 fn real<T>(name: &CStr) -> T {
+    // SAFETY: a NUL-terminated name.
     let p = unsafe { libc::dlsym(libc::RTLD_NEXT, name.as_ptr()) };
     assert!(!p.is_null(), "dlsym {name:?}");
+    // SAFETY: the caller names the symbol's C signature as `T`.
     unsafe { std::mem::transmute_copy(&p) }
 }
 
@@ -85,18 +87,22 @@ fn main() {
     };
     let (getenv_ours, getenv_glibc) = pair(
         n,
+        // SAFETY: a C string of ours.
         &mut || unsafe {
             black_box(libc::getenv(black_box(name.as_ptr())));
         },
+        // SAFETY: glibc's getenv, with a C string of ours.
         &mut || unsafe {
             black_box(real_getenv(black_box(name.as_ptr())));
         },
     );
     let (clock_ours, clock_glibc) = pair(
         n,
+        // SAFETY: a timespec of ours.
         &mut || unsafe {
             black_box(libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts));
         },
+        // SAFETY: glibc's clock_gettime, into a timespec of ours.
         &mut || unsafe {
             black_box(real_clock(libc::CLOCK_MONOTONIC, &mut ts2));
         },
@@ -104,9 +110,11 @@ fn main() {
     let rn = n / 10;
     let (read_ours, read_glibc) = pair(
         rn,
+        // SAFETY: a buffer of ours, of the length given.
         &mut || unsafe {
             black_box(libc::read(zfd, byte.as_mut_ptr().cast(), 1));
         },
+        // SAFETY: glibc's read, into a buffer of ours of the length given.
         &mut || unsafe {
             black_box(real_read(zfd, byte2.as_mut_ptr().cast(), 1));
         },
@@ -117,14 +125,17 @@ fn main() {
         .var("HOME", "/home/bench")
         .file("/zero", vec![0u8; 1 << 20])
         .enter();
+    // SAFETY: a C string of ours.
     let getenv_active = ns_per_call(n / 10, reps, &mut || unsafe {
         black_box(libc::getenv(black_box(name.as_ptr())));
     });
+    // SAFETY: a timespec of ours.
     let clock_active = ns_per_call(n / 10, reps, &mut || unsafe {
         black_box(libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts));
     });
     let vf = std::fs::File::open("/zero").unwrap();
     let vfd = std::os::fd::AsRawFd::as_raw_fd(&vf);
+    // SAFETY: a buffer of ours, of the length given, and our descriptor.
     let read_active = ns_per_call(rn, reps, &mut || unsafe {
         if libc::read(vfd, byte.as_mut_ptr().cast(), 1) == 0 {
             libc::lseek(vfd, 0, libc::SEEK_SET);
@@ -235,6 +246,7 @@ fn raw_now() -> Duration {
         tv_sec: 0,
         tv_nsec: 0,
     };
+    // SAFETY: the kernel's clock_gettime, into a timespec of ours.
     unsafe { libc::syscall(libc::SYS_clock_gettime, libc::CLOCK_MONOTONIC, &mut ts) };
     Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
 }

@@ -136,9 +136,11 @@ fn owner_ctx(fd: c_int) -> Option<Ctx> {
 }
 
 pub(crate) fn errno() -> c_int {
+    // SAFETY: glibc's errno location is the calling thread's, valid for its whole life.
     unsafe { *libc::__errno_location() }
 }
 pub(crate) fn set_errno(e: c_int) {
+    // SAFETY: as in `errno`.
     unsafe { *libc::__errno_location() = e }
 }
 

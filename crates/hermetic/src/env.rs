@@ -562,6 +562,7 @@ pub fn interposition_works() -> bool {
         let var = std::env::var("HERMETIC_SELF_CHECK").is_ok_and(|v| v == "1");
         let clock = SystemTime::now() == t;
         let mut buf = [0u8; 8];
+        // SAFETY: getrandom into our own buffer.
         let random = unsafe { libc::getrandom(buf.as_mut_ptr().cast(), buf.len(), 0) } == 8
             && env.accesses().contains(&Access::RandomRead);
         fs && var && clock && random

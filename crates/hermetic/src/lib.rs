@@ -147,7 +147,7 @@
 //!   `thread::sleep` does not wait at all but moves the virtual clock. Timed waits of C code
 //!   (`pthread_cond_timedwait`, `sem_timedwait`) are not translated.
 
-#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks)]
 #![cfg_attr(not(all(target_os = "linux", target_env = "gnu")), allow(dead_code))]
 
 mod access;

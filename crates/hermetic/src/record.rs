@@ -569,6 +569,7 @@ fn init() -> bool {
         let path = std::env::var_os(LOG_VAR);
         let fd = path.and_then(|p| {
             let c = std::ffi::CString::new(p.as_bytes()).ok()?;
+            // SAFETY: a C string of ours.
             let fd = unsafe {
                 libc::open(
                     c.as_ptr(),
@@ -581,6 +582,8 @@ fn init() -> bool {
         match fd {
             Some(fd) => {
                 LOG_FD.store(fd, Relaxed);
+                // SAFETY: `write_counts` is an `extern "C" fn()` that lives as long as the
+                // process.
                 unsafe { libc::atexit(write_counts) };
                 let previous = std::panic::take_hook();
                 std::panic::set_hook(Box::new(move |info| {
@@ -624,6 +627,7 @@ extern "C" fn write_counts() {
 fn write_log(mut bytes: &[u8]) {
     let fd = LOG_FD.load(Relaxed);
     while !bytes.is_empty() {
+        // SAFETY: writes our own buffer.
         let n = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
         if n <= 0 {
             return;
@@ -709,23 +713,34 @@ fn read_path(path: &str) -> There {
     std::fs::read(path).map_or(There::Other, There::File)
 }
 
-fn path_string(path: *const libc::c_char) -> Option<String> {
+/// A C string argument as text (`None` for NULL).
+///
+/// # Safety
+///
+/// `path` is NULL or a C string.
+unsafe fn path_string(path: *const libc::c_char) -> Option<String> {
     if path.is_null() {
         return None;
     }
+    // SAFETY: a C string (this function's contract).
     let bytes = unsafe { CStr::from_ptr(path) }.to_bytes();
     Some(String::from_utf8_lossy(bytes).into_owned())
 }
 
 /// After a real `open`: a read is logged with what was there, a write with the path (its
 /// contents are read when the call returns).
-pub(crate) fn on_open(
+///
+/// # Safety
+///
+/// `path` is NULL or a C string (the one the open was given).
+pub(crate) unsafe fn on_open(
     dirfd: libc::c_int,
     path: *const libc::c_char,
     flags: libc::c_int,
     fd: libc::c_int,
 ) {
     if fd >= 0 && !path.is_null() && !BUSY.get() {
+        // SAFETY: a C string (this function's contract).
         let opened = unsafe { CStr::from_ptr(path) }.to_bytes();
         if random_fds::is_device(opened) {
             random_fds::opened(fd);
@@ -735,7 +750,8 @@ pub(crate) fn on_open(
         return;
     }
     log(|| {
-        let p = path_string(path)?;
+        // SAFETY: NULL or a C string (this function's contract).
+        let p = unsafe { path_string(path) }?;
         if flags & libc::O_ACCMODE != libc::O_RDONLY || flags & libc::O_CREAT != 0 {
             (fd >= 0).then_some(Event::Wrote(p))
         } else if path_logged(&p) {
@@ -748,9 +764,14 @@ pub(crate) fn on_open(
 }
 
 /// After a real `stat`: the path and what is there.
-pub(crate) fn on_stat(path: *const libc::c_char) {
+///
+/// # Safety
+///
+/// `path` is NULL or a C string.
+pub(crate) unsafe fn on_stat(path: *const libc::c_char) {
     log(|| {
-        let p = path_string(path)?;
+        // SAFETY: NULL or a C string (this function's contract).
+        let p = unsafe { path_string(path) }?;
         if path_logged(&p) {
             return None;
         }
@@ -759,10 +780,16 @@ pub(crate) fn on_stat(path: *const libc::c_char) {
     });
 }
 
-pub(crate) fn on_getenv(name: *const libc::c_char, value: *const libc::c_char) {
+/// After a real `getenv`: the variable and its value (`None`: unset).
+///
+/// # Safety
+///
+/// `name` and `value` are NULL or C strings.
+pub(crate) unsafe fn on_getenv(name: *const libc::c_char, value: *const libc::c_char) {
     log(|| {
-        let n = path_string(name)?;
-        Some(Event::Var(n, path_string(value)))
+        // SAFETY: NULL or C strings (this function's contract).
+        let (n, v) = unsafe { (path_string(name)?, path_string(value)) };
+        Some(Event::Var(n, v))
     });
 }
 
@@ -803,22 +830,28 @@ pub(crate) fn reads_hooked(fd: libc::c_int) -> bool {
 }
 
 /// `read` in record mode: stdin a line at a time, logged; the random devices logged.
+///
+/// # Safety
+///
+/// `buf` is valid for writes of `n` bytes (read's contract).
 pub(crate) unsafe fn read(fd: libc::c_int, buf: *mut libc::c_void, n: usize) -> isize {
     if fd == 0 {
+        // SAFETY: `n` writable bytes (this function's contract).
         let r = unsafe { stdin::read(buf, n) };
         if r > 0 {
-            on_stdin(unsafe { crate::libc::io::slice(buf, r as usize) });
+            // SAFETY: the `r` bytes just read into `buf`.
+            on_stdin(unsafe { crate::libc::slice(buf, r as usize) });
         }
         return r;
     }
+    // SAFETY: glibc's read, with the caller's arguments.
     let r = unsafe {
         crate::real::real!(read: fn(libc::c_int, *mut libc::c_void, usize) -> isize)(fd, buf, n)
     };
     if r > 0 && random_fds::contains(fd) {
-        on_random(
-            unsafe { crate::libc::io::slice(buf, r as usize) },
-            crate::rng::Draw::Code,
-        );
+        // SAFETY: the `r` bytes just read into `buf`.
+        let drawn = unsafe { crate::libc::slice(buf, r as usize) };
+        on_random(drawn, crate::rng::Draw::Code);
     }
     r
 }

@@ -422,6 +422,7 @@ fn file_handle_works_from_a_thread_outside_the_env() {
 fn c_stdio_and_mmap_see_virtual_files() {
     use std::ffi::CStr;
     let env = Env::new().file("/c.txt", "from the env\n").enter();
+    // SAFETY: C strings of ours, and the stream fopen returns, used until closed.
     unsafe {
         let f = libc_fopen(c"/c.txt".as_ptr(), c"r".as_ptr());
         assert!(!f.is_null());
@@ -441,6 +442,7 @@ fn c_stdio_and_mmap_see_virtual_files() {
     assert_eq!(env.file_contents("/w.txt").unwrap(), b"written by C");
     // A read-only map of a virtual file.
     let f = File::open("/c.txt").unwrap();
+    // SAFETY: a map of our own open file, unmapped below.
     let p = unsafe {
         libc_mmap(
             std::ptr::null_mut(),
@@ -452,6 +454,7 @@ fn c_stdio_and_mmap_see_virtual_files() {
         )
     };
     assert_ne!(p as isize, -1);
+    // SAFETY: the map holds the file's 13 bytes.
     let bytes = unsafe { std::slice::from_raw_parts(p as *const u8, 13) };
     assert_eq!(bytes, b"from the env\n");
 }

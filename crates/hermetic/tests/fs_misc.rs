@@ -42,6 +42,7 @@ fn special_files_are_refused_and_never_real() {
     let path = format!("/tmp/hermetic-fifo-{}", std::process::id());
     let c = std::ffi::CString::new(path.clone()).unwrap();
     let _env = Env::new().enter();
+    // SAFETY: a C string of ours.
     assert_eq!(unsafe { mkfifo(c.as_ptr(), 0o600) }, -1);
     assert_eq!(
         std::io::Error::last_os_error().kind(),
@@ -67,12 +68,16 @@ fn c_remove_mkstemp_mkdtemp_tmpfile_stay_virtual() {
         .file("/gone", "x")
         .dir("/gone-dir")
         .enter();
+    // SAFETY: C strings of ours.
     assert_eq!(unsafe { remove(c"/gone".as_ptr()) }, 0);
+    // SAFETY: as above.
     assert_eq!(unsafe { remove(c"/gone-dir".as_ptr()) }, 0);
     assert!(!env.exists("/gone") && !env.exists("/gone-dir"));
     let mut tpl = *b"/tmp/hermetic-stemp-XXXXXX\0";
+    // SAFETY: a writable template of ours.
     let fd = unsafe { mkstemp(tpl.as_mut_ptr().cast()) };
     assert!(fd >= 1 << 30, "a virtual descriptor");
+    // SAFETY: the descriptor mkstemp just opened.
     unsafe { close(fd) };
     let name = CStr::from_bytes_until_nul(&tpl)
         .unwrap()
@@ -82,6 +87,7 @@ fn c_remove_mkstemp_mkdtemp_tmpfile_stay_virtual() {
     assert!(!name.ends_with("XXXXXX"));
     assert_eq!(env.file_contents(&name).unwrap(), b"");
     let mut dtpl = *b"/tmp/hermetic-dtemp-XXXXXX\0";
+    // SAFETY: a writable template of ours.
     assert!(!unsafe { mkdtemp(dtpl.as_mut_ptr().cast()) }.is_null());
     let dname = CStr::from_bytes_until_nul(&dtpl)
         .unwrap()
@@ -89,8 +95,10 @@ fn c_remove_mkstemp_mkdtemp_tmpfile_stay_virtual() {
         .unwrap()
         .to_owned();
     assert!(env.is_dir(&dname));
+    // SAFETY: tmpfile takes nothing.
     let f = unsafe { tmpfile() };
     assert!(!f.is_null());
+    // SAFETY: the stream tmpfile returned, closed once.
     unsafe {
         fputs(c"scratch".as_ptr(), f);
         fclose(f);
@@ -100,7 +108,9 @@ fn c_remove_mkstemp_mkdtemp_tmpfile_stay_virtual() {
     // Same seed, same names.
     let env = Env::new().seed(3).enter();
     let mut again = *b"/tmp/hermetic-stemp-XXXXXX\0";
+    // SAFETY: a writable template of ours.
     let fd = unsafe { mkstemp(again.as_mut_ptr().cast()) };
+    // SAFETY: the descriptor mkstemp just opened.
     unsafe { close(fd) };
     drop(env);
     assert_eq!(again, tpl);
@@ -131,12 +141,14 @@ unsafe extern "C" {
 fn umask_is_per_environment_and_kill_is_refused() {
     use std::os::unix::fs::PermissionsExt;
     let _env = Env::new().enter();
+    // SAFETY: umask has no preconditions.
     assert_eq!(unsafe { umask(0o077) }, 0o022);
     fs::write("/private", "x").unwrap();
     assert_eq!(
         fs::metadata("/private").unwrap().permissions().mode() & 0o777,
         0o600
     );
+    // SAFETY: kill with signal 0 only checks.
     assert_eq!(unsafe { kill(std::process::id() as i32, 0) }, -1);
     assert_eq!(
         std::io::Error::last_os_error().kind(),
@@ -144,7 +156,9 @@ fn umask_is_per_environment_and_kill_is_refused() {
     );
     drop(_env);
     // The real umask was never touched.
+    // SAFETY: umask has no preconditions.
     let real = unsafe { umask(0o022) };
+    // SAFETY: umask has no preconditions.
     unsafe { umask(real) };
     assert_ne!(real, 0o077);
 }
@@ -161,10 +175,13 @@ fn file_calls_through_syscall_are_virtual_too() {
     const SYS_CLOSE: i64 = 3;
     const AT_FDCWD: i64 = -100;
     let _env = Env::new().file("/via-syscall", "raw").enter();
+    // SAFETY: openat's arguments: a C string of ours.
     let fd = unsafe { syscall(SYS_OPENAT, AT_FDCWD, c"/via-syscall".as_ptr(), 0i64, 0i64) };
     assert!(fd >= 1 << 30, "{fd}");
     let mut buf = [0u8; 8];
+    // SAFETY: read's arguments: a buffer of ours, of the length given.
     let n = unsafe { syscall(SYS_READ, fd, buf.as_mut_ptr(), buf.len()) };
     assert_eq!(&buf[..n as usize], b"raw");
+    // SAFETY: close's argument: the descriptor opened above.
     assert_eq!(unsafe { syscall(SYS_CLOSE, fd) }, 0);
 }

@@ -62,6 +62,7 @@ fn commands_are_refused() {
     // A closure before exec forces std's fork path.
     use std::os::unix::process::CommandExt;
     let mut c = Command::new("true");
+    // SAFETY: the hook does nothing, so it is async-signal-safe.
     unsafe {
         c.pre_exec(|| Ok(()));
     }
@@ -90,7 +91,9 @@ fn host_facts_are_fixed() {
     assert_eq!(std::process::id(), 7);
     assert_eq!(std::thread::available_parallelism().unwrap().get(), 2);
     let mut buf = [0 as libc_char; 64];
+    // SAFETY: a buffer of ours, of the length given.
     assert_eq!(unsafe { gethostname(buf.as_mut_ptr(), buf.len()) }, 0);
+    // SAFETY: gethostname wrote a NUL-terminated name into `buf`.
     let name = unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) };
     assert_eq!(name.to_str().unwrap(), "box");
 }

@@ -105,6 +105,7 @@ fn first_random_state_on_an_entering_thread_follows_the_seed() {
 
 fn getrandom_bytes<const N: usize>(flags: libc::c_uint) -> [u8; N] {
     let mut buf = [0u8; N];
+    // SAFETY: a buffer of ours, of the length given.
     let n = unsafe { libc::getrandom(buf.as_mut_ptr().cast(), N, flags) };
     assert_eq!(n, N as isize);
     buf
@@ -122,6 +123,7 @@ fn given_random_bytes_come_first_whatever_the_source() {
     let _env = Env::new().seed(5).random_bytes(&given).enter();
     assert_eq!(getrandom_bytes::<4>(0), [1, 2, 3, 4]);
     let mut b = [0u8; 4];
+    // SAFETY: a buffer of ours, of the length given.
     assert_eq!(unsafe { libc::getentropy(b.as_mut_ptr().cast(), 4) }, 0);
     assert_eq!(b, [5, 6, 7, 8]);
     use std::io::Read;
@@ -130,6 +132,7 @@ fn given_random_bytes_come_first_whatever_the_source() {
         .read_exact(&mut b)
         .unwrap();
     assert_eq!(b, [9, 10, 11, 12]);
+    // SAFETY: getrandom's arguments: a buffer of ours, of the length given.
     let r = unsafe { libc::syscall(libc::SYS_getrandom, b.as_mut_ptr(), 4usize, 0u32) };
     assert_eq!((r, b), (4, [13, 14, 15, 16]));
     // 4 given bytes are left: then the seeded stream.

@@ -18,6 +18,7 @@ fn tally_and_roll(words: &[&str]) -> (Vec<String>, u32) {
         *counts.entry(w).or_default() += 1;
     }
     let mut die = [0u8; 4];
+    // SAFETY: a buffer of ours, of the length given.
     assert_eq!(unsafe { libc::getrandom(die.as_mut_ptr().cast(), 4, 0) }, 4);
     let r = (
         counts.keys().map(|k| k.to_string()).collect(),

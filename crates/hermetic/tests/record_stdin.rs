@@ -50,6 +50,7 @@ fn child() {
     assert_eq!(header, "header\n");
     // One line per read: a direct read asking for much more gets one line.
     let mut buf = [0u8; 4096];
+    // SAFETY: a buffer of ours, of the length given.
     let n = unsafe { libc::read(0, buf.as_mut_ptr().cast(), buf.len()) };
     assert_eq!(&buf[..n as usize], b"raw\n");
     assert_eq!(next_line().as_deref(), Some("add bolts 3"));

@@ -25,6 +25,7 @@ fn only_declared_variables_exist() {
 #[test]
 fn set_and_remove_stay_inside() {
     let env = Env::new().var("A", "1").enter();
+    // SAFETY: no other thread of this test reads the process environment meanwhile (the variables are virtual anyway).
     unsafe {
         env::set_var("B", "2");
         env::set_var("A", "changed");

@@ -75,6 +75,7 @@ fn pipe() -> Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd)> {
             std::io::Error::last_os_error()
         );
     }
+    // SAFETY: pipe2 succeeded: both descriptors are open and nothing else owns them.
     Ok(unsafe {
         (
             std::os::fd::OwnedFd::from_raw_fd(fds[0]),

@@ -10,7 +10,6 @@ use libc::{c_char, c_int, c_void, dirent64};
 
 use super::bytes;
 use crate::active::{ctx, ctx_fd, set_errno};
-use crate::real::real;
 use crate::state::{Shared, State, Target};
 use crate::vfs::R;
 
@@ -26,12 +25,19 @@ struct VDir {
     ent: dirent64,
 }
 
-unsafe fn as_vdir(d: *mut c_void) -> Option<&'static mut VDir> {
+/// The virtual stream `d` is, if it is one of ours.
+///
+/// # Safety
+///
+/// `d` is NULL or a directory stream: one of ours (from [`new_vdir`], not yet closed) or
+/// glibc's; the stream is not used elsewhere while the result lives.
+unsafe fn as_vdir<'a>(d: *mut c_void) -> Option<&'a mut VDir> {
     if d.is_null() {
         return None;
     }
-    // Reading 8 bytes is fine for both kinds: glibc's DIR is far larger.
+    // SAFETY: both kinds start with 8 readable bytes (glibc's DIR is far larger than that).
     if unsafe { *(d as *const u64) } == MAGIC {
+        // SAFETY: the magic word marks a `VDir` of ours, which lives until `closedir`.
         Some(unsafe { &mut *(d as *mut VDir) })
     } else {
         None
@@ -62,19 +68,23 @@ fn new_vdir(owner: Arc<Shared>, fd: c_int, entries: Vec<(Vec<u8>, u64, u8)>) -> 
         fd,
         entries,
         next: 0,
+        // SAFETY: `dirent64` is plain old data, for which all zeroes is a value.
         ent: unsafe { std::mem::zeroed() },
     }))
     .cast()
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn opendir(path: *const c_char) -> *mut c_void {
-    if let Some(cx) = ctx() {
+interpose! {
+    fn opendir(path: *const c_char) -> *mut c_void {
+        let Some(cx) = ctx() else {
+            return pass!();
+        };
         let owner = crate::active::current_owner(&cx);
         let r = cx.run(|st| {
             let fd = super::fs::vopen(
                 st,
                 libc::AT_FDCWD,
+                // SAFETY: `path` is a C string, as opendir's contract requires.
                 unsafe { bytes(path) },
                 libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
                 0,
@@ -87,31 +97,31 @@ pub unsafe extern "C" fn opendir(path: *const c_char) -> *mut c_void {
                 }
             }
         });
-        return match r {
+        match r {
             Ok((fd, entries)) => new_vdir(owner, fd, entries),
             Err(_) => std::ptr::null_mut(),
-        };
-    }
-    unsafe { real!(opendir: fn(*const c_char) -> *mut c_void)(path) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn fdopendir(fd: c_int) -> *mut c_void {
-    if crate::libc::fd_is_ours(fd) {
-        if let Some(cx) = ctx_fd(fd) {
-            let owner = crate::active::current_owner(&cx);
-            return match cx.run(|st| snapshot(st, fd)) {
-                Ok(entries) => new_vdir(owner, fd, entries),
-                Err(_) => std::ptr::null_mut(),
-            };
         }
     }
-    unsafe { real!(fdopendir: fn(c_int) -> *mut c_void)(fd) }
-}
 
-#[no_mangle]
-pub unsafe extern "C" fn readdir64(d: *mut c_void) -> *mut dirent64 {
-    if let Some(v) = unsafe { as_vdir(d) } {
+    fn fdopendir(fd: c_int) -> *mut c_void {
+        if crate::libc::fd_is_ours(fd) {
+            if let Some(cx) = ctx_fd(fd) {
+                let owner = crate::active::current_owner(&cx);
+                return match cx.run(|st| snapshot(st, fd)) {
+                    Ok(entries) => new_vdir(owner, fd, entries),
+                    Err(_) => std::ptr::null_mut(),
+                };
+            }
+        }
+        pass!()
+    }
+
+    fn readdir64 | readdir (d: *mut c_void) -> *mut dirent64 {
+        // SAFETY: `d` is an open directory stream (readdir's contract), used by this call
+        // alone.
+        let Some(v) = (unsafe { as_vdir(d) }) else {
+            return pass!();
+        };
         let Some((name, ino, t)) = v.entries.get(v.next) else {
             return std::ptr::null_mut();
         };
@@ -126,55 +136,50 @@ pub unsafe extern "C" fn readdir64(d: *mut c_void) -> *mut dirent64 {
             *dst = src as c_char;
         }
         e.d_name[n] = 0;
-        return e;
+        e
     }
-    unsafe { real!(readdir64: fn(*mut c_void) -> *mut dirent64)(d) }
-}
 
-#[no_mangle]
-pub unsafe extern "C" fn readdir(d: *mut c_void) -> *mut dirent64 {
-    unsafe { readdir64(d) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn closedir(d: *mut c_void) -> c_int {
-    if unsafe { as_vdir(d) }.is_some() {
+    fn closedir(d: *mut c_void) -> c_int {
+        // SAFETY: `d` is an open directory stream (closedir's contract).
+        if unsafe { as_vdir(d) }.is_none() {
+            return pass!();
+        }
         let _off = crate::active::Suspend::new();
+        // SAFETY: a `VDir` of ours (checked above), made by `Box::into_raw`, closed once.
         let v = unsafe { Box::from_raw(d as *mut VDir) };
         let fd = v.fd;
         let r = {
             let mut st = v.owner.lock();
             st.close(fd)
         };
-        return match r {
+        match r {
             Ok(()) => 0,
             Err(e) => {
                 set_errno(e);
                 -1
             }
+        }
+    }
+
+    fn dirfd(d: *mut c_void) -> c_int {
+        // SAFETY: `d` is an open directory stream (dirfd's contract).
+        match unsafe { as_vdir(d) } {
+            Some(v) => v.fd,
+            None => pass!(),
+        }
+    }
+
+    fn rewinddir(d: *mut c_void) -> () {
+        // SAFETY: `d` is an open directory stream (rewinddir's contract), used by this call
+        // alone.
+        let Some(v) = (unsafe { as_vdir(d) }) else {
+            return pass!();
         };
-    }
-    unsafe { real!(closedir: fn(*mut c_void) -> c_int)(d) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn dirfd(d: *mut c_void) -> c_int {
-    if let Some(v) = unsafe { as_vdir(d) } {
-        return v.fd;
-    }
-    unsafe { real!(dirfd: fn(*mut c_void) -> c_int)(d) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn rewinddir(d: *mut c_void) {
-    if let Some(v) = unsafe { as_vdir(d) } {
         let _off = crate::active::Suspend::new();
         let owner = v.owner.clone();
         if let Ok(e) = snapshot(&owner.lock(), v.fd) {
             v.entries = e;
         }
         v.next = 0;
-        return;
     }
-    unsafe { real!(rewinddir: fn(*mut c_void) -> ())(d) }
 }

@@ -2,9 +2,8 @@
 
 use libc::{c_char, c_int, c_uint, mode_t, size_t, ssize_t};
 
-use super::bytes;
+use super::{bytes, slice_mut};
 use crate::access::Access;
-use crate::real::real;
 use crate::state::{Desc, State, Target};
 use crate::vfs::{lexical_abs, R};
 
@@ -55,70 +54,6 @@ pub(crate) fn vopen(
     Ok(st.alloc_fd(Desc::new(target, flags, p)))
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn open64(path: *const c_char, flags: c_int, mode: c_uint) -> c_int {
-    virt!(|st| vopen(st, libc::AT_FDCWD, unsafe { bytes(path) }, flags, mode));
-    let fd = unsafe { real!(open64: fn(*const c_char, c_int, c_uint) -> c_int)(path, flags, mode) };
-    if crate::record::hooks_on() {
-        crate::record::on_open(libc::AT_FDCWD, path, flags, fd);
-    }
-    fd
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn open(path: *const c_char, flags: c_int, mode: c_uint) -> c_int {
-    virt!(|st| vopen(st, libc::AT_FDCWD, unsafe { bytes(path) }, flags, mode));
-    let fd = unsafe { real!(open: fn(*const c_char, c_int, c_uint) -> c_int)(path, flags, mode) };
-    if crate::record::hooks_on() {
-        crate::record::on_open(libc::AT_FDCWD, path, flags, fd);
-    }
-    fd
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn openat64(
-    dirfd: c_int,
-    path: *const c_char,
-    flags: c_int,
-    mode: c_uint,
-) -> c_int {
-    virt!(|st| vopen(st, dirfd, unsafe { bytes(path) }, flags, mode));
-    let fd = unsafe {
-        real!(openat64: fn(c_int, *const c_char, c_int, c_uint) -> c_int)(dirfd, path, flags, mode)
-    };
-    if crate::record::hooks_on() {
-        crate::record::on_open(dirfd, path, flags, fd);
-    }
-    fd
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn openat(
-    dirfd: c_int,
-    path: *const c_char,
-    flags: c_int,
-    mode: c_uint,
-) -> c_int {
-    virt!(|st| vopen(st, dirfd, unsafe { bytes(path) }, flags, mode));
-    let fd = unsafe {
-        real!(openat: fn(c_int, *const c_char, c_int, c_uint) -> c_int)(dirfd, path, flags, mode)
-    };
-    if crate::record::hooks_on() {
-        crate::record::on_open(dirfd, path, flags, fd);
-    }
-    fd
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn creat(path: *const c_char, mode: mode_t) -> c_int {
-    unsafe { open64(path, libc::O_CREAT | libc::O_WRONLY | libc::O_TRUNC, mode) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn creat64(path: *const c_char, mode: mode_t) -> c_int {
-    unsafe { open64(path, libc::O_CREAT | libc::O_WRONLY | libc::O_TRUNC, mode) }
-}
-
 fn vmkdir(st: &mut State, dirfd: c_int, path: &[u8], mode: mode_t) -> R<c_int> {
     let base = st.base_for(dirfd, path)?;
     let r = st.vfs.mkdir(&base, path, mode);
@@ -131,18 +66,6 @@ fn vmkdir(st: &mut State, dirfd: c_int, path: &[u8], mode: mode_t) -> R<c_int> {
         },
     });
     r.map(|_| 0)
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn mkdir(path: *const c_char, mode: mode_t) -> c_int {
-    virt!(|st| vmkdir(st, libc::AT_FDCWD, unsafe { bytes(path) }, mode));
-    unsafe { real!(mkdir: fn(*const c_char, mode_t) -> c_int)(path, mode) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn mkdirat(dirfd: c_int, path: *const c_char, mode: mode_t) -> c_int {
-    virt!(|st| vmkdir(st, dirfd, unsafe { bytes(path) }, mode));
-    unsafe { real!(mkdirat: fn(c_int, *const c_char, mode_t) -> c_int)(dirfd, path, mode) }
 }
 
 fn vremove(st: &mut State, dirfd: c_int, path: &[u8], dir: bool) -> R<c_int> {
@@ -163,29 +86,6 @@ fn vremove(st: &mut State, dirfd: c_int, path: &[u8], dir: bool) -> R<c_int> {
         },
     });
     r.map(|_| 0)
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn rmdir(path: *const c_char) -> c_int {
-    virt!(|st| vremove(st, libc::AT_FDCWD, unsafe { bytes(path) }, true));
-    unsafe { real!(rmdir: fn(*const c_char) -> c_int)(path) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn unlink(path: *const c_char) -> c_int {
-    virt!(|st| vremove(st, libc::AT_FDCWD, unsafe { bytes(path) }, false));
-    unsafe { real!(unlink: fn(*const c_char) -> c_int)(path) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn unlinkat(dirfd: c_int, path: *const c_char, flags: c_int) -> c_int {
-    virt!(|st| vremove(
-        st,
-        dirfd,
-        unsafe { bytes(path) },
-        flags & libc::AT_REMOVEDIR != 0
-    ));
-    unsafe { real!(unlinkat: fn(c_int, *const c_char, c_int) -> c_int)(dirfd, path, flags) }
 }
 
 fn vrename(
@@ -225,96 +125,12 @@ fn vrename(
     r.map(|_| 0)
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn rename(old: *const c_char, new: *const c_char) -> c_int {
-    virt!(|st| vrename(
-        st,
-        libc::AT_FDCWD,
-        unsafe { bytes(old) },
-        libc::AT_FDCWD,
-        unsafe { bytes(new) },
-        0
-    ));
-    unsafe { real!(rename: fn(*const c_char, *const c_char) -> c_int)(old, new) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn renameat(
-    ofd: c_int,
-    old: *const c_char,
-    nfd: c_int,
-    new: *const c_char,
-) -> c_int {
-    virt!(|st| vrename(
-        st,
-        ofd,
-        unsafe { bytes(old) },
-        nfd,
-        unsafe { bytes(new) },
-        0
-    ));
-    unsafe {
-        real!(renameat: fn(c_int, *const c_char, c_int, *const c_char) -> c_int)(ofd, old, nfd, new)
-    }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn renameat2(
-    ofd: c_int,
-    old: *const c_char,
-    nfd: c_int,
-    new: *const c_char,
-    flags: c_uint,
-) -> c_int {
-    virt!(|st| vrename(
-        st,
-        ofd,
-        unsafe { bytes(old) },
-        nfd,
-        unsafe { bytes(new) },
-        flags
-    ));
-    match crate::real::real_opt!(renameat2: fn(c_int, *const c_char, c_int, *const c_char, c_uint) -> c_int)
-    {
-        Some(f) => unsafe { f(ofd, old, nfd, new, flags) },
-        // glibc < 2.28
-        None => unsafe { libc::syscall(libc::SYS_renameat2, ofd, old, nfd, new, flags) as c_int },
-    }
-}
-
 fn vlink(st: &mut State, old: &[u8], new: &[u8], follow: bool) -> R<c_int> {
     let cwd = st.cwd.clone();
     let r = st.vfs.link(&cwd, old, new, follow);
     let p = st.abs_path(&cwd, new);
     st.record(Access::PathWritten { path: p });
     r.map(|_| 0)
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn link(old: *const c_char, new: *const c_char) -> c_int {
-    virt!(|st| vlink(st, unsafe { bytes(old) }, unsafe { bytes(new) }, false));
-    unsafe { real!(link: fn(*const c_char, *const c_char) -> c_int)(old, new) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn linkat(
-    ofd: c_int,
-    old: *const c_char,
-    nfd: c_int,
-    new: *const c_char,
-    flags: c_int,
-) -> c_int {
-    virt!(|st| {
-        let (o, n) = unsafe { (bytes(old), bytes(new)) };
-        let o = lexical_abs(&st.base_for(ofd, o)?, o);
-        let n = lexical_abs(&st.base_for(nfd, n)?, n);
-        vlink(st, &o, &n, flags & libc::AT_SYMLINK_FOLLOW != 0)
-    });
-    unsafe {
-        real!(linkat: fn(c_int, *const c_char, c_int, *const c_char, c_int) -> c_int)(
-            ofd, old, nfd, new, flags,
-        )
-    }
 }
 
 fn vsymlink(st: &mut State, target: &[u8], dirfd: c_int, path: &[u8]) -> R<c_int> {
@@ -325,35 +141,7 @@ fn vsymlink(st: &mut State, target: &[u8], dirfd: c_int, path: &[u8]) -> R<c_int
     r.map(|_| 0)
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn symlink(target: *const c_char, path: *const c_char) -> c_int {
-    virt!(
-        |st| vsymlink(st, unsafe { bytes(target) }, libc::AT_FDCWD, unsafe {
-            bytes(path)
-        })
-    );
-    unsafe { real!(symlink: fn(*const c_char, *const c_char) -> c_int)(target, path) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn symlinkat(
-    target: *const c_char,
-    dirfd: c_int,
-    path: *const c_char,
-) -> c_int {
-    virt!(|st| vsymlink(st, unsafe { bytes(target) }, dirfd, unsafe { bytes(path) }));
-    unsafe {
-        real!(symlinkat: fn(*const c_char, c_int, *const c_char) -> c_int)(target, dirfd, path)
-    }
-}
-
-fn vreadlink(
-    st: &mut State,
-    dirfd: c_int,
-    path: &[u8],
-    buf: *mut c_char,
-    size: size_t,
-) -> R<ssize_t> {
+fn vreadlink(st: &mut State, dirfd: c_int, path: &[u8], buf: &mut [u8]) -> R<ssize_t> {
     let base = st.base_for(dirfd, path)?;
     let r = st.vfs.readlink(&base, path);
     let p = st.abs_path(&base, path);
@@ -363,30 +151,9 @@ fn vreadlink(
     });
     let t = r?;
     // readlink truncates silently and does not NUL-terminate.
-    let n = t.len().min(size);
-    unsafe { std::ptr::copy_nonoverlapping(t.as_ptr(), buf.cast(), n) };
+    let n = t.len().min(buf.len());
+    buf[..n].copy_from_slice(&t[..n]);
     Ok(n as ssize_t)
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn readlink(path: *const c_char, buf: *mut c_char, size: size_t) -> ssize_t {
-    virt!(|st| vreadlink(st, libc::AT_FDCWD, unsafe { bytes(path) }, buf, size));
-    unsafe { real!(readlink: fn(*const c_char, *mut c_char, size_t) -> ssize_t)(path, buf, size) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn readlinkat(
-    dirfd: c_int,
-    path: *const c_char,
-    buf: *mut c_char,
-    size: size_t,
-) -> ssize_t {
-    virt!(|st| vreadlink(st, dirfd, unsafe { bytes(path) }, buf, size));
-    unsafe {
-        real!(readlinkat: fn(c_int, *const c_char, *mut c_char, size_t) -> ssize_t)(
-            dirfd, path, buf, size,
-        )
-    }
 }
 
 fn vchmod(st: &mut State, dirfd: c_int, path: &[u8], mode: mode_t, follow: bool) -> R<c_int> {
@@ -410,31 +177,6 @@ fn vchmod(st: &mut State, dirfd: c_int, path: &[u8], mode: mode_t, follow: bool)
     }
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn chmod(path: *const c_char, mode: mode_t) -> c_int {
-    virt!(|st| vchmod(st, libc::AT_FDCWD, unsafe { bytes(path) }, mode, true));
-    unsafe { real!(chmod: fn(*const c_char, mode_t) -> c_int)(path, mode) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn fchmodat(
-    dirfd: c_int,
-    path: *const c_char,
-    mode: mode_t,
-    flags: c_int,
-) -> c_int {
-    virt!(|st| vchmod(
-        st,
-        dirfd,
-        unsafe { bytes(path) },
-        mode,
-        flags & libc::AT_SYMLINK_NOFOLLOW == 0
-    ));
-    unsafe {
-        real!(fchmodat: fn(c_int, *const c_char, mode_t, c_int) -> c_int)(dirfd, path, mode, flags)
-    }
-}
-
 fn vtruncate_path(st: &mut State, path: &[u8], len: i64) -> R<c_int> {
     let fd = vopen(st, libc::AT_FDCWD, path, libc::O_WRONLY, 0)?;
     let ino = match st.desc(fd)?.target {
@@ -448,17 +190,6 @@ fn vtruncate_path(st: &mut State, path: &[u8], len: i64) -> R<c_int> {
     };
     st.close(fd)?;
     r.map(|_| 0)
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn truncate64(path: *const c_char, len: libc::off64_t) -> c_int {
-    virt!(|st| vtruncate_path(st, unsafe { bytes(path) }, len));
-    unsafe { real!(truncate64: fn(*const c_char, libc::off64_t) -> c_int)(path, len) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn truncate(path: *const c_char, len: libc::off64_t) -> c_int {
-    unsafe { truncate64(path, len) }
 }
 
 fn vchdir(st: &mut State, path: &[u8]) -> R<c_int> {
@@ -478,53 +209,6 @@ fn vchdir(st: &mut State, path: &[u8]) -> R<c_int> {
     Ok(0)
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn chdir(path: *const c_char) -> c_int {
-    virt!(|st| {
-        st.record(Access::Served { what: "chdir" });
-        vchdir(st, unsafe { bytes(path) })
-    });
-    unsafe { real!(chdir: fn(*const c_char) -> c_int)(path) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn fchdir(fd: c_int) -> c_int {
-    virt_fd!(fd, |st| {
-        st.record(Access::Served { what: "chdir" });
-        let d = st.desc(fd)?;
-        match d.target {
-            Target::Dir(_) => {
-                st.cwd = d.path.clone();
-                Ok(0)
-            }
-            _ => Err(libc::ENOTDIR),
-        }
-    });
-    unsafe { real!(fchdir: fn(c_int) -> c_int)(fd) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn getcwd(buf: *mut c_char, size: size_t) -> *mut c_char {
-    if let Some(cx) = crate::active::ctx() {
-        let Ok(cwd) = cx.run(|st| Ok(st.cwd.clone())) else {
-            return std::ptr::null_mut();
-        };
-        drop(cx);
-        if buf.is_null() {
-            // glibc extension: allocate (at least `size` bytes) for the caller to free.
-            return unsafe { super::malloc_cstr(&cwd) };
-        }
-        return match unsafe { super::copy_cstr(&cwd, buf, size) } {
-            Ok(()) => buf,
-            Err(e) => {
-                crate::active::set_errno(e);
-                std::ptr::null_mut()
-            }
-        };
-    }
-    unsafe { real!(getcwd: fn(*mut c_char, size_t) -> *mut c_char)(buf, size) }
-}
-
 fn vrealpath(st: &mut State, path: &[u8]) -> R<Vec<u8>> {
     let cwd = st.cwd.clone();
     let r = st.vfs.resolve(&cwd, path, true);
@@ -535,35 +219,6 @@ fn vrealpath(st: &mut State, path: &[u8]) -> R<Vec<u8>> {
         found: r.as_ref().map_or_else(|e| found(*e), |_| true),
     });
     r
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn realpath(path: *const c_char, resolved: *mut c_char) -> *mut c_char {
-    if let Some(cx) = crate::active::ctx() {
-        if path.is_null() {
-            crate::active::set_errno(libc::EINVAL);
-            return std::ptr::null_mut();
-        }
-        return match cx.run(|st| vrealpath(st, unsafe { bytes(path) })) {
-            Ok(canon) if resolved.is_null() => unsafe { super::malloc_cstr(&canon) },
-            Ok(canon) => {
-                match unsafe { super::copy_cstr(&canon, resolved, libc::PATH_MAX as usize) } {
-                    Ok(()) => resolved,
-                    Err(_) => {
-                        crate::active::set_errno(libc::ENAMETOOLONG);
-                        std::ptr::null_mut()
-                    }
-                }
-            }
-            Err(_) => std::ptr::null_mut(),
-        };
-    }
-    unsafe { real!(realpath: fn(*const c_char, *mut c_char) -> *mut c_char)(path, resolved) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn canonicalize_file_name(path: *const c_char) -> *mut c_char {
-    unsafe { realpath(path, std::ptr::null_mut()) }
 }
 
 fn vaccess(st: &mut State, dirfd: c_int, path: &[u8], mode: c_int, follow: bool) -> R<c_int> {
@@ -585,38 +240,18 @@ fn vaccess(st: &mut State, dirfd: c_int, path: &[u8], mode: c_int, follow: bool)
     Ok(0)
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn access(path: *const c_char, mode: c_int) -> c_int {
-    virt!(|st| vaccess(st, libc::AT_FDCWD, unsafe { bytes(path) }, mode, true));
-    unsafe { real!(access: fn(*const c_char, c_int) -> c_int)(path, mode) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn faccessat(
-    dirfd: c_int,
-    path: *const c_char,
-    mode: c_int,
-    flags: c_int,
-) -> c_int {
-    virt!(|st| vaccess(
-        st,
-        dirfd,
-        unsafe { bytes(path) },
-        mode,
-        flags & libc::AT_SYMLINK_NOFOLLOW == 0
-    ));
-    unsafe {
-        real!(faccessat: fn(c_int, *const c_char, c_int, c_int) -> c_int)(dirfd, path, mode, flags)
-    }
-}
-
 /// Applies `utimensat`-style times (NULL = now; UTIME_NOW / UTIME_OMIT honoured).
-pub(crate) fn set_times(st: &mut State, ino: u64, times: *const libc::timespec) {
+///
+/// # Safety
+///
+/// `times` is NULL or points at two `timespec`s (access, then modification).
+pub(crate) unsafe fn set_times(st: &mut State, ino: u64, times: *const libc::timespec) {
     let now = st.vfs.now;
     let pick = |i: usize, old: crate::vfs::Ts| -> crate::vfs::Ts {
         if times.is_null() {
             return now;
         }
+        // SAFETY: `i` < 2, within the two timespecs (this function's contract).
         let t = unsafe { *times.add(i) };
         match t.tv_nsec {
             libc::UTIME_NOW => now,
@@ -633,29 +268,305 @@ pub(crate) fn set_times(st: &mut State, ino: u64, times: *const libc::timespec) 
     n.ctime = now;
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn utimensat(
-    dirfd: c_int,
-    path: *const c_char,
-    times: *const libc::timespec,
-    flags: c_int,
-) -> c_int {
-    virt!(|st| {
-        let path = unsafe { bytes(path) };
-        let base = st.base_for(dirfd, path)?;
-        let ino = st
-            .vfs
-            .resolve(&base, path, flags & libc::AT_SYMLINK_NOFOLLOW == 0)?
-            .ino
-            .ok_or(libc::ENOENT)?;
-        let p = st.abs_path(&base, path);
-        st.record(Access::PathWritten { path: p });
-        set_times(st, ino, times);
-        Ok(0)
-    });
-    unsafe {
-        real!(utimensat: fn(c_int, *const c_char, *const libc::timespec, c_int) -> c_int)(
-            dirfd, path, times, flags,
-        )
+interpose! {
+    fn open64 | open (path: *const c_char, flags: c_int, mode: c_uint) -> c_int {
+        // SAFETY: `path` is a C string, as open's contract requires.
+        virt!(|st| vopen(st, libc::AT_FDCWD, unsafe { bytes(path) }, flags, mode));
+        let fd = pass!();
+        if crate::record::hooks_on() {
+            // SAFETY: the C string the open was given.
+            unsafe { crate::record::on_open(libc::AT_FDCWD, path, flags, fd) };
+        }
+        fd
+    }
+
+    fn openat64 | openat (dirfd: c_int, path: *const c_char, flags: c_int, mode: c_uint) -> c_int {
+        // SAFETY: `path` is a C string, as openat's contract requires.
+        virt!(|st| vopen(st, dirfd, unsafe { bytes(path) }, flags, mode));
+        let fd = pass!();
+        if crate::record::hooks_on() {
+            // SAFETY: the C string the open was given.
+            unsafe { crate::record::on_open(dirfd, path, flags, fd) };
+        }
+        fd
+    }
+
+    fn creat | creat64 (path: *const c_char, mode: mode_t) -> c_int {
+        // SAFETY: `path` is a C string, as creat's contract requires; `open64` is ours.
+        unsafe { open64(path, libc::O_CREAT | libc::O_WRONLY | libc::O_TRUNC, mode) }
+    }
+
+    fn mkdir(path: *const c_char, mode: mode_t) -> c_int {
+        // SAFETY: `path` is a C string, as mkdir's contract requires.
+        virt!(|st| vmkdir(st, libc::AT_FDCWD, unsafe { bytes(path) }, mode));
+        pass!()
+    }
+
+    fn mkdirat(dirfd: c_int, path: *const c_char, mode: mode_t) -> c_int {
+        // SAFETY: `path` is a C string, as mkdirat's contract requires.
+        virt!(|st| vmkdir(st, dirfd, unsafe { bytes(path) }, mode));
+        pass!()
+    }
+
+    fn rmdir(path: *const c_char) -> c_int {
+        // SAFETY: `path` is a C string, as rmdir's contract requires.
+        virt!(|st| vremove(st, libc::AT_FDCWD, unsafe { bytes(path) }, true));
+        pass!()
+    }
+
+    fn unlink(path: *const c_char) -> c_int {
+        // SAFETY: `path` is a C string, as unlink's contract requires.
+        virt!(|st| vremove(st, libc::AT_FDCWD, unsafe { bytes(path) }, false));
+        pass!()
+    }
+
+    fn unlinkat(dirfd: c_int, path: *const c_char, flags: c_int) -> c_int {
+        virt!(|st| {
+            // SAFETY: `path` is a C string, as unlinkat's contract requires.
+            let path = unsafe { bytes(path) };
+            vremove(st, dirfd, path, flags & libc::AT_REMOVEDIR != 0)
+        });
+        pass!()
+    }
+
+    fn rename(old: *const c_char, new: *const c_char) -> c_int {
+        virt!(|st| {
+            // SAFETY: both are C strings, as rename's contract requires.
+            let (old, new) = unsafe { (bytes(old), bytes(new)) };
+            vrename(st, libc::AT_FDCWD, old, libc::AT_FDCWD, new, 0)
+        });
+        pass!()
+    }
+
+    fn renameat(ofd: c_int, old: *const c_char, nfd: c_int, new: *const c_char) -> c_int {
+        virt!(|st| {
+            // SAFETY: both are C strings, as renameat's contract requires.
+            let (old, new) = unsafe { (bytes(old), bytes(new)) };
+            vrename(st, ofd, old, nfd, new, 0)
+        });
+        pass!()
+    }
+
+    fn renameat2(
+        ofd: c_int,
+        old: *const c_char,
+        nfd: c_int,
+        new: *const c_char,
+        flags: c_uint,
+    ) -> c_int {
+        virt!(|st| {
+            // SAFETY: both are C strings, as renameat2's contract requires.
+            let (old, new) = unsafe { (bytes(old), bytes(new)) };
+            vrename(st, ofd, old, nfd, new, flags)
+        });
+        match crate::real::real_opt!(
+            renameat2: fn(c_int, *const c_char, c_int, *const c_char, c_uint) -> c_int
+        ) {
+            // SAFETY: glibc's own renameat2, with the caller's arguments (as `pass!`).
+            Some(f) => unsafe { f(ofd, old, nfd, new, flags) },
+            // glibc < 2.28.
+            // SAFETY: the system call renameat2 stands for, with the same arguments.
+            None => unsafe { libc::syscall(libc::SYS_renameat2, ofd, old, nfd, new, flags) as c_int },
+        }
+    }
+
+    fn link(old: *const c_char, new: *const c_char) -> c_int {
+        virt!(|st| {
+            // SAFETY: both are C strings, as link's contract requires.
+            let (old, new) = unsafe { (bytes(old), bytes(new)) };
+            vlink(st, old, new, false)
+        });
+        pass!()
+    }
+
+    fn linkat(
+        ofd: c_int,
+        old: *const c_char,
+        nfd: c_int,
+        new: *const c_char,
+        flags: c_int,
+    ) -> c_int {
+        virt!(|st| {
+            // SAFETY: both are C strings, as linkat's contract requires.
+            let (o, n) = unsafe { (bytes(old), bytes(new)) };
+            let o = lexical_abs(&st.base_for(ofd, o)?, o);
+            let n = lexical_abs(&st.base_for(nfd, n)?, n);
+            vlink(st, &o, &n, flags & libc::AT_SYMLINK_FOLLOW != 0)
+        });
+        pass!()
+    }
+
+    fn symlink(target: *const c_char, path: *const c_char) -> c_int {
+        virt!(|st| {
+            // SAFETY: both are C strings, as symlink's contract requires.
+            let (target, path) = unsafe { (bytes(target), bytes(path)) };
+            vsymlink(st, target, libc::AT_FDCWD, path)
+        });
+        pass!()
+    }
+
+    fn symlinkat(target: *const c_char, dirfd: c_int, path: *const c_char) -> c_int {
+        virt!(|st| {
+            // SAFETY: both are C strings, as symlinkat's contract requires.
+            let (target, path) = unsafe { (bytes(target), bytes(path)) };
+            vsymlink(st, target, dirfd, path)
+        });
+        pass!()
+    }
+
+    fn readlink(path: *const c_char, buf: *mut c_char, size: size_t) -> ssize_t {
+        virt!(|st| {
+            // SAFETY: a C string and a buffer of `size` bytes, as readlink's contract requires.
+            let (path, buf) = unsafe { (bytes(path), slice_mut(buf.cast(), size)) };
+            vreadlink(st, libc::AT_FDCWD, path, buf)
+        });
+        pass!()
+    }
+
+    fn readlinkat(dirfd: c_int, path: *const c_char, buf: *mut c_char, size: size_t) -> ssize_t {
+        virt!(|st| {
+            // SAFETY: a C string and a buffer of `size` bytes, as readlinkat's contract
+            // requires.
+            let (path, buf) = unsafe { (bytes(path), slice_mut(buf.cast(), size)) };
+            vreadlink(st, dirfd, path, buf)
+        });
+        pass!()
+    }
+
+    fn chmod(path: *const c_char, mode: mode_t) -> c_int {
+        // SAFETY: `path` is a C string, as chmod's contract requires.
+        virt!(|st| vchmod(st, libc::AT_FDCWD, unsafe { bytes(path) }, mode, true));
+        pass!()
+    }
+
+    fn fchmodat(dirfd: c_int, path: *const c_char, mode: mode_t, flags: c_int) -> c_int {
+        virt!(|st| {
+            // SAFETY: `path` is a C string, as fchmodat's contract requires.
+            let path = unsafe { bytes(path) };
+            vchmod(st, dirfd, path, mode, flags & libc::AT_SYMLINK_NOFOLLOW == 0)
+        });
+        pass!()
+    }
+
+    fn truncate64 | truncate (path: *const c_char, len: libc::off64_t) -> c_int {
+        // SAFETY: `path` is a C string, as truncate's contract requires.
+        virt!(|st| vtruncate_path(st, unsafe { bytes(path) }, len));
+        pass!()
+    }
+
+    fn chdir(path: *const c_char) -> c_int {
+        virt!(|st| {
+            st.record(Access::Served { what: "chdir" });
+            // SAFETY: `path` is a C string, as chdir's contract requires.
+            vchdir(st, unsafe { bytes(path) })
+        });
+        pass!()
+    }
+
+    fn fchdir(fd: c_int) -> c_int {
+        virt_fd!(fd, |st| {
+            st.record(Access::Served { what: "chdir" });
+            let d = st.desc(fd)?;
+            match d.target {
+                Target::Dir(_) => {
+                    st.cwd = d.path.clone();
+                    Ok(0)
+                }
+                _ => Err(libc::ENOTDIR),
+            }
+        });
+        pass!()
+    }
+
+    fn getcwd(buf: *mut c_char, size: size_t) -> *mut c_char {
+        let Some(cx) = crate::active::ctx() else {
+            return pass!();
+        };
+        let Ok(cwd) = cx.run(|st| Ok(st.cwd.clone())) else {
+            return std::ptr::null_mut();
+        };
+        drop(cx);
+        if buf.is_null() {
+            // glibc extension: allocate (at least `size` bytes) for the caller to free.
+            return super::malloc_cstr(&cwd);
+        }
+        // SAFETY: `buf` holds `size` bytes, as getcwd's contract requires.
+        match unsafe { super::copy_cstr(&cwd, buf, size) } {
+            Ok(()) => buf,
+            Err(e) => {
+                crate::active::set_errno(e);
+                std::ptr::null_mut()
+            }
+        }
+    }
+
+    fn realpath(path: *const c_char, resolved: *mut c_char) -> *mut c_char {
+        let Some(cx) = crate::active::ctx() else {
+            return pass!();
+        };
+        if path.is_null() {
+            crate::active::set_errno(libc::EINVAL);
+            return std::ptr::null_mut();
+        }
+        // SAFETY: `path` is a C string, as realpath's contract requires.
+        match cx.run(|st| vrealpath(st, unsafe { bytes(path) })) {
+            Ok(canon) if resolved.is_null() => super::malloc_cstr(&canon),
+            Ok(canon) => {
+                // SAFETY: `resolved` holds PATH_MAX bytes, as realpath's contract requires.
+                match unsafe { super::copy_cstr(&canon, resolved, libc::PATH_MAX as usize) } {
+                    Ok(()) => resolved,
+                    Err(_) => {
+                        crate::active::set_errno(libc::ENAMETOOLONG);
+                        std::ptr::null_mut()
+                    }
+                }
+            }
+            Err(_) => std::ptr::null_mut(),
+        }
+    }
+
+    fn canonicalize_file_name(path: *const c_char) -> *mut c_char {
+        // SAFETY: `path` is a C string, as canonicalize_file_name's contract requires;
+        // `realpath` is ours, and allocates the result as glibc's would.
+        unsafe { realpath(path, std::ptr::null_mut()) }
+    }
+
+    fn access(path: *const c_char, mode: c_int) -> c_int {
+        // SAFETY: `path` is a C string, as access's contract requires.
+        virt!(|st| vaccess(st, libc::AT_FDCWD, unsafe { bytes(path) }, mode, true));
+        pass!()
+    }
+
+    fn faccessat(dirfd: c_int, path: *const c_char, mode: c_int, flags: c_int) -> c_int {
+        virt!(|st| {
+            // SAFETY: `path` is a C string, as faccessat's contract requires.
+            let path = unsafe { bytes(path) };
+            vaccess(st, dirfd, path, mode, flags & libc::AT_SYMLINK_NOFOLLOW == 0)
+        });
+        pass!()
+    }
+
+    fn utimensat(
+        dirfd: c_int,
+        path: *const c_char,
+        times: *const libc::timespec,
+        flags: c_int,
+    ) -> c_int {
+        virt!(|st| {
+            // SAFETY: `path` is a C string, as utimensat's contract requires.
+            let path = unsafe { bytes(path) };
+            let base = st.base_for(dirfd, path)?;
+            let ino = st
+                .vfs
+                .resolve(&base, path, flags & libc::AT_SYMLINK_NOFOLLOW == 0)?
+                .ino
+                .ok_or(libc::ENOENT)?;
+            let p = st.abs_path(&base, path);
+            st.record(Access::PathWritten { path: p });
+            // SAFETY: `times` is NULL or two timespecs, as utimensat's contract requires.
+            unsafe { set_times(st, ino, times) };
+            Ok(0)
+        });
+        pass!()
     }
 }

@@ -3,25 +3,11 @@
 use libc::{c_int, c_uint, c_ulong, c_void, iovec, off64_t, size_t, ssize_t};
 
 use crate::access::Access;
+use super::{slice, slice_mut};
 use crate::real::real;
 use crate::rng::Draw;
 use crate::state::{Desc, State, Target};
 use crate::vfs::{Device, Kind, R};
-
-pub(crate) unsafe fn slice_mut<'a>(p: *mut c_void, n: usize) -> &'a mut [u8] {
-    if p.is_null() || n == 0 {
-        &mut []
-    } else {
-        unsafe { std::slice::from_raw_parts_mut(p.cast(), n) }
-    }
-}
-pub(crate) unsafe fn slice<'a>(p: *const c_void, n: usize) -> &'a [u8] {
-    if p.is_null() || n == 0 {
-        &[]
-    } else {
-        unsafe { std::slice::from_raw_parts(p.cast(), n) }
-    }
-}
 
 /// What `fd` refers to in this environment.
 pub(crate) fn target(st: &State, fd: c_int) -> R<Target> {
@@ -181,19 +167,32 @@ fn vdup(st: &mut State, fd: c_int) -> R<c_int> {
     st.dup_fd(fd)
 }
 
-fn iov_total(iov: *const iovec, cnt: c_int) -> R<&'static [iovec]> {
+/// The `cnt` buffers of a `readv`/`writev`-style call (EINVAL past `IOV_MAX`, 1024).
+///
+/// # Safety
+///
+/// `iov` points at `cnt` `iovec`s (any pointer when `cnt` is 0), unchanged while the result
+/// lives.
+unsafe fn iovecs<'a>(iov: *const iovec, cnt: c_int) -> R<&'a [iovec]> {
     if !(0..=1024).contains(&cnt) {
         return Err(libc::EINVAL);
     }
     if cnt == 0 {
         return Ok(&[]);
     }
+    // SAFETY: `cnt` iovecs (this function's contract).
     Ok(unsafe { std::slice::from_raw_parts(iov, cnt as usize) })
 }
 
-fn vreadv(st: &mut State, fd: c_int, iov: &[iovec], mut at: Option<u64>) -> R<ssize_t> {
+/// `readv`: reads into each buffer in turn, stopping at a short read.
+///
+/// # Safety
+///
+/// Each `iovec` is valid for writes of its length, and nothing else uses those bytes meanwhile.
+unsafe fn vreadv(st: &mut State, fd: c_int, iov: &[iovec], mut at: Option<u64>) -> R<ssize_t> {
     let mut total = 0usize;
     for v in iov {
+        // SAFETY: a writable buffer of `iov_len` bytes (this function's contract).
         let buf = unsafe { slice_mut(v.iov_base, v.iov_len) };
         let n = vread(st, fd, buf, at)?;
         total += n;
@@ -205,9 +204,15 @@ fn vreadv(st: &mut State, fd: c_int, iov: &[iovec], mut at: Option<u64>) -> R<ss
     Ok(total as ssize_t)
 }
 
-fn vwritev(st: &mut State, fd: c_int, iov: &[iovec], mut at: Option<u64>) -> R<ssize_t> {
+/// `writev`: writes each buffer in turn.
+///
+/// # Safety
+///
+/// Each `iovec` is valid for reads of its length.
+unsafe fn vwritev(st: &mut State, fd: c_int, iov: &[iovec], mut at: Option<u64>) -> R<ssize_t> {
     let mut total = 0usize;
     for v in iov {
+        // SAFETY: a readable buffer of `iov_len` bytes (this function's contract).
         let n = vwrite(st, fd, unsafe { slice(v.iov_base, v.iov_len) }, at)?;
         total += n;
         at = at.map(|a| a + n as u64);
@@ -215,191 +220,12 @@ fn vwritev(st: &mut State, fd: c_int, iov: &[iovec], mut at: Option<u64>) -> R<s
     Ok(total as ssize_t)
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn read(fd: c_int, buf: *mut c_void, n: size_t) -> ssize_t {
-    virt_fd!(fd, |st| vread(st, fd, unsafe { slice_mut(buf, n) }, None)
-        .map(|n| n as ssize_t));
-    if crate::record::reads_hooked(fd) {
-        return unsafe { crate::record::read(fd, buf, n) };
-    }
-    unsafe { real!(read: fn(c_int, *mut c_void, size_t) -> ssize_t)(fd, buf, n) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn write(fd: c_int, buf: *const c_void, n: size_t) -> ssize_t {
-    virt_fd!(fd, |st| vwrite(st, fd, unsafe { slice(buf, n) }, None)
-        .map(|n| n as ssize_t));
-    unsafe { real!(write: fn(c_int, *const c_void, size_t) -> ssize_t)(fd, buf, n) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn pread64(fd: c_int, buf: *mut c_void, n: size_t, off: off64_t) -> ssize_t {
-    virt_fd!(fd, |st| {
-        if off < 0 {
-            return Err(libc::EINVAL);
-        }
-        vread(st, fd, unsafe { slice_mut(buf, n) }, Some(off as u64)).map(|n| n as ssize_t)
-    });
-    unsafe { real!(pread64: fn(c_int, *mut c_void, size_t, off64_t) -> ssize_t)(fd, buf, n, off) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn pread(fd: c_int, buf: *mut c_void, n: size_t, off: off64_t) -> ssize_t {
-    unsafe { pread64(fd, buf, n, off) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn pwrite64(
-    fd: c_int,
-    buf: *const c_void,
-    n: size_t,
-    off: off64_t,
-) -> ssize_t {
-    virt_fd!(fd, |st| {
-        if off < 0 {
-            return Err(libc::EINVAL);
-        }
-        vwrite(st, fd, unsafe { slice(buf, n) }, Some(off as u64)).map(|n| n as ssize_t)
-    });
-    unsafe {
-        real!(pwrite64: fn(c_int, *const c_void, size_t, off64_t) -> ssize_t)(fd, buf, n, off)
-    }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn pwrite(fd: c_int, buf: *const c_void, n: size_t, off: off64_t) -> ssize_t {
-    unsafe { pwrite64(fd, buf, n, off) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn readv(fd: c_int, iov: *const iovec, cnt: c_int) -> ssize_t {
-    virt_fd!(fd, |st| vreadv(st, fd, iov_total(iov, cnt)?, None));
-    if fd == 0 && crate::record::hooks_on() {
-        // Record mode holds stdin read ahead: serve the first buffer from it (a short read).
-        if let Some(v) = iov_total(iov, cnt)
-            .ok()
-            .and_then(|v| v.iter().find(|v| v.iov_len > 0))
-        {
-            return unsafe { crate::record::read(0, v.iov_base, v.iov_len) };
-        }
-    }
-    unsafe { real!(readv: fn(c_int, *const iovec, c_int) -> ssize_t)(fd, iov, cnt) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn writev(fd: c_int, iov: *const iovec, cnt: c_int) -> ssize_t {
-    virt_fd!(fd, |st| vwritev(st, fd, iov_total(iov, cnt)?, None));
-    unsafe { real!(writev: fn(c_int, *const iovec, c_int) -> ssize_t)(fd, iov, cnt) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn preadv64(
-    fd: c_int,
-    iov: *const iovec,
-    cnt: c_int,
-    off: off64_t,
-) -> ssize_t {
-    virt_fd!(fd, |st| vreadv(
-        st,
-        fd,
-        iov_total(iov, cnt)?,
-        Some(off.max(0) as u64)
-    ));
-    unsafe {
-        real!(preadv64: fn(c_int, *const iovec, c_int, off64_t) -> ssize_t)(fd, iov, cnt, off)
-    }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn pwritev64(
-    fd: c_int,
-    iov: *const iovec,
-    cnt: c_int,
-    off: off64_t,
-) -> ssize_t {
-    virt_fd!(fd, |st| vwritev(
-        st,
-        fd,
-        iov_total(iov, cnt)?,
-        Some(off.max(0) as u64)
-    ));
-    unsafe {
-        real!(pwritev64: fn(c_int, *const iovec, c_int, off64_t) -> ssize_t)(fd, iov, cnt, off)
-    }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn lseek64(fd: c_int, off: off64_t, whence: c_int) -> off64_t {
-    virt_fd!(fd, |st| vseek(st, fd, off, whence));
-    unsafe { real!(lseek64: fn(c_int, off64_t, c_int) -> off64_t)(fd, off, whence) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn lseek(fd: c_int, off: off64_t, whence: c_int) -> off64_t {
-    unsafe { lseek64(fd, off, whence) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn close(fd: c_int) -> c_int {
-    virt_fd!(fd, |st| vclose(st, fd));
-    if crate::record::hooks_on() {
-        crate::record::on_close(fd);
-    }
-    unsafe { real!(close: fn(c_int) -> c_int)(fd) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn ftruncate64(fd: c_int, len: off64_t) -> c_int {
-    virt_fd!(fd, |st| vtruncate(st, fd, len));
-    unsafe { real!(ftruncate64: fn(c_int, off64_t) -> c_int)(fd, len) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn ftruncate(fd: c_int, len: off64_t) -> c_int {
-    unsafe { ftruncate64(fd, len) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn fsync(fd: c_int) -> c_int {
-    virt_fd!(fd, |st| target(st, fd).map(|_| 0));
-    unsafe { real!(fsync: fn(c_int) -> c_int)(fd) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn fdatasync(fd: c_int) -> c_int {
-    virt_fd!(fd, |st| target(st, fd).map(|_| 0));
-    unsafe { real!(fdatasync: fn(c_int) -> c_int)(fd) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn fchmod(fd: c_int, mode: libc::mode_t) -> c_int {
-    virt_fd!(fd, |st| match target(st, fd)? {
-        Target::File(ino) | Target::Dir(ino) => {
-            let path = st.desc(fd)?.path.clone();
-            st.record(Access::PathWritten {
-                path: st.abs_path(b"/", &path),
-            });
-            st.vfs.chmod(ino, mode);
-            Ok(0)
-        }
-        _ => Ok(0),
-    });
-    unsafe { real!(fchmod: fn(c_int, libc::mode_t) -> c_int)(fd, mode) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn futimens(fd: c_int, times: *const libc::timespec) -> c_int {
-    virt_fd!(fd, |st| match target(st, fd)? {
-        Target::File(ino) | Target::Dir(ino) => {
-            crate::libc::fs::set_times(st, ino, times);
-            Ok(0)
-        }
-        _ => Ok(0),
-    });
-    unsafe { real!(futimens: fn(c_int, *const libc::timespec) -> c_int)(fd, times) }
-}
-
-fn vfcntl(st: &mut State, fd: c_int, cmd: c_int, arg: c_ulong) -> R<c_int> {
+/// `fcntl` on a virtual descriptor.
+///
+/// # Safety
+///
+/// For `F_GETLK`/`F_OFD_GETLK`, `arg` is NULL or points at a `flock` to write.
+unsafe fn vfcntl(st: &mut State, fd: c_int, cmd: c_int, arg: c_ulong) -> R<c_int> {
     let t = target(st, fd)?;
     match cmd {
         libc::F_GETFD => Ok(libc::FD_CLOEXEC),
@@ -423,72 +249,13 @@ fn vfcntl(st: &mut State, fd: c_int, cmd: c_int, arg: c_ulong) -> R<c_int> {
         libc::F_GETLK | libc::F_OFD_GETLK => {
             let fl = arg as *mut libc::flock;
             if !fl.is_null() {
+                // SAFETY: a `flock` for the answer (this function's contract).
                 unsafe { (*fl).l_type = libc::F_UNLCK as i16 };
             }
             Ok(0)
         }
         _ => Err(libc::EINVAL),
     }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn fcntl(fd: c_int, cmd: c_int, arg: c_ulong) -> c_int {
-    virt_fd!(fd, |st| vfcntl(st, fd, cmd, arg));
-    unsafe { real!(fcntl: fn(c_int, c_int, c_ulong) -> c_int)(fd, cmd, arg) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn fcntl64(fd: c_int, cmd: c_int, arg: c_ulong) -> c_int {
-    virt_fd!(fd, |st| vfcntl(st, fd, cmd, arg));
-    match crate::real::real_opt!(fcntl64: fn(c_int, c_int, c_ulong) -> c_int) {
-        Some(f) => unsafe { f(fd, cmd, arg) },
-        // glibc < 2.28: on 64-bit targets fcntl is the same call.
-        None => unsafe { real!(fcntl: fn(c_int, c_int, c_ulong) -> c_int)(fd, cmd, arg) },
-    }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn ioctl(fd: c_int, req: c_ulong, arg: *mut c_void) -> c_int {
-    virt_fd!(fd, |st| {
-        target(st, fd)?;
-        match req {
-            libc::FIONBIO | libc::FIOCLEX | libc::FIONCLEX => Ok(0),
-            _ => Err(libc::ENOTTY),
-        }
-    });
-    unsafe { real!(ioctl: fn(c_int, c_ulong, *mut c_void) -> c_int)(fd, req, arg) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn isatty(fd: c_int) -> c_int {
-    // Virtual stdio is never a terminal, so output formatting does not depend on the
-    // machine running the tests. isatty returns 0 (not -1) with errno set.
-    if crate::libc::fd_is_ours(fd) {
-        if let Some(cx) = crate::active::ctx_fd(fd) {
-            let _ = cx.run(|st| target(st, fd).and(Err::<c_int, _>(libc::ENOTTY)));
-            return 0;
-        }
-    }
-    unsafe { real!(isatty: fn(c_int) -> c_int)(fd) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn dup(fd: c_int) -> c_int {
-    virt_fd!(fd, |st| vdup(st, fd));
-    unsafe { real!(dup: fn(c_int) -> c_int)(fd) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn dup2(fd: c_int, new: c_int) -> c_int {
-    // Redirecting onto a chosen descriptor number is not virtualised.
-    virt_fd!(fd, |st| target(st, fd).and(Err::<c_int, _>(libc::EINVAL)));
-    unsafe { real!(dup2: fn(c_int, c_int) -> c_int)(fd, new) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn dup3(fd: c_int, new: c_int, flags: c_int) -> c_int {
-    virt_fd!(fd, |st| target(st, fd).and(Err::<c_int, _>(libc::EINVAL)));
-    unsafe { real!(dup3: fn(c_int, c_int, c_int) -> c_int)(fd, new, flags) }
 }
 
 /// In record mode stdin is read through [`read`] (read ahead, a line at a time, logged): a
@@ -498,110 +265,296 @@ fn stdin_copied_in_record_mode(fd_in: c_int) -> bool {
     fd_in == 0 && crate::record::hooks_on()
 }
 
-/// Kernel-side copies never involve a virtual descriptor: EXDEV makes std fall back to its
-/// read/write loop (and, unlike ENOSYS, is not cached as "unsupported" process-wide).
-#[no_mangle]
-pub unsafe extern "C" fn copy_file_range(
-    fd_in: c_int,
-    off_in: *mut off64_t,
-    fd_out: c_int,
-    off_out: *mut off64_t,
-    len: size_t,
-    flags: c_uint,
-) -> ssize_t {
-    if crate::libc::fd_is_ours(fd_in) || crate::libc::fd_is_ours(fd_out) {
-        crate::active::set_errno(libc::EXDEV);
-        return -1;
+interpose! {
+    fn read(fd: c_int, buf: *mut c_void, n: size_t) -> ssize_t {
+        virt_fd!(fd, |st| {
+            // SAFETY: `n` writable bytes at `buf`, as read's contract requires.
+            let buf = unsafe { slice_mut(buf, n) };
+            vread(st, fd, buf, None).map(|n| n as ssize_t)
+        });
+        if crate::record::reads_hooked(fd) {
+            // SAFETY: the caller's buffer of `n` bytes, as above.
+            return unsafe { crate::record::read(fd, buf, n) };
+        }
+        pass!()
     }
-    if stdin_copied_in_record_mode(fd_in) {
-        crate::active::set_errno(libc::EINVAL);
-        return -1;
-    }
-    match crate::real::real_opt!(copy_file_range: fn(c_int, *mut off64_t, c_int, *mut off64_t, size_t, c_uint) -> ssize_t)
-    {
-        Some(f) => unsafe { f(fd_in, off_in, fd_out, off_out, len, flags) },
-        // glibc < 2.27
-        None => unsafe {
-            libc::syscall(
-                libc::SYS_copy_file_range,
-                fd_in,
-                off_in,
-                fd_out,
-                off_out,
-                len,
-                flags,
-            ) as ssize_t
-        },
-    }
-}
 
-#[no_mangle]
-pub unsafe extern "C" fn sendfile64(
-    out: c_int,
-    inp: c_int,
-    off: *mut off64_t,
-    n: size_t,
-) -> ssize_t {
-    if crate::libc::fd_is_ours(out)
-        || crate::libc::fd_is_ours(inp)
-        || stdin_copied_in_record_mode(inp)
-    {
-        crate::active::set_errno(libc::EINVAL);
-        return -1;
+    fn write(fd: c_int, buf: *const c_void, n: size_t) -> ssize_t {
+        virt_fd!(fd, |st| {
+            // SAFETY: `n` readable bytes at `buf`, as write's contract requires.
+            let buf = unsafe { slice(buf, n) };
+            vwrite(st, fd, buf, None).map(|n| n as ssize_t)
+        });
+        pass!()
     }
-    unsafe {
-        real!(sendfile64: fn(c_int, c_int, *mut off64_t, size_t) -> ssize_t)(out, inp, off, n)
-    }
-}
 
-#[no_mangle]
-pub unsafe extern "C" fn sendfile(out: c_int, inp: c_int, off: *mut off64_t, n: size_t) -> ssize_t {
-    unsafe { sendfile64(out, inp, off, n) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn splice(
-    fd_in: c_int,
-    off_in: *mut off64_t,
-    fd_out: c_int,
-    off_out: *mut off64_t,
-    len: size_t,
-    flags: c_uint,
-) -> ssize_t {
-    if crate::libc::fd_is_ours(fd_in)
-        || crate::libc::fd_is_ours(fd_out)
-        || stdin_copied_in_record_mode(fd_in)
-    {
-        crate::active::set_errno(libc::EINVAL);
-        return -1;
-    }
-    unsafe {
-        real!(splice: fn(c_int, *mut off64_t, c_int, *mut off64_t, size_t, c_uint) -> ssize_t)(
-            fd_in, off_in, fd_out, off_out, len, flags,
-        )
-    }
-}
-
-/// Virtual descriptors are always ready; a set mixing real and virtual ones is not supported
-/// (the real ones are reported not ready).
-#[no_mangle]
-pub unsafe extern "C" fn poll(fds: *mut libc::pollfd, n: libc::nfds_t, timeout: c_int) -> c_int {
-    if !fds.is_null() && n > 0 {
-        let set = unsafe { std::slice::from_raw_parts_mut(fds, n as usize) };
-        if set.iter().any(|p| crate::libc::fd_is_ours(p.fd)) {
-            let mut ready = 0;
-            for p in set.iter_mut() {
-                p.revents = if crate::libc::fd_is_ours(p.fd) {
-                    p.events & (libc::POLLIN | libc::POLLOUT)
-                } else {
-                    0
-                };
-                if p.revents != 0 {
-                    ready += 1;
-                }
+    fn pread64 | pread (fd: c_int, buf: *mut c_void, n: size_t, off: off64_t) -> ssize_t {
+        virt_fd!(fd, |st| {
+            if off < 0 {
+                return Err(libc::EINVAL);
             }
-            return ready;
+            // SAFETY: `n` writable bytes at `buf`, as pread's contract requires.
+            let buf = unsafe { slice_mut(buf, n) };
+            vread(st, fd, buf, Some(off as u64)).map(|n| n as ssize_t)
+        });
+        pass!()
+    }
+
+    fn pwrite64 | pwrite (fd: c_int, buf: *const c_void, n: size_t, off: off64_t) -> ssize_t {
+        virt_fd!(fd, |st| {
+            if off < 0 {
+                return Err(libc::EINVAL);
+            }
+            // SAFETY: `n` readable bytes at `buf`, as pwrite's contract requires.
+            let buf = unsafe { slice(buf, n) };
+            vwrite(st, fd, buf, Some(off as u64)).map(|n| n as ssize_t)
+        });
+        pass!()
+    }
+
+    fn readv(fd: c_int, iov: *const iovec, cnt: c_int) -> ssize_t {
+        // SAFETY: `cnt` iovecs of writable buffers, as readv's contract requires.
+        virt_fd!(fd, |st| unsafe { vreadv(st, fd, iovecs(iov, cnt)?, None) });
+        if fd == 0 && crate::record::hooks_on() {
+            // Record mode holds stdin read ahead: serve the first buffer from it (a short
+            // read).
+            // SAFETY: as above.
+            let first = unsafe { iovecs(iov, cnt) }
+                .ok()
+                .and_then(|v| v.iter().find(|v| v.iov_len > 0));
+            if let Some(v) = first {
+                // SAFETY: a writable buffer of `iov_len` bytes, as above.
+                return unsafe { crate::record::read(0, v.iov_base, v.iov_len) };
+            }
+        }
+        pass!()
+    }
+
+    fn writev(fd: c_int, iov: *const iovec, cnt: c_int) -> ssize_t {
+        // SAFETY: `cnt` iovecs of readable buffers, as writev's contract requires.
+        virt_fd!(fd, |st| unsafe { vwritev(st, fd, iovecs(iov, cnt)?, None) });
+        pass!()
+    }
+
+    fn preadv64(fd: c_int, iov: *const iovec, cnt: c_int, off: off64_t) -> ssize_t {
+        virt_fd!(fd, |st| {
+            let at = Some(off.max(0) as u64);
+            // SAFETY: `cnt` iovecs of writable buffers, as preadv's contract requires.
+            unsafe { vreadv(st, fd, iovecs(iov, cnt)?, at) }
+        });
+        pass!()
+    }
+
+    fn pwritev64(fd: c_int, iov: *const iovec, cnt: c_int, off: off64_t) -> ssize_t {
+        virt_fd!(fd, |st| {
+            let at = Some(off.max(0) as u64);
+            // SAFETY: `cnt` iovecs of readable buffers, as pwritev's contract requires.
+            unsafe { vwritev(st, fd, iovecs(iov, cnt)?, at) }
+        });
+        pass!()
+    }
+
+    fn lseek64 | lseek (fd: c_int, off: off64_t, whence: c_int) -> off64_t {
+        virt_fd!(fd, |st| vseek(st, fd, off, whence));
+        pass!()
+    }
+
+    fn close(fd: c_int) -> c_int {
+        virt_fd!(fd, |st| vclose(st, fd));
+        if crate::record::hooks_on() {
+            crate::record::on_close(fd);
+        }
+        pass!()
+    }
+
+    fn ftruncate64 | ftruncate (fd: c_int, len: off64_t) -> c_int {
+        virt_fd!(fd, |st| vtruncate(st, fd, len));
+        pass!()
+    }
+
+    fn fsync(fd: c_int) -> c_int {
+        virt_fd!(fd, |st| target(st, fd).map(|_| 0));
+        pass!()
+    }
+
+    fn fdatasync(fd: c_int) -> c_int {
+        virt_fd!(fd, |st| target(st, fd).map(|_| 0));
+        pass!()
+    }
+
+    fn fchmod(fd: c_int, mode: libc::mode_t) -> c_int {
+        virt_fd!(fd, |st| match target(st, fd)? {
+            Target::File(ino) | Target::Dir(ino) => {
+                let path = st.desc(fd)?.path.clone();
+                st.record(Access::PathWritten {
+                    path: st.abs_path(b"/", &path),
+                });
+                st.vfs.chmod(ino, mode);
+                Ok(0)
+            }
+            _ => Ok(0),
+        });
+        pass!()
+    }
+
+    fn futimens(fd: c_int, times: *const libc::timespec) -> c_int {
+        virt_fd!(fd, |st| match target(st, fd)? {
+            Target::File(ino) | Target::Dir(ino) => {
+                // SAFETY: `times` is NULL or two timespecs, as futimens's contract requires.
+                unsafe { crate::libc::fs::set_times(st, ino, times) };
+                Ok(0)
+            }
+            _ => Ok(0),
+        });
+        pass!()
+    }
+
+    fn fcntl(fd: c_int, cmd: c_int, arg: c_ulong) -> c_int {
+        // SAFETY: `arg` is what `cmd` takes, as fcntl's contract requires.
+        virt_fd!(fd, |st| unsafe { vfcntl(st, fd, cmd, arg) });
+        pass!()
+    }
+
+    fn fcntl64(fd: c_int, cmd: c_int, arg: c_ulong) -> c_int {
+        // SAFETY: `arg` is what `cmd` takes, as fcntl's contract requires.
+        virt_fd!(fd, |st| unsafe { vfcntl(st, fd, cmd, arg) });
+        match crate::real::real_opt!(fcntl64: fn(c_int, c_int, c_ulong) -> c_int) {
+            // SAFETY: glibc's own fcntl64, with the caller's arguments (as `pass!`).
+            Some(f) => unsafe { f(fd, cmd, arg) },
+            // glibc < 2.28: on 64-bit targets fcntl is the same call.
+            // SAFETY: as above, through glibc's fcntl.
+            None => unsafe { real!(fcntl: fn(c_int, c_int, c_ulong) -> c_int)(fd, cmd, arg) },
         }
     }
-    unsafe { real!(poll: fn(*mut libc::pollfd, libc::nfds_t, c_int) -> c_int)(fds, n, timeout) }
+
+    fn ioctl(fd: c_int, req: c_ulong, arg: *mut c_void) -> c_int {
+        virt_fd!(fd, |st| {
+            target(st, fd)?;
+            match req {
+                libc::FIONBIO | libc::FIOCLEX | libc::FIONCLEX => Ok(0),
+                _ => Err(libc::ENOTTY),
+            }
+        });
+        pass!()
+    }
+
+    /// Virtual stdio is never a terminal, so output formatting does not depend on the machine
+    /// running the tests. isatty returns 0 (not -1) with errno set.
+    fn isatty(fd: c_int) -> c_int {
+        if crate::libc::fd_is_ours(fd) {
+            if let Some(cx) = crate::active::ctx_fd(fd) {
+                let _ = cx.run(|st| target(st, fd).and(Err::<c_int, _>(libc::ENOTTY)));
+                return 0;
+            }
+        }
+        pass!()
+    }
+
+    fn dup(fd: c_int) -> c_int {
+        virt_fd!(fd, |st| vdup(st, fd));
+        pass!()
+    }
+
+    /// Redirecting onto a chosen descriptor number is not virtualised.
+    fn dup2(fd: c_int, new: c_int) -> c_int {
+        virt_fd!(fd, |st| target(st, fd).and(Err::<c_int, _>(libc::EINVAL)));
+        pass!()
+    }
+
+    fn dup3(fd: c_int, new: c_int, flags: c_int) -> c_int {
+        virt_fd!(fd, |st| target(st, fd).and(Err::<c_int, _>(libc::EINVAL)));
+        pass!()
+    }
+
+    /// Kernel-side copies never involve a virtual descriptor: EXDEV makes std fall back to its
+    /// read/write loop (and, unlike ENOSYS, is not cached as "unsupported" process-wide).
+    fn copy_file_range(
+        fd_in: c_int,
+        off_in: *mut off64_t,
+        fd_out: c_int,
+        off_out: *mut off64_t,
+        len: size_t,
+        flags: c_uint,
+    ) -> ssize_t {
+        if crate::libc::fd_is_ours(fd_in) || crate::libc::fd_is_ours(fd_out) {
+            crate::active::set_errno(libc::EXDEV);
+            return -1;
+        }
+        if stdin_copied_in_record_mode(fd_in) {
+            crate::active::set_errno(libc::EINVAL);
+            return -1;
+        }
+        match crate::real::real_opt!(
+            copy_file_range: fn(c_int, *mut off64_t, c_int, *mut off64_t, size_t, c_uint) -> ssize_t
+        ) {
+            // SAFETY: glibc's own copy_file_range, with the caller's arguments (as `pass!`).
+            Some(f) => unsafe { f(fd_in, off_in, fd_out, off_out, len, flags) },
+            // glibc < 2.27.
+            // SAFETY: the system call copy_file_range stands for, with the same arguments.
+            None => unsafe {
+                libc::syscall(
+                    libc::SYS_copy_file_range,
+                    fd_in,
+                    off_in,
+                    fd_out,
+                    off_out,
+                    len,
+                    flags,
+                ) as ssize_t
+            },
+        }
+    }
+
+    fn sendfile64 | sendfile (out: c_int, inp: c_int, off: *mut off64_t, n: size_t) -> ssize_t {
+        if crate::libc::fd_is_ours(out)
+            || crate::libc::fd_is_ours(inp)
+            || stdin_copied_in_record_mode(inp)
+        {
+            crate::active::set_errno(libc::EINVAL);
+            return -1;
+        }
+        pass!()
+    }
+
+    fn splice(
+        fd_in: c_int,
+        off_in: *mut off64_t,
+        fd_out: c_int,
+        off_out: *mut off64_t,
+        len: size_t,
+        flags: c_uint,
+    ) -> ssize_t {
+        if crate::libc::fd_is_ours(fd_in)
+            || crate::libc::fd_is_ours(fd_out)
+            || stdin_copied_in_record_mode(fd_in)
+        {
+            crate::active::set_errno(libc::EINVAL);
+            return -1;
+        }
+        pass!()
+    }
+
+    /// Virtual descriptors are always ready; a set mixing real and virtual ones is not
+    /// supported (the real ones are reported not ready).
+    fn poll(fds: *mut libc::pollfd, n: libc::nfds_t, timeout: c_int) -> c_int {
+        if !fds.is_null() && n > 0 {
+            // SAFETY: `n` pollfds at `fds`, as poll's contract requires.
+            let set = unsafe { std::slice::from_raw_parts_mut(fds, n as usize) };
+            if set.iter().any(|p| crate::libc::fd_is_ours(p.fd)) {
+                let mut ready = 0;
+                for p in set.iter_mut() {
+                    p.revents = if crate::libc::fd_is_ours(p.fd) {
+                        p.events & (libc::POLLIN | libc::POLLOUT)
+                    } else {
+                        0
+                    };
+                    if p.revents != 0 {
+                        ready += 1;
+                    }
+                }
+                return ready;
+            }
+        }
+        pass!()
+    }
 }

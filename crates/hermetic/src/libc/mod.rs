@@ -1,9 +1,36 @@
 //! The interposed C symbols. Each one passes straight through to glibc unless the calling
 //! thread is inside an environment (or the descriptor it names is virtual).
+//!
+//! # Passing through
+//!
+//! Why an interposer that does not serve a call is as sound as the caller's call to glibc:
+//!
+//! - **Same function, same arguments.** Each symbol is defined with the C signature of glibc's
+//!   function of that name (the `libc` crate's declaration), and passes the call to glibc's own
+//!   definition, found with `dlsym(RTLD_NEXT, name)` (the next definition in link order; see
+//!   `real.rs`), with its arguments untouched, returning glibc's result untouched. So the
+//!   caller's obligations (pointers valid for the lengths given, NUL-terminated strings, open
+//!   descriptors) are exactly those it took on by calling glibc; the interposer adds none and
+//!   discharges none. `interpose!`'s `pass!()` is the one place this call is written.
+//! - **Nothing read that the contract does not promise.** Before or after passing through, an
+//!   interposer looks at its arguments only as the C function's contract makes them valid: a
+//!   path as a C string, `read`'s buffer as `n` bytes, a `stat` it was just given back. Record
+//!   mode's hooks read the same and no more.
+//! - **Nothing held across the call.** No lock of the runtime is held while glibc runs: glibc
+//!   may call back into these same symbols (its `fopen` opens, `getpwnam_r` reads files), and
+//!   on a thread outside an environment those go straight through again, costing one
+//!   thread-local load each. Record mode marks the runtime's own libc calls (a per-thread busy
+//!   flag) so that they are not logged as the program's.
+//! - **Twins are one function.** glibc's `open`/`open64`, `stat`/`stat64`, ... pairs have one
+//!   ABI on 64-bit targets; each twin still passes to glibc's function of its own name.
+//!
+//! Serving a call virtually is the other half: there the interposer writes into the caller's
+//! buffers only within the lengths the contract gives (`read` at most `n` bytes, `getcwd` at
+//! most `size`), and each `unsafe` block says which part of which contract it relies on.
 
 use std::ffi::CStr;
 
-use libc::{c_char, c_int};
+use libc::{c_char, c_int, c_void};
 
 use crate::state::VFD_BASE;
 
@@ -28,20 +55,6 @@ macro_rules! virt {
     };
 }
 
-pub(crate) mod cstdio;
-pub(crate) mod dir;
-pub(crate) mod fs;
-pub(crate) mod fsmisc;
-pub(crate) mod host;
-pub(crate) mod io;
-pub(crate) mod net;
-pub(crate) mod process;
-pub(crate) mod random;
-pub(crate) mod stat;
-pub(crate) mod thread;
-pub(crate) mod time;
-pub(crate) mod vars;
-
 /// Whether a call on `fd` needs the slow path: a virtual descriptor, or stdio while active.
 #[inline(always)]
 pub(crate) fn fd_is_ours(fd: c_int) -> bool {
@@ -49,19 +62,59 @@ pub(crate) fn fd_is_ours(fd: c_int) -> bool {
 }
 
 /// The bytes of a C string argument (empty for NULL, which callers reject first).
+///
+/// # Safety
+///
+/// `p` is NULL or points at a NUL-terminated string that stays unchanged while the result
+/// lives.
 pub(crate) unsafe fn bytes<'a>(p: *const c_char) -> &'a [u8] {
     if p.is_null() {
         &[]
     } else {
+        // SAFETY: a NUL-terminated string (this function's contract).
         unsafe { CStr::from_ptr(p) }.to_bytes()
     }
 }
 
+/// The `n` bytes at `p` (empty for NULL or 0).
+///
+/// # Safety
+///
+/// `p` is NULL or valid for reads of `n` bytes, unchanged while the result lives.
+pub(crate) unsafe fn slice<'a>(p: *const c_void, n: usize) -> &'a [u8] {
+    if p.is_null() || n == 0 {
+        &[]
+    } else {
+        // SAFETY: `n` readable bytes (this function's contract).
+        unsafe { std::slice::from_raw_parts(p.cast(), n) }
+    }
+}
+
+/// The `n` bytes at `p`, to write into (empty for NULL or 0).
+///
+/// # Safety
+///
+/// `p` is NULL or valid for writes of `n` bytes, and nothing else reads or writes them while
+/// the result lives.
+pub(crate) unsafe fn slice_mut<'a>(p: *mut c_void, n: usize) -> &'a mut [u8] {
+    if p.is_null() || n == 0 {
+        &mut []
+    } else {
+        // SAFETY: `n` writable bytes, ours alone (this function's contract).
+        unsafe { std::slice::from_raw_parts_mut(p.cast(), n) }
+    }
+}
+
 /// Copies `src` plus a NUL into a caller buffer of `size` bytes; ERANGE if it does not fit.
+///
+/// # Safety
+///
+/// `buf` is valid for writes of `size` bytes.
 pub(crate) unsafe fn copy_cstr(src: &[u8], buf: *mut c_char, size: usize) -> Result<(), c_int> {
     if src.len() + 1 > size {
         return Err(libc::ERANGE);
     }
+    // SAFETY: `src.len() + 1 <= size` bytes written into `buf` (this function's contract).
     unsafe {
         std::ptr::copy_nonoverlapping(src.as_ptr(), buf.cast(), src.len());
         *buf.add(src.len()) = 0;
@@ -69,79 +122,102 @@ pub(crate) unsafe fn copy_cstr(src: &[u8], buf: *mut c_char, size: usize) -> Res
     Ok(())
 }
 
-/// A `malloc`ed NUL-terminated copy (for APIs whose result the caller `free`s).
-pub(crate) unsafe fn malloc_cstr(src: &[u8]) -> *mut c_char {
-    unsafe {
-        let p = libc::malloc(src.len() + 1) as *mut c_char;
-        if !p.is_null() {
+/// A `malloc`ed NUL-terminated copy (for APIs whose result the caller `free`s); NULL when
+/// `malloc` fails.
+pub(crate) fn malloc_cstr(src: &[u8]) -> *mut c_char {
+    // SAFETY: malloc has no preconditions.
+    let p = unsafe { libc::malloc(src.len() + 1) as *mut c_char };
+    if !p.is_null() {
+        // SAFETY: `p` is a fresh allocation of `src.len() + 1` bytes.
+        unsafe {
             std::ptr::copy_nonoverlapping(src.as_ptr(), p.cast(), src.len());
             *p.add(src.len()) = 0;
         }
-        p
     }
+    p
 }
 
-/// Every interposer, referenced from the object that defines `Env::enter`, so the linker
-/// pulls them into any binary that uses an environment (rlib members are otherwise linked
-/// only when something names them, and std's references come too late in the link order).
-#[used]
-pub(crate) static KEEP: [unsafe extern "C" fn(); 3] = [
-    keep_fs as unsafe extern "C" fn(),
-    keep_io as unsafe extern "C" fn(),
-    keep_misc as unsafe extern "C" fn(),
-];
+/// Defines a module's interposers, one entry each:
+///
+/// ```ignore
+/// /// What the virtual version does.
+/// fn open64 | open (path: *const c_char, flags: c_int, mode: c_uint) -> c_int {
+///     virt!(|st| ..);
+///     pass!()
+/// }
+/// ```
+///
+/// Each name becomes a `#[no_mangle] pub unsafe extern "C" fn` with that signature and body;
+/// the names after the first are glibc's twins of it (`open`/`open64`, `stat`/`stat64`: one
+/// ABI on x86_64, one body). In the body, `pass!()` passes the call through to glibc's own
+/// function of the symbol being defined, with the caller's arguments unchanged (see the module
+/// docs for why that is sound), and `try_pass!()` does the same for a symbol older glibcs lack
+/// (`None` there, for the body's fallback). The module also gets `keep()`, which names every
+/// symbol it defines, for [`KEEP`].
+macro_rules! interpose {
+    ($(
+        $(#[$attr:meta])*
+        fn $name:ident $(| $twin:ident)* ($($args:tt)*) -> $ret:ty $body:block
+    )*) => {
+        $( interpose!(@symbols [$(#[$attr])*] [$name $($twin)*] ($($args)*) -> $ret $body); )*
 
-macro_rules! keep {
-    ($fname:ident: $($path:path),* $(,)?) => {
+        /// Names every interposer of this module, for `libc::KEEP`.
         #[inline(never)]
-        unsafe extern "C" fn $fname() {
-            $( std::hint::black_box($path as *const ()); )*
+        pub(crate) unsafe extern "C" fn keep() {
+            $(
+                ::std::hint::black_box($name as *const ());
+                $( ::std::hint::black_box($twin as *const ()); )*
+            )*
+        }
+    };
+    (@symbols $attrs:tt [$($name:ident)+] $args:tt -> $ret:ty $body:block) => {
+        $( interpose!(@symbol $attrs $name $args -> $ret $body); )+
+    };
+    (@symbol [$($attr:tt)*] $name:ident ($($arg:ident : $ty:ty),* $(,)?) -> $ret:ty $body:block) => {
+        $($attr)*
+        #[no_mangle]
+        pub unsafe extern "C" fn $name($($arg: $ty),*) -> $ret {
+            #[allow(unused_macros)]
+            macro_rules! pass {
+                () => {
+                    // SAFETY: glibc's own function of this very symbol, of this signature,
+                    // called with the caller's arguments as they came: the caller's contract
+                    // with libc is the one it made (module docs, "Passing through").
+                    unsafe { $crate::real::real!($name: fn($($ty),*) -> $ret)($($arg),*) }
+                };
+            }
+            #[allow(unused_macros)]
+            macro_rules! try_pass {
+                () => {
+                    match $crate::real::real_opt!($name: fn($($ty),*) -> $ret) {
+                        // SAFETY: as `pass!`.
+                        Some(f) => Some(unsafe { f($($arg),*) }),
+                        None => None,
+                    }
+                };
+            }
+            $body
         }
     };
 }
 
-keep!(keep_fs:
-    fs::open, fs::open64, fs::openat, fs::openat64, fs::creat, fs::creat64,
-    fs::mkdir, fs::mkdirat, fs::rmdir, fs::unlink, fs::unlinkat, fs::rename, fs::renameat,
-    fs::renameat2, fs::link, fs::linkat, fs::symlink, fs::symlinkat, fs::readlink,
-    fs::readlinkat, fs::chmod, fs::fchmodat, fs::truncate, fs::truncate64, fs::chdir,
-    fs::fchdir, fs::getcwd, fs::realpath, fs::canonicalize_file_name, fs::access,
-    fs::faccessat, fs::utimensat,
-    stat::stat, stat::stat64, stat::lstat, stat::lstat64, stat::fstat, stat::fstat64,
-    stat::fstatat, stat::fstatat64, stat::statx,
-    dir::opendir, dir::fdopendir, dir::readdir, dir::readdir64, dir::closedir, dir::dirfd,
-    dir::rewinddir,
-    fsmisc::chown, fsmisc::lchown, fsmisc::fchownat, fsmisc::fchown, fsmisc::chroot,
-    fsmisc::mknod, fsmisc::mknodat, fsmisc::mkfifo, fsmisc::mkfifoat, fsmisc::flock,
-    fsmisc::utimes, fsmisc::lutimes, fsmisc::utime, fsmisc::setxattr, fsmisc::lsetxattr,
-    fsmisc::removexattr, fsmisc::lremovexattr, fsmisc::getxattr, fsmisc::lgetxattr,
-    fsmisc::listxattr, fsmisc::llistxattr, fsmisc::remove, fsmisc::mkstemp, fsmisc::mkstemp64,
-    fsmisc::mkostemp, fsmisc::mkstemps, fsmisc::mkdtemp, fsmisc::tmpfile, fsmisc::tmpfile64, fsmisc::umask,
-);
-keep!(keep_io:
-    io::read, io::write, io::pread, io::pread64, io::pwrite, io::pwrite64, io::readv,
-    io::writev, io::lseek, io::lseek64, io::close, io::ftruncate, io::ftruncate64, io::fsync,
-    io::fdatasync, io::fchmod, io::fcntl, io::fcntl64, io::ioctl, io::isatty, io::dup,
-    io::dup2, io::dup3, io::copy_file_range, io::sendfile, io::sendfile64, io::splice,
-    io::futimens, io::poll, io::preadv64, io::pwritev64,
-    cstdio::fopen, cstdio::fopen64, cstdio::fdopen, cstdio::mmap, cstdio::mmap64,
-);
-keep!(keep_misc:
-    time::clock_gettime, time::gettimeofday, time::time, time::nanosleep, time::clock_nanosleep,
-    random::getrandom, random::getentropy, random::syscall,
-    vars::getenv, vars::secure_getenv, vars::setenv, vars::unsetenv, vars::putenv,
-    vars::clearenv,
-    net::socket, net::connect, net::bind, net::listen, net::getaddrinfo,
-    net::setsockopt, net::getsockopt,
-    process::fork, process::vfork, process::execve, process::execv, process::execvp,
-    process::execvpe, process::fexecve, process::posix_spawn, process::posix_spawnp,
-    process::system, process::popen, process::posix_spawn_file_actions_adddup2,
-    process::kill, process::killpg,
-    host::getpid, host::getppid, host::sched_getaffinity, host::sysconf, host::get_nprocs,
-    host::gethostname, host::uname, host::getuid, host::geteuid, host::getgid,
-    host::getegid, host::getpwuid_r, host::getpwnam_r,
-    thread::pthread_create,
-);
+/// The modules of interposers, and [`KEEP`], which holds each module's `keep()` (and through
+/// it every interposer).
+macro_rules! modules {
+    ($($module:ident),* $(,)?) => {
+        $(pub(crate) mod $module;)*
+
+        /// Every interposer, referenced from the object that defines `Env::enter`, so the
+        /// linker pulls them into any binary that uses an environment (rlib members are
+        /// otherwise linked only when something names them, and std's references come too late
+        /// in the link order).
+        #[used]
+        pub(crate) static KEEP: [unsafe extern "C" fn(); [$(stringify!($module)),*].len()] =
+            [$($module::keep),*];
+    };
+}
+
+modules!(cstdio, dir, fs, fsmisc, host, io, net, process, random, stat, thread, time, vars,);
 
 /// Makes sure [`KEEP`] is referenced from the caller's object file.
 #[inline(never)]

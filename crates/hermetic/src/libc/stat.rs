@@ -4,7 +4,6 @@ use libc::{c_char, c_int, c_uint};
 
 use super::bytes;
 use crate::access::Access;
-use crate::real::real_opt;
 use crate::state::{State, Target};
 use crate::vfs::{Stat, Ts, R};
 
@@ -55,7 +54,13 @@ fn stat_path(st: &mut State, dirfd: c_int, path: &[u8], flags: c_int) -> R<Stat>
     Ok(st.vfs.stat(r?))
 }
 
-fn fill_stat(s: &Stat, out: *mut libc::stat64) {
+/// Writes `s` into the caller's `stat64`.
+///
+/// # Safety
+///
+/// `out` is valid for writes of a `stat64`.
+unsafe fn fill_stat(s: &Stat, out: *mut libc::stat64) {
+    // SAFETY: `stat64` is plain old data, for which all zeroes is a value.
     let mut b: libc::stat64 = unsafe { std::mem::zeroed() };
     b.st_dev = DEV;
     b.st_ino = s.ino;
@@ -73,16 +78,24 @@ fn fill_stat(s: &Stat, out: *mut libc::stat64) {
     b.st_mtime_nsec = s.mtime.nsec;
     b.st_ctime = s.ctime.sec;
     b.st_ctime_nsec = s.ctime.nsec;
+    // SAFETY: a writable `stat64` (this function's contract).
     unsafe { out.write(b) };
 }
 
-fn fill_statx(s: &Stat, out: *mut libc::statx) {
+/// Writes `s` into the caller's `statx`.
+///
+/// # Safety
+///
+/// `out` is valid for writes of a `statx`.
+unsafe fn fill_statx(s: &Stat, out: *mut libc::statx) {
     let ts = |t: Ts| {
+        // SAFETY: plain old data, for which all zeroes is a value.
         let mut x: libc::statx_timestamp = unsafe { std::mem::zeroed() };
         x.tv_sec = t.sec;
         x.tv_nsec = t.nsec as u32;
         x
     };
+    // SAFETY: plain old data, for which all zeroes is a value.
     let mut b: libc::statx = unsafe { std::mem::zeroed() };
     b.stx_mask = libc::STATX_BASIC_STATS | libc::STATX_BTIME;
     b.stx_blksize = 4096;
@@ -101,6 +114,7 @@ fn fill_statx(s: &Stat, out: *mut libc::statx) {
     b.stx_rdev_minor = minor(s.rdev);
     b.stx_dev_major = major(DEV);
     b.stx_dev_minor = minor(DEV);
+    // SAFETY: a writable `statx` (this function's contract).
     unsafe { out.write(b) };
 }
 
@@ -115,7 +129,12 @@ fn minor(dev: u64) -> u32 {
     ((dev & 0xff) | ((dev >> 12) & !0xff)) as u32
 }
 
-fn vstat(
+/// A path-based stat into the caller's `stat64` (EFAULT for NULL pointers).
+///
+/// # Safety
+///
+/// `path` is NULL or a C string; `out` is NULL or valid for writes of a `stat64`.
+unsafe fn vstat(
     st: &mut State,
     dirfd: c_int,
     path: *const c_char,
@@ -125,73 +144,11 @@ fn vstat(
     if path.is_null() || out.is_null() {
         return Err(libc::EFAULT);
     }
+    // SAFETY: a C string (this function's contract).
     let s = stat_path(st, dirfd, unsafe { bytes(path) }, flags)?;
-    fill_stat(&s, out);
+    // SAFETY: a writable `stat64` (this function's contract).
+    unsafe { fill_stat(&s, out) };
     Ok(0)
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn stat64(path: *const c_char, out: *mut libc::stat64) -> c_int {
-    virt!(|st| vstat(st, libc::AT_FDCWD, path, 0, out));
-    let r = match real_opt!(stat64: fn(*const c_char, *mut libc::stat64) -> c_int) {
-        Some(f) => unsafe { f(path, out) },
-        None => raw_fstatat(libc::AT_FDCWD, path, out, 0),
-    };
-    if crate::record::hooks_on() {
-        crate::record::on_stat(path);
-    }
-    r
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn stat(path: *const c_char, out: *mut libc::stat64) -> c_int {
-    virt!(|st| vstat(st, libc::AT_FDCWD, path, 0, out));
-    match real_opt!(stat: fn(*const c_char, *mut libc::stat64) -> c_int) {
-        Some(f) => unsafe { f(path, out) },
-        None => raw_fstatat(libc::AT_FDCWD, path, out, 0),
-    }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn lstat64(path: *const c_char, out: *mut libc::stat64) -> c_int {
-    virt!(|st| vstat(st, libc::AT_FDCWD, path, libc::AT_SYMLINK_NOFOLLOW, out));
-    match real_opt!(lstat64: fn(*const c_char, *mut libc::stat64) -> c_int) {
-        Some(f) => unsafe { f(path, out) },
-        None => raw_fstatat(libc::AT_FDCWD, path, out, libc::AT_SYMLINK_NOFOLLOW),
-    }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn lstat(path: *const c_char, out: *mut libc::stat64) -> c_int {
-    virt!(|st| vstat(st, libc::AT_FDCWD, path, libc::AT_SYMLINK_NOFOLLOW, out));
-    match real_opt!(lstat: fn(*const c_char, *mut libc::stat64) -> c_int) {
-        Some(f) => unsafe { f(path, out) },
-        None => raw_fstatat(libc::AT_FDCWD, path, out, libc::AT_SYMLINK_NOFOLLOW),
-    }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn fstat64(fd: c_int, out: *mut libc::stat64) -> c_int {
-    virt_fd!(fd, |st| {
-        fill_stat(&stat_fd(st, fd)?, out);
-        Ok(0)
-    });
-    match real_opt!(fstat64: fn(c_int, *mut libc::stat64) -> c_int) {
-        Some(f) => unsafe { f(fd, out) },
-        None => raw_fstatat(fd, c"".as_ptr(), out, libc::AT_EMPTY_PATH),
-    }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn fstat(fd: c_int, out: *mut libc::stat64) -> c_int {
-    virt_fd!(fd, |st| {
-        fill_stat(&stat_fd(st, fd)?, out);
-        Ok(0)
-    });
-    match real_opt!(fstat: fn(c_int, *mut libc::stat64) -> c_int) {
-        Some(f) => unsafe { f(fd, out) },
-        None => raw_fstatat(fd, c"".as_ptr(), out, libc::AT_EMPTY_PATH),
-    }
 }
 
 /// Whether a `*at` call must be served virtually: the thread is active, or the directory
@@ -204,69 +161,103 @@ fn at_ctx(dirfd: c_int) -> Option<crate::active::Ctx> {
     }
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn fstatat64(
-    dirfd: c_int,
-    path: *const c_char,
-    out: *mut libc::stat64,
-    flags: c_int,
-) -> c_int {
-    if let Some(cx) = at_ctx(dirfd) {
-        return crate::active::ret(cx.run(|st| vstat(st, dirfd, path, flags, out)));
-    }
-    match real_opt!(fstatat64: fn(c_int, *const c_char, *mut libc::stat64, c_int) -> c_int) {
-        Some(f) => unsafe { f(dirfd, path, out, flags) },
-        None => raw_fstatat(dirfd, path, out, flags),
-    }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn fstatat(
-    dirfd: c_int,
-    path: *const c_char,
-    out: *mut libc::stat64,
-    flags: c_int,
-) -> c_int {
-    unsafe { fstatat64(dirfd, path, out, flags) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn statx(
-    dirfd: c_int,
-    path: *const c_char,
-    flags: c_int,
-    mask: c_uint,
-    out: *mut libc::statx,
-) -> c_int {
-    // std probes for statx with `statx(0, NULL, ..)` and expects EFAULT from the kernel;
-    // the probe must reach the real function so it does not disable statx process-wide.
-    if !path.is_null() {
-        if let Some(cx) = at_ctx(dirfd) {
-            return crate::active::ret(cx.run(|st| {
-                if out.is_null() {
-                    return Err(libc::EFAULT);
-                }
-                let s = stat_path(st, dirfd, unsafe { bytes(path) }, flags)?;
-                fill_statx(&s, out);
-                Ok(0)
-            }));
+interpose! {
+    fn stat64(path: *const c_char, out: *mut libc::stat64) -> c_int {
+        // SAFETY: a C string and a writable `stat64`, as stat's contract requires.
+        virt!(|st| unsafe { vstat(st, libc::AT_FDCWD, path, 0, out) });
+        // SAFETY: as above.
+        let r = try_pass!().unwrap_or_else(|| unsafe { raw_fstatat(libc::AT_FDCWD, path, out, 0) });
+        if crate::record::hooks_on() {
+            // SAFETY: NULL (statx's probe) or the C string the stat was given.
+            unsafe { crate::record::on_stat(path) };
         }
+        r
     }
-    let r = match real_opt!(
-        statx: fn(c_int, *const c_char, c_int, c_uint, *mut libc::statx) -> c_int
-    ) {
-        Some(f) => unsafe { f(dirfd, path, flags, mask, out) },
-        None => unsafe { libc::syscall(libc::SYS_statx, dirfd, path, flags, mask, out) as c_int },
-    };
-    if crate::record::hooks_on() && dirfd == libc::AT_FDCWD {
-        crate::record::on_stat(path);
+
+    fn stat(path: *const c_char, out: *mut libc::stat64) -> c_int {
+        // SAFETY: a C string and a writable `stat64`, as stat's contract requires.
+        virt!(|st| unsafe { vstat(st, libc::AT_FDCWD, path, 0, out) });
+        // SAFETY: as above.
+        try_pass!().unwrap_or_else(|| unsafe { raw_fstatat(libc::AT_FDCWD, path, out, 0) })
     }
-    r
+
+    fn lstat64 | lstat (path: *const c_char, out: *mut libc::stat64) -> c_int {
+        let nofollow = libc::AT_SYMLINK_NOFOLLOW;
+        // SAFETY: a C string and a writable `stat64`, as lstat's contract requires.
+        virt!(|st| unsafe { vstat(st, libc::AT_FDCWD, path, nofollow, out) });
+        // SAFETY: as above.
+        try_pass!().unwrap_or_else(|| unsafe { raw_fstatat(libc::AT_FDCWD, path, out, nofollow) })
+    }
+
+    fn fstat64 | fstat (fd: c_int, out: *mut libc::stat64) -> c_int {
+        virt_fd!(fd, |st| {
+            let s = stat_fd(st, fd)?;
+            // SAFETY: a writable `stat64`, as fstat's contract requires.
+            unsafe { fill_stat(&s, out) };
+            Ok(0)
+        });
+        // SAFETY: as above; the empty path with AT_EMPTY_PATH names `fd` itself.
+        try_pass!().unwrap_or_else(|| unsafe {
+            raw_fstatat(fd, c"".as_ptr(), out, libc::AT_EMPTY_PATH)
+        })
+    }
+
+    fn fstatat64 | fstatat (
+        dirfd: c_int,
+        path: *const c_char,
+        out: *mut libc::stat64,
+        flags: c_int,
+    ) -> c_int {
+        if let Some(cx) = at_ctx(dirfd) {
+            // SAFETY: a C string and a writable `stat64`, as fstatat's contract requires.
+            return crate::active::ret(cx.run(|st| unsafe { vstat(st, dirfd, path, flags, out) }));
+        }
+        // SAFETY: as above.
+        try_pass!().unwrap_or_else(|| unsafe { raw_fstatat(dirfd, path, out, flags) })
+    }
+
+    fn statx(
+        dirfd: c_int,
+        path: *const c_char,
+        flags: c_int,
+        mask: c_uint,
+        out: *mut libc::statx,
+    ) -> c_int {
+        // std probes for statx with `statx(0, NULL, ..)` and expects EFAULT from the kernel;
+        // the probe must reach the real function so it does not disable statx process-wide.
+        if !path.is_null() {
+            if let Some(cx) = at_ctx(dirfd) {
+                return crate::active::ret(cx.run(|st| {
+                    if out.is_null() {
+                        return Err(libc::EFAULT);
+                    }
+                    // SAFETY: a C string, as statx's contract requires.
+                    let s = stat_path(st, dirfd, unsafe { bytes(path) }, flags)?;
+                    // SAFETY: a writable `statx`, as statx's contract requires.
+                    unsafe { fill_statx(&s, out) };
+                    Ok(0)
+                }));
+            }
+        }
+        let r = try_pass!().unwrap_or_else(|| {
+            // SAFETY: the system call statx stands for, with the caller's arguments.
+            unsafe { libc::syscall(libc::SYS_statx, dirfd, path, flags, mask, out) as c_int }
+        });
+        if crate::record::hooks_on() && dirfd == libc::AT_FDCWD {
+            // SAFETY: NULL (statx's probe) or the C string the stat was given.
+            unsafe { crate::record::on_stat(path) };
+        }
+        r
+    }
 }
 
 /// The stat family straight from the kernel, for glibc < 2.33, which exports only
 /// `__xstat64` and friends (x86_64's and aarch64's `struct stat` are the kernel's).
-pub(crate) fn raw_fstatat(
+///
+/// # Safety
+///
+/// `path` is a C string; `out` is valid for writes of a `stat64`.
+pub(crate) unsafe fn raw_fstatat(
     dirfd: c_int,
     path: *const c_char,
     out: *mut libc::stat64,
@@ -276,6 +267,8 @@ pub(crate) fn raw_fstatat(
     let nr = libc::SYS_newfstatat;
     #[cfg(not(target_arch = "x86_64"))]
     let nr = libc::SYS_fstatat;
+    // SAFETY: the kernel's fstatat, with a C string and a writable `stat64` (this function's
+    // contract).
     unsafe { libc::syscall(nr, dirfd, path, out, flags) as c_int }
 }
 
@@ -283,18 +276,20 @@ pub(crate) fn raw_fstatat(
 mod tests {
     #[test]
     fn raw_fallback_matches_glibc() {
-        let mut a: libc::stat64 = unsafe { std::mem::zeroed() };
-        let mut b: libc::stat64 = unsafe { std::mem::zeroed() };
-        assert_eq!(
-            super::raw_fstatat(libc::AT_FDCWD, c"/".as_ptr(), &mut a, 0),
-            0
-        );
+        // SAFETY: plain old data, for which all zeroes is a value.
+        let (mut a, mut b): (libc::stat64, libc::stat64) = unsafe { std::mem::zeroed() };
+        // SAFETY: a C string and a writable `stat64`.
+        let r = unsafe { super::raw_fstatat(libc::AT_FDCWD, c"/".as_ptr(), &mut a, 0) };
+        assert_eq!(r, 0);
+        // SAFETY: as above.
         assert_eq!(unsafe { super::stat64(c"/".as_ptr(), &mut b) }, 0);
         assert_eq!(
             (a.st_ino, a.st_mode, a.st_dev),
             (b.st_ino, b.st_mode, b.st_dev)
         );
-        let e = super::raw_fstatat(libc::AT_FDCWD, c"/definitely/missing".as_ptr(), &mut a, 0);
+        let missing = c"/definitely/missing".as_ptr();
+        // SAFETY: as above.
+        let e = unsafe { super::raw_fstatat(libc::AT_FDCWD, missing, &mut a, 0) };
         assert_eq!((e, crate::active::errno()), (-1, libc::ENOENT));
     }
 
@@ -309,6 +304,7 @@ mod tests {
             u64::MAX,
             0x1234_5678_9abc_def0,
         ] {
+            // SAFETY: `major`/`minor` only compute on their argument.
             let want = unsafe { (libc::major(dev), libc::minor(dev)) };
             assert_eq!((super::major(dev), super::minor(dev)), want, "{dev:#x}");
         }

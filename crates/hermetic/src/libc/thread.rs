@@ -23,15 +23,16 @@ extern "C" fn trampoline(p: *mut c_void) -> *mut c_void {
     r
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn pthread_create(
-    thread: *mut pthread_t,
-    attr: *const pthread_attr_t,
-    start: StartFn,
-    arg: *mut c_void,
-) -> c_int {
-    let real = real!(pthread_create: fn(*mut pthread_t, *const pthread_attr_t, StartFn, *mut c_void) -> c_int);
-    if let Some(env) = crate::active::current_arc() {
+interpose! {
+    fn pthread_create(
+        thread: *mut pthread_t,
+        attr: *const pthread_attr_t,
+        start: StartFn,
+        arg: *mut c_void,
+    ) -> c_int {
+        let Some(env) = crate::active::current_arc() else {
+            return pass!();
+        };
         if let Some(cx) = crate::active::ctx() {
             let _ = cx.run(|st| {
                 st.record(Access::Served { what: "thread" });
@@ -39,11 +40,21 @@ pub unsafe extern "C" fn pthread_create(
             });
         }
         let boxed = Box::into_raw(Box::new(Start { start, arg, env }));
-        let r = unsafe { real(thread, attr, trampoline, boxed.cast()) };
+        // SAFETY: glibc's pthread_create with the caller's `thread` and `attr`, starting
+        // `trampoline`, which takes the box and runs the caller's `start(arg)` inside the
+        // environment.
+        let r = unsafe {
+            real!(pthread_create: fn(*mut pthread_t, *const pthread_attr_t, StartFn, *mut c_void) -> c_int)(
+                thread,
+                attr,
+                trampoline,
+                boxed.cast(),
+            )
+        };
         if r != 0 {
+            // SAFETY: no thread was started: the box is still ours alone.
             drop(unsafe { Box::from_raw(boxed) });
         }
-        return r;
+        r
     }
-    unsafe { real(thread, attr, start, arg) }
 }

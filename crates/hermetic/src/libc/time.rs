@@ -20,71 +20,75 @@ pub(crate) fn is_monotonic(clk: clockid_t) -> Option<bool> {
     }
 }
 
-#[no_mangle]
-pub unsafe extern "C" fn clock_gettime(clk: clockid_t, tp: *mut timespec) -> c_int {
-    if let Some(mono) = is_monotonic(clk) {
-        virt!(|st| {
-            if tp.is_null() {
-                return Err(libc::EFAULT);
-            }
-            let Ts { sec, nsec } = st.tick(mono);
-            unsafe {
-                (*tp).tv_sec = sec;
-                (*tp).tv_nsec = nsec;
-            }
-            Ok(0)
-        });
-    }
-    let r = unsafe { real!(clock_gettime: fn(clockid_t, *mut timespec) -> c_int)(clk, tp) };
-    if r == 0 && is_monotonic(clk) == Some(false) && crate::record::hooks_on() {
-        crate::record::on_now(unsafe { (*tp).tv_sec });
-    }
-    r
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn gettimeofday(tv: *mut timeval, tz: *mut c_void) -> c_int {
-    virt!(|st| {
-        let Ts { sec, nsec } = st.tick(false);
-        if !tv.is_null() {
-            unsafe {
-                (*tv).tv_sec = sec;
-                (*tv).tv_usec = nsec / 1000;
-            }
-        }
-        Ok(0)
-    });
-    unsafe { real!(gettimeofday: fn(*mut timeval, *mut c_void) -> c_int)(tv, tz) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn time(t: *mut time_t) -> time_t {
-    virt!(|st| {
-        let now = st.tick(false).sec;
-        if !t.is_null() {
-            unsafe { *t = now };
-        }
-        Ok(now)
-    });
-    unsafe { real!(time: fn(*mut time_t) -> time_t)(t) }
-}
-
 fn ns_of(t: &timespec) -> u64 {
     (t.tv_sec.max(0) as u64)
         .saturating_mul(1_000_000_000)
         .saturating_add(t.tv_nsec.max(0) as u64)
 }
 
-/// Sleeping moves the virtual clocks forward instead of waiting: after `sleep(d)`,
-/// `Instant::now()` is `d` later, at once. The thread yields so that a polling loop still lets
-/// other threads run.
-#[no_mangle]
-pub unsafe extern "C" fn nanosleep(req: *const timespec, rem: *mut timespec) -> c_int {
-    if let Some(cx) = crate::active::ctx() {
+interpose! {
+    fn clock_gettime(clk: clockid_t, tp: *mut timespec) -> c_int {
+        if let Some(mono) = is_monotonic(clk) {
+            virt!(|st| {
+                if tp.is_null() {
+                    return Err(libc::EFAULT);
+                }
+                let Ts { sec, nsec } = st.tick(mono);
+                // SAFETY: a non-NULL `tp` is a writable timespec (clock_gettime's contract).
+                unsafe {
+                    (*tp).tv_sec = sec;
+                    (*tp).tv_nsec = nsec;
+                }
+                Ok(0)
+            });
+        }
+        let r = pass!();
+        if r == 0 && is_monotonic(clk) == Some(false) && crate::record::hooks_on() {
+            // SAFETY: the timespec glibc just filled.
+            crate::record::on_now(unsafe { (*tp).tv_sec });
+        }
+        r
+    }
+
+    fn gettimeofday(tv: *mut timeval, tz: *mut c_void) -> c_int {
+        virt!(|st| {
+            let Ts { sec, nsec } = st.tick(false);
+            if !tv.is_null() {
+                // SAFETY: a non-NULL `tv` is a writable timeval (gettimeofday's contract).
+                unsafe {
+                    (*tv).tv_sec = sec;
+                    (*tv).tv_usec = nsec / 1000;
+                }
+            }
+            Ok(0)
+        });
+        pass!()
+    }
+
+    fn time(t: *mut time_t) -> time_t {
+        virt!(|st| {
+            let now = st.tick(false).sec;
+            if !t.is_null() {
+                // SAFETY: a non-NULL `t` is a writable time_t (time's contract).
+                unsafe { *t = now };
+            }
+            Ok(now)
+        });
+        pass!()
+    }
+
+    /// Sleeping moves the virtual clocks forward instead of waiting: after `sleep(d)`,
+    /// `Instant::now()` is `d` later, at once. The thread yields so that a polling loop still
+    /// lets other threads run.
+    fn nanosleep(req: *const timespec, rem: *mut timespec) -> c_int {
+        let Some(cx) = crate::active::ctx() else {
+            return pass!();
+        };
         let r = cx.run(|st| {
             if req.is_null() {
                 return Err(libc::EFAULT);
             }
+            // SAFETY: a non-NULL `req` is a timespec (nanosleep's contract).
             let t = unsafe { &*req };
             if t.tv_nsec < 0 || t.tv_nsec >= 1_000_000_000 || t.tv_sec < 0 {
                 return Err(libc::EINVAL);
@@ -95,64 +99,62 @@ pub unsafe extern "C" fn nanosleep(req: *const timespec, rem: *mut timespec) -> 
         });
         drop(cx);
         if !rem.is_null() {
-            unsafe {
-                rem.write(timespec {
-                    tv_sec: 0,
-                    tv_nsec: 0,
-                })
+            let none = timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
             };
+            // SAFETY: a non-NULL `rem` is a writable timespec (nanosleep's contract).
+            unsafe { rem.write(none) };
         }
+        // SAFETY: sched_yield has no preconditions.
         unsafe { libc::sched_yield() };
-        return crate::active::ret(r);
+        crate::active::ret(r)
     }
-    unsafe { real!(nanosleep: fn(*const timespec, *mut timespec) -> c_int)(req, rem) }
-}
 
-#[no_mangle]
-pub unsafe extern "C" fn clock_nanosleep(
-    clk: clockid_t,
-    flags: c_int,
-    req: *const timespec,
-    rem: *mut timespec,
-) -> c_int {
-    if let Some(mono) = is_monotonic(clk) {
-        if let Some(cx) = crate::active::ctx() {
-            // clock_nanosleep returns the error number instead of setting errno.
-            let r = cx.run(|st| {
-                if req.is_null() {
-                    return Err(libc::EFAULT);
-                }
-                let t = unsafe { *req };
-                if t.tv_nsec < 0 || t.tv_nsec >= 1_000_000_000 {
-                    return Err(libc::EINVAL);
-                }
-                let ns = if flags & libc::TIMER_ABSTIME != 0 {
-                    st.until(
-                        mono,
-                        Ts {
-                            sec: t.tv_sec,
-                            nsec: t.tv_nsec,
-                        },
-                    )
-                } else {
-                    ns_of(&t)
-                };
-                st.advance(ns);
-                st.record(Access::Served { what: "sleep" });
-                Ok(())
-            });
-            drop(cx);
-            unsafe { libc::sched_yield() };
-            return match r {
-                Ok(()) => 0,
-                Err(e) => e,
+    fn clock_nanosleep(
+        clk: clockid_t,
+        flags: c_int,
+        req: *const timespec,
+        rem: *mut timespec,
+    ) -> c_int {
+        let Some(mono) = is_monotonic(clk) else {
+            return pass!();
+        };
+        let Some(cx) = crate::active::ctx() else {
+            return pass!();
+        };
+        // clock_nanosleep returns the error number instead of setting errno.
+        let r = cx.run(|st| {
+            if req.is_null() {
+                return Err(libc::EFAULT);
+            }
+            // SAFETY: a non-NULL `req` is a timespec (clock_nanosleep's contract).
+            let t = unsafe { *req };
+            if t.tv_nsec < 0 || t.tv_nsec >= 1_000_000_000 {
+                return Err(libc::EINVAL);
+            }
+            let ns = if flags & libc::TIMER_ABSTIME != 0 {
+                st.until(
+                    mono,
+                    Ts {
+                        sec: t.tv_sec,
+                        nsec: t.tv_nsec,
+                    },
+                )
+            } else {
+                ns_of(&t)
             };
+            st.advance(ns);
+            st.record(Access::Served { what: "sleep" });
+            Ok(())
+        });
+        drop(cx);
+        // SAFETY: sched_yield has no preconditions.
+        unsafe { libc::sched_yield() };
+        match r {
+            Ok(()) => 0,
+            Err(e) => e,
         }
-    }
-    unsafe {
-        real!(clock_nanosleep: fn(clockid_t, c_int, *const timespec, *mut timespec) -> c_int)(
-            clk, flags, req, rem,
-        )
     }
 }
 
@@ -168,6 +170,7 @@ pub(crate) unsafe fn futex_wait_bitset(args: [libc::c_long; 6]) -> Option<libc::
     }
     let realtime = op & libc::FUTEX_CLOCK_REALTIME != 0;
     let cx = crate::active::ctx()?;
+    // SAFETY: a non-NULL timeout is a `timespec` (this function's contract).
     let deadline = unsafe { *(args[3] as *const timespec) };
     let deadline = Ts {
         sec: deadline.tv_sec,
@@ -183,6 +186,7 @@ pub(crate) unsafe fn futex_wait_bitset(args: [libc::c_long; 6]) -> Option<libc::
         tv_sec: 0,
         tv_nsec: 0,
     };
+    // SAFETY: glibc's clock_gettime into a timespec of ours.
     unsafe { real!(clock_gettime: fn(clockid_t, *mut timespec) -> c_int)(clk, &mut now) };
     let total = ns_of(&now).saturating_add(wait_ns);
     let real_deadline = timespec {
@@ -190,6 +194,7 @@ pub(crate) unsafe fn futex_wait_bitset(args: [libc::c_long; 6]) -> Option<libc::
         tv_nsec: (total % 1_000_000_000) as libc::c_long,
     };
     let real_syscall = real!(syscall: fn(libc::c_long, libc::c_long, libc::c_long, libc::c_long, libc::c_long, libc::c_long, libc::c_long) -> libc::c_long);
+    // SAFETY: the caller's futex call (this function's contract), with a deadline of ours.
     let r = unsafe {
         real_syscall(
             libc::SYS_futex,

@@ -7,76 +7,68 @@
 use libc::{c_char, c_int};
 
 use super::bytes;
-use crate::real::real;
 
-#[no_mangle]
-pub unsafe extern "C" fn getenv(name: *const c_char) -> *mut c_char {
-    if let Some(cx) = crate::active::ctx() {
-        return cx
-            .run(|st| Ok(st.getenv(unsafe { bytes(name) })))
-            .ok()
-            .flatten()
-            .map_or(std::ptr::null_mut(), |p| p as *mut c_char);
-    }
-    let value = unsafe { real!(getenv: fn(*const c_char) -> *mut c_char)(name) };
-    if crate::record::hooks_on() {
-        crate::record::on_getenv(name, value);
-    }
-    value
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn secure_getenv(name: *const c_char) -> *mut c_char {
-    if crate::active::is_active() {
-        return unsafe { getenv(name) };
-    }
-    unsafe { real!(secure_getenv: fn(*const c_char) -> *mut c_char)(name) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn setenv(
-    name: *const c_char,
-    value: *const c_char,
-    overwrite: c_int,
-) -> c_int {
-    virt!(|st| st
-        .setenv(
-            unsafe { bytes(name) },
-            unsafe { bytes(value) },
-            overwrite != 0
-        )
-        .map(|_| 0));
-    unsafe {
-        real!(setenv: fn(*const c_char, *const c_char, c_int) -> c_int)(name, value, overwrite)
-    }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn unsetenv(name: *const c_char) -> c_int {
-    virt!(|st| st.unsetenv(unsafe { bytes(name) }).map(|_| 0));
-    unsafe { real!(unsetenv: fn(*const c_char) -> c_int)(name) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn putenv(string: *mut c_char) -> c_int {
-    virt!(|st| {
-        let s = unsafe { bytes(string) };
-        match s.iter().position(|&b| b == b'=') {
-            Some(i) => st.setenv(&s[..i], &s[i + 1..], true).map(|_| 0),
-            None => st.unsetenv(s).map(|_| 0),
+interpose! {
+    fn getenv(name: *const c_char) -> *mut c_char {
+        if let Some(cx) = crate::active::ctx() {
+            // SAFETY: `name` is a C string, as getenv's contract requires.
+            return cx
+                .run(|st| Ok(st.getenv(unsafe { bytes(name) })))
+                .ok()
+                .flatten()
+                .map_or(std::ptr::null_mut(), |p| p as *mut c_char);
         }
-    });
-    unsafe { real!(putenv: fn(*mut c_char) -> c_int)(string) }
-}
-
-#[no_mangle]
-pub unsafe extern "C" fn clearenv() -> c_int {
-    virt!(|st| {
-        let names: Vec<Vec<u8>> = st.vars.keys().cloned().collect();
-        for n in names {
-            st.unsetenv(&n)?;
+        let value = pass!();
+        if crate::record::hooks_on() {
+            // SAFETY: the C string getenv was given, and NULL or glibc's value.
+            unsafe { crate::record::on_getenv(name, value) };
         }
-        Ok(0)
-    });
-    unsafe { real!(clearenv: fn() -> c_int)() }
+        value
+    }
+
+    fn secure_getenv(name: *const c_char) -> *mut c_char {
+        if crate::active::is_active() {
+            // SAFETY: `name` is a C string, as secure_getenv's contract requires.
+            return unsafe { getenv(name) };
+        }
+        pass!()
+    }
+
+    fn setenv(name: *const c_char, value: *const c_char, overwrite: c_int) -> c_int {
+        virt!(|st| {
+            // SAFETY: both are C strings, as setenv's contract requires.
+            let (name, value) = unsafe { (bytes(name), bytes(value)) };
+            st.setenv(name, value, overwrite != 0).map(|_| 0)
+        });
+        pass!()
+    }
+
+    fn unsetenv(name: *const c_char) -> c_int {
+        // SAFETY: `name` is a C string, as unsetenv's contract requires.
+        virt!(|st| st.unsetenv(unsafe { bytes(name) }).map(|_| 0));
+        pass!()
+    }
+
+    fn putenv(string: *mut c_char) -> c_int {
+        virt!(|st| {
+            // SAFETY: `string` is a C string, as putenv's contract requires.
+            let s = unsafe { bytes(string) };
+            match s.iter().position(|&b| b == b'=') {
+                Some(i) => st.setenv(&s[..i], &s[i + 1..], true).map(|_| 0),
+                None => st.unsetenv(s).map(|_| 0),
+            }
+        });
+        pass!()
+    }
+
+    fn clearenv() -> c_int {
+        virt!(|st| {
+            let names: Vec<Vec<u8>> = st.vars.keys().cloned().collect();
+            for n in names {
+                st.unsetenv(&n)?;
+            }
+            Ok(0)
+        });
+        pass!()
+    }
 }

@@ -33,6 +33,10 @@ fn lock() -> MutexGuard<'static, Ahead> {
 
 /// `read(0, buf, n)`: at most one line (up to and including its `\n`) of what is buffered,
 /// reading the real stdin first when nothing is. End of file and errors are the real ones.
+///
+/// # Safety
+///
+/// `buf` is valid for writes of `n` bytes.
 pub(crate) unsafe fn read(buf: *mut c_void, n: size_t) -> ssize_t {
     if n == 0 {
         return 0;
@@ -42,6 +46,7 @@ pub(crate) unsafe fn read(buf: *mut c_void, n: size_t) -> ssize_t {
         ahead.data.resize(CHUNK, 0);
         ahead.pos = 0;
         let ptr = ahead.data.as_mut_ptr().cast();
+        // SAFETY: glibc's read into our buffer of CHUNK bytes.
         let r =
             unsafe { real!(read: fn(libc::c_int, *mut c_void, size_t) -> ssize_t)(0, ptr, CHUNK) };
         ahead.data.truncate(r.max(0) as usize);
@@ -55,6 +60,7 @@ pub(crate) unsafe fn read(buf: *mut c_void, n: size_t) -> ssize_t {
     }
     let rest = &ahead.data[ahead.pos..];
     // glibc's memchr: this runs once per line of the program's input.
+    // SAFETY: searches our own `rest.len()` bytes.
     let newline = unsafe { libc::memchr(rest.as_ptr().cast(), b'\n' as i32, rest.len()) };
     let line = if newline.is_null() {
         rest.len()
@@ -62,7 +68,8 @@ pub(crate) unsafe fn read(buf: *mut c_void, n: size_t) -> ssize_t {
         newline as usize - rest.as_ptr() as usize + 1
     };
     let k = line.min(n);
-    let out = unsafe { crate::libc::io::slice_mut(buf, k) };
+    // SAFETY: `k <= n` writable bytes at `buf` (this function's contract).
+    let out = unsafe { crate::libc::slice_mut(buf, k) };
     out.copy_from_slice(&rest[..k]);
     ahead.pos += k;
     k as ssize_t
