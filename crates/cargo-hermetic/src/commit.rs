@@ -29,9 +29,24 @@ pub enum Step {
 }
 
 impl Changes {
-    /// Adds a file to write (after those added before).
+    /// Adds a file to write (after those added before); a file these changes write already
+    /// gets the new contents in its place (one file, one temporary file, one rename).
     pub fn write(&mut self, path: impl Into<PathBuf>, contents: impl Into<Vec<u8>>) {
-        self.files.push((path.into(), Some(contents.into())));
+        let path = path.into();
+        let contents = Some(contents.into());
+        match self.files.iter_mut().find(|(p, _)| same_file(p, &path)) {
+            Some(earlier) => earlier.1 = contents,
+            None => self.files.push((path, contents)),
+        }
+    }
+
+    /// The contents these changes give `path`: `None` when they leave it alone,
+    /// `Some(None)` when they remove it.
+    pub fn planned(&self, path: &Path) -> Option<Option<&[u8]>> {
+        self.files
+            .iter()
+            .find(|(p, _)| same_file(p, path))
+            .map(|(_, contents)| contents.as_deref())
     }
 
     /// Adds a file to remove (after the changes added before).
@@ -73,6 +88,15 @@ impl Changes {
         }
         Ok(())
     }
+}
+
+/// Whether `a` and `b` name one file (the same path, or both resolving to it).
+fn same_file(a: &Path, b: &Path) -> bool {
+    a == b
+        || matches!(
+            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+            (Ok(x), Ok(y)) if x == y
+        )
 }
 
 /// One file on its way in.
@@ -336,6 +360,24 @@ mod tests {
             .map(Step::Prepared)
             .chain((0..n).map(Step::Committed))
             .collect()
+    }
+
+    #[test]
+    fn a_file_written_twice_is_written_once_with_the_last_contents() {
+        let (dir, mut changes) = crate_and_changes();
+        let n = changes.files.len();
+        let lib = dir.path().join("src/lib.rs");
+        let edited = "#[cfg_attr(test, x)]\npub mod shapes;\n";
+        changes.write(dir.path().join("src/../src/lib.rs"), edited);
+        assert_eq!(changes.files.len(), n);
+        assert_eq!(changes.planned(&lib), Some(Some(edited.as_bytes())));
+        assert_eq!(
+            changes.planned(&dir.path().join("src/stale.rs")),
+            Some(None)
+        );
+        assert_eq!(changes.planned(&dir.path().join("src/other.rs")), None);
+        changes.commit().unwrap();
+        assert_eq!(std::fs::read_to_string(&lib).unwrap(), edited);
     }
 
     #[test]

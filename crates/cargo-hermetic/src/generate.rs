@@ -306,6 +306,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         Suite::Generated,
         &files,
         &runtime,
+        &mut |changes| isolation.add_to(changes, &cluster, &target.crate_dir),
         args.dry_run,
     )?;
     for line in runtime.describe(args.dry_run) {
@@ -316,7 +317,6 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
             println!("{preview}");
         }
     } else {
-        isolation.write(&cluster, &target.crate_dir)?;
         let cases = kept.files(
             &cluster,
             &files,

@@ -8,12 +8,14 @@
 //! already listed, which other tests may need); `--isolate=off` takes out what no test needs.
 //! Attributes the user wrote in another form (`#[hermetic::isolate]`) are theirs and left as
 //! written; options of ours other than `only(..)` (`returns(..)` restrictions) are kept.
+//! The user's crate's attributes are written with the tests, all or nothing (`commit`).
 
 use crate::analyze::calls::{impl_name, isolate_attr};
 use crate::analyze::syntax::Offsets;
 use crate::cluster::{
     Callable, CallableId, CallableKind, Callee, Cluster, FakeDef, OutCall, Param, Ty, UnitId, Vis,
 };
+use crate::commit::Changes;
 use crate::emit::{GeneratedFile, Suite};
 use crate::report::{AttributeReport, IsolationReport};
 use anyhow::{Context, Result};
@@ -125,16 +127,30 @@ impl Isolation {
         Ok(())
     }
 
-    /// Writes the decided attributes into the user's crate.
-    pub fn write(&mut self, cluster: &Cluster, crate_dir: &Path) -> Result<()> {
+    /// Adds the decided attributes to the changes of the user's crate, on top of what those
+    /// changes already do to the same files (the `mod` lines of the tests).
+    pub fn add_to(
+        &mut self,
+        changes: &mut Changes,
+        cluster: &Cluster,
+        crate_dir: &Path,
+    ) -> Result<()> {
         let started = Instant::now();
-        write(
+        let read = |path: &Path| match changes.planned(path) {
+            Some(Some(text)) => Ok(String::from_utf8_lossy(text).into_owned()),
+            _ => read_source(path),
+        };
+        let texts = texts_from(
+            &read,
             crate_dir,
             crate_dir,
             cluster,
             &self.attributes,
             Layout::Rustfmt,
         )?;
+        for (path, text) in texts {
+            changes.write(path, text);
+        }
         self.time += started.elapsed();
         Ok(())
     }
@@ -478,6 +494,22 @@ pub fn planned_texts(
     edits: &[(UnitId, Vec<String>)],
     layout: Layout,
 ) -> Result<Vec<(PathBuf, String)>> {
+    texts_from(&read_source, root, crate_dir, cluster, edits, layout)
+}
+
+fn read_source(path: &Path) -> Result<String> {
+    std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))
+}
+
+/// [`planned_texts`], each file's current text given by `read`.
+fn texts_from(
+    read: &dyn Fn(&Path) -> Result<String>,
+    root: &Path,
+    crate_dir: &Path,
+    cluster: &Cluster,
+    edits: &[(UnitId, Vec<String>)],
+    layout: Layout,
+) -> Result<Vec<(PathBuf, String)>> {
     let mut by_file: BTreeMap<PathBuf, Vec<&(UnitId, Vec<String>)>> = BTreeMap::new();
     for e in edits {
         let file = &cluster.modules[cluster.units[e.0].module].file;
@@ -486,8 +518,7 @@ pub fn planned_texts(
     }
     let mut out = Vec::new();
     for (path, edits) in by_file {
-        let mut text = std::fs::read_to_string(&path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
+        let mut text = read(&path)?;
         for (u, only) in edits {
             text = edit(&text, cluster, *u, only, layout)
                 .with_context(|| format!("cannot isolate in {}", path.display()))?;
@@ -741,6 +772,67 @@ mod inner {
         let off = user_attributes(&c, &all, &BTreeSet::new(), Isolate::Off);
         let texts = planned_texts(d.path(), d.path(), &c, &off, Layout::Rustfmt).unwrap();
         assert_eq!(texts[0].1, LIB);
+    }
+
+    #[test]
+    fn attributes_go_in_with_the_tests_or_not_at_all() {
+        let (d, mut c) = crate_with(LIB);
+        let units = plan(&mut c, |_| true);
+        let mut isolation = Isolation {
+            mode: Some(Isolate::On),
+            attributes: shadow_attributes(&c, &units),
+            units,
+            time: Duration::ZERO,
+        };
+        let tests = GeneratedFile {
+            module: 0,
+            path: PathBuf::from("src/hermetic_tests.rs"),
+            contents: format!("// {}\n", crate::emit::GENERATED_MARKER),
+            test_names: vec!["transfer_returns_0".into()],
+            using_private: Vec::new(),
+            using_mocks: Vec::new(),
+            using_fakes: Vec::new(),
+            unseen_fakes: Vec::new(),
+            asserting_output: Vec::new(),
+            written_from: BTreeMap::new(),
+        };
+        let lib = d.path().join("src/lib.rs");
+        let test_file = d.path().join("src/hermetic_tests.rs");
+        let run = |isolation: &mut Isolation| {
+            crate::emit::apply_or_print(
+                d.path(),
+                &c,
+                Suite::Generated,
+                std::slice::from_ref(&tests),
+                &crate::manifest::RuntimeEdit::default(),
+                &mut |changes| isolation.add_to(changes, &c, d.path()),
+                false,
+            )
+        };
+        // An attribute that cannot be written (its function was renamed since the analysis):
+        // neither it nor the tests nor their `mod` line are written.
+        let renamed = LIB.replace("pub fn transfer(", "pub fn transfer_all(");
+        std::fs::write(&lib, &renamed).unwrap();
+        let err = run(&mut isolation).unwrap_err();
+        assert!(
+            format!("{err:#}").contains("no longer where it was analysed"),
+            "{err:#}"
+        );
+        assert_eq!(std::fs::read_to_string(&lib).unwrap(), renamed);
+        assert!(!test_file.exists());
+        // Otherwise one write of lib.rs gives it both the attribute and the `mod` line.
+        std::fs::write(&lib, LIB).unwrap();
+        run(&mut isolation).unwrap();
+        let text = std::fs::read_to_string(&lib).unwrap();
+        assert!(
+            text.contains("#[cfg_attr(test, hermetic::isolate(only(crate::db::Database::query, db::run_query)))]\npub fn transfer("),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("\n#[cfg(test)]\nmod hermetic_tests;\n"),
+            "{text}"
+        );
+        assert!(test_file.exists());
     }
 
     #[test]

@@ -573,6 +573,34 @@ mod tests {
     }
 
     #[test]
+    fn outside_test_builds_the_item_is_the_input_tokens() {
+        let original = quote! {
+            /// Seed 000's transfer.
+            pub fn transfer(db: &Database, amount: i64) -> Result<bool, E> {
+                let balance = db.run_query("Balance", amount)?;
+                if balance < amount { return Ok(false); }
+                Ok(processor::TransferProcessor::new().process(amount))
+            }
+        };
+        let options = crate::options::parse(quote!(only(Database::run_query))).unwrap();
+        let item: Item = syn::parse2(original.clone()).unwrap();
+        let out: syn::File = syn::parse2(expand(&options, original.clone(), item)).unwrap();
+        let [Item::Fn(plain), Item::Fn(isolated)] = &out.items[..] else {
+            panic!("not two functions: {}", quote!(#out));
+        };
+        // The first is `#[cfg(not(test))]` and then the input, token for token.
+        let (cfg, rest) = plain.attrs.split_first().unwrap();
+        assert_eq!(quote!(#cfg).to_string(), "# [cfg (not (test))]");
+        let mut kept = plain.clone();
+        kept.attrs = rest.to_vec();
+        assert_eq!(quote!(#kept).to_string(), original.to_string());
+        // The rewritten one exists only in test builds.
+        let first = &isolated.attrs[0];
+        assert_eq!(quote!(#first).to_string(), "# [cfg (test)]");
+        assert_ne!(quote!(#isolated).to_string(), original.to_string());
+    }
+
+    #[test]
     fn calls_of_other_modules_go_through_the_fakes_and_std_s_do_not() {
         let out = rewrite(
             quote!(),

@@ -325,10 +325,15 @@ impl<'a> Walk<'a> {
     fn record(&mut self, callee: CallableId, entry: String) {
         let c = &self.cluster.callables[callee];
         let leaves = c.module != self.module;
+        let types = &self.cluster.types;
+        // A type with lifetime parameters (`Finder<'a>`) holds a borrow too: the fake table
+        // keeps only `'static` values.
+        let has_lifetimes = |t: &Ty| matches!(t, Ty::Adt(id, _) if types[*id].lifetimes > 0);
         let fakeable = c.ret != Ty::Unit
             && c.generic_args.is_empty()
             && !crate::driver::codegen::has_borrow(&c.ret)
-            && !matches!(c.kind.self_ty(), Some(Ty::Adt(t, _)) if !self.cluster.types[*t].generics.is_empty());
+            && !c.ret.mentions(&has_lifetimes)
+            && !matches!(c.kind.self_ty(), Some(t @ Ty::Adt(id, _)) if !types[*id].generics.is_empty() || has_lifetimes(t));
         if leaves && fakeable && !self.calls.iter().any(|(id, _)| *id == callee) {
             self.calls.push((callee, entry));
         }
@@ -638,6 +643,26 @@ mod tests {
         let teller = c.units.iter().find(|u| u.name == "Teller").unwrap();
         assert!(teller.is_impl && teller.attribute.is_none());
         assert_eq!(teller.members.len(), 1);
+    }
+
+    #[test]
+    fn callees_holding_a_lifetime_are_not_faked() {
+        let c = analyze_lib(
+            "pub mod find {
+                pub struct Finder<'a> { name: &'a str }
+                impl<'a> Finder<'a> {
+                    pub fn new() -> Self { Finder { name: \".env\" } }
+                    pub fn named(name: &'a str) -> Finder<'a> { Finder { name } }
+                    pub fn len(&self) -> usize { self.name.len() }
+                }
+                pub fn count(name: &str) -> usize { name.len() }
+            }
+            pub fn dotenv(name: &str) -> usize {
+                let f = find::Finder::new();
+                find::Finder::named(name).len() + f.len() + find::count(name)
+            }",
+        );
+        assert_eq!(calls(&c, "dotenv"), [("find::count".to_string(), None)]);
     }
 
     #[test]

@@ -67,7 +67,9 @@ pub fn apply_with_runtime(
     Ok(applied)
 }
 
-/// What [`apply`] would change, for `--dry-run`: the same checks, nothing written.
+/// What [`apply`] would change: the same checks, nothing written (`--dry-run` does them in
+/// [`apply_or_print`]).
+#[cfg(test)]
 pub fn plan(
     crate_root: &Path,
     cluster: &Cluster,
@@ -390,23 +392,26 @@ fn inline_insert(source: &str, close_brace: usize, name: &str) -> Option<(usize,
     }
 }
 
-/// Writes the files into the crate, or with `dry_run` checks that they could be written and
-/// prints them instead.
+/// Writes the files into the crate together with what `source_edits` adds to the changes (all
+/// or nothing), or with `dry_run` checks that they could be written and prints them instead.
 pub fn apply_or_print(
     crate_dir: &Path,
     cluster: &Cluster,
     suite: Suite,
     files: &[GeneratedFile],
     runtime: &RuntimeEdit,
+    source_edits: &mut dyn FnMut(&mut Changes) -> anyhow::Result<()>,
     dry_run: bool,
 ) -> anyhow::Result<()> {
+    let (_, mut changes) = prepare(crate_dir, cluster, suite, files, runtime)?;
+    // Edits of the user's own code (isolate attributes) go in with the tests or not at all.
+    source_edits(&mut changes)?;
     if dry_run {
-        plan(crate_dir, cluster, suite, files)?;
         for f in files {
             println!("// ===== {} =====\n{}", f.path.display(), f.contents);
         }
         Ok(())
     } else {
-        apply_with_runtime(crate_dir, cluster, suite, files, runtime).map(|_| ())
+        changes.commit()
     }
 }

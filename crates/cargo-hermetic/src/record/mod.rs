@@ -332,6 +332,7 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
         Suite::Recorded,
         &files,
         &runtime,
+        &mut |_| Ok(()),
         args.dry_run,
     )?;
     for line in runtime.describe(args.dry_run) {

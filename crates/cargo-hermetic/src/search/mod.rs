@@ -220,6 +220,9 @@ pub struct Search<'s, 'c> {
     started: Instant,
     /// Set when a batch came out empty.
     exhausted: bool,
+    /// Executions when coverage stopped rising before the last resorts (mocks, fakes) were
+    /// allowed, and they were allowed at once rather than the search stopping without them.
+    resorts_opened_at: Option<u64>,
 }
 
 impl<'s, 'c> Search<'s, 'c> {
@@ -269,6 +272,7 @@ impl<'s, 'c> Search<'s, 'c> {
             real_values: fakes::RealValues::default(),
             started: Instant::now(),
             exhausted: false,
+            resorts_opened_at: None,
         }
     }
 
@@ -301,20 +305,40 @@ impl<'s, 'c> Search<'s, 'c> {
         if self.cfg.deadline.is_some_and(|d| Instant::now() >= d) {
             return Some(StopReason::Time);
         }
-        let last = self.last_progress;
-        let since = self.executions - last;
-        if self
-            .cfg
-            .stagnation_floor
-            .is_some_and(|floor| since >= floor)
-            && since >= STAGNATION_FACTOR.saturating_mul(last)
-        {
+        if self.stalled() && !self.resorts_waiting() {
             return Some(StopReason::Stagnated {
-                last_gain: last,
+                last_gain: self.last_progress,
                 at: self.executions,
             });
         }
         None
+    }
+
+    /// Whether nothing was gained for `STAGNATION_FACTOR` times the executions the last gain
+    /// took, and for the floor's executions since then and since the last resorts were allowed.
+    fn stalled(&self) -> bool {
+        let last = self.last_progress;
+        let since = self.executions - last.max(self.resorts_opened_at.unwrap_or(0));
+        self.cfg
+            .stagnation_floor
+            .is_some_and(|floor| since >= floor)
+            && self.executions - last >= STAGNATION_FACTOR.saturating_mul(last)
+    }
+
+    /// Whether the crate has mocks or fakes the search has not been allowed yet (their start
+    /// is still ahead). A search that stalls before then allows them at once: they are the
+    /// last resort, and stopping without them would never try it.
+    fn resorts_waiting(&self) -> bool {
+        if self.resorts_opened_at.is_some() {
+            return false;
+        }
+        let cfg = self.cfg;
+        let spent = progress_fraction(cfg, self.executions, self.started);
+        let mocks = cfg.mock_probability > 0.0 && spent < cfg.mock_start && self.space.has_gated();
+        let fakes = cfg.isolate_probability > 0.0
+            && spent < cfg.isolate_start
+            && !self.space.cluster.fakes.is_empty();
+        mocks || fakes
     }
 
     /// One round: a batch of candidates made, run and learnt from.
@@ -335,7 +359,13 @@ impl<'s, 'c> Search<'s, 'c> {
     pub fn candidates(&mut self) -> Vec<TestCase> {
         let cfg = self.cfg;
         let max = cfg.max_executions.unwrap_or(u64::MAX);
-        let spent = progress_fraction(cfg, self.executions, self.started);
+        if self.stalled() && self.resorts_waiting() {
+            self.resorts_opened_at = Some(self.executions);
+        }
+        let spent = match self.resorts_opened_at {
+            Some(_) => 1.0,
+            None => progress_fraction(cfg, self.executions, self.started),
+        };
         self.space.mock_gate = if spent >= cfg.mock_start {
             cfg.mock_probability
         } else {

@@ -91,6 +91,11 @@ impl<'a> Space<'a> {
         }
     }
 
+    /// Whether some callable takes mocks that are a last resort.
+    pub fn has_gated(&self) -> bool {
+        self.gated.contains(&true)
+    }
+
     /// Whether callable `c` may be chosen now.
     fn allowed(&self, rng: &mut ChaCha8Rng, c: CallableId) -> bool {
         !self.gated[c] || (self.mock_gate > 0.0 && rng.gen_bool(self.mock_gate.min(1.0)))

@@ -360,3 +360,83 @@ fn the_last_run_s_tests_are_kept_as_they_are() {
         assert!(cases.contains(&kept), "{kept:?} not kept in {cases:?}");
     }
 }
+
+/// `pay` takes its branch only when `db::balance()`, an isolated call, returns more than 100:
+/// only a fake can make it.
+const PAY: &str = "pub mod db { pub fn balance() -> i64 { 0 } }\n\
+                   pub fn pay() -> u8 { if db::balance() > 100 { 1 } else { 0 } }\n";
+
+/// The driver for [`PAY`]: the balance is the fake's first value when the test set one up.
+fn pay(c: &Cluster, request: &ExecRequest) -> ExecReport {
+    let fake = c
+        .callables
+        .iter()
+        .position(|k| matches!(k.kind, CallableKind::Fake(_)))
+        .unwrap();
+    let faked = request.calls.iter().find_map(|call| match &call.args[..] {
+        [Value::Seq(values)] if call.callable == fake => values.first().cloned(),
+        _ => None,
+    });
+    let balance = match &faked {
+        Some(Value::Int(b)) => *b,
+        _ => 0,
+    };
+    let mut r = report(
+        if balance > 100 { vec![0, 1] } else { vec![0] },
+        Some(Observed::Int(0)),
+    );
+    r.stmts = vec![r.stmts[0].clone(); request.calls.len()];
+    r.fake_calls = vec![hermetic_protocol::FakeCalls {
+        callable: fake,
+        faked: faked.is_some() as u32,
+        real: faked.is_none() as u32,
+        real_values: vec![Observed::Int(0)],
+        ..Default::default()
+    }];
+    r
+}
+
+#[test]
+fn a_search_that_stalls_before_its_last_resorts_tries_them_before_it_stops() {
+    let mut c = cluster(PAY);
+    let chosen = vec![true; c.callables.len()];
+    let isolation = crate::isolate::Isolation::plan(
+        Some(crate::isolate::Isolate::On),
+        &mut c,
+        &chosen,
+        std::path::Path::new("Cargo.toml"),
+    );
+    assert_eq!(isolation.units.len(), 1);
+    let targets = vec![callable(&c, "pay")];
+    let usable = vec![true; c.callables.len()];
+    let mut space = Space::new(&c, &usable, targets, ValuePool::default());
+    let goals = GoalMap::for_tests(&[("pay", 2)], vec![]);
+    // Fakes would be allowed only after 99% of a million executions.
+    let mut cfg = config(1, 1_000_000);
+    cfg.isolate_start = 0.99;
+    let out = run(
+        &mut space,
+        &goals,
+        &mut fake(|r: &ExecRequest| pay(&c, r)),
+        &cfg,
+        &mut |_, _| {},
+    )
+    .unwrap();
+    assert_eq!(out.stopped, StopReason::AllCovered, "{}", out.stopped);
+    assert!(out.executions < 2 * FLOOR + 1_000, "{}", out.executions);
+    assert_eq!(out.goals_needing_fakes, 1);
+    // Once allowed, the last resorts get the floor's executions before the search stops.
+    let goals = GoalMap::for_tests(&[("pay", 3)], vec![]);
+    let out = run(
+        &mut space,
+        &goals,
+        &mut fake(|r: &ExecRequest| pay(&c, r)),
+        &cfg,
+        &mut |_, _| {},
+    )
+    .unwrap();
+    let StopReason::Stagnated { at, .. } = out.stopped else {
+        panic!("{:?}", out.stopped)
+    };
+    assert!((2 * FLOOR..1_000_000).contains(&at), "{at}");
+}
