@@ -50,7 +50,7 @@ doctest = false
 
 [dependencies]
 hermetic-macros = {{ path = "{MACROS_DIR}" }}
-libc = "0.2"
+libc = "0.2.140"
 "#
     )
 }
@@ -144,16 +144,28 @@ mod tests {
     }
 
     /// The carried manifests are written by hand: they must name the dependencies the crates'
-    /// own manifests name.
+    /// own manifests name, with the same version requirements (the lowest that builds: a user's
+    /// lock file may pin an older libc, and a bare "0.2" would keep it).
     #[test]
     fn the_carried_manifests_have_the_crates_dependencies() {
-        let deps = |text: &str| -> Vec<String> {
+        let deps = |text: &str| -> Vec<(String, Option<String>)> {
             let doc: toml_edit::DocumentMut = text.parse().unwrap();
             doc["dependencies"]
                 .as_table_like()
                 .unwrap()
                 .iter()
-                .map(|(k, _)| k.to_string())
+                .map(|(k, v)| {
+                    // A dependency by path only (the macros beside the runtime) has no version.
+                    let version = v
+                        .as_str()
+                        .or_else(|| {
+                            v.get("path")
+                                .is_none()
+                                .then(|| v.get("version")?.as_str())?
+                        })
+                        .map(str::to_string);
+                    (k.to_string(), version)
+                })
                 .collect()
         };
         for (name, carried) in [

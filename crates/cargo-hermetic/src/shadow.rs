@@ -65,7 +65,7 @@ publish = false
 hermetic = { path = "../hermetic" }
 hermetic-protocol = { path = "../hermetic-protocol" }
 hermetic-sandbox = { path = "../hermetic-sandbox" }
-libc = "0.2"
+libc = "0.2.140"
 serde = { version = "1", features = ["derive"] }
 serde_json = "1"
 "#;
@@ -114,7 +114,7 @@ publish = false
 
 [dependencies]
 landlock = "0.4"
-libc = "0.2"
+libc = "0.2.140"
 "#;
 
 const PROTOCOL_MANIFEST: &str = r#"[package]

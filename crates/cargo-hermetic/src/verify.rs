@@ -81,6 +81,30 @@ const MAX_ROUNDS: usize = 4;
 /// machine from flakiness.
 const ALONE_RUNS: usize = 2;
 
+/// The error for a build that failed outside the generated test files: the crate's own test
+/// build may fail without them (a lint its `deny(warnings)` turns into an error on this
+/// toolchain), which the user must mend; otherwise the tests' additions broke it.
+fn outside_the_tests(origin: &Origin, features: &[&str], rendered: &str) -> anyhow::Error {
+    let own = shadow::copy_crate(origin, "verify-own", &[]).and_then(|copy| {
+        cargo::build_tests(&copy.root.join("Cargo.toml"), &copy.target_dir, features)
+    });
+    match own {
+        Ok(BuildOutcome::Failed(errors)) => crate::errors::Failure::CrateDoesNotCompile {
+            what: format!(
+                "the crate's own tests do not compile, before any generated test is added \
+                 (`cargo test` fails the same way): mend this, then run again; nothing was \
+                 written:\n{}",
+                errors.first().map_or(rendered, |e| e.rendered.as_str())
+            ),
+        }
+        .into(),
+        _ => anyhow::anyhow!(
+            "the generated tests broke the crate's build (a fault of hermetic: please report \
+             it with this message); nothing was written:\n{rendered}"
+        ),
+    }
+}
+
 /// `isolated`: the isolate attributes the tests' fakes need (`crate::isolate`), placed in the
 /// copy with the tests.
 pub fn verify(
@@ -125,10 +149,7 @@ pub fn verify(
                         .iter()
                         .find(|f| copy.root.join(&f.path) == *file || f.path == *file)
                     else {
-                        bail!(
-                            "the generated tests broke the crate's build:\n{}",
-                            e.rendered
-                        );
+                        return Err(outside_the_tests(origin, &features, &e.rendered));
                     };
                     if let Some(name) = enclosing_test(&f.contents, e.line) {
                         if std::env::var_os("HERMETIC_DEBUG").is_some() {

@@ -29,6 +29,28 @@ fn crate_that_does_not_compile_is_an_error_and_changes_nothing() {
     assert_same_tree(&before, &fixture.snapshot(), "broken");
 }
 
+/// A crate whose own test build fails on this toolchain (a lint its `deny(warnings)` makes an
+/// error under `cfg(test)`, as in num_cpus 1.16.0) gets that said, not blamed on the tests.
+#[test]
+fn crate_whose_own_tests_do_not_compile_is_told_so_and_changes_nothing() {
+    let fixture = Fixture::copy("triangle");
+    let lib = fixture.read("src/lib.rs");
+    fixture.write(
+        "src/lib.rs",
+        &format!("#![cfg_attr(test, deny(warnings))]\n{lib}\n#[cfg(test)]\nfn never_used() {{}}\n"),
+    );
+    let before = fixture.snapshot();
+    let run = fixture.generate().seed(1).max_executions(300).run();
+    run.assert_exit_code(7);
+    assert!(
+        run.stderr.contains("the crate's own tests do not compile")
+            && run.stderr.contains("never_used"),
+        "stderr should blame the crate's own test build, with its error:\n{}",
+        run.describe()
+    );
+    assert_same_tree(&before, &fixture.snapshot(), "triangle");
+}
+
 #[test]
 fn missing_manifest_is_an_error_naming_the_path() {
     let fixture = Fixture::copy("stack");
