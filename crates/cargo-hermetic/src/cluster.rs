@@ -251,6 +251,8 @@ pub enum StdTy {
     SystemTime,
     /// `&std::ffi::OsStr`: `OsStr::new("x")`.
     OsStrRef,
+    /// `std::borrow::Cow<'_, str>`, as text: `Cow::from("x")` (borrowed or owned alike).
+    CowStr,
     /// `std::collections::HashMap<K, V>`, as a sequence of `(key, value)` tuples:
     /// `HashMap::from([("a", 1)])`; observed sorted, so assertions do not depend on its order.
     HashMap,
@@ -263,9 +265,6 @@ pub enum StdTy {
     /// A `&str` that names a path: what stands in for a type parameter bounded by
     /// `AsRef<Path>` or `Into<PathBuf>`, drawn as paths are and written as a string literal.
     PathStr,
-    /// `std::borrow::Cow<'_, str>`, as text: `Cow::from("x")`; compared with text as `String`
-    /// is.
-    CowStr,
 }
 
 impl StdTy {
@@ -277,11 +276,11 @@ impl StdTy {
         StdTy::OsStrRef,
         StdTy::Duration,
         StdTy::SystemTime,
+        StdTy::CowStr,
         StdTy::HashMap,
         StdTy::BTreeMap,
         StdTy::HashSet,
         StdTy::BTreeSet,
-        StdTy::CowStr,
     ];
 
     /// The type's path below `std`, its last segment the name tests use.
@@ -293,12 +292,12 @@ impl StdTy {
             StdTy::OsStrRef => &["ffi", "OsStr"],
             StdTy::Duration => &["time", "Duration"],
             StdTy::SystemTime => &["time", "SystemTime"],
+            StdTy::CowStr => &["borrow", "Cow"],
             StdTy::HashMap => &["collections", "HashMap"],
             StdTy::BTreeMap => &["collections", "BTreeMap"],
             StdTy::HashSet => &["collections", "HashSet"],
             StdTy::BTreeSet => &["collections", "BTreeSet"],
             StdTy::PathStr => &["primitive", "str"],
-            StdTy::CowStr => &["borrow", "Cow"],
         }
     }
 

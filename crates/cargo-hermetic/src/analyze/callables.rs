@@ -170,7 +170,7 @@ impl Collector<'_> {
             subst: &no_subst,
             expanding: &[],
         };
-        let stored = |p: &ParamBounds| scope.mock_for_bounds(p.bounds.iter(), Mode::Owned);
+        let stored = |p: &ParamBounds| scope.mock_for_bounds(p.bounds.iter(), Mode::Owned, true);
         let mut subst: BTreeMap<String, Ty> = generics::choose(&outer, &stored, Values::Owned)?
             .into_iter()
             .collect();
@@ -179,7 +179,7 @@ impl Collector<'_> {
                 Values::Passed => Mode::Arg,
                 Values::Owned => Mode::Owned,
             };
-            scope.mock_for_bounds(p.bounds.iter(), mode)
+            scope.mock_for_bounds(p.bounds.iter(), mode, true)
         };
         let own = generics::choose(&own, &passed, values)?;
         let generic_args = own.iter().map(|(_, t)| t.clone()).collect();

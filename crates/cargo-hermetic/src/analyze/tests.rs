@@ -1139,3 +1139,24 @@ fn display_iterator_and_from_str_impls_are_the_calls_tests_write() {
     );
     assert!(!c.callables.iter().any(|k| k.name == "fmt"));
 }
+
+#[test]
+fn a_trait_no_mock_can_implement_takes_the_primitive_the_crate_implements_it_for() {
+    let c = inline(&[(
+        "lib.rs",
+        "pub trait Amount: Copy + PartialOrd { fn is_negative(self) -> bool; }
+         impl Amount for f32 { fn is_negative(self) -> bool { self < 0.0 } }
+         impl Amount for f64 { fn is_negative(self) -> bool { self < 0.0 } }
+         pub trait Unit: Copy {}
+         pub fn scale<F: Amount>(x: F) -> bool { x.is_negative() }
+         pub fn shown(x: impl Amount) -> bool { x.is_negative() }
+         pub fn boxed(x: &dyn Amount) -> bool { x.is_negative() }
+         pub fn none<U: Unit>(u: U) -> U { u }",
+    )]);
+    let f64_ = Ty::Float(FloatTy::F64);
+    assert_eq!(callable(&c, "scale").generic_args, vec![f64_.clone()]);
+    assert_eq!(callable(&c, "shown").params[0].ty, f64_);
+    // A trait object is not a primitive; a trait nobody implements has no stand-in.
+    assert!(c.callables.iter().all(|k| k.name != "boxed"));
+    assert!(skip_reason(&c, "none").contains("cannot be mocked"));
+}

@@ -6,8 +6,8 @@ use super::items::self_type_id;
 use super::modules::{qualified, ModuleSrc};
 use super::names::{Names, Target};
 use super::syntax::{self, text};
-use super::types::{mock_has, Mode, TraitInfo, TyCx, TypeInfo};
-use crate::cluster::{MockMethod, Receiver, Skipped, TraitDef, Ty, TypeDef};
+use super::types::{mock_has, primitive, Mode, TraitInfo, TyCx, TypeInfo};
+use crate::cluster::{FloatTy, IntTy, MockMethod, Receiver, Skipped, TraitDef, Ty, TypeDef};
 use crate::skip::{SkipReason, Why};
 use std::collections::{BTreeMap, BTreeSet};
 use syn::{FnArg, Item, TraitItem, TypeParamBound};
@@ -22,11 +22,48 @@ pub fn declare(mods: &[ModuleSrc], names: &mut Names) -> Vec<TraitInfo> {
                 infos.push(TraitInfo {
                     name: t.ident.to_string(),
                     unmockable: None,
+                    primitive_implementor: None,
                 });
             }
         }
     }
+    find_primitive_implementors(mods, names, &mut infos);
     infos
+}
+
+/// For each trait the crate implements for primitive types (`impl Amounts for f64`), the one
+/// a test's literal names by default (`f64`, then `i32`), else the first: what stands in for a
+/// parameter bounded by a trait no mock can implement (a `Copy` supertrait, say).
+fn find_primitive_implementors(mods: &[ModuleSrc], names: &Names, infos: &mut [TraitInfo]) {
+    let mut found: Vec<Vec<Ty>> = vec![Vec::new(); infos.len()];
+    for (m, src) in mods.iter().enumerate() {
+        for item in &src.items {
+            let Item::Impl(imp) = item else {
+                continue;
+            };
+            let Some((None, path, _)) = &imp.trait_ else {
+                continue;
+            };
+            let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+            let Target::Trait(t) = names.resolve(m, &segs) else {
+                continue;
+            };
+            let syn::Type::Path(p) = &*imp.self_ty else {
+                continue;
+            };
+            if let Some(ty) = p.path.get_ident().and_then(|i| primitive(&i.to_string())) {
+                found[t].push(ty);
+            }
+        }
+    }
+    let default = [Ty::Float(FloatTy::F64), Ty::Int(IntTy::I32)];
+    for (info, tys) in infos.iter_mut().zip(found) {
+        info.primitive_implementor = default
+            .iter()
+            .find(|d| tys.contains(d))
+            .or(tys.first())
+            .cloned();
+    }
 }
 
 /// Maps every trait's methods. Traits no mock can implement get their reason in `traits`

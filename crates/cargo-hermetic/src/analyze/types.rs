@@ -24,6 +24,9 @@ pub struct TraitInfo {
     pub name: String,
     /// Why no mock can stand in for it, if none can.
     pub unmockable: Option<String>,
+    /// A primitive type the crate implements it for (`impl Amounts for f64`), which stands in
+    /// for a type parameter bounded by it when no mock can.
+    pub primitive_implementor: Option<Ty>,
 }
 
 /// Where a type occurs, which decides where references are allowed.
@@ -166,7 +169,7 @@ impl TyCx<'_> {
                 ),
             )),
             Type::ImplTrait(t) => self
-                .mock_for_bounds(t.bounds.iter(), mode)
+                .mock_for_bounds(t.bounds.iter(), mode, true)
                 .unwrap_or_else(|| self.impl_std(t, ty)),
             Type::TraitObject(_) if mode == Mode::Ret => Err(Why::new(
                 SkipReason::OpaqueReturn,
@@ -176,7 +179,7 @@ impl TyCx<'_> {
                 ),
             )),
             Type::TraitObject(t) => self
-                .mock_for_bounds(t.bounds.iter(), Mode::Owned)
+                .mock_for_bounds(t.bounds.iter(), Mode::Owned, false)
                 .unwrap_or_else(|| Err(no_mock(t.bounds.iter(), ty))),
             Type::Ptr(_) => Err(Why::new(
                 SkipReason::RawPointer,
@@ -391,11 +394,14 @@ impl TyCx<'_> {
     /// for std's `Write` a `Vec<u8>` and for `IntoIterator<Item = T>` a `Vec<T>`. `None` when
     /// neither is among them, an error when the other bounds ask for more. `mode` says whether
     /// the stand-in is passed straight to a call (`Mode::Arg`: `Vec<&str>` for
-    /// `IntoIterator<Item = &str>`) or stored (`Mode::Owned`).
+    /// `IntoIterator<Item = &str>`) or stored (`Mode::Owned`). `sized`: the bounds are a type
+    /// parameter's or `impl Trait`'s (not a trait object's), so a primitive the crate implements
+    /// the trait for stands in where no mock can.
     pub fn mock_for_bounds<'b>(
         &self,
         bounds: impl Iterator<Item = &'b TypeParamBound>,
         mode: Mode,
+        sized: bool,
     ) -> Option<Result<Ty, Why>> {
         let mut found = None;
         let mut std_value: Option<(Ty, String)> = None;
@@ -443,8 +449,13 @@ impl TyCx<'_> {
         if let Some((_, name)) = std_value {
             extra.push(name);
         }
+        let primitive = self
+            .traits
+            .get(id)
+            .and_then(|t| t.primitive_implementor.clone())
+            .filter(|_| sized);
         Some(if extra.is_empty() {
-            self.mock(id)
+            self.mock(id).or_else(|why| primitive.ok_or(why))
         } else {
             Err(Why::new(
                 SkipReason::UnmetBound(extra.join(" + ")),
@@ -979,6 +990,12 @@ mod tests {
         assert!(map(lib, "std::borrow::Cow<'a, [u8]>", Mode::Arg)
             .unwrap_err()
             .contains("only `Cow<str>`"));
+        assert!(map(
+            "use std::borrow::Cow; use std::path::Path;",
+            "Cow<Path>",
+            Mode::Arg
+        )
+        .is_err());
         assert!(map(lib, "Path", Mode::Owned)
             .unwrap_err()
             .contains("behind a reference"));

@@ -607,8 +607,9 @@ impl Oracle<'_> {
     }
 }
 
-/// A path or OS string of type `kind` with text `s`: `PathBuf::from("/etc/app.conf")`,
-/// `Path::new(..)`, `OsString::from(..)`, `OsStr::new(..)`.
+/// A path, OS string or `Cow<str>` of type `kind` with text `s`:
+/// `PathBuf::from("/etc/app.conf")`, `Path::new(..)`, `OsString::from(..)`, `OsStr::new(..)`,
+/// `Cow::from(..)`.
 pub(crate) fn text_literal(cluster: &Cluster, home: ModuleId, kind: StdTy, s: &str) -> TokenStream {
     let name = rust_syntax::std_name(cluster, kind, home);
     let s = Literal::string(s);
