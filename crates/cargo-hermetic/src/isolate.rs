@@ -326,11 +326,7 @@ fn resolve_externs(cluster: &mut Cluster, deps: &[(String, PathBuf)]) {
             });
             let Some(f) = found else { continue };
             let std_only = !f.ret.mentions(&|t| matches!(t, Ty::Adt(..) | Ty::Mock(_)));
-            if f.ret == Ty::Unit
-                || !std_only
-                || !f.generic_args.is_empty()
-                || crate::driver::codegen::has_borrow(&f.ret)
-            {
+            if f.ret == Ty::Unit || !std_only || !f.generic_args.is_empty() || f.ret.borrows() {
                 continue;
             }
             let restriction = cluster.units[u]

@@ -2,6 +2,7 @@
 
 use crate::cluster::Skipped;
 use crate::skip::ReasonCount;
+use crate::verify;
 use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -276,23 +277,23 @@ pub struct Branch {
 #[derive(Debug, Serialize)]
 pub struct DroppedReport {
     pub test: String,
-    /// One of the `DROPPED_*` reasons.
+    /// Why, as [`verify::Failure::reason`] says it.
     pub reason: String,
 }
 
-/// Why a test was dropped, as the report says it.
-pub const DROPPED_UNSTABLE: &str = "failed or flaky";
-pub const DROPPED_STATIC: &str = "static state: passes alone, fails beside other tests";
-pub const DROPPED_UNCOMPILABLE: &str = "did not compile";
-pub const DROPPED_MACHINE: &str =
-    "leans on the real machine: fails from another directory, time zone or HOME";
-pub const DROPPED_TIMED_OUT: &str = "did not finish within the time limit per test";
-pub const DROPPED_REFUSED: &str =
-    "the sandbox stopped it: run outside, it would do something the sandbox refuses";
-pub const DROPPED_NOT_RUN: &str =
-    "never ran: the test binary stopped before it (as it started, say)";
-pub const DROPPED_CAPTURE_BOUND: &str =
-    "its check of stdout/stderr holds only under libtest's capture (fails with --nocapture)";
+impl DroppedReport {
+    /// Every test verification dropped, with the reason.
+    pub fn all(verified: &verify::Verified) -> Vec<DroppedReport> {
+        verified
+            .dropped
+            .iter()
+            .map(|(test, why)| DroppedReport {
+                test: test.clone(),
+                reason: why.reason(),
+            })
+            .collect()
+    }
+}
 
 /// A function whose code tried something the sandbox refused.
 #[derive(Debug, Serialize)]

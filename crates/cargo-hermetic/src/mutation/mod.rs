@@ -9,33 +9,14 @@ pub mod schemata;
 
 use crate::cargo::Target;
 use crate::driver::build::{self, DriverBuild};
-use crate::driver::goals::Selection;
 use crate::driver::process;
 use crate::report::MutationReport;
 use crate::search::ops::Space;
+use crate::selection::Selection;
 use crate::test_case::FinishedTest;
 use anyhow::Result;
-use serde::Serialize;
-use std::path::PathBuf;
+pub use schemata::Mutant;
 use std::time::Instant;
-
-/// One mutant of the selected code.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Mutant {
-    /// What the engine sends to switch it on (never 0).
-    pub id: u32,
-    /// The first id of its site (the driver reports sites reached by it).
-    #[serde(skip)]
-    pub site: u32,
-    /// The file, relative to the crate root.
-    pub file: PathBuf,
-    pub line: usize,
-    pub column: usize,
-    /// The function it is in: `parser::Lexer::next_token`.
-    pub function: String,
-    /// What it changes: `replace < with <=`.
-    pub change: String,
-}
 
 /// Where and how long mutation analysis runs.
 pub struct Settings<'a> {
