@@ -61,10 +61,9 @@ const LAYERS: &[&[&str]] = &[
     &["generate", "record"],
 ];
 
-/// Uses that break the order today, each with what would remove it (branch `arch` has most of
-/// those moves; they wait for a session where nobody else edits these files). A use that
-/// breaks the order and is not listed fails the test, and so does an entry no longer needed:
-/// the list only shrinks. (user, used, why it is still there)
+/// Uses that break the order today, each with what would remove it. A use that breaks the
+/// order and is not listed fails the test, and so does an entry no longer needed: the list
+/// only shrinks. (user, used, why it is still there)
 const KNOWN: &[(&str, &str, &str)] = &[(
     "isolate",
     "emit",
