@@ -232,6 +232,21 @@ impl Ty {
             _ => false,
         })
     }
+
+    /// The type a statement's stored result has, when this is what its callable returns: the
+    /// `Ok`/`Some` inside a `Result`/`Option`, the value itself otherwise; `None` when nothing
+    /// is stored (no value, or one that borrows and is observed only).
+    pub fn stored(&self) -> Option<&Ty> {
+        if self.borrows() {
+            return None;
+        }
+        match self {
+            Ty::Unit => None,
+            Ty::Result(ok, _) => Some(ok),
+            Ty::Option(inner) => Some(inner),
+            other => Some(other),
+        }
+    }
 }
 
 /// The std types outside the prelude that tests build from data and results are compared
