@@ -462,7 +462,7 @@ impl Report {
             writeln!(
                 out,
                 "  {:<36}{}",
-                "tests not written (nothing to assert)", self.tests_without_assertions
+                "tests not written (no assertion)", self.tests_without_assertions
             )?;
         }
         if let Some(m) = &self.mutation {
