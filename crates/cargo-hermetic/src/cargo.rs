@@ -1,6 +1,7 @@
 //! Running cargo: metadata of the user's package, and builds of shadow copies.
 
 use crate::cli::FeatureArgs;
+use crate::errors::Failure;
 use anyhow::{bail, Context, Result};
 use cargo_metadata::{Message, MetadataCommand, Package};
 use std::collections::{BTreeMap, BTreeSet};
@@ -68,14 +69,17 @@ pub fn enabled_features(
         if !exists(&own) {
             let mut known: Vec<&str> = table.keys().map(String::as_str).collect();
             known.extend(&implicit);
-            bail!(
-                "the package has no feature `{own}` (its features: {})",
-                if known.is_empty() {
-                    "none".to_string()
-                } else {
-                    known.join(", ")
-                }
-            );
+            return Err(Failure::NotInCrate {
+                what: format!(
+                    "the package has no feature `{own}` (its features: {})",
+                    if known.is_empty() {
+                        "none".to_string()
+                    } else {
+                        known.join(", ")
+                    }
+                ),
+            }
+            .into());
         }
         todo.push(own);
     }
@@ -143,16 +147,22 @@ pub fn locate(
     cmd.no_deps();
     if let Some(p) = manifest_path {
         if !p.exists() {
-            bail!(
-                "{} does not exist; pass --manifest-path with the path of the crate's Cargo.toml",
-                p.display()
-            );
+            return Err(Failure::NoPackage {
+                what: format!(
+                    "{} does not exist; pass --manifest-path with the path of the crate's Cargo.toml",
+                    p.display()
+                ),
+            }
+            .into());
         }
         cmd.manifest_path(p);
     }
-    let meta = cmd
-        .exec()
-        .context("run `cargo metadata` (is this a cargo project? try --manifest-path)")?;
+    let meta = cmd.exec().map_err(|e| Failure::NoPackage {
+        what: format!(
+            "run `cargo metadata` (is this a cargo project? try --manifest-path): {:#}",
+            anyhow::Error::from(e)
+        ),
+    })?;
     let candidates: Vec<&Package> = match package {
         Some(name) => meta
             .packages
@@ -166,31 +176,34 @@ pub fn locate(
     };
     let pkg = match candidates.as_slice() {
         [one] => *one,
-        [] => match package {
-            Some(name) => bail!(
-                "no package named `{name}` in this workspace (packages: {})",
-                meta.workspace_packages()
-                    .iter()
-                    .map(|p| p.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            None => bail!("this workspace has no packages"),
-        },
-        many => bail!(
-            "this is a workspace with several packages; choose one with -p ({})",
-            many.iter()
-                .map(|p| p.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
+        [] => {
+            let what = match package {
+                Some(name) => format!(
+                    "no package named `{name}` in this workspace (packages: {})",
+                    meta.workspace_packages()
+                        .iter()
+                        .map(|p| p.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                None => "this workspace has no packages".to_string(),
+            };
+            return Err(Failure::NoPackage { what }.into());
+        }
+        many => {
+            return Err(Failure::SeveralPackages {
+                packages: many.iter().map(|p| p.name.to_string()).collect(),
+            }
+            .into())
+        }
     };
-    let lib = pkg.targets.iter().find(|t| t.is_lib()).with_context(|| {
-        format!(
-            "package `{}` has no library target; hermetic tests library code (src/lib.rs)",
-            pkg.name
-        )
-    })?;
+    let lib = pkg
+        .targets
+        .iter()
+        .find(|t| t.is_lib())
+        .ok_or_else(|| Failure::NoLibrary {
+            package: pkg.name.to_string(),
+        })?;
     let optional: Vec<String> = pkg
         .dependencies
         .iter()

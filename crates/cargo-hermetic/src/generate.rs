@@ -5,6 +5,7 @@ use crate::cluster::Cluster;
 use crate::commit::Changes;
 use crate::driver::{build, goals, lines, process};
 use crate::emit::Suite;
+use crate::errors::Failure;
 use crate::isolate::Isolation;
 use crate::report::{Branch, FindingReport, Report, UncoveredLine, UncoveredReport};
 use crate::search::{self, ops::Space, values::ValuePool, SearchConfig};
@@ -612,14 +613,17 @@ pub(crate) fn selection_of(
                     .skip(1)
                     .map(|md| md.path.join("::"))
                     .collect();
-                bail!(
-                    "no module `{m}` in this crate (modules: {})",
-                    if known.is_empty() {
-                        "none besides the root".into()
-                    } else {
-                        known.join(", ")
-                    }
-                );
+                return Err(Failure::NotInCrate {
+                    what: format!(
+                        "no module `{m}` in this crate (modules: {})",
+                        if known.is_empty() {
+                            "none besides the root".into()
+                        } else {
+                            known.join(", ")
+                        }
+                    ),
+                }
+                .into());
             }
             Some(path)
         }
@@ -629,7 +633,10 @@ pub(crate) fn selection_of(
         if !cluster.callables.iter().any(|c| c.name == last)
             && !cluster.skipped.iter().any(|s| s.item.ends_with(last))
         {
-            bail!("no function or method `{f}` in this crate");
+            return Err(Failure::NotInCrate {
+                what: format!("no function or method `{f}` in this crate"),
+            }
+            .into());
         }
     }
     Ok(goals::Selection {

@@ -10,6 +10,7 @@ mod cluster;
 mod commit;
 mod driver;
 mod emit;
+mod errors;
 mod generate;
 mod html;
 mod isolate;
@@ -110,6 +111,6 @@ fn main() {
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");
-        std::process::exit(1);
+        std::process::exit(errors::exit_code(&e));
     }
 }

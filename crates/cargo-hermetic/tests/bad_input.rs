@@ -14,7 +14,7 @@ fn crate_that_does_not_compile_is_an_error_and_changes_nothing() {
     let fixture = Fixture::copy("broken");
     let before = fixture.snapshot();
     let run = fixture.generate().seed(1).max_executions(1_000).run();
-    run.assert_failure();
+    run.assert_exit_code(7);
     assert!(
         run.stderr.contains("does not compile"),
         "broken: stderr should say the crate does not compile:\n{}",
@@ -35,7 +35,7 @@ fn missing_manifest_is_an_error_naming_the_path() {
     let missing = fixture.tmp.path().join("no-such-crate/Cargo.toml");
     let before = fixture.snapshot();
     let run = fixture.generate().manifest_path(&missing).run();
-    run.assert_failure();
+    run.assert_exit_code(3);
     assert!(
         run.stderr.contains(&*missing.to_string_lossy()),
         "stderr should name the missing manifest {}:\n{}",
@@ -54,7 +54,7 @@ fn unknown_module_is_an_error_listing_the_modules() {
     let fixture = Fixture::copy("numparse");
     let before = fixture.snapshot();
     let run = fixture.generate().arg("--module").arg("nosuch").run();
-    run.assert_failure();
+    run.assert_exit_code(6);
     assert!(
         run.stderr.contains("nosuch"),
         "stderr should name the unknown module:\n{}",
@@ -107,7 +107,7 @@ fn hand_written_file_in_the_way_is_an_error_and_nothing_is_written() {
     );
     let before = fixture.snapshot();
     let run = fixture.generate().seed(1).max_executions(2_000).run();
-    run.assert_failure();
+    run.assert_exit_code(9);
     assert!(
         run.stderr.contains("src/hermetic_tests.rs"),
         "stderr should name the file in the way:\n{}",
@@ -128,7 +128,7 @@ fn hand_written_file_in_a_submodule_blocks_every_file() {
     fixture.write("src/geometry/hermetic_tests.rs", "// hand-written\n");
     let before = fixture.snapshot();
     let run = fixture.generate().seed(1).max_executions(2_000).run();
-    run.assert_failure();
+    run.assert_exit_code(9);
     assert!(
         run.stderr.contains("src/geometry/hermetic_tests.rs"),
         "stderr should name the file in the way:\n{}",

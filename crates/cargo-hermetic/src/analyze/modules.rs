@@ -3,8 +3,9 @@
 use super::cfg::{self, Verdict};
 use super::syntax::{self, Offsets};
 use crate::cluster::{Module, ModuleBody, Skipped, Vis};
+use crate::errors::Failure;
 use crate::skip::{SkipReason, Why};
-use anyhow::{bail, Context};
+use anyhow::Context;
 use std::path::{Path, PathBuf};
 use syn::ext::IdentExt;
 use syn::Item;
@@ -120,12 +121,14 @@ fn read(path: &Path, mod_rs: bool) -> anyhow::Result<(SourceFile, syn::File)> {
         .with_context(|| format!("cannot read source file {}", path.display()))?;
     let ast = syn::parse_file(&text).map_err(|e| {
         let at = e.span().start();
-        anyhow::anyhow!(
-            "cannot parse {}:{}:{}: {e}",
-            path.display(),
-            at.line,
-            at.column + 1
-        )
+        Failure::CrateDoesNotCompile {
+            what: format!(
+                "cannot parse {}:{}:{}: {e}",
+                path.display(),
+                at.line,
+                at.column + 1
+            ),
+        }
     })?;
     let file = SourceFile {
         path: path.to_path_buf(),
@@ -243,26 +246,32 @@ fn child(
                 (nested, true)
             } else {
                 let at = m.ident.span().start();
-                bail!(
-                    "module `{}` declared at {}:{} has no file: neither {} nor {} exists",
-                    path.join("::"),
-                    file.path.display(),
-                    at.line,
-                    flat.display(),
-                    nested.display()
-                );
+                return Err(Failure::CrateDoesNotCompile {
+                    what: format!(
+                        "module `{}` declared at {}:{} has no file: neither {} nor {} exists",
+                        path.join("::"),
+                        file.path.display(),
+                        at.line,
+                        flat.display(),
+                        nested.display()
+                    ),
+                }
+                .into());
             }
         }
     };
     if !child_path.is_file() {
         let at = m.ident.span().start();
-        bail!(
-            "module `{}` declared at {}:{} has no file: {} does not exist",
-            path.join("::"),
-            file.path.display(),
-            at.line,
-            child_path.display()
-        );
+        return Err(Failure::CrateDoesNotCompile {
+            what: format!(
+                "module `{}` declared at {}:{} has no file: {} does not exist",
+                path.join("::"),
+                file.path.display(),
+                at.line,
+                child_path.display()
+            ),
+        }
+        .into());
     }
     let (child_file, ast) = read(&child_path, mod_rs)?;
     let dir = if mod_rs {

@@ -4,6 +4,7 @@ use super::codegen::{self, Disabled, Unsupported, DISPATCH_MODULE};
 use super::goals::Selection;
 use crate::cargo::{self, BuildOutcome, CompileError, Target};
 use crate::cluster::{Cluster, UnitId};
+use crate::errors::Failure;
 use crate::mutation::schemata;
 use crate::mutation::Mutant;
 use crate::shadow::{self, Origin, Shadow};
@@ -117,7 +118,7 @@ pub fn build_driver(
                             .is_some_and(|f| f.starts_with(&dispatch_dir))
                     });
                 if !in_crate.is_empty() {
-                    bail!(crate_does_not_compile(&in_crate));
+                    return Err(crate_does_not_compile(&in_crate).into());
                 }
                 let culprits = blame(&in_dispatch, &paths, cluster)?;
                 if culprits.callables.is_subset(&disabled.callables)
@@ -211,12 +212,14 @@ pub fn build_mutants(
     }
 }
 
-fn crate_does_not_compile(errors: &[CompileError]) -> String {
-    format!(
-        "the crate does not compile, so no tests can be generated; fix these errors first \
-         (`cargo test --lib` shows them too):\n{}",
-        render(errors)
-    )
+fn crate_does_not_compile(errors: &[CompileError]) -> Failure {
+    Failure::CrateDoesNotCompile {
+        what: format!(
+            "the crate does not compile, so no tests can be generated; fix these errors first \
+             (`cargo test --lib` shows them too):\n{}",
+            render(errors)
+        ),
+    }
 }
 
 /// What the errors (all in dispatch files) point at: a callable's dispatch entry (`fn call_N`)

@@ -1,6 +1,7 @@
 //! The driver processes: the instrumented unit-test binary running its fork server, and the
 //! pipes to talk to it.
 
+use crate::errors::Failure;
 use anyhow::{bail, Context, Result};
 use hermetic_protocol::{Call, EnvSpec, ExecReport, Hello, Outcome, Refusal, Request as Message};
 use hermetic_protocol::{DRIVER_ENV, REPLY_FD, REQUEST_FD};
@@ -168,12 +169,12 @@ impl Driver {
             == 0
         {
             let status = self.child.try_wait().ok().flatten();
-            bail!(
-                "the driver stopped unexpectedly ({})",
-                status
+            return Err(Failure::DriverStopped {
+                status: status
                     .map(|s| s.to_string())
-                    .unwrap_or_else(|| "still running".into())
-            );
+                    .unwrap_or_else(|| "still running".into()),
+            }
+            .into());
         }
         serde_json::from_str(&line).context("decode the driver's reply")
     }

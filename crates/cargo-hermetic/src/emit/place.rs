@@ -5,6 +5,7 @@
 use super::{relative_to, test_file_path, GeneratedFile, Suite, GENERATED_MARKER};
 use crate::cluster::{Cluster, ModuleBody, ModuleId};
 use crate::commit::Changes;
+use crate::errors::Failure;
 use crate::manifest::RuntimeEdit;
 use anyhow::{bail, Context};
 use std::collections::BTreeMap;
@@ -300,11 +301,7 @@ pub fn check_in_the_way(crate_root: &Path, cluster: &Cluster, suite: Suite) -> a
     if problems.is_empty() {
         return Ok(());
     }
-    bail!(
-        "generated tests go into files that are already taken, so nothing was done:\n{}\n\
-         rename or delete those files (cargo-hermetic only replaces files it generated), then run again",
-        problems.join("\n")
-    )
+    Err(Failure::FileInTheWay { files: problems }.into())
 }
 
 fn existing_test_file(path: &Path) -> Existing {

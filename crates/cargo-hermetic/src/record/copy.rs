@@ -6,6 +6,7 @@ use super::probes::{self, Limits, Probed};
 use super::program::{self, Build};
 use crate::cargo::Target;
 use crate::cluster::{CallableId, Cluster};
+use crate::errors::Failure;
 use crate::shadow::{self, Origin, Shadow};
 use anyhow::{bail, Result};
 use std::collections::{BTreeMap, HashMap};
@@ -56,7 +57,7 @@ pub fn build(
             for s in cluster.skipped.iter().take(5) {
                 msg += &format!("\n  - {}: {}", s.item, s.reason);
             }
-            bail!(msg);
+            return Err(Failure::NothingToTest { what: msg }.into());
         }
         match program::build(&copy_manifest, &copy.target_dir, what, release)? {
             program::Built::Ok(exe) => {

@@ -24,12 +24,13 @@ pub use report::RecordReport;
 
 use crate::cluster::{CallableId, Cluster, Skipped};
 use crate::emit::Suite;
+use crate::errors::Failure;
 use crate::generate::{callable_name, selected, selection_of};
 use crate::shadow::{self, Origin};
 use crate::skip::{SkipReason, Why};
 use crate::test_case::FinishedTest;
 use crate::{analyze, cargo, emit, manifest, verify};
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use cases::Candidate;
 use clap::Args;
 use copy::ProbedCopy;
@@ -184,14 +185,19 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
         let plain_exe =
             match program::build(&plain_manifest, &plain.target_dir, &what, args.release)? {
                 program::Built::Ok(exe) => exe,
-                program::Built::Failed(errors) => bail!(
-                    "the crate did not build:\n{}",
-                    errors
-                        .iter()
-                        .map(|e| e.rendered.as_str())
-                        .collect::<Vec<_>>()
-                        .join("\n")
-                ),
+                program::Built::Failed(errors) => {
+                    return Err(Failure::CrateDoesNotCompile {
+                        what: format!(
+                            "the crate did not build:\n{}",
+                            errors
+                                .iter()
+                                .map(|e| e.rendered.as_str())
+                                .collect::<Vec<_>>()
+                                .join("\n")
+                        ),
+                    }
+                    .into())
+                }
             }
             .map(|e| program::keep_executable(&e, &work_dir.join("record-bin/plain")))
             .transpose()?;

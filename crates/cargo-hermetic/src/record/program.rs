@@ -4,6 +4,7 @@
 use super::proxy_syntax;
 use crate::cargo::{CompileError, Target};
 use crate::cluster::{TraitId, TypeId};
+use crate::errors::Failure;
 use anyhow::{bail, Context, Result};
 use cargo_metadata::{Message, MetadataCommand, TargetKind};
 use std::io::BufReader;
@@ -29,25 +30,26 @@ pub fn pick_binary(target: &Target, wanted: Option<&str>) -> Result<String> {
         .filter(|t| t.kind.contains(&TargetKind::Bin))
         .map(|t| t.name.as_str())
         .collect();
-    match (wanted, bins.as_slice()) {
-        (_, []) => bail!(
+    let what = match (wanted, bins.as_slice()) {
+        (_, []) => format!(
             "package `{}` has no binary target (src/main.rs or a [[bin]] section); \
              record its tests instead with `cargo hermetic record --test`",
             target.package
         ),
-        (Some(w), _) if bins.contains(&w) => Ok(w.to_string()),
-        (Some(w), _) => bail!(
+        (Some(w), _) if bins.contains(&w) => return Ok(w.to_string()),
+        (Some(w), _) => format!(
             "package `{}` has no binary `{w}` (binaries: {})",
             target.package,
             bins.join(", ")
         ),
-        (None, [one]) => Ok(one.to_string()),
-        (None, many) => bail!(
+        (None, [one]) => return Ok(one.to_string()),
+        (None, many) => format!(
             "package `{}` has several binaries ({}); pick one with --bin",
             target.package,
             many.join(", ")
         ),
-    }
+    };
+    Err(Failure::NoProgram { what }.into())
 }
 
 /// What to build and run.

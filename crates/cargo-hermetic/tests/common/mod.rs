@@ -657,6 +657,18 @@ impl Run {
         self
     }
 
+    /// The run failed with this exit code (`errors.rs`: one per failure a user can meet, listed
+    /// in the README).
+    pub fn assert_exit_code(&self, code: i32) -> &Self {
+        assert_eq!(
+            self.status.code(),
+            Some(code),
+            "cargo-hermetic should have exited with {code}:\n{}",
+            self.describe()
+        );
+        self
+    }
+
     /// The self-check of the proofs that some edges can never be taken: no execution took one.
     fn assert_no_infeasible_covered(&self) {
         let covered = self
