@@ -26,6 +26,7 @@ const LAYERS: &[&[&str]] = &[
         "cargo",
         "shadow",
         "manifest",
+        "lockfile",
         "runtime",
         "commit",
         "test_binary",
