@@ -84,7 +84,8 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     )?;
     isolation.time += built.isolate_time;
     // The one-time build of dependencies is outside the budget; the summary says how long it took.
-    let dependencies_build = built.compiled_dependencies.then(|| build_started.elapsed());
+    let driver_build = build_started.elapsed();
+    let dependencies_build = built.compiled_dependencies.then_some(driver_build);
     let deadline = budget.map(|b| started + dependencies_build.unwrap_or_default() + b);
     let mut skipped = cluster.skipped.clone();
     let mut usable = vec![true; cluster.callables.len()];
@@ -224,6 +225,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         &built,
         &target.crate_dir,
     );
+    let mutation_started = Instant::now();
     let mutation_report = if mutation {
         status.say("running the tests against mutants of the code");
         let settings = crate::mutation::Settings {
@@ -247,7 +249,9 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         None
     };
 
+    let mutation_time = mutation_started.elapsed();
     status.say("writing and verifying the tests");
+    let writing_started = Instant::now();
     let command = args.regenerate_command();
     // A test written as before keeps its name, whatever tests join it.
     let old_file = |path: &std::path::Path| {
@@ -440,6 +444,16 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         search_stopped: outcome.stopped.to_string(),
         elapsed_s: started.elapsed().as_secs_f64(),
         dependencies_build_s: dependencies_build.map(|d| d.as_secs_f64()),
+        phases: crate::report::Phases {
+            driver_build_s: driver_build.as_secs_f64(),
+            search_s: search_time,
+            mutation_s: if mutation {
+                mutation_time.as_secs_f64()
+            } else {
+                0.0
+            },
+            write_and_verify_s: writing_started.elapsed().as_secs_f64(),
+        },
         callables: cluster.callables.len(),
         skipped_by_reason: crate::skip::by_reason(&skipped),
         skipped,

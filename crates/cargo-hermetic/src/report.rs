@@ -66,6 +66,8 @@ pub struct Report {
     /// How long the first build of the driver's dependencies took, when this run had to do it
     /// (it is outside `--budget`).
     pub dependencies_build_s: Option<f64>,
+    /// Where `elapsed_s` went, step by step.
+    pub phases: Phases,
     pub callables: usize,
     pub skipped: Vec<Skipped>,
     /// `skipped` counted by reason, most frequent first.
@@ -98,6 +100,38 @@ pub struct Report {
     /// The crate's directory, which `branches`' files are relative to.
     #[serde(skip)]
     pub crate_dir: PathBuf,
+}
+
+/// The steps of a run, in seconds: they add up to about `elapsed_s` (analysis and the goals'
+/// mapping are the rest).
+#[derive(Debug, Default, Clone, Copy, Serialize)]
+pub struct Phases {
+    /// Building the instrumented driver, the dependencies' first build included.
+    pub driver_build_s: f64,
+    /// The search, the last run's tests and minimisation included.
+    pub search_s: f64,
+    /// Mutation analysis (`--mutation on`).
+    pub mutation_s: f64,
+    /// Writing the tests and verifying them (compiling and running them).
+    pub write_and_verify_s: f64,
+}
+
+impl Phases {
+    /// `build 3.1s, search 12.0s, writing and verifying 8.2s`, for the summary.
+    fn describe(&self) -> String {
+        let mut parts = vec![
+            format!("driver build {:.1}s", self.driver_build_s),
+            format!("search {:.1}s", self.search_s),
+        ];
+        if self.mutation_s > 0.0 {
+            parts.push(format!("mutation analysis {:.1}s", self.mutation_s));
+        }
+        parts.push(format!(
+            "writing and verifying {:.1}s",
+            self.write_and_verify_s
+        ));
+        parts.join(", ")
+    }
 }
 
 /// `--isolate` (seed 000): the units isolated, the time it took, and the fakes to review.
@@ -450,9 +484,13 @@ impl Report {
                 "time",
                 match self.dependencies_build_s {
                     Some(d) => format!(
-                        "{:.1}s, of which {d:.1}s building dependencies (once; not counted in --budget)",
-                        self.elapsed_s
+                        "{:.1}s, of which {d:.1}s building dependencies (once; not counted in --budget); {}",
+                        self.elapsed_s,
+                        self.phases.describe()
                     ),
+                    None if self.phases.driver_build_s > 0.0 => {
+                        format!("{:.1}s: {}", self.elapsed_s, self.phases.describe())
+                    }
                     None => format!("{:.1}s", self.elapsed_s),
                 },
             ),
@@ -693,6 +731,42 @@ pub fn print_skip_reasons(out: &mut impl Write, counts: &[ReasonCount]) -> std::
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_time_row_says_where_the_time_went() {
+        let mut report = Report {
+            elapsed_s: 31.2,
+            phases: Phases {
+                driver_build_s: 6.04,
+                search_s: 14.0,
+                mutation_s: 0.0,
+                write_and_verify_s: 10.5,
+            },
+            ..Report::default()
+        };
+        let summary = |r: &Report| {
+            let mut out = Vec::new();
+            r.print_summary(&mut out).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        let text = summary(&report);
+        assert!(
+            text.contains("31.2s: driver build 6.0s, search 14.0s, writing and verifying 10.5s\n"),
+            "{text}"
+        );
+        report.dependencies_build_s = Some(5.0);
+        report.phases.mutation_s = 4.0;
+        let text = summary(&report);
+        assert!(
+            text.contains(
+                "31.2s, of which 5.0s building dependencies (once; not counted in --budget); \
+                 driver build 6.0s, search 14.0s, mutation analysis 4.0s, writing and verifying 10.5s\n"
+            ),
+            "{text}"
+        );
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["phases"]["search_s"], 14.0);
+    }
 
     #[test]
     fn lcov_gives_each_branch_and_each_line_with_branches() {
