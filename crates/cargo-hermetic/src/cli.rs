@@ -57,6 +57,10 @@ pub struct GenerateArgs {
     /// Stop the search after this many executions.
     #[arg(long, value_name = "N")]
     pub max_executions: Option<u64>,
+    /// Search for more tests even when the sources are as the last run left them (otherwise
+    /// such a rerun runs the last run's tests, keeps them and writes the same files).
+    #[arg(long)]
+    pub extend: bool,
     /// Seed of the search's random choices.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,

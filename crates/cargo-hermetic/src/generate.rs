@@ -10,7 +10,7 @@ use crate::isolate::Isolation;
 use crate::report::{Branch, FindingReport, Report, UncoveredLine, UncoveredReport};
 use crate::search::{self, ops::Space, values::ValuePool, SearchConfig};
 use crate::shadow::Origin;
-use crate::{analyze, cargo, emit, kept, lockfile, manifest, verify};
+use crate::{analyze, cargo, emit, kept, lockfile, manifest, unchanged, verify};
 use anyhow::{bail, Context, Result};
 use hermetic_protocol::Outcome;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -148,7 +148,23 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     );
     kept.cases
         .retain(|case| case.stmts.iter().all(|s| usable[s.callable]));
-    if !kept.cases.is_empty() {
+    // A whole package whose sources are as the last run left them: its tests are all there is
+    // to write, unless one no longer runs as before or --extend asks for more.
+    let whole_package = args.module.is_none() && args.function.is_none() && args.shard.is_none();
+    let kept_only = whole_package
+        && !args.extend
+        && unchanged::matches(
+            &target.workspace_root,
+            &target.package,
+            &target.crate_dir,
+            &target.lib_rs,
+        );
+    if kept_only {
+        status.say(&format!(
+            "the sources are as the last run left them: running its {} tests (--extend searches for more)",
+            kept.cases.len()
+        ));
+    } else if !kept.cases.is_empty() {
         status.say(&format!(
             "running the {} tests of the last run first",
             kept.cases.len()
@@ -200,6 +216,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         isolate_start: args.isolate_start,
         stagnation_floor: (!args.no_early_stop).then_some(search::STAGNATION_FLOOR),
         start_from: std::mem::take(&mut kept.cases),
+        kept_only,
     };
     let mut outcome = search::run(
         &mut space,
@@ -336,6 +353,20 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     )?;
     for line in runtime.describe(args.dry_run) {
         status.say(&line);
+    }
+    if whole_package && !args.dry_run {
+        // Fingerprinted as written, so that the next run on the same sources finds them so.
+        let recorded = unchanged::record(
+            &target.workspace_root,
+            &target.package,
+            &target.crate_dir,
+            &target.lib_rs,
+        );
+        if let Err(e) = recorded {
+            status.say(&format!(
+                "could not record the sources' fingerprint ({e}): the next run searches again"
+            ));
+        }
     }
     if args.dry_run {
         for preview in isolation.preview(&cluster, &target.crate_dir) {

@@ -28,6 +28,7 @@ mod shadow;
 mod skip;
 mod test_binary;
 mod test_case;
+mod unchanged;
 mod verify;
 
 use clap::Parser;
