@@ -447,6 +447,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         time_to_final_coverage_s: outcome.time_to_final_coverage_s,
         package: target.package.clone(),
         seed: args.seed,
+        budget_s: budget.map(|b| b.as_secs()),
         goals_total: goal_map.count(goals::GoalKind::Branch),
         goals_covered: count_covered(goals::GoalKind::Branch),
         checks_total: goal_map.count(goals::GoalKind::Check),

@@ -68,6 +68,8 @@ pub struct Report {
     pub dependencies_build_s: Option<f64>,
     /// Where `elapsed_s` went, step by step.
     pub phases: Phases,
+    /// The run's `--budget` in seconds (`None`: bounded by executions only).
+    pub budget_s: Option<u64>,
     pub callables: usize,
     pub skipped: Vec<Skipped>,
     /// `skipped` counted by reason, most frequent first.
@@ -117,6 +119,18 @@ pub struct Phases {
 }
 
 impl Phases {
+    /// The step that took longest, with its time.
+    fn longest(&self) -> (&'static str, f64) {
+        [
+            ("the driver build", self.driver_build_s),
+            ("the search", self.search_s),
+            ("mutation analysis", self.mutation_s),
+            ("writing and verifying", self.write_and_verify_s),
+        ]
+        .into_iter()
+        .fold(("", 0.0), |a, b| if b.1 > a.1 { b } else { a })
+    }
+
     /// `build 3.1s, search 12.0s, writing and verifying 8.2s`, for the summary.
     fn describe(&self) -> String {
         let mut parts = vec![
@@ -405,6 +419,14 @@ impl Report {
     }
 
     /// The summary printed at the end of a run.
+    /// How far the run went over its `--budget` (the first build of dependencies, outside the
+    /// budget, left out), when it did by more than a second.
+    pub fn over_budget(&self) -> Option<f64> {
+        let budget = self.budget_s? as f64;
+        let spent = self.elapsed_s - self.dependencies_build_s.unwrap_or(0.0);
+        (spent > budget + 1.0).then_some(spent - budget)
+    }
+
     pub fn print_summary(&self, out: &mut impl Write) -> std::io::Result<()> {
         writeln!(out)?;
         writeln!(out, "  hermetic: {}", self.package)?;
@@ -497,6 +519,14 @@ impl Report {
         ];
         for (k, v) in rows {
             writeln!(out, "  {k:<36}{v}")?;
+        }
+        if let Some(over) = self.over_budget() {
+            let (step, took) = self.phases.longest();
+            writeln!(
+                out,
+                "  {:<36}by {over:.1}s; the longest step was {step} ({took:.1}s)",
+                "over --budget"
+            )?;
         }
         if self.tests_without_assertions > 0 {
             writeln!(
@@ -766,6 +796,35 @@ mod tests {
         );
         let json = serde_json::to_value(&report).unwrap();
         assert_eq!(json["phases"]["search_s"], 14.0);
+        assert!(!text.contains("over --budget"), "no budget given:\n{text}");
+    }
+
+    #[test]
+    fn a_run_over_its_budget_says_by_how_much_and_which_step_took_longest() {
+        let mut report = Report {
+            elapsed_s: 40.0,
+            dependencies_build_s: Some(5.0),
+            budget_s: Some(30),
+            phases: Phases {
+                driver_build_s: 22.0,
+                search_s: 6.0,
+                mutation_s: 0.0,
+                write_and_verify_s: 11.5,
+            },
+            ..Report::default()
+        };
+        let mut out = Vec::new();
+        report.print_summary(&mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains("over --budget                       by 5.0s; the longest step was the driver build (22.0s)\n"),
+            "{text}"
+        );
+        // Within a second of the budget, the dependencies' build left out: nothing to say.
+        report.elapsed_s = 35.9;
+        assert_eq!(report.over_budget(), None);
+        report.dependencies_build_s = None;
+        assert!(report.over_budget().is_some_and(|o| (o - 5.9).abs() < 1e-9));
     }
 
     #[test]
