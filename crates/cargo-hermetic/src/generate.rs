@@ -311,6 +311,12 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
             &verify_attributes,
         )?
     };
+    // Verification's first `--release` build compiles the dependencies again: one-time work,
+    // outside the budget like the driver's.
+    let dependencies_build = match (dependencies_build, verified.dependencies_build) {
+        (d, v) if v.is_zero() => d,
+        (d, v) => Some(d.unwrap_or_default() + v),
+    };
     let files: Vec<_> = std::mem::take(&mut verified.files)
         .into_iter()
         .filter(|f| !f.test_names.is_empty())
