@@ -148,9 +148,10 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     );
     kept.cases
         .retain(|case| case.stmts.iter().all(|s| usable[s.callable]));
-    // A whole package whose sources are as the last run left them: its tests are all there is
-    // to write, unless one no longer runs as before or --extend asks for more.
+    // A whole package whose sources and command are as the last run left them: its tests are
+    // all there is to write, unless one no longer runs as before or --extend asks for more.
     let whole_package = args.module.is_none() && args.function.is_none() && args.shard.is_none();
+    let search_options = args.search_options(budget);
     let kept_only = whole_package
         && !args.extend
         && unchanged::matches(
@@ -158,10 +159,11 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
             &target.package,
             &target.crate_dir,
             &target.lib_rs,
+            &search_options,
         );
     if kept_only {
         status.say(&format!(
-            "the sources are as the last run left them: running its {} tests (--extend searches for more)",
+            "the sources and the command are as the last run left them: running its {} tests (--extend searches for more)",
             kept.cases.len()
         ));
     } else if !kept.cases.is_empty() {
@@ -367,6 +369,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
             &target.package,
             &target.crate_dir,
             &target.lib_rs,
+            &search_options,
         );
         if let Err(e) = recorded {
             status.say(&format!(

@@ -164,12 +164,12 @@ fn a_function_run_replaces_that_function_s_tests_and_keeps_the_rest_as_written()
     fixture.cargo_test_passes();
 }
 
-/// A second run as a user makes it (bounded by `--budget` alone, so how far a search would get
-/// depends on the machine) keeps every test the first wrote, by name and text, adds none and
-/// leaves the crate as it was, although the first run's search was cut short (100 executions,
-/// branches left it would reach): the rerun finds the sources as the first run left them
-/// (`.hermetic/cases/<package>/sources`), runs the kept tests and writes the same files.
-/// `--extend` then searches for more.
+/// The same command run again on unchanged code keeps every test the first run wrote, by name
+/// and text, adds none and leaves the crate as it was, although the first run's search was cut
+/// short (100 executions, branches left it would reach): the rerun finds the sources and the
+/// command as the first run left them (`.hermetic/cases/<package>/sources`), runs the kept
+/// tests and writes the same files. Another command (a larger budget) searches again and adds
+/// tests for the branches left.
 #[test]
 fn a_second_run_on_unchanged_code_changes_nothing_even_after_a_search_cut_short() {
     let fixture = Fixture::copy("numparse");
@@ -193,7 +193,7 @@ fn a_second_run_on_unchanged_code_changes_nothing_even_after_a_search_cut_short(
         first.describe()
     );
 
-    let second = fixture.generate().budget(60).run();
+    let second = fixture.generate().seed(1).max_executions(100).run();
     second.assert_success();
     assert_same_tree(
         &before,
@@ -215,17 +215,12 @@ fn a_second_run_on_unchanged_code_changes_nothing_even_after_a_search_cut_short(
     );
     fixture.cargo_test_passes();
 
-    let third = fixture
-        .generate()
-        .seed(1)
-        .max_executions(3_000)
-        .arg("--extend")
-        .run();
+    let third = fixture.generate().seed(1).max_executions(3_000).run();
     third.assert_success();
     assert!(
         third.count("goals_covered") > first.count("goals_covered")
             && third.count("tests_emitted") > first.count("tests_emitted"),
-        "--extend should reach branches the first run's 100 executions did not:\n{}\n{}",
+        "a larger budget should reach branches the first run's 100 executions did not:\n{}\n{}",
         first.describe(),
         third.describe()
     );

@@ -153,7 +153,8 @@ pub enum StopReason {
     },
     /// No new candidate could be made.
     NothingToTry,
-    /// The sources are as the last run left them and every test it wrote was kept.
+    /// The sources and the command are as the last run left them and every test it wrote was
+    /// kept.
     Unchanged,
 }
 
@@ -171,8 +172,8 @@ impl std::fmt::Display for StopReason {
             ),
             StopReason::NothingToTry => f.write_str("no new candidate could be made"),
             StopReason::Unchanged => f.write_str(
-                "the sources are as the last run left them: its tests are kept (--extend \
-                 searches for more)",
+                "the sources and the command are as the last run left them: its tests are \
+                 kept (--extend searches for more)",
             ),
         }
     }
