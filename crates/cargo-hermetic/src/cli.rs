@@ -58,6 +58,11 @@ pub struct GenerateArgs {
     /// Stop the search after this many executions.
     #[arg(long, value_name = "N")]
     pub max_executions: Option<u64>,
+    /// Search for more tests even when the sources and the command are as the last run left
+    /// them (otherwise such a rerun runs the last run's tests, keeps them and writes the same
+    /// files).
+    #[arg(long)]
+    pub extend: bool,
     /// Seed of the search's random choices.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -216,6 +221,26 @@ fn fraction(text: &str) -> Result<f64, String> {
 impl GenerateArgs {
     pub const DEFAULT_BUDGET: u64 = 60;
 
+    /// The options that shape the search, with the `budget` in force, as text: two runs with
+    /// the same text search alike (`crate::unchanged`). Where output goes, how many jobs run,
+    /// `--extend` and the selection (the fingerprint is for whole packages) are left out.
+    pub fn search_options(&self, budget: Option<std::time::Duration>) -> String {
+        let mut a = self.clone();
+        a.manifest_path = None;
+        a.package = None;
+        a.workspace = false;
+        a.jobs = None;
+        a.report_json = None;
+        a.coverage_lcov = None;
+        a.coverage_html = None;
+        a.runtime = None;
+        a.dry_run = false;
+        a.extend = false;
+        a.quiet = false;
+        a.budget = budget.map(|b| b.as_secs());
+        format!("{a:?}")
+    }
+
     /// The command line that regenerates the same files, for their header. `--function` is
     /// left out: its run keeps the file's other tests, the file is the module's.
     pub fn regenerate_command(&self) -> String {
@@ -242,6 +267,37 @@ impl GenerateArgs {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn search_options_leave_out_where_output_goes_and_name_the_budget_in_force() {
+        let args = |extra: &[&str]| {
+            let mut argv = vec!["cargo-hermetic", "hermetic", "generate"];
+            argv.extend_from_slice(extra);
+            let CargoCli::Hermetic(HermeticArgs {
+                command: Command::Generate(g),
+            }) = CargoCli::try_parse_from(argv).unwrap()
+            else {
+                panic!("not generate");
+            };
+            g
+        };
+        let sixty = Some(std::time::Duration::from_secs(60));
+        let plain = args(&[]).search_options(sixty);
+        let same = args(&["--jobs", "4", "-q", "--report-json", "r.json", "--extend"]);
+        assert_eq!(same.search_options(sixty), plain);
+        assert_eq!(args(&["--budget", "60"]).search_options(sixty), plain);
+        for other in [
+            &["--isolate"][..],
+            &["--seed", "2"],
+            &["--max-executions", "100"],
+        ] {
+            assert_ne!(args(other).search_options(sixty), plain, "{other:?}");
+        }
+        assert_ne!(
+            args(&["--budget", "300"]).search_options(Some(std::time::Duration::from_secs(300))),
+            plain
+        );
+    }
 
     #[test]
     fn parses_as_a_cargo_subcommand() {

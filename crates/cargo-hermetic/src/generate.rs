@@ -10,7 +10,7 @@ use crate::report::{Branch, FindingReport, Report, UncoveredLine, UncoveredRepor
 use crate::search::{self, ops::Space, values::ValuePool, SearchConfig};
 use crate::selection::{callable_name, selected, selection_of, Selection};
 use crate::shadow::Origin;
-use crate::{analyze, cargo, emit, kept, lockfile, manifest, verify};
+use crate::{analyze, cargo, emit, kept, lockfile, manifest, unchanged, verify};
 use anyhow::{bail, Context, Result};
 use hermetic_protocol::Outcome;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -84,7 +84,8 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     )?;
     isolation.time += built.isolate_time;
     // The one-time build of dependencies is outside the budget; the summary says how long it took.
-    let dependencies_build = built.compiled_dependencies.then(|| build_started.elapsed());
+    let driver_build = build_started.elapsed();
+    let dependencies_build = built.compiled_dependencies.then_some(driver_build);
     let deadline = budget.map(|b| started + dependencies_build.unwrap_or_default() + b);
     let mut skipped = cluster.skipped.clone();
     let mut usable = vec![true; cluster.callables.len()];
@@ -147,7 +148,25 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     );
     kept.cases
         .retain(|case| case.stmts.iter().all(|s| usable[s.callable]));
-    if !kept.cases.is_empty() {
+    // A whole package whose sources and command are as the last run left them: its tests are
+    // all there is to write, unless one no longer runs as before or --extend asks for more.
+    let whole_package = args.module.is_none() && args.function.is_none() && args.shard.is_none();
+    let search_options = args.search_options(budget);
+    let kept_only = whole_package
+        && !args.extend
+        && unchanged::matches(
+            &target.workspace_root,
+            &target.package,
+            &target.crate_dir,
+            &target.lib_rs,
+            &search_options,
+        );
+    if kept_only {
+        status.say(&format!(
+            "the sources and the command are as the last run left them: running its {} tests (--extend searches for more)",
+            kept.cases.len()
+        ));
+    } else if !kept.cases.is_empty() {
         status.say(&format!(
             "running the {} tests of the last run first",
             kept.cases.len()
@@ -199,6 +218,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         isolate_start: args.isolate_start,
         stagnation_floor: (!args.no_early_stop).then_some(search::STAGNATION_FLOOR),
         start_from: std::mem::take(&mut kept.cases),
+        kept_only,
     };
     let mut outcome = search::run(
         &mut space,
@@ -224,6 +244,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         &built,
         &target.crate_dir,
     );
+    let mutation_started = Instant::now();
     let mutation_report = if mutation {
         status.say("running the tests against mutants of the code");
         let settings = crate::mutation::Settings {
@@ -247,7 +268,9 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         None
     };
 
+    let mutation_time = mutation_started.elapsed();
     status.say("writing and verifying the tests");
+    let writing_started = Instant::now();
     let command = args.regenerate_command();
     // A test written as before keeps its name, whatever tests join it.
     let old_file = |path: &std::path::Path| {
@@ -289,6 +312,12 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
             files,
             &verify_attributes,
         )?
+    };
+    // Verification's first `--release` build compiles the dependencies again: one-time work,
+    // outside the budget like the driver's.
+    let dependencies_build = match (dependencies_build, verified.dependencies_build) {
+        (d, v) if v.is_zero() => d,
+        (d, v) => Some(d.unwrap_or_default() + v),
     };
     let files: Vec<_> = std::mem::take(&mut verified.files)
         .into_iter()
@@ -332,6 +361,21 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     )?;
     for line in runtime.describe(args.dry_run) {
         status.say(&line);
+    }
+    if whole_package && !args.dry_run {
+        // Fingerprinted as written, so that the next run on the same sources finds them so.
+        let recorded = unchanged::record(
+            &target.workspace_root,
+            &target.package,
+            &target.crate_dir,
+            &target.lib_rs,
+            &search_options,
+        );
+        if let Err(e) = recorded {
+            status.say(&format!(
+                "could not record the sources' fingerprint ({e}): the next run searches again"
+            ));
+        }
     }
     if args.dry_run {
         for preview in isolation.preview(&cluster, &target.crate_dir) {
@@ -412,6 +456,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         time_to_final_coverage_s: outcome.time_to_final_coverage_s,
         package: target.package.clone(),
         seed: args.seed,
+        budget_s: budget.map(|b| b.as_secs()),
         goals_total: goal_map.count(goals::GoalKind::Branch),
         goals_covered: count_covered(goals::GoalKind::Branch),
         checks_total: goal_map.count(goals::GoalKind::Check),
@@ -440,6 +485,16 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         search_stopped: outcome.stopped.to_string(),
         elapsed_s: started.elapsed().as_secs_f64(),
         dependencies_build_s: dependencies_build.map(|d| d.as_secs_f64()),
+        phases: crate::report::Phases {
+            driver_build_s: driver_build.as_secs_f64(),
+            search_s: search_time,
+            mutation_s: if mutation {
+                mutation_time.as_secs_f64()
+            } else {
+                0.0
+            },
+            write_and_verify_s: writing_started.elapsed().as_secs_f64(),
+        },
         callables: cluster.callables.len(),
         skipped_by_reason: crate::skip::by_reason(&skipped),
         skipped,

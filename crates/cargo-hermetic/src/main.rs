@@ -30,6 +30,7 @@ mod skip;
 mod suite;
 mod test_binary;
 mod test_case;
+mod unchanged;
 mod verify;
 
 use clap::Parser;

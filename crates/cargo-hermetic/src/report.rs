@@ -69,6 +69,10 @@ pub struct Report {
     /// How long the first build of the driver's dependencies took, when this run had to do it
     /// (it is outside `--budget`).
     pub dependencies_build_s: Option<f64>,
+    /// Where `elapsed_s` went, step by step.
+    pub phases: Phases,
+    /// The run's `--budget` in seconds (`None`: bounded by executions only).
+    pub budget_s: Option<u64>,
     pub callables: usize,
     pub skipped: Vec<Skipped>,
     /// `skipped` counted by reason, most frequent first.
@@ -101,6 +105,50 @@ pub struct Report {
     /// The crate's directory, which `branches`' files are relative to.
     #[serde(skip)]
     pub crate_dir: PathBuf,
+}
+
+/// The steps of a run, in seconds: they add up to about `elapsed_s` (analysis and the goals'
+/// mapping are the rest).
+#[derive(Debug, Default, Clone, Copy, Serialize)]
+pub struct Phases {
+    /// Building the instrumented driver, the dependencies' first build included.
+    pub driver_build_s: f64,
+    /// The search, the last run's tests and minimisation included.
+    pub search_s: f64,
+    /// Mutation analysis (`--mutation on`).
+    pub mutation_s: f64,
+    /// Writing the tests and verifying them (compiling and running them).
+    pub write_and_verify_s: f64,
+}
+
+impl Phases {
+    /// The step that took longest, with its time.
+    fn longest(&self) -> (&'static str, f64) {
+        [
+            ("the driver build", self.driver_build_s),
+            ("the search", self.search_s),
+            ("mutation analysis", self.mutation_s),
+            ("writing and verifying", self.write_and_verify_s),
+        ]
+        .into_iter()
+        .fold(("", 0.0), |a, b| if b.1 > a.1 { b } else { a })
+    }
+
+    /// `build 3.1s, search 12.0s, writing and verifying 8.2s`, for the summary.
+    fn describe(&self) -> String {
+        let mut parts = vec![
+            format!("driver build {:.1}s", self.driver_build_s),
+            format!("search {:.1}s", self.search_s),
+        ];
+        if self.mutation_s > 0.0 {
+            parts.push(format!("mutation analysis {:.1}s", self.mutation_s));
+        }
+        parts.push(format!(
+            "writing and verifying {:.1}s",
+            self.write_and_verify_s
+        ));
+        parts.join(", ")
+    }
 }
 
 /// The sandbox's layers that contained the code under test.
@@ -267,6 +315,14 @@ impl Report {
     }
 
     /// The summary printed at the end of a run.
+    /// How far the run went over its `--budget` (the first build of dependencies, outside the
+    /// budget, left out), when it did by more than a second.
+    pub fn over_budget(&self) -> Option<f64> {
+        let budget = self.budget_s? as f64;
+        let spent = self.elapsed_s - self.dependencies_build_s.unwrap_or(0.0);
+        (spent > budget + 1.0).then_some(spent - budget)
+    }
+
     pub fn print_summary(&self, out: &mut impl Write) -> std::io::Result<()> {
         writeln!(out)?;
         writeln!(out, "  hermetic: {}", self.package)?;
@@ -346,15 +402,27 @@ impl Report {
                 "time",
                 match self.dependencies_build_s {
                     Some(d) => format!(
-                        "{:.1}s, of which {d:.1}s building dependencies (once; not counted in --budget)",
-                        self.elapsed_s
+                        "{:.1}s, of which {d:.1}s building dependencies (once; not counted in --budget); {}",
+                        self.elapsed_s,
+                        self.phases.describe()
                     ),
+                    None if self.phases.driver_build_s > 0.0 => {
+                        format!("{:.1}s: {}", self.elapsed_s, self.phases.describe())
+                    }
                     None => format!("{:.1}s", self.elapsed_s),
                 },
             ),
         ];
         for (k, v) in rows {
             writeln!(out, "  {k:<36}{v}")?;
+        }
+        if let Some(over) = self.over_budget() {
+            let (step, took) = self.phases.longest();
+            writeln!(
+                out,
+                "  {:<36}by {over:.1}s; the longest step was {step} ({took:.1}s)",
+                "over --budget"
+            )?;
         }
         if self.tests_without_assertions > 0 {
             writeln!(
@@ -589,6 +657,71 @@ pub fn print_skip_reasons(out: &mut impl Write, counts: &[ReasonCount]) -> std::
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_time_row_says_where_the_time_went() {
+        let mut report = Report {
+            elapsed_s: 31.2,
+            phases: Phases {
+                driver_build_s: 6.04,
+                search_s: 14.0,
+                mutation_s: 0.0,
+                write_and_verify_s: 10.5,
+            },
+            ..Report::default()
+        };
+        let summary = |r: &Report| {
+            let mut out = Vec::new();
+            r.print_summary(&mut out).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        let text = summary(&report);
+        assert!(
+            text.contains("31.2s: driver build 6.0s, search 14.0s, writing and verifying 10.5s\n"),
+            "{text}"
+        );
+        report.dependencies_build_s = Some(5.0);
+        report.phases.mutation_s = 4.0;
+        let text = summary(&report);
+        assert!(
+            text.contains(
+                "31.2s, of which 5.0s building dependencies (once; not counted in --budget); \
+                 driver build 6.0s, search 14.0s, mutation analysis 4.0s, writing and verifying 10.5s\n"
+            ),
+            "{text}"
+        );
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["phases"]["search_s"], 14.0);
+        assert!(!text.contains("over --budget"), "no budget given:\n{text}");
+    }
+
+    #[test]
+    fn a_run_over_its_budget_says_by_how_much_and_which_step_took_longest() {
+        let mut report = Report {
+            elapsed_s: 40.0,
+            dependencies_build_s: Some(5.0),
+            budget_s: Some(30),
+            phases: Phases {
+                driver_build_s: 22.0,
+                search_s: 6.0,
+                mutation_s: 0.0,
+                write_and_verify_s: 11.5,
+            },
+            ..Report::default()
+        };
+        let mut out = Vec::new();
+        report.print_summary(&mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.contains("over --budget                       by 5.0s; the longest step was the driver build (22.0s)\n"),
+            "{text}"
+        );
+        // Within a second of the budget, the dependencies' build left out: nothing to say.
+        report.elapsed_s = 35.9;
+        assert_eq!(report.over_budget(), None);
+        report.dependencies_build_s = None;
+        assert!(report.over_budget().is_some_and(|o| (o - 5.9).abs() < 1e-9));
+    }
 
     #[test]
     fn lcov_gives_each_branch_and_each_line_with_branches() {

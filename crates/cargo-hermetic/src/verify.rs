@@ -24,6 +24,9 @@ pub struct Verified {
     pub files: Vec<GeneratedFile>,
     /// Each dropped test (by its name in the generated file) with the reason.
     pub dropped: Vec<(String, Failure)>,
+    /// The time of the builds that compiled dependencies (a first `--release` build, or the
+    /// runtime's first test build): one-time work, outside `--budget` like the driver's.
+    pub dependencies_build: std::time::Duration,
 }
 
 impl Verified {
@@ -128,7 +131,10 @@ pub fn verify(
         let manifest = copy.root.join("Cargo.toml");
         // The user's feature flags, as every build of the crate gets them.
         let features: Vec<&str> = origin.cargo_args.iter().map(String::as_str).collect();
-        let exe = match cargo::build_tests(&manifest, &copy.target_dir, &features)? {
+        let building = std::time::Instant::now();
+        let built = cargo::build_tests(&manifest, &copy.target_dir, &features)?;
+        verified.dependencies_build += dependencies_time(&built, building.elapsed());
+        let exe = match built {
             BuildOutcome::Built { executable, .. } => executable,
             BuildOutcome::Failed(errors) => {
                 let mut culprits = BTreeSet::new();
@@ -222,9 +228,14 @@ pub fn verify(
             // and CI run (a `debug_assert!` or overflow panic is no outcome there).
             for (options, shown) in configurations(&copy.root) {
                 let options: Vec<&str> = features.iter().chain(options).copied().collect();
+                let building = std::time::Instant::now();
+                let built = cargo::build_tests(&manifest, &copy.target_dir, &options);
+                if let Ok(b) = &built {
+                    verified.dependencies_build += dependencies_time(b, building.elapsed());
+                }
                 let Ok(BuildOutcome::Built {
                     executable: exe, ..
-                }) = cargo::build_tests(&manifest, &copy.target_dir, &options)
+                }) = built
                 else {
                     continue;
                 };
@@ -248,6 +259,18 @@ pub fn verify(
             .extend(why.into_iter().map(|(test, f)| (short_name(&test), f)));
     }
     bail!("the generated tests kept failing after dropping the failing ones")
+}
+
+/// A build's time when it compiled dependencies (all of it: the crate's own share is small
+/// beside theirs), else nothing.
+fn dependencies_time(built: &BuildOutcome, took: std::time::Duration) -> std::time::Duration {
+    match built {
+        BuildOutcome::Built {
+            compiled_dependencies,
+            ..
+        } if *compiled_dependencies > 0 => took,
+        _ => std::time::Duration::ZERO,
+    }
 }
 
 /// What one run of the suite's tests showed.
@@ -648,6 +671,18 @@ fn without_functions(body: &str, names: &BTreeSet<String>) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_builds_that_compiled_dependencies_count_as_their_build() {
+        let took = std::time::Duration::from_secs(7);
+        let built = |n| BuildOutcome::Built {
+            executable: "t".into(),
+            compiled_dependencies: n,
+        };
+        assert_eq!(dependencies_time(&built(3), took), took);
+        assert!(dependencies_time(&built(0), took).is_zero());
+        assert!(dependencies_time(&BuildOutcome::Failed(Vec::new()), took).is_zero());
+    }
 
     /// A test binary (libtest's harness, built by rustc) with a test that passes, one that
     /// sleeps an hour, one that starts ten thousand sleeping threads, and one that signals its

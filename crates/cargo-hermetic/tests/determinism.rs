@@ -164,34 +164,36 @@ fn a_function_run_replaces_that_function_s_tests_and_keeps_the_rest_as_written()
     fixture.cargo_test_passes();
 }
 
-/// A second run as a user makes it (bounded by `--budget` alone, so how far its search gets
-/// depends on the machine) keeps every test the first wrote, by name and text, and leaves the
-/// crate as it was. The first run reaches every branch abc can reach (all but one unreachable
-/// error): a rerun adds tests only for branches the first did not reach, so a first run cut
-/// short by a loaded machine would make this test depend on the machine.
+/// The same command run again on unchanged code keeps every test the first run wrote, by name
+/// and text, adds none and leaves the crate as it was, although the first run's search was cut
+/// short (100 executions, branches left it would reach): the rerun finds the sources and the
+/// command as the first run left them (`.hermetic/cases/<package>/sources`), runs the kept
+/// tests and writes the same files. Another command (a larger budget) searches again and adds
+/// tests for the branches left.
 #[test]
-fn a_second_run_bounded_by_time_on_unchanged_code_changes_nothing() {
-    let fixture = Fixture::copy("abc");
-    let first = fixture.generate().seed(1).max_executions(3_000).run();
+fn a_second_run_on_unchanged_code_changes_nothing_even_after_a_search_cut_short() {
+    let fixture = Fixture::copy("numparse");
+    let first = fixture.generate().seed(1).max_executions(100).run();
     first.assert_success();
     check_generated_files(&fixture, &first);
-    assert!(
-        first.count("goals_total") - first.count("goals_covered") <= 1,
-        "the first run should reach every branch but the unreachable error:\n{}",
-        first.describe()
-    );
     let before = snapshot(&fixture.root);
     let cases: Vec<_> = before
         .keys()
         .filter(|p| p.starts_with(".hermetic/cases"))
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
         .collect();
     assert!(
         cases.len() == fixture.generated_files().len(),
         "a cases file per test file expected, found {cases:?}\n{}",
         first.describe()
     );
+    assert!(
+        before.contains_key(std::path::Path::new(".hermetic/cases/numparse/sources")),
+        "no fingerprint of the sources beside the cases:\n{}",
+        first.describe()
+    );
 
-    let second = fixture.generate().budget(60).run();
+    let second = fixture.generate().seed(1).max_executions(100).run();
     second.assert_success();
     assert_same_tree(
         &before,
@@ -204,7 +206,24 @@ fn a_second_run_bounded_by_time_on_unchanged_code_changes_nothing() {
         "{}",
         second.describe()
     );
+    assert!(
+        second.report()["search_stopped"]
+            .as_str()
+            .is_some_and(|s| s.contains("as the last run left them")),
+        "{}",
+        second.describe()
+    );
     fixture.cargo_test_passes();
+
+    let third = fixture.generate().seed(1).max_executions(3_000).run();
+    third.assert_success();
+    assert!(
+        third.count("goals_covered") > first.count("goals_covered")
+            && third.count("tests_emitted") > first.count("tests_emitted"),
+        "a larger budget should reach branches the first run's 100 executions did not:\n{}\n{}",
+        first.describe(),
+        third.describe()
+    );
 }
 
 #[test]

@@ -48,6 +48,8 @@ const LAYERS: &[&[&str]] = &[
     &["emit"],
     // The last run's tests, kept as data beside the emitted files and run again.
     &["kept"],
+    // Whether the sources are as the last run left them (its fingerprint beside the cases).
+    &["unchanged"],
     // The oracle's choice among assertions, by the mutants they kill, and more tests for the
     // mutants left alive.
     &["mutation::analysis"],

@@ -84,7 +84,7 @@ pub(crate) fn var_base(cluster: &Cluster, ty: &Ty, role: Option<&str>) -> String
 pub(crate) fn callee(cluster: &Cluster, id: CallableId) -> String {
     let c = &cluster.callables[id];
     let type_name = |t: &Ty| match t {
-        Ty::Adt(id, _) => type_var_name(&cluster.types[*id].name),
+        Ty::Adt(id, _) => qualified_type_name(cluster, *id),
         _ => "value".to_string(),
     };
     match &c.kind {
@@ -112,6 +112,22 @@ pub(crate) fn callee(cluster: &Cluster, id: CallableId) -> String {
         CallableKind::Variant { self_ty, .. } => {
             format!("{}_{}", type_name(self_ty), snake_words(&c.name))
         }
+    }
+}
+
+/// A crate type's name in a test name: `quoter`, or `bytes_quoter` when another module has a
+/// type of the same name.
+fn qualified_type_name(cluster: &Cluster, id: usize) -> String {
+    let t = &cluster.types[id];
+    let name = type_var_name(&t.name);
+    let shared = cluster
+        .types
+        .iter()
+        .enumerate()
+        .any(|(i, o)| i != id && o.name == t.name && o.module != t.module);
+    match cluster.modules[t.module].path.last() {
+        Some(module) if shared => format!("{}_{name}", snake_words(module)),
+        _ => name,
     }
 }
 

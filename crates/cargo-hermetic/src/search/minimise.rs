@@ -6,26 +6,33 @@
 use super::archive::Archive;
 use super::outputs::Outputs;
 use super::{env, fakes, finish, mocks, ops, shorter, Space};
-use crate::cluster::Cluster;
+use crate::cluster::{Cluster, Ty};
 use crate::driver::execute::Execute;
 use crate::driver::goals::GoalMap;
 use crate::test_case::{FinishedTest, TestCase};
 use anyhow::Result;
-use hermetic_protocol::{ExecReport, Value};
+use hermetic_protocol::ExecReport;
 use std::collections::BTreeSet;
 
 /// Executions a kept test may spend on simpler values for its fakes.
 const MAX_SIMPLER_TRIES: usize = 24;
 
-/// Executions a test may spend on shorter string arguments.
+/// Executions a test may spend on shorter string and sequence arguments.
 const MAX_SHORTER_TRIES: usize = 12;
 
-/// Where a case passes a string long enough to shorten: (statement, argument).
-fn string_positions(case: &TestCase) -> Vec<(usize, usize)> {
+/// Where a case passes a string, a `Vec` or a slice long enough to shorten: (statement,
+/// argument). Arrays keep their length.
+fn shortenable(space: &Space, case: &TestCase) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     for (i, stmt) in case.stmts.iter().enumerate() {
+        let types = space.arg_types(stmt.callable);
         for (k, arg) in stmt.args.iter().enumerate() {
-            if matches!(arg, Value::Str(s) if s.chars().count() >= shorter::MIN_LEN) {
+            let resizable = |t: &Ty| match t {
+                Ty::Vec(_) | Ty::Slice(_) | Ty::String | Ty::Str => true,
+                Ty::Ref(t) | Ty::RefMut(t) => matches!(**t, Ty::Vec(_) | Ty::Slice(_) | Ty::Str),
+                _ => false,
+            };
+            if types.get(k).is_some_and(resizable) && shorter::worth_shortening(arg) {
                 out.push((i, k));
             }
         }
@@ -117,22 +124,20 @@ pub fn minimise(
                 }
             }
         }
-        // String arguments as short as the goals allow.
+        // String and sequence arguments as short as the goals allow.
         let mut tries = 0;
-        for (i, k) in string_positions(&best.case) {
+        for (i, k) in shortenable(space, &best.case) {
             let mut progress = true;
             while progress && tries < MAX_SHORTER_TRIES {
                 progress = false;
-                let Value::Str(current) = &best.case.stmts[i].args[k] else {
-                    break;
-                };
-                for shorter in shorter::candidates(current, space.pool.known_strings()) {
+                let current = &best.case.stmts[i].args[k];
+                for shorter in shorter::shorter_values(current, space.pool.known_strings()) {
                     if tries >= MAX_SHORTER_TRIES {
                         break;
                     }
                     tries += 1;
                     let mut candidate = best.case.clone();
-                    candidate.stmts[i].args[k] = Value::Str(shorter);
+                    candidate.stmts[i].args[k] = shorter;
                     let report = execute(&candidate)?;
                     if let Some(t) = kept(space, goals, outputs, candidate, report, &own) {
                         best = t;

@@ -61,6 +61,10 @@ pub struct SearchConfig {
     /// still run as they did and cover goals are kept as they are, and the search looks only
     /// for the rest.
     pub start_from: Vec<TestCase>,
+    /// The sources are as the last run left them (`crate::unchanged`): once every test of
+    /// `start_from` is kept, the search stops ([`StopReason::Unchanged`]) rather than look for
+    /// goals the last run did not reach, so the rerun writes the same tests.
+    pub kept_only: bool,
 }
 
 /// How candidates are made.
@@ -149,6 +153,9 @@ pub enum StopReason {
     },
     /// No new candidate could be made.
     NothingToTry,
+    /// The sources and the command are as the last run left them and every test it wrote was
+    /// kept.
+    Unchanged,
 }
 
 impl std::fmt::Display for StopReason {
@@ -164,6 +171,10 @@ impl std::fmt::Display for StopReason {
                 at - last_gain
             ),
             StopReason::NothingToTry => f.write_str("no new candidate could be made"),
+            StopReason::Unchanged => f.write_str(
+                "the sources and the command are as the last run left them: its tests are \
+                 kept (--extend searches for more)",
+            ),
         }
     }
 }
@@ -221,6 +232,8 @@ pub struct Search<'s, 'c> {
     started: Instant,
     /// Set when a batch came out empty.
     exhausted: bool,
+    /// Set when every test of `cfg.start_from` ran as before and was kept.
+    all_kept: bool,
     /// Executions when coverage stopped rising before the last resorts (mocks, fakes) were
     /// allowed, and they were allowed at once rather than the search stopping without them.
     resorts_opened_at: Option<u64>,
@@ -273,6 +286,7 @@ impl<'s, 'c> Search<'s, 'c> {
             real_values: fakes::RealValues::default(),
             started: Instant::now(),
             exhausted: false,
+            all_kept: false,
             resorts_opened_at: None,
         }
     }
@@ -296,6 +310,9 @@ impl<'s, 'c> Search<'s, 'c> {
             && self.expected.iter().all(|&g| self.archive.covers(g))
         {
             return Some(StopReason::AllCovered);
+        }
+        if self.cfg.kept_only && self.all_kept {
+            return Some(StopReason::Unchanged);
         }
         if self.exhausted {
             return Some(StopReason::NothingToTry);
@@ -453,6 +470,7 @@ impl<'s, 'c> Search<'s, 'c> {
     /// and is not kept.
     pub fn run_kept(&mut self, exec: &mut dyn Execute) -> Result<()> {
         let cfg = self.cfg;
+        self.all_kept = true;
         if cfg.start_from.is_empty() {
             return Ok(());
         }
@@ -463,9 +481,11 @@ impl<'s, 'c> Search<'s, 'c> {
             self.touched.learn(&report.env.accesses);
             self.touched.learn_written(&report.env.files);
             if mocks::ran_out(&report) || report.sandbox_blocked > 0 {
+                self.all_kept = false;
                 continue;
             }
             let Ok(test) = finish(self.space.cluster, case.clone(), report) else {
+                self.all_kept = false;
                 continue;
             };
             let mut hit: Vec<usize> = self.goals.goals_hit(&test.report.covered).collect();
@@ -473,6 +493,7 @@ impl<'s, 'c> Search<'s, 'c> {
             if test.case == *case && !hit.is_empty() {
                 self.archive.keep(&test, &hit);
             } else {
+                self.all_kept = false;
                 self.archive.offer(&test, &hit);
             }
         }

@@ -51,6 +51,7 @@ fn config(seed: u64, max: u64) -> SearchConfig {
         isolate_start: 0.5,
         stagnation_floor: Some(FLOOR),
         start_from: Vec::new(),
+        kept_only: false,
     }
 }
 
@@ -359,6 +360,68 @@ fn the_last_run_s_tests_are_kept_as_they_are() {
     for kept in [long, negative, also_negative] {
         assert!(cases.contains(&kept), "{kept:?} not kept in {cases:?}");
     }
+}
+
+/// On unchanged sources (`kept_only`) the search stops once the last run's tests are kept,
+/// even with goals left that a search would reach; a kept test that no longer runs as before
+/// lets the search go on.
+#[test]
+fn on_unchanged_sources_the_kept_tests_are_all_there_is() {
+    let c = cluster(GATE);
+    let gate_fn = callable(&c, "gate");
+    let case = |x: i128| TestCase {
+        home: 0,
+        stmts: vec![Stmt {
+            callable: gate_fn,
+            args: vec![Value::Int(x)],
+        }],
+        env: Default::default(),
+    };
+    let goals = GoalMap::for_tests(&[("gate", 3)], vec![(SITE, SITE + 1)]);
+    let usable = vec![true; c.callables.len()];
+    let search = |start_from: Vec<TestCase>, kept_only: bool| {
+        let mut space = Space::new(&c, &usable, vec![gate_fn], ValuePool::default());
+        let mut cfg = config(1, 20_000);
+        cfg.start_from = start_from;
+        cfg.kept_only = kept_only;
+        run(&mut space, &goals, &mut fake(gate), &cfg, &mut |_, _| {}).unwrap()
+    };
+
+    let out = search(vec![case(-3)], true);
+    assert_eq!(out.stopped, StopReason::Unchanged, "{}", out.stopped);
+    let cases: Vec<TestCase> = out.tests.into_iter().map(|t| t.case).collect();
+    assert_eq!(cases, vec![case(-3)]);
+    assert!(out.executions <= 2, "{} executions", out.executions);
+
+    // The same kept test without `kept_only`: the search goes on for the third branch.
+    let out = search(vec![case(-3)], false);
+    assert_eq!(out.stopped, StopReason::AllCovered, "{}", out.stopped);
+    assert!(out.tests.len() > 1);
+
+    // A kept test the sandbox stops now is not kept: the search goes on.
+    let mut space = Space::new(&c, &usable, vec![gate_fn], ValuePool::default());
+    let mut cfg = config(1, 20_000);
+    cfg.start_from = vec![case(-3), case(7)];
+    cfg.kept_only = true;
+    let blocked_for_7 = |r: &ExecRequest| {
+        let mut report = gate(r);
+        if matches!(
+            r.calls.last().and_then(|c| c.args.first()),
+            Some(Value::Int(7))
+        ) {
+            report.sandbox_blocked = 1;
+        }
+        report
+    };
+    let out = run(
+        &mut space,
+        &goals,
+        &mut fake(blocked_for_7),
+        &cfg,
+        &mut |_, _| {},
+    )
+    .unwrap();
+    assert_eq!(out.stopped, StopReason::AllCovered, "{}", out.stopped);
 }
 
 /// `pay` takes its branch only when `db::balance()`, an isolated call, returns more than 100:
