@@ -105,8 +105,9 @@ pub struct GenerateArgs {
     /// this probability (0 to 1)...
     #[arg(long, value_name = "P", default_value_t = 0.8, value_parser = fraction)]
     pub mock_probability: f64,
-    /// ...once this fraction of the budget is spent (0 to 1). Where no crate type implements
-    /// the trait, mocks are used from the start.
+    /// ...once this fraction of the budget is spent (0 to 1): of `--max-executions` when it is
+    /// given (so the same seed gives the same tests however fast the machine is), else of the
+    /// time. Where no crate type implements the trait, mocks are used from the start.
     #[arg(long, value_name = "FRACTION", default_value_t = 0.5, value_parser = fraction)]
     pub mock_start: f64,
     /// Let tests fake what the selected code's calls that leave their module return (seed
@@ -124,7 +125,8 @@ pub struct GenerateArgs {
     /// Fakes are a last resort: a test gets one with this probability (0 to 1)...
     #[arg(long, value_name = "P", default_value_t = 0.8, value_parser = fraction)]
     pub isolate_probability: f64,
-    /// ...once this fraction of the budget is spent (0 to 1).
+    /// ...once this fraction of the budget is spent (0 to 1): of `--max-executions` when it is
+    /// given, else of the time.
     #[arg(long, value_name = "FRACTION", default_value_t = 0.5, value_parser = fraction)]
     pub isolate_start: f64,
     /// Run all executions of a driver in one child process, so the crate's statics carry over

@@ -62,6 +62,30 @@ fn same_seed_and_executions_give_identical_files_in_a_multi_module_crate() {
 }
 
 #[test]
+fn where_the_crate_lies_does_not_change_the_files() {
+    // Issue 14: the same seed and executions must give the same tests wherever the crate is
+    // (the shadow copy, the support crates and the driver's paths all move with it).
+    let near = generate("triangle", 5, 2_000, 2);
+    let fixture = Fixture::copy_under(
+        "triangle",
+        "a/much/longer/path/to/where/the/crate/lies/than/the/first/copy/has",
+    );
+    let run = fixture
+        .generate()
+        .seed(5)
+        .max_executions(2_000)
+        .jobs(2)
+        .run();
+    run.assert_success();
+    check_generated_files(&fixture, &run);
+    assert_identical(
+        &near,
+        &fixture.generated_files(),
+        "triangle, --seed 5 --max-executions 2000, copies at two paths of different lengths",
+    );
+}
+
+#[test]
 fn number_of_jobs_does_not_change_the_files() {
     // triangle's compiler checks stay uncovered, so the search runs all its executions.
     let one = generate("triangle", 3, 3_000, 1);

@@ -139,6 +139,27 @@ fn the_same_seed_gives_the_same_tests() {
     assert_eq!(cases(run_gate(7, 5_000)), cases(run_gate(7, 5_000)));
 }
 
+/// With `--max-executions` (the e2e tests also pass `--budget`), when mocks and fakes open up
+/// is a matter of executions, never of the clock: on a loaded machine a search that has used
+/// most of its time but a third of its executions has spent a third. (It was the larger of the
+/// two shares, so the mocks e2e's seed-1 search went one way on an idle machine and another in
+/// a cold CI checkout, where the build and the slower executions ate into `--budget 600`.)
+#[test]
+fn the_budget_spent_is_counted_in_executions_when_they_are_limited() {
+    let now = Instant::now();
+    // Nine tenths of the time gone (started 900 s ago, 100 s left).
+    let Some(started) = now.checked_sub(std::time::Duration::from_secs(900)) else {
+        return; // a clock younger than 15 minutes: nothing to show
+    };
+    let mut cfg = config(1, 6_000);
+    cfg.deadline = Some(now + std::time::Duration::from_secs(100));
+    assert_eq!(progress_fraction(&cfg, 2_000, started), 2_000.0 / 6_000.0);
+    // Bounded by time alone, the time's share is the measure.
+    cfg.max_executions = None;
+    let by_time = progress_fraction(&cfg, 2_000, started);
+    assert!((0.85..=0.95).contains(&by_time), "{by_time}");
+}
+
 #[test]
 fn a_search_whose_coverage_stops_rising_ends_and_says_why() {
     let c = cluster(GATE);

@@ -238,13 +238,19 @@ pub struct Fixture {
 impl Fixture {
     /// Copies `tests/fixtures/<name>` (or `examples/shapes`), without any `target/`.
     pub fn copy(name: &str) -> Fixture {
+        Fixture::copy_under(name, "")
+    }
+
+    /// Copies the fixture to `<tmp>/<dirs>/<name>`: somewhere else, at another depth and
+    /// length of path than [`Fixture::copy`] puts it.
+    pub fn copy_under(name: &str, dirs: &str) -> Fixture {
         // Take the baseline of the originals before anything runs.
         originals();
         let tmp = tempfile::Builder::new()
             .prefix(&format!("hermetic-e2e-{name}-"))
             .tempdir()
             .expect("tempdir");
-        let root = tmp.path().join(name);
+        let root = tmp.path().join(dirs).join(name);
         let src = fixture_source(name);
         for (rel, bytes) in snapshot(&src) {
             let dst = root.join(&rel);
