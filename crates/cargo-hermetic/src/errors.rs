@@ -48,6 +48,12 @@ pub enum Failure {
     /// named.
     #[error("{what}")]
     NoProgram { what: String },
+    /// Another run works on the same workspace (its shadow copy and driver builds).
+    #[error(
+        "another cargo hermetic run is working on this workspace ({work_dir}); wait for it to \
+         finish, then run again"
+    )]
+    Busy { work_dir: String },
 }
 
 impl Failure {
@@ -63,6 +69,7 @@ impl Failure {
             Failure::FileInTheWay { .. } => 9,
             Failure::DriverStopped { .. } => 10,
             Failure::NoProgram { .. } => 11,
+            Failure::Busy { .. } => 12,
         }
     }
 }
@@ -94,6 +101,7 @@ mod tests {
             Failure::FileInTheWay { files: vec![] },
             Failure::DriverStopped { status: what() },
             Failure::NoProgram { what: what() },
+            Failure::Busy { work_dir: what() },
         ]
     }
 

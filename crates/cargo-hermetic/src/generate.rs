@@ -72,7 +72,8 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     }
 
     status.say("building the instrumented driver (the first build compiles the dependencies, outside --budget)");
-    let work_dir = process::work_dir(&target.target_dir);
+    let work_dir = crate::work_dir::of(&target);
+    let _busy = crate::work_dir::lock(&work_dir)?;
     let mutation = args.mutation == crate::cli::Switch::On;
     let build_started = Instant::now();
     let built = build::build_driver(

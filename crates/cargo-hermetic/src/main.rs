@@ -32,6 +32,7 @@ mod test_binary;
 mod test_case;
 mod unchanged;
 mod verify;
+mod work_dir;
 
 use clap::Parser;
 use cli::{CargoCli, Command, HermeticArgs};

@@ -32,6 +32,7 @@ const LAYERS: &[&[&str]] = &[
         "test_binary",
         "selection",
         "suite",
+        "work_dir",
     ],
     &["analyze"],
     // The mutants of the selected code, which the driver build compiles in (schemata).

@@ -8,7 +8,7 @@ use hermetic_protocol::{DRIVER_ENV, REPLY_FD, REQUEST_FD};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 
 use super::codegen::SERVE_TEST;
@@ -325,9 +325,4 @@ fn stopped_the_driver(stmt: usize, why: &anyhow::Error) -> ExecReport {
             stack_overflow: false,
         })
     }
-}
-
-/// The driver's scratch directory for a crate.
-pub fn work_dir(target_dir: &Path) -> PathBuf {
-    target_dir.join("hermetic")
 }

@@ -95,7 +95,8 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
         .filter(|&c| selected(&cluster, c, &sel))
         .collect();
 
-    let work_dir = crate::driver::process::work_dir(&target.target_dir);
+    let work_dir = crate::work_dir::of(&target);
+    let _busy = crate::work_dir::lock(&work_dir)?;
     let origin = Origin {
         crate_dir: &target.crate_dir,
         workspace_root: &target.workspace_root,
