@@ -289,6 +289,9 @@ pub const DROPPED_MACHINE: &str =
 pub const DROPPED_TIMED_OUT: &str = "did not finish within the time limit per test";
 pub const DROPPED_REFUSED: &str =
     "the sandbox stopped it: run outside, it would do something the sandbox refuses";
+pub const DROPPED_REFUSED_TOGETHER: &str = "the sandbox stopped it after other tests ran in the \
+     same process: it acts on state they left (run outside, it would do something the sandbox \
+     refuses)";
 pub const DROPPED_NOT_RUN: &str =
     "never ran: the test binary stopped before it (as it started, say)";
 pub const DROPPED_CAPTURE_BOUND: &str =
