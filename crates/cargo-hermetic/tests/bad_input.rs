@@ -211,15 +211,15 @@ fn regenerating_replaces_only_the_generated_files() {
     );
 }
 
-/// A write that fails half-way through the commit (the module file that gets the `mod` line,
-/// the last to be replaced, is immutable: the test files and `Cargo.toml` are already in place)
+/// A write that fails half-way through the commit (`src/c.rs`, the last module file to get its
+/// `mod` line, is immutable: both test files and `src/a.rs` are already replaced by then)
 /// puts every file back and leaves nothing of its own behind. Where `chattr +i` is not
-/// permitted, the failure comes earlier: `.hermetic` is a file where the case files' directory
-/// must go.
+/// permitted, the failure comes earlier: `src/c` is a file where the directory of `c`'s test
+/// file must go.
 #[test]
 fn a_write_that_fails_half_way_leaves_the_crate_as_it_was() {
     let fixture = Fixture::copy("abc");
-    let lib = fixture.path("src/lib.rs");
+    let lib = fixture.path("src/c.rs");
     let immutable = Command::new("chattr")
         .arg("+i")
         .arg(&lib)
@@ -235,7 +235,7 @@ fn a_write_that_fails_half_way_leaves_the_crate_as_it_was() {
     }
     let _mutable = immutable.then(|| Mutable(lib.clone()));
     if !immutable {
-        fixture.write(".hermetic", "in the way\n");
+        fixture.write("src/c", "in the way\n");
     }
     let before = fixture.snapshot();
     let run = fixture
@@ -245,7 +245,7 @@ fn a_write_that_fails_half_way_leaves_the_crate_as_it_was() {
         .arg("--no-verify")
         .run();
     assert!(!run.status.success(), "{}", run.describe());
-    let blamed = if immutable { "src/lib.rs" } else { ".hermetic" };
+    let blamed = if immutable { "src/c.rs" } else { "src/c/" };
     assert!(
         run.stderr.contains(blamed),
         "stderr should name {blamed}:\n{}",
@@ -254,7 +254,7 @@ fn a_write_that_fails_half_way_leaves_the_crate_as_it_was() {
     assert_same_tree(
         &before,
         &fixture.snapshot(),
-        &format!("abc with a write that fails (immutable lib.rs: {immutable})"),
+        &format!("abc with a write that fails (immutable c.rs: {immutable})"),
     );
 }
 

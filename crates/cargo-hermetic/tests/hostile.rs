@@ -398,7 +398,8 @@ pub fn swarm(n: u32) -> u32 {
     check_generated_files(&fixture, &run);
     let tests = fixture.read("src/hermetic_tests.rs");
     assert!(tests.contains("arm(7)"), "{tests}");
-    for act in ["stall(3)", "swarm(4)", "fire()", "own_filter(5)"] {
+    // (`fire()` after `arm(7)` inside an environment stays: there its signal is virtual.)
+    for act in ["stall(3)", "swarm(4)", "own_filter(5)"] {
         assert!(!tests.contains(act), "a test does `{act}`:\n{tests}");
     }
     fixture.cargo_test_passes();
