@@ -240,9 +240,14 @@ impl Transaction {
         let mut first_error = None;
         for p in self.pending.iter().rev() {
             let undone = if !p.replaced {
-                p.temp.as_ref().map_or(Ok(()), |t| {
+                // The rename failed after the backup was made (an immutable target, say): the
+                // target is still the old file, the backup goes with the temporary file.
+                let backup = p.backup.as_ref().map_or(Ok(()), |b| {
+                    std::fs::remove_file(b).or_else(not_found_is_fine)
+                });
+                backup.and(p.temp.as_ref().map_or(Ok(()), |t| {
                     std::fs::remove_file(t).or_else(not_found_is_fine)
-                })
+                }))
             } else if let Some(b) = &p.backup {
                 std::fs::rename(b, &p.target)
             } else {
@@ -426,6 +431,29 @@ mod tests {
         }
         // Two new test files and the directory of one; one file removed.
         assert_eq!(after.len(), before.len() + 2, "{after:?}");
+    }
+
+    #[test]
+    fn a_rename_that_fails_leaves_the_crate_as_it_was_with_no_backup_behind() {
+        let (dir, changes) = crate_and_changes();
+        let before = tree(dir.path());
+        // The manifest's rename fails after its backup was made: its temporary file is gone.
+        let manifest = changes
+            .files
+            .iter()
+            .position(|(p, _)| p.ends_with("Cargo.toml"))
+            .unwrap();
+        let temp = sibling(&dir.path().join("Cargo.toml"), "new").unwrap();
+        let err = changes
+            .commit_with(&mut |s| {
+                if s == Step::Committed(manifest - 1) {
+                    std::fs::remove_file(&temp).unwrap();
+                }
+                Ok(())
+            })
+            .unwrap_err();
+        assert!(format!("{err:#}").contains("cannot replace"), "{err:#}");
+        assert_eq!(tree(dir.path()), before);
     }
 
     #[test]

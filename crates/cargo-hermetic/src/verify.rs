@@ -317,7 +317,31 @@ fn run_once(
             }
         }
     }
-    once.passed.extend(ran.passed);
+    once.passed.extend(ran.passed.iter().cloned());
+    if ran.refused() && !once.why.values().any(|f| *f == Failure::Refused) {
+        // No test does it alone: one acts on state the others left in the process (a flag
+        // one sets, another acts on). Run one at a time in one process, the test running
+        // when the sandbox stops it is that one; if that order does not show it, every test
+        // that had not reported when the run was stopped is suspect.
+        let mut refused_in = run_serially_full(exe, root, suite, limits.test, None)?.refused_in;
+        if refused_in.is_none() && run >= 2 {
+            // The order of the shuffled run that was stopped.
+            refused_in = run_serially_full(exe, root, suite, limits.test, Some(shuffle_seed(run)))?
+                .refused_in;
+        }
+        let culprits: BTreeSet<String> = match refused_in {
+            Some(test) => BTreeSet::from([test]),
+            None => all
+                .iter()
+                .filter(|t| !ran.passed.contains(*t) && !ran.failed.contains(*t))
+                .cloned()
+                .collect(),
+        };
+        for test in culprits {
+            once.passed.remove(&test);
+            once.why.insert(test, Failure::RefusedTogether);
+        }
+    }
     Ok(once)
 }
 
@@ -363,6 +387,9 @@ pub enum Failure {
     TimedOut,
     /// The sandbox stopped it: run outside, it would do something the sandbox refuses.
     Refused,
+    /// Alone it passes, but after other tests in the same process the sandbox stopped it (a
+    /// static one of them set, a lock or a count it acts on).
+    RefusedTogether,
     /// No run reported it: the test binary stopped before (as it started, say: code that runs
     /// when a binary loads did something the sandbox refuses).
     NotRun,
@@ -386,6 +413,10 @@ impl Failure {
             Failure::TimedOut => "did not finish within the time limit per test",
             Failure::Refused => {
                 "the sandbox stopped it: run outside, it would do something the sandbox refuses"
+            }
+            Failure::RefusedTogether => {
+                "the sandbox stopped it after other tests ran in the same process: it acts on \
+                 state they left (run outside, it would do something the sandbox refuses)"
             }
             Failure::NotRun => "never ran: the test binary stopped before it (as it started, say)",
             Failure::Configuration(shown) => return format!("fails under `{shown}`"),
@@ -482,9 +513,34 @@ fn run_serially(
     suite: Suite,
     silence: std::time::Duration,
 ) -> Result<(BTreeSet<String>, BTreeSet<String>)> {
+    let serial = run_serially_full(exe, cwd, suite, silence, None)?;
+    Ok((serial.passed, serial.failed))
+}
+
+/// What a serial run showed.
+#[derive(Debug, Default)]
+struct Serial {
+    passed: BTreeSet<String>,
+    failed: BTreeSet<String>,
+    /// The test running when the sandbox stopped the binary (it is in `failed` too).
+    refused_in: Option<String>,
+}
+
+/// [`run_serially`] (in libtest's shuffled order `shuffle`, if given), saying which test the
+/// sandbox stopped, if it stopped one.
+fn run_serially_full(
+    exe: &Path,
+    cwd: &Path,
+    suite: Suite,
+    silence: std::time::Duration,
+    shuffle: Option<u64>,
+) -> Result<Serial> {
     use std::io::Read;
     use std::os::unix::process::ExitStatusExt;
     let mut cmd = Command::new(exe);
+    if let Some(seed) = shuffle {
+        shuffled(&mut cmd, seed);
+    }
     cmd.arg(suite.module())
         .arg("--test-threads=1")
         .current_dir(cwd)
@@ -523,12 +579,21 @@ fn run_serially(
     let status = child.wait()?;
     let text = String::from_utf8_lossy(&out);
     let (passed, mut failed) = outcomes(&text);
+    let mut refused_in = None;
     if hung || status.signal().is_some() {
-        failed.extend(running(&text));
+        let last = running(&text);
+        if !hung && status.signal() == Some(libc::SIGSYS) {
+            refused_in = last.clone();
+        }
+        failed.extend(last);
     } else if passed.is_empty() && failed.is_empty() && !status.success() {
         bail!("the test binary failed without running tests");
     }
-    Ok((passed, failed))
+    Ok(Serial {
+        passed,
+        failed,
+        refused_in,
+    })
 }
 
 /// The tests libtest's output says passed and failed, by full path.
@@ -576,22 +641,30 @@ fn run_tests(exe: &Path, cwd: &Path, suite: Suite, run: usize, limits: Limits) -
         1 => {
             cmd.arg("--test-threads=1");
         }
-        _ => {
-            // A different order: libtest's shuffle is unstable, RUSTC_BOOTSTRAP lets it run.
-            cmd.args([
-                "-Z",
-                "unstable-options",
-                "--shuffle-seed",
-                &format!("{}", 7 + run),
-            ])
-            .env("RUSTC_BOOTSTRAP", "1");
-        }
+        _ => shuffled(&mut cmd, shuffle_seed(run)),
     }
     let ran = test_binary::run(cmd, limits)?;
     if let Some(err) = &ran.broken {
         bail!("the test binary failed without running tests:\n{err}");
     }
     Ok(ran)
+}
+
+/// The seed of run `run`'s shuffled order.
+fn shuffle_seed(run: usize) -> u64 {
+    7 + run as u64
+}
+
+/// Runs the tests in a different order: libtest's shuffle is unstable, RUSTC_BOOTSTRAP lets
+/// it run.
+fn shuffled(cmd: &mut Command, seed: u64) {
+    cmd.args([
+        "-Z",
+        "unstable-options",
+        "--shuffle-seed",
+        &seed.to_string(),
+    ])
+    .env("RUSTC_BOOTSTRAP", "1");
 }
 
 /// The `#[test]` function around a line of a generated file.
@@ -830,6 +903,40 @@ mod hermetic_tests {
         assert!(started.elapsed() < std::time::Duration::from_secs(20));
         assert_eq!(passed, BTreeSet::from(["m::hermetic_tests::a".to_string()]));
         assert_eq!(failed, BTreeSet::from(["m::hermetic_tests::b".to_string()]));
+    }
+
+    #[test]
+    fn a_serial_run_the_sandbox_stops_names_the_test_running_then() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let exe = dir.path().join("tests");
+        // `fire` acts on what `arm` left: the binary dies of SIGSYS while `fire` runs.
+        std::fs::write(
+            &exe,
+            "#!/bin/sh\nprintf 'running 2 tests\\ntest m::hermetic_tests::arm ... ok\\ntest m::hermetic_tests::fire ... '\nkill -SYS $$\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let serial = run_serially_full(
+            &exe,
+            dir.path(),
+            Suite::Generated,
+            std::time::Duration::from_secs(20),
+            None,
+        )
+        .unwrap();
+        assert_eq!(
+            serial.refused_in.as_deref(),
+            Some("m::hermetic_tests::fire")
+        );
+        assert_eq!(
+            serial.passed,
+            BTreeSet::from(["m::hermetic_tests::arm".to_string()])
+        );
+        assert_eq!(
+            serial.failed,
+            BTreeSet::from(["m::hermetic_tests::fire".to_string()])
+        );
     }
 
     #[test]

@@ -8,6 +8,7 @@ use common::{
     assert_each_generated_file_declared_once, assert_same_tree, check_generated_files,
     count_mod_lines, diff, Fixture,
 };
+use std::process::{Command, Stdio};
 
 #[test]
 fn crate_that_does_not_compile_is_an_error_and_changes_nothing() {
@@ -208,4 +209,119 @@ fn regenerating_replaces_only_the_generated_files() {
         count_mod_lines(&lib) <= 1,
         "src/lib.rs declares the generated module more than once:\n{lib}"
     );
+}
+
+/// A write that fails half-way through the commit (`src/c.rs`, the last module file to get its
+/// `mod` line, is immutable: both test files and `src/a.rs` are already replaced by then)
+/// puts every file back and leaves nothing of its own behind. Where `chattr +i` is not
+/// permitted, the failure comes earlier: `src/c` is a file where the directory of `c`'s test
+/// file must go.
+#[test]
+fn a_write_that_fails_half_way_leaves_the_crate_as_it_was() {
+    let fixture = Fixture::copy("abc");
+    let lib = fixture.path("src/c.rs");
+    let immutable = Command::new("chattr")
+        .arg("+i")
+        .arg(&lib)
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    // The tree is removed at the end: take the attribute off again whatever happens.
+    struct Mutable(std::path::PathBuf);
+    impl Drop for Mutable {
+        fn drop(&mut self) {
+            let _ = Command::new("chattr").arg("-i").arg(&self.0).status();
+        }
+    }
+    let _mutable = immutable.then(|| Mutable(lib.clone()));
+    if !immutable {
+        fixture.write("src/c", "in the way\n");
+    }
+    let before = fixture.snapshot();
+    let run = fixture
+        .generate()
+        .seed(1)
+        .max_executions(1_000)
+        .arg("--no-verify")
+        .run();
+    assert!(!run.status.success(), "{}", run.describe());
+    let blamed = if immutable { "src/c.rs" } else { "src/c/" };
+    assert!(
+        run.stderr.contains(blamed),
+        "stderr should name {blamed}:\n{}",
+        run.describe()
+    );
+    assert_same_tree(
+        &before,
+        &fixture.snapshot(),
+        &format!("abc with a write that fails (immutable c.rs: {immutable})"),
+    );
+}
+
+/// `SIGINT` while the files are being written (sent as soon as a temporary file of the commit
+/// shows in `src/`) leaves the crate as it was or exactly as an uninterrupted run leaves it.
+#[test]
+fn an_interrupted_write_leaves_the_crate_as_it_was_or_fully_updated() {
+    let args = [
+        "--seed",
+        "1",
+        "--max-executions",
+        "1000",
+        "--jobs",
+        "1",
+        "--no-verify",
+    ];
+    let whole = Fixture::copy("abc");
+    whole.generate().args(args).run().assert_success();
+    let updated = whole.snapshot();
+
+    let fixture = Fixture::copy("abc");
+    let before = fixture.snapshot();
+    assert_ne!(before, updated, "the uninterrupted run changed nothing");
+    let mut child = Command::new(common::BIN)
+        .args(["hermetic", "generate", "--quiet", "--manifest-path"])
+        .arg(fixture.manifest())
+        .args(args)
+        .env("CARGO_HERMETIC_TARGET_DIR", common::hermetic_target_dir())
+        .current_dir(fixture.tmp.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let src = fixture.path("src");
+    let started = std::time::Instant::now();
+    let mut interrupted = false;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            started.elapsed() < common::RUN_TIMEOUT,
+            "generate did not finish"
+        );
+        let writing = std::fs::read_dir(&src)
+            .unwrap()
+            .flatten()
+            .any(|e| e.file_name().to_string_lossy().contains(".hermetic-new-"));
+        if writing && !interrupted {
+            // SAFETY: signalling our own child.
+            unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+            interrupted = true;
+        }
+    };
+    eprintln!("[e2e] interrupted while writing: {interrupted}; {status}");
+    let after = fixture.snapshot();
+    assert!(
+        after == before || after == updated,
+        "neither as before nor fully updated:\nagainst before:\n{}\nagainst updated:\n{}",
+        diff(&before, &after).join("\n"),
+        diff(&updated, &after).join("\n")
+    );
+    if interrupted {
+        use std::os::unix::process::ExitStatusExt;
+        assert!(
+            status.signal() == Some(libc::SIGINT) || !status.success(),
+            "{status}"
+        );
+    }
 }

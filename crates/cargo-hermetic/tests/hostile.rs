@@ -266,3 +266,143 @@ fn hostile_code_does_no_harm_and_every_act_is_named() {
     let left = processes_below(fixture.tmp.path());
     assert!(left.is_empty(), "processes outlived cargo test: {left:?}");
 }
+
+/// Code that acts only in a test binary (libtest names each test's thread, the search's case
+/// thread has no name), so the search sees its calls return and writes tests of them: under
+/// verification one test sleeps for an hour and one starts threads until it cannot and then
+/// waits on them. Both are dropped, each with its reason, within the per-test limit (here
+/// 3 s), the run goes on, and `cargo test` of what was written passes. And a test that acts
+/// only on what another test left in the process (`arm(7)`, then `fire()`) is dropped too, and
+/// a call that installs a seccomp filter of its own is refused (under a plain `cargo test` it
+/// would hang the test binary).
+#[test]
+fn tests_that_hang_flood_or_act_only_in_a_test_binary_are_dropped() {
+    let fixture = Fixture::copy("abc");
+    for module in ["a", "b", "c"] {
+        std::fs::remove_file(fixture.path(&format!("src/{module}.rs"))).unwrap();
+    }
+    let manifest = fixture.read("Cargo.toml");
+    fixture.write(
+        "Cargo.toml",
+        &manifest.replace("[dependencies]\n", "[dependencies]\nlibc = \"0.2.140\"\n"),
+    );
+    fixture.write(
+        "src/lib.rs",
+        r#"use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+static ARMED: AtomicBool = AtomicBool::new(false);
+
+/// Arms `fire` for the rest of the process.
+pub fn arm(n: u32) -> bool {
+    if n == 7 {
+        ARMED.store(true, Ordering::SeqCst);
+    }
+    n == 7
+}
+
+/// Once armed, signals its parent (0: harmless, but refused by the sandbox).
+pub fn fire() -> bool {
+    ARMED.load(Ordering::SeqCst) && unsafe { libc::kill(libc::getppid(), 0) } == 0
+}
+
+/// seccomp's strict mode for its thread: under the driver's filter it fails (EINVAL), under a
+/// plain `cargo test` the test's thread dies and the test binary waits for it for ever.
+pub fn own_filter(n: u32) -> i64 {
+    if n == 5 {
+        unsafe { libc::syscall(libc::SYS_seccomp, 0, 0, 0) }
+    } else {
+        0
+    }
+}
+
+fn in_a_test() -> bool {
+    std::thread::current().name().is_some_and(|n| n != "main")
+}
+
+pub fn stall(n: u32) -> u32 {
+    if n == 3 && in_a_test() {
+        std::thread::sleep(Duration::from_secs(3600));
+    }
+    n.wrapping_add(1)
+}
+
+pub fn swarm(n: u32) -> u32 {
+    if n == 4 && in_a_test() {
+        let mut started = Vec::new();
+        while started.len() < 5_000 {
+            match std::thread::Builder::new()
+                .stack_size(64 * 1024)
+                .spawn(|| std::thread::sleep(Duration::from_secs(3600)))
+            {
+                Ok(t) => started.push(t),
+                Err(_) => break,
+            }
+        }
+        for t in started {
+            let _ = t.join();
+        }
+    }
+    n.wrapping_mul(3)
+}
+"#,
+    );
+    let run = fixture
+        .generate()
+        .seed(1)
+        .max_executions(2000)
+        .env("HERMETIC_TEST_TIMEOUT_MS", "3000")
+        .run();
+    run.assert_success();
+    let dropped: Vec<(String, String)> = run.report()["dropped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["test"].as_str().unwrap().to_string(),
+                d["reason"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    for f in ["stall", "swarm"] {
+        assert!(
+            dropped
+                .iter()
+                .any(|(t, why)| t.contains(f)
+                    && why == "did not finish within the time limit per test"),
+            "no test of `{f}` dropped for its time ({dropped:?}):\n{}",
+            run.describe()
+        );
+    }
+    // Alone `fire()` passes; after `arm(7)` in the same process the sandbox stops it.
+    assert!(
+        dropped.iter().any(|(t, why)| t.contains("fire")
+            && why.starts_with("the sandbox stopped it after other tests ran")),
+        "the test of `fire` is not dropped for acting on what another left ({dropped:?}):\n{}",
+        run.describe()
+    );
+    let refused: Vec<String> = run.report()["refused"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| format!("{} tried {}", r["function"], r["tried"]))
+        .collect();
+    assert!(
+        refused
+            .iter()
+            .any(|r| r.contains("own_filter") && r.contains("seccomp")),
+        "`own_filter` is not named among what the sandbox refused ({refused:?}):\n{}",
+        run.describe()
+    );
+    check_generated_files(&fixture, &run);
+    let tests = fixture.read("src/hermetic_tests.rs");
+    assert!(tests.contains("arm(7)"), "{tests}");
+    // (`fire()` after `arm(7)` inside an environment stays: there its signal is virtual.)
+    for act in ["stall(3)", "swarm(4)", "own_filter(5)"] {
+        assert!(!tests.contains(act), "a test does `{act}`:\n{tests}");
+    }
+    fixture.cargo_test_passes();
+    let left = processes_below(fixture.tmp.path());
+    assert!(left.is_empty(), "processes outlived the run: {left:?}");
+}

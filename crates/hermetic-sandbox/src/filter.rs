@@ -408,7 +408,6 @@ const TABLE: &[(c_long, &str, Class)] = &[
     (libc::SYS_wait4, "wait4", Allow),
     (libc::SYS_waitid, "waitid", Allow),
     (libc::SYS_pidfd_open, "pidfd_open", Allow),
-    (libc::SYS_seccomp, "seccomp", Allow),
     (
         libc::SYS_landlock_create_ruleset,
         "landlock_create_ruleset",
@@ -511,6 +510,13 @@ const TABLE: &[(c_long, &str, Class)] = &[
     (libc::SYS_pidfd_send_signal, "pidfd_send_signal", Refuse),
     (libc::SYS_pidfd_getfd, "pidfd_getfd", Refuse),
     (libc::SYS_unshare, "unshare", Refuse),
+    // A filter of its own (the driver's is in place by then) would change the shared test
+    // process under a plain `cargo test`: strict mode kills it, a filter with TSYNC reaches
+    // every thread.
+    (libc::SYS_seccomp, "seccomp", Refuse),
+    // Files by handle: a path Landlock never sees.
+    (libc::SYS_name_to_handle_at, "name_to_handle_at", Refuse),
+    (libc::SYS_open_by_handle_at, "open_by_handle_at", Refuse),
     (libc::SYS_setns, "setns", Refuse),
     (libc::SYS_mount, "mount", Refuse),
     (libc::SYS_umount2, "umount2", Refuse),
@@ -979,6 +985,14 @@ mod tests {
         let unix = [libc::AF_UNIX as u64, 1, 0, 0, 0, 0];
         assert_eq!(x86(&p, libc::SYS_socket, unix), REFUSED);
         assert_eq!(x86(&tests_profile(1), libc::SYS_socket, unix), RET_TRAP);
+        // Strict mode (0) or a filter of its own, for the shared test process.
+        for mode in [0, 1] {
+            let args = [mode, 0, 0, 0, 0, 0];
+            assert_eq!(x86(&p, libc::SYS_seccomp, args), REFUSED);
+            assert_eq!(x86(&tests_profile(1), libc::SYS_seccomp, args), RET_TRAP);
+        }
+        assert_eq!(x86(&p, libc::SYS_open_by_handle_at, [0; 6]), REFUSED);
+        assert_eq!(name(libc::SYS_open_by_handle_at), Some("open_by_handle_at"));
     }
 
     #[test]

@@ -128,6 +128,8 @@ impl Driver {
                     .context("set up the driver's sandbox")?,
             )
         } else {
+            // A group of its own all the same: `Drop` kills the group.
+            cmd.process_group(0);
             None
         };
         let spawned = cmd.spawn();
@@ -189,9 +191,14 @@ impl Driver {
 
 impl Drop for Driver {
     fn drop(&mut self) {
-        // The server and the child running a case, if any: the group the sandbox gave it.
-        // SAFETY: signalling a process group we started.
-        unsafe { libc::kill(-(self.child.id() as i32), libc::SIGKILL) };
+        // The server and the child running a case, if any: the group the launcher gave it;
+        // and the server itself, in case it is in no group of its own (then `wait` would wait
+        // for ever: it still has our end of its requests).
+        // SAFETY: signalling a process group and a process we started.
+        unsafe {
+            libc::kill(-(self.child.id() as i32), libc::SIGKILL);
+            libc::kill(self.child.id() as i32, libc::SIGKILL);
+        }
         let _ = self.child.wait();
     }
 }
@@ -324,5 +331,31 @@ fn stopped_the_driver(stmt: usize, why: &anyhow::Error) -> ExecReport {
             signal: 0,
             stack_overflow: false,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A driver started without the sandbox's process group (the benchmark's
+    /// `HERMETIC_BENCH_NO_SANDBOX`) still dies when dropped: before, `drop` signalled only the
+    /// group, which did not exist, and waited for ever.
+    #[test]
+    fn a_driver_in_no_group_of_its_own_is_killed_when_dropped() {
+        let child = Command::new("sleep").arg("1000").spawn().unwrap();
+        let pid = child.id();
+        let (read, write) = std::io::pipe().unwrap();
+        let driver = Driver {
+            child,
+            requests: File::from(std::os::fd::OwnedFd::from(write)),
+            replies: BufReader::new(File::from(std::os::fd::OwnedFd::from(read))),
+            layers: Layers::default(),
+        };
+        let started = std::time::Instant::now();
+        drop(driver);
+        assert!(started.elapsed() < std::time::Duration::from_secs(10));
+        // SAFETY: signal 0 only asks whether the process exists.
+        assert_ne!(unsafe { libc::kill(pid as i32, 0) }, 0, "still running");
     }
 }
