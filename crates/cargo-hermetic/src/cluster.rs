@@ -197,6 +197,11 @@ pub enum Ty {
     Mock(TraitId),
     /// A std type outside the prelude, with its type arguments (see [`StdTy`]).
     Std(StdTy, Vec<Ty>),
+    /// A closure standing for a parameter bounded by `Fn(A, B) -> R` (or `FnMut`, `FnOnce`;
+    /// `impl Fn(..)`, `&dyn Fn(..)`): it takes that many arguments and ignores them, returning
+    /// the same value of type `R` on every call. Its value is that return value; tests write
+    /// `|_, _| true`. Only passed straight to a call, never stored: its type has no name.
+    Closure(usize, Box<Ty>),
 }
 
 impl Ty {
@@ -212,7 +217,8 @@ impl Ty {
                 | Ty::Ref(e)
                 | Ty::RefMut(e)
                 | Ty::IntoIter(e)
-                | Ty::Range(e, _) => e.mentions(pred),
+                | Ty::Range(e, _)
+                | Ty::Closure(_, e) => e.mentions(pred),
                 Ty::Result(a, b) => a.mentions(pred) || b.mentions(pred),
                 Ty::Tuple(items) | Ty::Adt(_, items) | Ty::Std(_, items) => {
                     items.iter().any(|t| t.mentions(pred))

@@ -403,6 +403,11 @@ impl TyCx<'_> {
         mode: Mode,
         sized: bool,
     ) -> Option<Result<Ty, Why>> {
+        let bounds: Vec<&TypeParamBound> = bounds.collect();
+        if let Some(closure) = self.closure_for_bounds(&bounds, mode, sized) {
+            return Some(closure);
+        }
+        let bounds = bounds.into_iter();
         let mut found = None;
         let mut std_value: Option<(Ty, String)> = None;
         let mut extra = Vec::new();
@@ -515,6 +520,84 @@ impl TyCx<'_> {
     /// A std type for an `impl Trait` parameter bounded by std traits only (`impl AsRef<Path>`,
     /// `impl Into<String>`), from the table of candidates type parameters take. A test passes
     /// it without a turbofish, so only types its literal says are candidates: not integers.
+    /// A closure for bounds such as `FnMut(&DirEntry) -> bool + Send + 'static`; `None` when
+    /// no `Fn*` bound is among them. Its return type must be data the driver can decode and
+    /// clone (no borrow, no crate value): the closure returns it on every call. A closure is
+    /// only passed straight to a call: a type parameter whose value is stored (`mode` is
+    /// `Owned` and the bounds are a type parameter's, `sized`) cannot take one.
+    fn closure_for_bounds(
+        &self,
+        bounds: &[&TypeParamBound],
+        mode: Mode,
+        sized: bool,
+    ) -> Option<Result<Ty, Why>> {
+        let (path, args) = bounds.iter().find_map(|b| match b {
+            TypeParamBound::Trait(tb) if is_closure_bound(&tb.path) => {
+                let last = tb.path.segments.last()?;
+                match &last.arguments {
+                    PathArguments::Parenthesized(a) => Some((&tb.path, a)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        })?;
+        let written = bounds
+            .iter()
+            .map(|b| text(*b))
+            .collect::<Vec<_>>()
+            .join(" + ");
+        if mode == Mode::Owned && sized {
+            return Some(Err(Why::new(
+                SkipReason::Closure,
+                format!("a closure kept inside a value (`{written}`) is not supported"),
+            )));
+        }
+        let extra: Vec<String> = bounds
+            .iter()
+            .filter_map(|b| match b {
+                TypeParamBound::Trait(tb)
+                    if !std::ptr::eq(&tb.path, path)
+                        && !matches!(tb.modifier, syn::TraitBoundModifier::Maybe(_)) =>
+                {
+                    let segs: Vec<String> = tb
+                        .path
+                        .segments
+                        .iter()
+                        .map(|s| s.ident.to_string())
+                        .collect();
+                    (!mock_has(&segs)).then(|| text(&tb.path))
+                }
+                _ => None,
+            })
+            .collect();
+        if !extra.is_empty() {
+            return Some(Err(Why::new(
+                SkipReason::UnmetBound(extra.join(" + ")),
+                format!("a closure is not also `{}`", extra.join(" + ")),
+            )));
+        }
+        let ret = match &args.output {
+            syn::ReturnType::Default => Ok(Ty::Unit),
+            syn::ReturnType::Type(_, t) => self.map(t, Mode::Owned),
+        };
+        Some(
+            ret.and_then(|ret| {
+                if ret.borrows() || !closure_can_return(&ret) {
+                    Err(Why::new(
+                        SkipReason::Closure,
+                        format!(
+                            "a closure returning `{}` is not supported (`{written}`)",
+                            text(&args.output)
+                        ),
+                    ))
+                } else {
+                    Ok(Ty::Closure(args.inputs.len(), Box::new(ret)))
+                }
+            })
+            .map_err(|e| e.within(format!("closure `{written}`"))),
+        )
+    }
+
     fn impl_std(&self, t: &syn::TypeImplTrait, ty: &Type) -> Result<Ty, Why> {
         let param = ParamBounds {
             name: "impl".into(),
@@ -794,6 +877,36 @@ fn no_mock<'b>(mut bounds: impl Iterator<Item = &'b TypeParamBound>, ty: &Type) 
         Some(p) if is_closure_bound(p) => Why::new(SkipReason::Closure, detail),
         Some(p) => Why::new(SkipReason::UnmetBound(text(p)), detail),
         None => Why::new(SkipReason::UnmetBound(text(ty)), detail),
+    }
+}
+
+/// Whether a closure can return values of type `t` on every call: data the driver decodes
+/// and clones (numbers, text, paths, times, options, vectors and results of them), not crate
+/// values, mocks, readers or errors, which are built once and not cloned.
+fn closure_can_return(t: &Ty) -> bool {
+    !t.mentions(&|t| {
+        matches!(
+            t,
+            Ty::Adt(..)
+                | Ty::Mock(_)
+                | Ty::Reader
+                | Ty::IntoIter(_)
+                | Ty::IoError
+                | Ty::Closure(..)
+        )
+    })
+}
+
+/// `Err` when `t` holds a closure: a closure is passed straight to a call, never kept in a
+/// field, whose type would have to name it.
+pub fn not_kept(t: Ty) -> Result<Ty, Why> {
+    if t.mentions(&|t| matches!(t, Ty::Closure(..))) {
+        Err(Why::new(
+            SkipReason::Closure,
+            "a closure kept in a field is not supported",
+        ))
+    } else {
+        Ok(t)
     }
 }
 

@@ -274,6 +274,9 @@ fn arg_code(cluster: &Cluster, m: ModuleId, t: &Ty, k: usize, held: bool) -> Res
     let var = format_ident!("a{}", k);
     let slot = format_ident!("slot{}", k);
     let none = TokenStream::new();
+    if t.mentions(&|t| matches!(t, Ty::Closure(..))) {
+        return closure_arg(cluster, m, t, k);
+    }
     if let Ty::Ref(inner) | Ty::RefMut(inner) = t {
         if matches!(**inner, Ty::Adt(..) | Ty::Mock(_)) {
             let tt = ty(cluster, inner, m);
@@ -349,6 +352,35 @@ fn arg_code(cluster: &Cluster, m: ModuleId, t: &Ty, k: usize, held: bool) -> Res
         setup: quote!(#(#setup)*),
         expr,
         teardown: none,
+    })
+}
+
+/// A closure argument (`Ty::Closure`, alone or behind `&`, `&mut`, `Box`): its return value is
+/// decoded before the call and the closure is written in the call itself, where the callee's
+/// `Fn*` bound gives its parameters their types (a closure bound to a variable first would not
+/// take references of any lifetime). It ignores its arguments and returns a clone of the value.
+fn closure_arg(cluster: &Cluster, m: ModuleId, t: &Ty, k: usize) -> Result<ArgCode, Why> {
+    let (wrap, inner): (fn(TokenStream) -> TokenStream, &Ty) = match t {
+        Ty::Closure(..) => (|c| c, t),
+        Ty::Ref(inner) => (|c| quote!(&(#c)), inner),
+        Ty::RefMut(inner) => (|c| quote!(&mut (#c)), inner),
+        Ty::Box(inner) => (|c| quote!(::std::boxed::Box::new(#c)), inner),
+        _ => (|c| c, t),
+    };
+    let Ty::Closure(arity, ret) = inner else {
+        return Err(Why::new(
+            SkipReason::Closure,
+            format!("a closure inside `{}` is not supported", ty(cluster, t, m)),
+        ));
+    };
+    let var = format_ident!("r{}", k);
+    let rt = ty(cluster, ret, m);
+    let pats = (0..*arity).map(|_| quote!(_));
+    let closure = quote!(move |#(#pats),*| ::std::clone::Clone::clone(&#var));
+    Ok(ArgCode {
+        setup: quote!(let #var: #rt = ::hermetic_driver::decode::<#rt>(&args[#k], slots)?;),
+        expr: wrap(closure),
+        teardown: TokenStream::new(),
     })
 }
 

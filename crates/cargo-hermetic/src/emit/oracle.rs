@@ -257,6 +257,8 @@ impl Oracle<'_> {
             }
             // Only its kind is observed; `emit` checks that with `.kind()`.
             Ty::IoError => false,
+            // Closures are passed, never results.
+            Ty::Closure(..) => false,
             // Generated mocks implement `Debug` (as their name) and nothing else.
             Ty::Mock(_) => name == "Debug",
             Ty::Reader => name == "Debug",
