@@ -204,10 +204,10 @@ fn edition_2015_crates_get_a_driver_and_passing_tests() {
 }
 
 #[test]
-fn generics_skips_fn_pointer_and_impl_fn_parameters_with_a_reason() {
+fn generics_skips_fn_pointer_parameters_with_a_reason_and_passes_closures() {
     let (_fixture, run) = generate("generics", 1, 2_000);
     let skipped = run.skipped();
-    for item in ["apply", "with_closure"] {
+    for item in ["apply"] {
         let reasons: Vec<&String> = skipped
             .iter()
             .filter(|(i, _)| i == item || i.ends_with(&format!("::{item}")))
@@ -226,7 +226,12 @@ fn generics_skips_fn_pointer_and_impl_fn_parameters_with_a_reason() {
         );
     }
     let file = _fixture.read("src/hermetic_tests.rs");
-    for item in ["apply(", "with_closure("] {
+    // `impl Fn(i32) -> i32` takes a closure written in the call.
+    assert!(
+        file.contains("with_closure(|_| "),
+        "generics: no test passes a closure to `with_closure`:\n{file}"
+    );
+    for item in ["apply("] {
         assert!(
             !file.contains(item),
             "generics: a test calls the skipped `{item}..)`:\n{file}"
@@ -480,6 +485,44 @@ fn cow_text_iterables_and_std_trait_impls_are_called_as_users_write_them() {
         );
     }
     assert!(run.skipped().is_empty(), "{}", run.describe());
+    assert!(
+        run.count("goals_covered") * 10 >= run.count("goals_total") * 9,
+        "less than 90% of the branches:\n{}",
+        run.describe()
+    );
+}
+
+#[test]
+fn closures_are_passed_for_fn_bounds_as_users_write_them() {
+    let (fixture, run) = generate("closures", 1, 1_500);
+    let file = fixture.read("src/hermetic_tests.rs");
+    let flat: String = file.chars().filter(|c| !c.is_whitespace()).collect();
+    // `P: FnMut(&str) -> bool`, `F: FnMut(&str, &str) -> Ordering`, `&T where T: ?Sized +
+    // Fn(&str) -> Option<String>`, `&dyn Fn(u64) -> char`, `Box<dyn FnOnce(&str) -> bool>`:
+    // each a closure written in the call, returning a value the search chose.
+    for expected in [
+        ".filter_entry(|_|",
+        ".sort_by(|_,_|std::cmp::Ordering::",
+        "count_matching(&[",
+        "config_home(&|_|None)",
+        "config_home(&|_|Some(\"/",
+        "retry(",
+        ",&|_|'d'),\"directory\")",
+        "Box::new(|_|",
+    ] {
+        assert!(
+            flat.contains(expected),
+            "no {expected}:\n{file}\n{}",
+            run.describe()
+        );
+    }
+    // A closure kept in a field has no type tests can name: skipped with its reason.
+    let skipped = run.skipped();
+    assert_eq!(skipped.len(), 1, "{}", run.describe());
+    assert!(
+        skipped[0].0 == "Options" && skipped[0].1.contains("closure"),
+        "{skipped:?}"
+    );
     assert!(
         run.count("goals_covered") * 10 >= run.count("goals_total") * 9,
         "less than 90% of the branches:\n{}",

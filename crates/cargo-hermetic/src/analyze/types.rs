@@ -1124,6 +1124,36 @@ mod tests {
     }
 
     #[test]
+    fn maps_closure_bounds_to_closures_returning_a_value() {
+        let lib = "use std::cmp::Ordering;";
+        let closure = |n, r| Ty::Closure(n, b(r));
+        assert_eq!(
+            map(lib, "impl Fn(i32) -> i32", Mode::Arg),
+            Ok(closure(1, Ty::Int(IntTy::I32)))
+        );
+        assert_eq!(
+            map(
+                lib,
+                "impl FnMut(&str, &str) -> Ordering + Send + Sync + 'static",
+                Mode::Arg
+            ),
+            Ok(closure(2, Ty::Ordering))
+        );
+        assert_eq!(
+            map(lib, "impl FnOnce()", Mode::Arg),
+            Ok(closure(0, Ty::Unit))
+        );
+        assert_eq!(
+            map(lib, "&dyn Fn(u64) -> char", Mode::Arg),
+            Ok(Ty::Ref(b(closure(1, Ty::Char))))
+        );
+        assert_eq!(
+            map(lib, "Box<dyn FnOnce(&str) -> Option<String>>", Mode::Arg),
+            Ok(Ty::Box(b(closure(1, Ty::Option(b(Ty::String))))))
+        );
+    }
+
+    #[test]
     fn explains_unsupported_types() {
         let lib = "pub struct L<'a>(&'a str); pub struct W<T>(T); type Table = VecDeque<u8>; use std::collections::{HashMap, VecDeque};";
         let err = |ty: &str, mode| map(lib, ty, mode).unwrap_err();
@@ -1131,7 +1161,10 @@ mod tests {
             err("fn(i32) -> i32", Mode::Arg),
             "function pointers are not supported (`fn(i32) -> i32`)"
         );
-        assert!(err("impl Fn(i32) -> i32", Mode::Arg).contains("`impl Fn(i32) -> i32`"));
+        // Closures returning crate values or borrows, or kept in a stored type parameter.
+        assert!(err("impl Fn(i32) -> W<u8>", Mode::Arg).contains("a closure returning"));
+        assert!(err("impl Fn(&str) -> &str", Mode::Arg).contains("a closure returning"));
+        assert!(err("impl Fn(i32) -> i32 + Clone", Mode::Arg).contains("not also `Clone`"));
         assert!(err("&mut [u8]", Mode::Arg).contains("mutable slices"));
         assert_eq!(
             map(lib, "Option<&str>", Mode::Arg),

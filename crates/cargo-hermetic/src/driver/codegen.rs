@@ -761,6 +761,35 @@ mod tests {
     }
 
     #[test]
+    fn closures_are_written_in_the_call_and_return_a_decoded_value() {
+        let cluster = crate::analyze::analyze_lib(
+            "pub fn keep<P: FnMut(&str) -> bool>(names: Vec<String>, mut p: P) -> usize { names.iter().filter(|n| p(n)).count() }\n\
+             pub fn home<T: ?Sized + Fn(&str) -> Option<String>>(env: &T) -> bool { env(\"HOME\").is_some() }\n",
+        );
+        let (files, unsupported) = generate(&cluster, &Disabled::default());
+        assert!(unsupported.is_empty());
+        let flat: String = files[0]
+            .source
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
+        for expected in [
+            // The return value is decoded before the call...
+            "letr1:bool=::hermetic_driver::decode::<bool>(&args[1usize],slots)?;",
+            // ...and the closure, typed by the callee's bound, is written in the call.
+            "keep::<_>(a0,move|_|::std::clone::Clone::clone(&r1))",
+            "letr0:Option<String>=",
+            "home::<_>(&(move|_|::std::clone::Clone::clone(&r0)))",
+        ] {
+            assert!(
+                flat.contains(expected),
+                "no {expected}:\n{}",
+                files[0].source
+            );
+        }
+    }
+
+    #[test]
     fn a_generic_types_impls_keep_its_bounds() {
         let cluster = crate::analyze::analyze_lib(
             "pub trait Sys {}\n\
