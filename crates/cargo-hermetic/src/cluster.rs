@@ -268,6 +268,12 @@ pub enum StdTy {
     HashSet,
     /// `std::collections::BTreeSet<T>`, as `HashSet` is.
     BTreeSet,
+    /// `std::fs::File`, as the path of a file the test's environment holds, opened for
+    /// reading: `File::open("/etc/app.conf").unwrap()`. Observed as nothing (opaque).
+    File,
+    /// `std::fs::Metadata`, as the path it is read from: `std::fs::metadata("/etc").unwrap()`.
+    /// Observed as nothing (opaque).
+    Metadata,
     /// A `&str` that names a path: what stands in for a type parameter bounded by
     /// `AsRef<Path>` or `Into<PathBuf>`, drawn as paths are and written as a string literal.
     PathStr,
@@ -275,7 +281,7 @@ pub enum StdTy {
 
 impl StdTy {
     /// The std types a crate can name (`PathStr` is a `&str`).
-    pub const ALL: [StdTy; 11] = [
+    pub const ALL: [StdTy; 13] = [
         StdTy::PathBuf,
         StdTy::PathRef,
         StdTy::OsString,
@@ -287,6 +293,8 @@ impl StdTy {
         StdTy::BTreeMap,
         StdTy::HashSet,
         StdTy::BTreeSet,
+        StdTy::File,
+        StdTy::Metadata,
     ];
 
     /// The type's path below `std`, its last segment the name tests use.
@@ -303,6 +311,8 @@ impl StdTy {
             StdTy::BTreeMap => &["collections", "BTreeMap"],
             StdTy::HashSet => &["collections", "HashSet"],
             StdTy::BTreeSet => &["collections", "BTreeSet"],
+            StdTy::File => &["fs", "File"],
+            StdTy::Metadata => &["fs", "Metadata"],
             StdTy::PathStr => &["primitive", "str"],
         }
     }
@@ -364,7 +374,16 @@ impl StdTy {
 
     /// Whether values of the type are paths (drawn as paths are).
     pub fn is_path(self) -> bool {
-        matches!(self, StdTy::PathBuf | StdTy::PathRef | StdTy::PathStr)
+        matches!(
+            self,
+            StdTy::PathBuf | StdTy::PathRef | StdTy::PathStr | StdTy::File | StdTy::Metadata
+        )
+    }
+
+    /// Whether the type is a handle on the file system built from a path (`File`, `Metadata`):
+    /// passed as data, never observed.
+    pub fn is_fs_handle(self) -> bool {
+        matches!(self, StdTy::File | StdTy::Metadata)
     }
 }
 

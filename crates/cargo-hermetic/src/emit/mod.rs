@@ -1216,6 +1216,9 @@ impl Writer<'_> {
                 let s = Literal::string(s);
                 quote!(#s.to_string())
             }
+            (Value::Str(s), Ty::Std(kind, _)) if kind.is_fs_handle() => {
+                oracle::fs_handle_literal(self.cluster, self.home, *kind, s)
+            }
             (Value::Str(s), Ty::Std(kind, _)) if kind.is_text() => {
                 oracle::text_literal(self.cluster, self.home, *kind, s)
             }
