@@ -1124,6 +1124,25 @@ mod tests {
     }
 
     #[test]
+    fn maps_files_and_metadata() {
+        let lib = "use std::fs::{self, File};";
+        let std_ty = |k| Ty::Std(k, Vec::new());
+        assert_eq!(map(lib, "File", Mode::Arg), Ok(std_ty(StdTy::File)));
+        assert_eq!(
+            map(lib, "&mut std::fs::File", Mode::Arg),
+            Ok(Ty::RefMut(b(std_ty(StdTy::File))))
+        );
+        assert_eq!(
+            map(lib, "&fs::Metadata", Mode::Arg),
+            Ok(Ty::Ref(b(std_ty(StdTy::Metadata))))
+        );
+        assert_eq!(
+            map(lib, "std::io::Result<File>", Mode::Ret),
+            Ok(Ty::Result(b(std_ty(StdTy::File)), b(Ty::IoError)))
+        );
+    }
+
+    #[test]
     fn maps_closure_bounds_to_closures_returning_a_value() {
         let lib = "use std::cmp::Ordering;";
         let closure = |n, r| Ty::Closure(n, b(r));

@@ -1542,3 +1542,52 @@ fn closures_are_written_in_the_call_returning_their_value() {
         assert!(flat.contains(expected), "no {expected}:\n{file}");
     }
 }
+
+#[test]
+fn files_and_metadata_are_opened_at_their_path_and_not_compared() {
+    let cluster = functions(vec![
+        (
+            "count_pairs",
+            vec![param("file", std_ty(StdTy::File))],
+            Ty::Int(IntTy::Usize),
+        ),
+        (
+            "describe",
+            vec![param("meta", Ty::Ref(Box::new(std_ty(StdTy::Metadata))))],
+            Ty::Str,
+        ),
+        (
+            "open_settings",
+            vec![param("dir", std_ty(StdTy::PathRef))],
+            Ty::Result(Box::new(std_ty(StdTy::File)), Box::new(Ty::IoError)),
+        ),
+    ]);
+    let tests = [
+        completed(
+            0,
+            vec![stmt(0, vec![Value::Str("/etc/app.env".into())])],
+            vec![Some(Observed::Int(2))],
+        ),
+        completed(
+            0,
+            vec![stmt(1, vec![Value::Str("/".into())])],
+            vec![Some(Observed::Str("directory".into()))],
+        ),
+        completed(
+            0,
+            vec![stmt(2, vec![Value::Str("/etc".into())])],
+            vec![Some(Observed::Ok(Box::new(Observed::Opaque)))],
+        ),
+    ];
+    let file = emit_with(&cluster, &tests);
+    let flat: String = file.chars().filter(|c| !c.is_whitespace()).collect();
+    for expected in [
+        "usestd::fs::File;",
+        "count_pairs(File::open(\"/etc/app.env\").unwrap()),2",
+        "describe(&std::fs::metadata(\"/\").unwrap()),\"directory\"",
+        "open_settings(Path::new(\"/etc\"))",
+    ] {
+        assert!(flat.contains(expected), "no {expected}:\n{file}");
+    }
+    assert!(!flat.contains("usestd::fs::{"), "{file}");
+}
