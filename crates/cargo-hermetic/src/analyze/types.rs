@@ -1182,7 +1182,7 @@ mod tests {
         );
         // Closures returning crate values or borrows, or kept in a stored type parameter.
         assert!(err("impl Fn(i32) -> W<u8>", Mode::Arg).contains("a closure returning"));
-        assert!(err("impl Fn(&str) -> &str", Mode::Arg).contains("a closure returning"));
+        assert!(err("impl Fn(&str) -> &str", Mode::Arg).starts_with("closure `Fn(&str) -> &str`"));
         assert!(err("impl Fn(i32) -> i32 + Clone", Mode::Arg).contains("not also `Clone`"));
         assert!(err("&mut [u8]", Mode::Arg).contains("mutable slices"));
         assert_eq!(
