@@ -1,13 +1,57 @@
 //! Running cargo: metadata of the user's package, and builds of shadow copies.
 
-use crate::cli::FeatureArgs;
 use crate::errors::Failure;
 use anyhow::{bail, Context, Result};
 use cargo_metadata::{Message, MetadataCommand, Package};
+use clap::Args;
 use std::collections::{BTreeMap, BTreeSet};
 use std::io::BufReader;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+
+/// Which of the crate's features the builds turn on, as cargo spells it; `#[cfg(feature)]`
+/// code is analysed the same way.
+#[derive(Args, Debug, Clone, Default, PartialEq, Eq)]
+pub struct FeatureArgs {
+    /// Features to turn on, comma- or space-separated (as for `cargo build`).
+    #[arg(short = 'F', long, value_name = "FEATURES")]
+    pub features: Vec<String>,
+    /// Turn on every feature of the crate.
+    #[arg(long)]
+    pub all_features: bool,
+    /// Leave the crate's default features off.
+    #[arg(long)]
+    pub no_default_features: bool,
+}
+
+impl FeatureArgs {
+    /// The features named in `--features`, one by one.
+    pub fn requested(&self) -> Vec<String> {
+        self.features
+            .iter()
+            .flat_map(|f| f.split([',', ' ']))
+            .filter(|f| !f.is_empty())
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// The flags for cargo, as given.
+    pub fn cargo_args(&self) -> Vec<String> {
+        let mut args = Vec::new();
+        let requested = self.requested();
+        if !requested.is_empty() {
+            args.push("--features".to_string());
+            args.push(requested.join(","));
+        }
+        if self.all_features {
+            args.push("--all-features".to_string());
+        }
+        if self.no_default_features {
+            args.push("--no-default-features".to_string());
+        }
+        args
+    }
+}
 
 /// The package to work on, as cargo sees it.
 pub struct Target {

@@ -2,6 +2,7 @@
 //! `cargo hermetic ...` (cargo passes `hermetic` as the first argument) or directly as
 //! `cargo-hermetic hermetic ...`.
 
+use crate::cargo::FeatureArgs;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -25,7 +26,7 @@ pub enum Command {
     Generate(GenerateArgs),
     /// Run the package's program (or its tests) with probes, and turn the calls it made into
     /// tests that replay what each call read.
-    Record(crate::record::RecordArgs),
+    Record(RecordArgs),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -49,7 +50,7 @@ pub struct GenerateArgs {
     /// Only this share of the crate's modules, `k/n` (1 <= k <= n): each module belongs to one
     /// of `n` shares, so `n` runs (a CI matrix) cover the crate and write different files.
     #[arg(long, value_name = "K/N")]
-    pub shard: Option<crate::driver::goals::Shard>,
+    pub shard: Option<crate::selection::Shard>,
     /// Time for the whole run, in seconds (default 60; ignored when only --max-executions is
     /// given, so that such runs are reproducible).
     #[arg(long, value_name = "SECS")]
@@ -142,48 +143,59 @@ pub struct GenerateArgs {
     pub features: FeatureArgs,
 }
 
-/// Which of the crate's features the builds turn on, as cargo spells it; `#[cfg(feature)]`
-/// code is analysed the same way.
-#[derive(Args, Debug, Clone, Default, PartialEq, Eq)]
-pub struct FeatureArgs {
-    /// Features to turn on, comma- or space-separated (as for `cargo build`).
-    #[arg(short = 'F', long, value_name = "FEATURES")]
-    pub features: Vec<String>,
-    /// Turn on every feature of the crate.
+/// `cargo hermetic record`'s arguments.
+#[derive(Args, Debug, Clone)]
+pub struct RecordArgs {
+    /// Path to the crate's Cargo.toml.
+    #[arg(long, value_name = "PATH")]
+    pub manifest_path: Option<PathBuf>,
+    /// The package to record, in a workspace.
+    #[arg(short, long, value_name = "NAME")]
+    pub package: Option<String>,
+    /// Only probe this module (and its submodules), e.g. `parser::lexer`.
+    #[arg(long, value_name = "PATH")]
+    pub module: Option<String>,
+    /// Only probe this function or method, e.g. `parse` or `Lexer::next_token`.
+    #[arg(long, value_name = "NAME")]
+    pub function: Option<String>,
+    /// The binary to run, when the package has several.
+    #[arg(long, value_name = "NAME")]
+    pub bin: Option<String>,
+    /// Run the crate's own test suite under probes instead of its binary (the arguments go to
+    /// the test harness).
     #[arg(long)]
-    pub all_features: bool,
-    /// Leave the crate's default features off.
+    pub test: bool,
+    /// Build the program with optimisations.
     #[arg(long)]
-    pub no_default_features: bool,
-}
-
-impl FeatureArgs {
-    /// The features named in `--features`, one by one.
-    pub fn requested(&self) -> Vec<String> {
-        self.features
-            .iter()
-            .flat_map(|f| f.split([',', ' ']))
-            .filter(|f| !f.is_empty())
-            .map(str::to_string)
-            .collect()
-    }
-
-    /// The flags for cargo, as given.
-    pub fn cargo_args(&self) -> Vec<String> {
-        let mut args = Vec::new();
-        let requested = self.requested();
-        if !requested.is_empty() {
-            args.push("--features".to_string());
-            args.push(requested.join(","));
-        }
-        if self.all_features {
-            args.push("--all-features".to_string());
-        }
-        if self.no_default_features {
-            args.push("--no-default-features".to_string());
-        }
-        args
-    }
+    pub release: bool,
+    /// Also run the program without probes first and report the probes' slowdown (the program
+    /// runs twice: only for programs that can be run twice).
+    #[arg(long)]
+    pub measure_slowdown: bool,
+    /// With --measure-slowdown: how many times each of the two runs is repeated, alternating
+    /// (the medians are compared; for benchmarks).
+    #[arg(long, value_name = "N", default_value_t = 1, hide = true)]
+    pub repeat: usize,
+    /// Also write the report as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    pub report_json: Option<PathBuf>,
+    /// How the tests' dev-dependency on the `hermetic` runtime is written: `vendored` (a copy
+    /// in `.hermetic/runtime/` at the workspace root, by relative path; the default for a new
+    /// entry) or `registry` (`hermetic = "<version>"`). Without it an existing entry is kept.
+    #[arg(long, value_enum, value_name = "SOURCE")]
+    pub runtime: Option<crate::runtime::RuntimeSource>,
+    /// Print what would be written, change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Skip compiling and running the emitted tests before writing them.
+    #[arg(long)]
+    pub no_verify: bool,
+    /// No progress lines.
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// The program's arguments, after `--` (`cargo hermetic record -- stock.csv --verbose`).
+    #[arg(last = true, value_name = "ARGS")]
+    pub args: Vec<String>,
 }
 
 /// `on` or `off`.

@@ -238,6 +238,27 @@ impl Ty {
             _ => false,
         })
     }
+
+    /// Whether the type holds a closure (`FilterEntry<I, P>` made with one): such a result has
+    /// a type the driver cannot name, so it is neither stored nor observed.
+    pub fn holds_closure(&self) -> bool {
+        self.mentions(&|t| matches!(t, Ty::Closure(..)))
+    }
+
+    /// The type a statement's stored result has, when this is what its callable returns: the
+    /// `Ok`/`Some` inside a `Result`/`Option`, the value itself otherwise; `None` when nothing
+    /// is stored (no value, or one that borrows and is observed only).
+    pub fn stored(&self) -> Option<&Ty> {
+        if self.borrows() || self.holds_closure() {
+            return None;
+        }
+        match self {
+            Ty::Unit => None,
+            Ty::Result(ok, _) => Some(ok),
+            Ty::Option(inner) => Some(inner),
+            other => Some(other),
+        }
+    }
 }
 
 /// The std types outside the prelude that tests build from data and results are compared

@@ -5,10 +5,10 @@ use crate::cluster::Cluster;
 use crate::commit::Changes;
 use crate::driver::{build, goals, lines, process};
 use crate::emit::Suite;
-use crate::errors::Failure;
 use crate::isolate::Isolation;
 use crate::report::{Branch, FindingReport, Report, UncoveredLine, UncoveredReport};
 use crate::search::{self, ops::Space, values::ValuePool, SearchConfig};
+use crate::selection::{callable_name, selected, selection_of, Selection};
 use crate::shadow::Origin;
 use crate::{analyze, cargo, emit, kept, lockfile, manifest, verify};
 use anyhow::{bail, Context, Result};
@@ -426,7 +426,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         tests_dropped_static_state: verified.count(verify::Failure::StaticState),
         tests_dropped_uncompilable: verified.count(verify::Failure::Uncompilable),
         tests_dropped_configuration: verified.configuration_count(),
-        dropped: verified.dropped_reports(),
+        dropped: crate::report::DroppedReport::all(&verified),
         tests_using_private: files.iter().map(|f| f.using_private.len()).sum(),
         tests_using_mocks: files.iter().map(|f| f.using_mocks.len()).sum(),
         tests_using_fakes: files.iter().map(|f| f.using_fakes.len()).sum(),
@@ -589,95 +589,10 @@ fn env_parts(list: &str) -> Result<search::env::EnvParts> {
     Ok(parts)
 }
 
-fn selection(args: &GenerateArgs, cluster: &Cluster) -> Result<goals::Selection> {
+fn selection(args: &GenerateArgs, cluster: &Cluster) -> Result<Selection> {
     let mut selection = selection_of(args.module.as_deref(), args.function.as_deref(), cluster)?;
     selection.shard = args.shard;
     Ok(selection)
-}
-
-/// The `--module` and `--function` options, checked against the crate.
-pub(crate) fn selection_of(
-    module: Option<&str>,
-    function: Option<&str>,
-    cluster: &Cluster,
-) -> Result<goals::Selection> {
-    let module = match module {
-        None => None,
-        Some(m) => {
-            let path: Vec<String> = m
-                .trim_start_matches("crate::")
-                .split("::")
-                .map(str::to_string)
-                .collect();
-            if !cluster.modules.iter().any(|md| md.path == path) {
-                let known: Vec<String> = cluster
-                    .modules
-                    .iter()
-                    .skip(1)
-                    .map(|md| md.path.join("::"))
-                    .collect();
-                return Err(Failure::NotInCrate {
-                    what: format!(
-                        "no module `{m}` in this crate (modules: {})",
-                        if known.is_empty() {
-                            "none besides the root".into()
-                        } else {
-                            known.join(", ")
-                        }
-                    ),
-                }
-                .into());
-            }
-            Some(path)
-        }
-    };
-    if let Some(f) = function {
-        let last = f.rsplit("::").next().unwrap_or(f);
-        if !cluster.callables.iter().any(|c| c.name == last)
-            && !cluster.skipped.iter().any(|s| s.item.ends_with(last))
-        {
-            return Err(Failure::NotInCrate {
-                what: format!("no function or method `{f}` in this crate"),
-            }
-            .into());
-        }
-    }
-    Ok(goals::Selection {
-        module,
-        function: function.map(str::to_string),
-        shard: None,
-    })
-}
-
-/// Whether a callable is one of the tests' subjects under the selection.
-pub(crate) fn selected(cluster: &Cluster, c: usize, sel: &goals::Selection) -> bool {
-    let callable = &cluster.callables[c];
-    let module_ok = sel.module.as_ref().is_none_or(|m| {
-        let p = &cluster.modules[callable.module].path;
-        p.len() >= m.len() && p[..m.len()] == m[..]
-    });
-    let function_ok = sel.function.as_ref().is_none_or(|f| {
-        let name = callable_name(cluster, c);
-        f == &callable.name || name.ends_with(&format!("::{f}")) || name == *f
-    });
-    let shard_ok = sel.shard.is_none_or(|s| s.has(callable.module));
-    module_ok && function_ok && shard_ok
-}
-
-/// `parser::Lexer::next_token`, as a user names it.
-pub fn callable_name(cluster: &Cluster, c: usize) -> String {
-    use crate::cluster::{CallableKind, Ty};
-    let callable = &cluster.callables[c];
-    let mut parts = cluster.modules[callable.module].path.clone();
-    let owner = match callable.kind.self_ty() {
-        Some(Ty::Adt(id, _)) => Some(cluster.types[*id].name.clone()),
-        _ => None,
-    };
-    parts.extend(owner);
-    if !matches!(callable.kind, CallableKind::StructLiteral { .. }) {
-        parts.push(callable.name.clone());
-    }
-    parts.join("::")
 }
 
 /// Why a run with nothing callable in its selection wrote no tests.

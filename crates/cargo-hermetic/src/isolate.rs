@@ -16,9 +16,10 @@ use crate::cluster::{
     Callable, CallableId, CallableKind, Callee, Cluster, FakeDef, OutCall, Param, Ty, UnitId, Vis,
 };
 use crate::commit::Changes;
-use crate::emit::{GeneratedFile, Suite};
-use crate::report::{AttributeReport, IsolationReport};
+use crate::emit::GeneratedFile;
+use crate::suite::Suite;
 use anyhow::{Context, Result};
+use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -326,11 +327,7 @@ fn resolve_externs(cluster: &mut Cluster, deps: &[(String, PathBuf)]) {
             });
             let Some(f) = found else { continue };
             let std_only = !f.ret.mentions(&|t| matches!(t, Ty::Adt(..) | Ty::Mock(_)));
-            if f.ret == Ty::Unit
-                || !std_only
-                || !f.generic_args.is_empty()
-                || crate::driver::codegen::has_borrow(&f.ret)
-            {
+            if f.ret == Ty::Unit || !std_only || !f.generic_args.is_empty() || f.ret.borrows() {
                 continue;
             }
             let restriction = cluster.units[u]
@@ -673,6 +670,32 @@ fn attribute(only: &[String], others: &[String], indent: &str) -> String {
         "#[cfg_attr(\n{inner}test,\n{inner}hermetic::isolate(only(\n{}\n{inner}))\n{indent})]",
         entries.join(",\n")
     )
+}
+
+/// `--isolate` (seed 000): the units isolated, the time it took, and the fakes to review.
+#[derive(Debug, Default, Serialize)]
+pub struct IsolationReport {
+    /// `on` or `off`.
+    pub mode: String,
+    /// Units (functions, `impl` blocks) of the selected code whose outgoing calls the search
+    /// could fake (`on`), or that had an attribute of ours (`off`).
+    pub units: usize,
+    /// Callees the search could fake.
+    pub callees: usize,
+    /// Time spent finding the units and writing their attributes (the shadow copy's and the
+    /// crate's), in seconds: the transformation's cost, beside `elapsed_s`.
+    pub transform_s: f64,
+    /// Attributes added, changed or taken out in the crate (`only` empty: taken out).
+    pub attributes: Vec<AttributeReport>,
+    /// Fake values the real callee never returned during the run: false behaviour to review.
+    pub unseen: Vec<crate::emit::UnseenFake>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct AttributeReport {
+    /// The function or `impl` block, as `module::name`.
+    pub unit: String,
+    pub only: Vec<String>,
 }
 
 #[cfg(test)]

@@ -1,7 +1,10 @@
 //! The run's report: a short summary table for people, and JSON for tools.
 
 use crate::cluster::Skipped;
+use crate::isolate::IsolationReport;
+use crate::mutation::MutationReport;
 use crate::skip::ReasonCount;
+use crate::verify;
 use serde::Serialize;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -100,113 +103,6 @@ pub struct Report {
     pub crate_dir: PathBuf,
 }
 
-/// `--isolate` (seed 000): the units isolated, the time it took, and the fakes to review.
-#[derive(Debug, Default, Serialize)]
-pub struct IsolationReport {
-    /// `on` or `off`.
-    pub mode: String,
-    /// Units (functions, `impl` blocks) of the selected code whose outgoing calls the search
-    /// could fake (`on`), or that had an attribute of ours (`off`).
-    pub units: usize,
-    /// Callees the search could fake.
-    pub callees: usize,
-    /// Time spent finding the units and writing their attributes (the shadow copy's and the
-    /// crate's), in seconds: the transformation's cost, beside `elapsed_s`.
-    pub transform_s: f64,
-    /// Attributes added, changed or taken out in the crate (`only` empty: taken out).
-    pub attributes: Vec<AttributeReport>,
-    /// Fake values the real callee never returned during the run: false behaviour to review.
-    pub unseen: Vec<crate::emit::UnseenFake>,
-}
-
-#[derive(Debug, Serialize)]
-pub struct AttributeReport {
-    /// The function or `impl` block, as `module::name`.
-    pub unit: String,
-    pub only: Vec<String>,
-}
-
-/// The mutants of the selected code and how the emitted tests fare against them.
-#[derive(Debug, Default, Serialize)]
-pub struct MutationReport {
-    /// Mutants compiled into the driver (cargo-mutants' operators and constants ± 1).
-    pub mutants: usize,
-    /// Mutants left out because the compiler rejected them.
-    pub unviable: usize,
-    /// Mutants some test reaches.
-    pub reached: usize,
-    /// Mutants some emitted test kills.
-    pub killed: usize,
-    /// `killed / mutants`, in percent.
-    pub score: f64,
-    /// Assertions kept, because they check a call's result or kill a mutant.
-    pub assertions_kept: usize,
-    /// Assertions dropped: they killed no mutant the kept ones did not.
-    pub assertions_dropped: usize,
-    /// Executions against mutants.
-    pub executions: u64,
-    /// The time mutation analysis took, its driver's build included.
-    pub seconds: f64,
-    /// The driver's build with the mutants: how many builds it took (rewrites the compiler
-    /// rejects are left out and it builds again), and how long.
-    pub builds: usize,
-    pub build_seconds: f64,
-    /// The budget ran out before every test ran against every mutant it reaches: the kills
-    /// are those seen (a lower bound), and the tests keep all their assertions.
-    pub incomplete: bool,
-    /// Mutants no test kills: what the tests would not notice.
-    pub alive: Vec<AliveMutant>,
-}
-
-#[derive(Debug, Serialize)]
-pub struct AliveMutant {
-    /// `src/lib.rs:12:7`.
-    pub location: String,
-    pub function: String,
-    /// `replace < with <=`.
-    pub change: String,
-    /// Whether some test runs the mutated code (and still passes).
-    pub reached: bool,
-}
-
-impl MutationReport {
-    pub fn new(
-        mutants: &[crate::mutation::Mutant],
-        unviable: usize,
-        analysis: &crate::mutation::analysis::Analysis,
-    ) -> MutationReport {
-        let killed = analysis.killed.len();
-        MutationReport {
-            mutants: mutants.len(),
-            unviable,
-            reached: analysis.reached.len(),
-            killed,
-            score: if mutants.is_empty() {
-                0.0
-            } else {
-                100.0 * killed as f64 / mutants.len() as f64
-            },
-            assertions_kept: analysis.assertions_kept,
-            assertions_dropped: analysis.assertions_dropped,
-            executions: analysis.executions,
-            seconds: analysis.seconds,
-            builds: 0,
-            build_seconds: 0.0,
-            incomplete: analysis.incomplete,
-            alive: mutants
-                .iter()
-                .filter(|m| !analysis.killed.contains(&m.id))
-                .map(|m| AliveMutant {
-                    location: format!("{}:{}:{}", m.file.display(), m.line, m.column),
-                    function: m.function.clone(),
-                    change: m.change.clone(),
-                    reached: analysis.reached.contains(&m.id),
-                })
-                .collect(),
-        }
-    }
-}
-
 /// The sandbox's layers that contained the code under test.
 #[derive(Debug, Default, Serialize)]
 pub struct Containment {
@@ -276,23 +172,23 @@ pub struct Branch {
 #[derive(Debug, Serialize)]
 pub struct DroppedReport {
     pub test: String,
-    /// One of the `DROPPED_*` reasons.
+    /// Why, as [`verify::Failure::reason`] says it.
     pub reason: String,
 }
 
-/// Why a test was dropped, as the report says it.
-pub const DROPPED_UNSTABLE: &str = "failed or flaky";
-pub const DROPPED_STATIC: &str = "static state: passes alone, fails beside other tests";
-pub const DROPPED_UNCOMPILABLE: &str = "did not compile";
-pub const DROPPED_MACHINE: &str =
-    "leans on the real machine: fails from another directory, time zone or HOME";
-pub const DROPPED_TIMED_OUT: &str = "did not finish within the time limit per test";
-pub const DROPPED_REFUSED: &str =
-    "the sandbox stopped it: run outside, it would do something the sandbox refuses";
-pub const DROPPED_NOT_RUN: &str =
-    "never ran: the test binary stopped before it (as it started, say)";
-pub const DROPPED_CAPTURE_BOUND: &str =
-    "its check of stdout/stderr holds only under libtest's capture (fails with --nocapture)";
+impl DroppedReport {
+    /// Every test verification dropped, with the reason.
+    pub fn all(verified: &verify::Verified) -> Vec<DroppedReport> {
+        verified
+            .dropped
+            .iter()
+            .map(|(test, why)| DroppedReport {
+                test: test.clone(),
+                reason: why.reason(),
+            })
+            .collect()
+    }
+}
 
 /// A function whose code tried something the sandbox refused.
 #[derive(Debug, Serialize)]

@@ -1,10 +1,16 @@
 //! A test case as the search builds it: a home module and a straight-line list of calls.
 
 use crate::cluster::{CallableId, ModuleId};
-use crate::driver::execute::ExecRequest;
 use hermetic_protocol::Value;
 use hermetic_protocol::{Call, EnvSpec, ExecReport};
 use std::collections::BTreeSet;
+
+/// One execution to run: the calls of a test case and its environment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExecRequest {
+    pub calls: Vec<Call>,
+    pub env: EnvSpec,
+}
 
 /// A candidate unit test. Statement `i`'s result is referred to by later arguments as
 /// `Value::Use(i)`, `Value::Borrow(i)` or `Value::BorrowMut(i)`; for a method, `args[0]` is the

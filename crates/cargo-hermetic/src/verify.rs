@@ -61,17 +61,6 @@ impl Verified {
             .filter(|(_, f)| matches!(f, Failure::Configuration(_)))
             .count()
     }
-
-    /// Every dropped test with the reason, for the report.
-    pub fn dropped_reports(&self) -> Vec<crate::report::DroppedReport> {
-        self.dropped
-            .iter()
-            .map(|(test, why)| crate::report::DroppedReport {
-                test: test.clone(),
-                reason: why.reason(),
-            })
-            .collect()
-    }
 }
 
 /// How many times the emitted tests run; the runs differ in order and parallelism.
@@ -361,18 +350,24 @@ pub enum Failure {
 impl Failure {
     /// The reason, as the report gives it.
     pub fn reason(self) -> String {
-        use crate::report::*;
-        match self {
-            Failure::StaticState => DROPPED_STATIC.into(),
-            Failure::Machine => DROPPED_MACHINE.into(),
-            Failure::CaptureBound => DROPPED_CAPTURE_BOUND.into(),
-            Failure::Unstable => DROPPED_UNSTABLE.into(),
-            Failure::Uncompilable => DROPPED_UNCOMPILABLE.into(),
-            Failure::TimedOut => DROPPED_TIMED_OUT.into(),
-            Failure::Refused => DROPPED_REFUSED.into(),
-            Failure::NotRun => DROPPED_NOT_RUN.into(),
-            Failure::Configuration(shown) => format!("fails under `{shown}`"),
-        }
+        let text = match self {
+            Failure::StaticState => "static state: passes alone, fails beside other tests",
+            Failure::Machine => {
+                "leans on the real machine: fails from another directory, time zone or HOME"
+            }
+            Failure::CaptureBound => {
+                "its check of stdout/stderr holds only under libtest's capture (fails with --nocapture)"
+            }
+            Failure::Unstable => "failed or flaky",
+            Failure::Uncompilable => "did not compile",
+            Failure::TimedOut => "did not finish within the time limit per test",
+            Failure::Refused => {
+                "the sandbox stopped it: run outside, it would do something the sandbox refuses"
+            }
+            Failure::NotRun => "never ran: the test binary stopped before it (as it started, say)",
+            Failure::Configuration(shown) => return format!("fails under `{shown}`"),
+        };
+        text.into()
     }
 }
 

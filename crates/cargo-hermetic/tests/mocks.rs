@@ -39,7 +39,7 @@ fn mocks_reach_every_branch_and_fail_loudly_when_the_trait_changes() {
     // determinism fault is found; see the closing note of stop 21.
     let sequence = &files["src/sequence/hermetic_tests.rs"];
     assert!(
-        sequence.contains("fn double_call_returns_false()"),
+        sequence.contains("fn double_call_returns_false"),
         "{sequence}"
     );
     let dao = &files["src/dao/hermetic_tests.rs"];

@@ -331,7 +331,7 @@ impl<'a> Walk<'a> {
         let has_lifetimes = |t: &Ty| matches!(t, Ty::Adt(id, _) if types[*id].lifetimes > 0);
         let fakeable = c.ret != Ty::Unit
             && c.generic_args.is_empty()
-            && !crate::driver::codegen::has_borrow(&c.ret)
+            && !c.ret.borrows()
             && !c.ret.mentions(&has_lifetimes)
             && !matches!(c.kind.self_ty(), Some(t @ Ty::Adt(id, _)) if !types[*id].generics.is_empty() || has_lifetimes(t));
         if leaves && fakeable && !self.calls.iter().any(|(id, _)| *id == callee) {

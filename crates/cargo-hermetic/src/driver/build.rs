@@ -1,12 +1,12 @@
 //! Building the driver: shadow copy, generated dispatch modules, one instrumented build.
 
 use super::codegen::{self, Disabled, Unsupported, DISPATCH_MODULE};
-use super::goals::Selection;
 use crate::cargo::{self, BuildOutcome, CompileError, Target};
 use crate::cluster::{Cluster, UnitId};
 use crate::errors::Failure;
 use crate::mutation::schemata;
-use crate::mutation::Mutant;
+use crate::mutation::schemata::Mutant;
+use crate::selection::Selection;
 use crate::shadow::{self, Origin, Shadow};
 use anyhow::{bail, Result};
 use std::collections::BTreeSet;

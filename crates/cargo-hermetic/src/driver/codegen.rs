@@ -235,31 +235,6 @@ fn mock_imports(cluster: &Cluster, m: ModuleId) -> Vec<TokenStream> {
         .collect()
 }
 
-/// Whether a type holds a borrow (such results are observed but never stored).
-pub fn has_borrow(t: &Ty) -> bool {
-    t.borrows()
-}
-
-/// The type a statement's stored result has: the `Ok`/`Some` inside a `Result`/`Option`, the
-/// value itself otherwise; `None` when nothing is stored.
-pub fn stored_ty(ret: &Ty) -> Option<&Ty> {
-    if has_borrow(ret) || holds_closure(ret) {
-        return None;
-    }
-    match ret {
-        Ty::Unit => None,
-        Ty::Result(ok, _) => Some(ok),
-        Ty::Option(inner) => Some(inner),
-        other => Some(other),
-    }
-}
-
-/// Whether a type holds a closure (`FilterEntry<I, P>` made with one): such a result has a
-/// type the driver cannot name, so it is neither stored nor observed.
-pub fn holds_closure(t: &Ty) -> bool {
-    t.mentions(&|t| matches!(t, Ty::Closure(..)))
-}
-
 /// How the dispatch code builds one argument.
 struct ArgCode {
     /// Statements before the call.
@@ -602,7 +577,7 @@ fn call_body(cluster: &Cluster, id: usize) -> Result<TokenStream, Why> {
     let ret_ty = ty(cluster, &c.ret, m);
     // The value kept for later statements, with what observes it again at the end. A mock is
     // never observed again: its state is the values the test set up, not the crate's doing.
-    let store = match stored_ty(&c.ret) {
+    let store = match c.ret.stored() {
         None => quote!((None, None)),
         Some(_) if matches!(c.kind, CallableKind::Mock(_)) => {
             quote!((Some(Box::new(ret) as Box<dyn std::any::Any>), None))
@@ -619,7 +594,7 @@ fn call_body(cluster: &Cluster, id: usize) -> Result<TokenStream, Why> {
             _ => quote!(::hermetic_driver::keep(ret)),
         },
     };
-    if holds_closure(&c.ret) {
+    if c.ret.holds_closure() {
         return Ok(quote! {
             #(#setup)*
             let _ret = #call;

@@ -1,15 +1,9 @@
 //! The seam between the search and whatever runs its test cases: `DriverPool` runs them in
 //! driver processes; the search's unit tests run them on a fake.
 
+pub use crate::test_case::ExecRequest;
 use anyhow::Result;
-use hermetic_protocol::{Call, EnvSpec, ExecReport};
-
-/// One execution to run: the calls of a test case and its environment.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ExecRequest {
-    pub calls: Vec<Call>,
-    pub env: EnvSpec,
-}
+use hermetic_protocol::ExecReport;
 
 /// Runs test cases.
 pub trait Execute {

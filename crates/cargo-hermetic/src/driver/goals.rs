@@ -6,6 +6,7 @@
 
 use super::infeasible::{DeadCode, GaveUp, Prover};
 use crate::cluster::{Cluster, ModuleId};
+pub use crate::selection::Selection;
 use anyhow::{Context, Result};
 use object::{Object, ObjectSymbol, SymbolKind};
 use std::path::Path;
@@ -28,49 +29,6 @@ pub struct Goal {
 pub enum GoalKind {
     Branch,
     Check,
-}
-
-/// What to aim at: everything, or one module and/or one function.
-#[derive(Debug, Clone, Default)]
-pub struct Selection {
-    /// `parser::lexer` as segments.
-    pub module: Option<Vec<String>>,
-    /// A function or method name, `parse` or `Lexer::next_token`.
-    pub function: Option<String>,
-    /// `--shard k/n`: only the modules of this share.
-    pub shard: Option<Shard>,
-}
-
-/// One of `count` shares of a crate's modules (`--shard index/count`, 1-based as written): a
-/// module belongs to the share `its position in the crate, modulo count`, so the shares are
-/// disjoint, cover every module, and their test files never collide.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Shard {
-    /// 1 to `count`.
-    pub index: usize,
-    pub count: usize,
-}
-
-impl Shard {
-    pub fn has(&self, module: ModuleId) -> bool {
-        module % self.count == self.index - 1
-    }
-}
-
-impl std::str::FromStr for Shard {
-    type Err = String;
-    fn from_str(text: &str) -> Result<Shard, String> {
-        let bad = || format!("`{text}` is not a shard: write k/n, with 1 <= k <= n (1/4 to 4/4)");
-        let (k, n) = text.split_once('/').ok_or_else(bad)?;
-        let (index, count) = (
-            k.trim().parse::<usize>().map_err(|_| bad())?,
-            n.trim().parse::<usize>().map_err(|_| bad())?,
-        );
-        if index == 0 || index > count {
-            return Err(bad());
-        }
-        Ok(Shard { index, count })
-    }
 }
 
 pub struct GoalMap {
@@ -432,7 +390,7 @@ pub fn classify(
     }
     if segments.iter().any(|s| {
         s == crate::driver::codegen::DISPATCH_MODULE
-            || crate::emit::Suite::ALL.iter().any(|t| s == t.module())
+            || crate::suite::Suite::ALL.iter().any(|t| s == t.module())
             || s == "tests"
             || s == "test"
     }) || segments == ["main"]
@@ -698,7 +656,7 @@ mod tests {
         assert!(classify("demo::shapes::Point::new", &c, &share("2/2")).is_some());
         assert!(classify("demo::parse", &c, &share("1/1")).is_some());
         for bad in ["0/2", "3/2", "2", "a/b"] {
-            assert!(bad.parse::<Shard>().is_err(), "{bad}");
+            assert!(bad.parse::<crate::selection::Shard>().is_err(), "{bad}");
         }
     }
 

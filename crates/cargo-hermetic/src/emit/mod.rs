@@ -12,12 +12,11 @@ pub mod merge;
 mod names;
 mod oracle;
 pub mod place;
-mod suite;
 
+pub use crate::suite::Suite;
 #[cfg(test)]
 pub(crate) use layout::rustfmt;
 pub use place::{apply, apply_or_print, check_in_the_way};
-pub use suite::Suite;
 
 use crate::cluster::{
     CallableId, CallableKind, Cluster, Fields, FloatTy, ModuleBody, ModuleId, RangeKind, StdTy,

@@ -9,33 +9,14 @@ pub mod schemata;
 
 use crate::cargo::Target;
 use crate::driver::build::{self, DriverBuild};
-use crate::driver::goals::Selection;
 use crate::driver::process;
-use crate::report::MutationReport;
 use crate::search::ops::Space;
+use crate::selection::Selection;
 use crate::test_case::FinishedTest;
 use anyhow::Result;
+pub use schemata::Mutant;
 use serde::Serialize;
-use std::path::PathBuf;
 use std::time::Instant;
-
-/// One mutant of the selected code.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Mutant {
-    /// What the engine sends to switch it on (never 0).
-    pub id: u32,
-    /// The first id of its site (the driver reports sites reached by it).
-    #[serde(skip)]
-    pub site: u32,
-    /// The file, relative to the crate root.
-    pub file: PathBuf,
-    pub line: usize,
-    pub column: usize,
-    /// The function it is in: `parser::Lexer::next_token`.
-    pub function: String,
-    /// What it changes: `replace < with <=`.
-    pub change: String,
-}
 
 /// Where and how long mutation analysis runs.
 pub struct Settings<'a> {
@@ -102,4 +83,85 @@ pub fn run(
     report.build_seconds = build_seconds;
     report.seconds = started.elapsed().as_secs_f64();
     Ok(report)
+}
+
+/// The mutants of the selected code and how the emitted tests fare against them.
+#[derive(Debug, Default, Serialize)]
+pub struct MutationReport {
+    /// Mutants compiled into the driver (cargo-mutants' operators and constants ± 1).
+    pub mutants: usize,
+    /// Mutants left out because the compiler rejected them.
+    pub unviable: usize,
+    /// Mutants some test reaches.
+    pub reached: usize,
+    /// Mutants some emitted test kills.
+    pub killed: usize,
+    /// `killed / mutants`, in percent.
+    pub score: f64,
+    /// Assertions kept, because they check a call's result or kill a mutant.
+    pub assertions_kept: usize,
+    /// Assertions dropped: they killed no mutant the kept ones did not.
+    pub assertions_dropped: usize,
+    /// Executions against mutants.
+    pub executions: u64,
+    /// The time mutation analysis took, its driver's build included.
+    pub seconds: f64,
+    /// The driver's build with the mutants: how many builds it took (rewrites the compiler
+    /// rejects are left out and it builds again), and how long.
+    pub builds: usize,
+    pub build_seconds: f64,
+    /// The budget ran out before every test ran against every mutant it reaches: the kills
+    /// are those seen (a lower bound), and the tests keep all their assertions.
+    pub incomplete: bool,
+    /// Mutants no test kills: what the tests would not notice.
+    pub alive: Vec<AliveMutant>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct AliveMutant {
+    /// `src/lib.rs:12:7`.
+    pub location: String,
+    pub function: String,
+    /// `replace < with <=`.
+    pub change: String,
+    /// Whether some test runs the mutated code (and still passes).
+    pub reached: bool,
+}
+
+impl MutationReport {
+    pub fn new(
+        mutants: &[Mutant],
+        unviable: usize,
+        analysis: &analysis::Analysis,
+    ) -> MutationReport {
+        let killed = analysis.killed.len();
+        MutationReport {
+            mutants: mutants.len(),
+            unviable,
+            reached: analysis.reached.len(),
+            killed,
+            score: if mutants.is_empty() {
+                0.0
+            } else {
+                100.0 * killed as f64 / mutants.len() as f64
+            },
+            assertions_kept: analysis.assertions_kept,
+            assertions_dropped: analysis.assertions_dropped,
+            executions: analysis.executions,
+            seconds: analysis.seconds,
+            builds: 0,
+            build_seconds: 0.0,
+            incomplete: analysis.incomplete,
+            alive: mutants
+                .iter()
+                .filter(|m| !analysis.killed.contains(&m.id))
+                .map(|m| AliveMutant {
+                    location: format!("{}:{}:{}", m.file.display(), m.line, m.column),
+                    function: m.function.clone(),
+                    change: m.change.clone(),
+                    reached: analysis.reached.contains(&m.id),
+                })
+                .collect(),
+        }
+    }
 }

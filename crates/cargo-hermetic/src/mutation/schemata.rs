@@ -15,17 +15,35 @@
 //! helper does not take, a value the return type has no `Default` for) is left out and the
 //! build retried, as cargo-mutants counts such mutants unviable.
 
-use super::Mutant;
 use crate::analyze::syntax::Offsets;
 use crate::cluster::{Cluster, ModuleBody, ModuleId};
-use crate::driver::goals::Selection;
+use crate::selection::Selection;
 use anyhow::{Context, Result};
 use proc_macro2::Span;
+use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::{BinOp, Expr, UnOp};
+
+/// One mutant of the selected code.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Mutant {
+    /// What the engine sends to switch it on (never 0).
+    pub id: u32,
+    /// The first id of its site (the driver reports sites reached by it).
+    #[serde(skip)]
+    pub site: u32,
+    /// The file, relative to the crate root.
+    pub file: PathBuf,
+    pub line: usize,
+    pub column: usize,
+    /// The function it is in: `parser::Lexer::next_token`.
+    pub function: String,
+    /// What it changes: `replace < with <=`.
+    pub change: String,
+}
 
 /// The helpers' path, as the rewritten code names it.
 const HELPERS: &str = "::hermetic_driver::mutant";

@@ -22,22 +22,21 @@ mod wrapper;
 
 pub use report::RecordReport;
 
+use crate::cli::RecordArgs;
 use crate::cluster::{CallableId, Cluster, Skipped};
 use crate::emit::Suite;
 use crate::errors::Failure;
-use crate::generate::{callable_name, selected, selection_of};
+use crate::selection::{callable_name, selected, selection_of};
 use crate::shadow::{self, Origin};
 use crate::skip::{SkipReason, Why};
 use crate::test_case::FinishedTest;
 use crate::{analyze, cargo, emit, manifest, verify};
 use anyhow::{Context, Result};
 use cases::Candidate;
-use clap::Args;
 use copy::ProbedCopy;
 use program::Build;
 use report::SkippedCalls;
 use std::collections::{BTreeMap, HashSet};
-use std::path::PathBuf;
 use std::time::Instant;
 
 /// Tests written per function: one per behaviour (the way it ended: `Ok`, `Some(Add)`, a
@@ -45,60 +44,6 @@ use std::time::Instant;
 /// [`MAX_TESTS_PER_FUNCTION`].
 const MAX_BEHAVIOURS_PER_FUNCTION: usize = 8;
 const MAX_TESTS_PER_FUNCTION: usize = 4;
-
-#[derive(Args, Debug, Clone)]
-pub struct RecordArgs {
-    /// Path to the crate's Cargo.toml.
-    #[arg(long, value_name = "PATH")]
-    pub manifest_path: Option<PathBuf>,
-    /// The package to record, in a workspace.
-    #[arg(short, long, value_name = "NAME")]
-    pub package: Option<String>,
-    /// Only probe this module (and its submodules), e.g. `parser::lexer`.
-    #[arg(long, value_name = "PATH")]
-    pub module: Option<String>,
-    /// Only probe this function or method, e.g. `parse` or `Lexer::next_token`.
-    #[arg(long, value_name = "NAME")]
-    pub function: Option<String>,
-    /// The binary to run, when the package has several.
-    #[arg(long, value_name = "NAME")]
-    pub bin: Option<String>,
-    /// Run the crate's own test suite under probes instead of its binary (the arguments go to
-    /// the test harness).
-    #[arg(long)]
-    pub test: bool,
-    /// Build the program with optimisations.
-    #[arg(long)]
-    pub release: bool,
-    /// Also run the program without probes first and report the probes' slowdown (the program
-    /// runs twice: only for programs that can be run twice).
-    #[arg(long)]
-    pub measure_slowdown: bool,
-    /// With --measure-slowdown: how many times each of the two runs is repeated, alternating
-    /// (the medians are compared; for benchmarks).
-    #[arg(long, value_name = "N", default_value_t = 1, hide = true)]
-    pub repeat: usize,
-    /// Also write the report as JSON to this file.
-    #[arg(long, value_name = "FILE")]
-    pub report_json: Option<PathBuf>,
-    /// How the tests' dev-dependency on the `hermetic` runtime is written: `vendored` (a copy
-    /// in `.hermetic/runtime/` at the workspace root, by relative path; the default for a new
-    /// entry) or `registry` (`hermetic = "<version>"`). Without it an existing entry is kept.
-    #[arg(long, value_enum, value_name = "SOURCE")]
-    pub runtime: Option<crate::runtime::RuntimeSource>,
-    /// Print what would be written, change nothing.
-    #[arg(long)]
-    pub dry_run: bool,
-    /// Skip compiling and running the emitted tests before writing them.
-    #[arg(long)]
-    pub no_verify: bool,
-    /// No progress lines.
-    #[arg(short, long)]
-    pub quiet: bool,
-    /// The program's arguments, after `--` (`cargo hermetic record -- stock.csv --verbose`).
-    #[arg(last = true, value_name = "ARGS")]
-    pub args: Vec<String>,
-}
 
 impl RecordArgs {
     fn regenerate_command(&self) -> String {
@@ -266,7 +211,7 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
     } else {
         verify::verify(&origin, &cluster, Suite::Recorded, files, &[])?
     };
-    let dropped = verified.dropped_reports();
+    let dropped = crate::report::DroppedReport::all(&verified);
     let tests_dropped = verified.unstable_count() + verified.count(verify::Failure::StaticState);
     let tests_uncompilable = verified.count(verify::Failure::Uncompilable);
     let files: Vec<_> = verified

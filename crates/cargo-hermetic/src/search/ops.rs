@@ -4,7 +4,6 @@
 
 use super::values::{built_by_statements, contains_adt, mutate_value, random_value, ValuePool};
 use crate::cluster::{CallableId, CallableKind, Cluster, ModuleId, Receiver, Ty};
-use crate::driver::codegen::stored_ty;
 use crate::test_case::{Stmt, TestCase};
 use hermetic_protocol::Value;
 use rand::seq::SliceRandom;
@@ -56,7 +55,7 @@ impl<'a> Space<'a> {
             .collect();
         let mut producers: BTreeMap<String, Vec<CallableId>> = BTreeMap::new();
         for (id, c) in cluster.callables.iter().enumerate() {
-            if let Some(t) = stored_ty(&c.ret).filter(|_| usable[id]) {
+            if let Some(t) = c.ret.stored().filter(|_| usable[id]) {
                 producers.entry(ty_key(t)).or_default().push(id);
             }
         }
@@ -117,7 +116,7 @@ impl<'a> Space<'a> {
 
     /// The type stored by statement `stmt` of a test, if any.
     pub fn slot_ty(&self, stmt: &Stmt) -> Option<&'a Ty> {
-        stored_ty(&self.cluster.callables[stmt.callable].ret)
+        self.cluster.callables[stmt.callable].ret.stored()
     }
 
     /// The argument types of a callable, receiver first.
