@@ -197,6 +197,11 @@ pub enum Ty {
     Mock(TraitId),
     /// A std type outside the prelude, with its type arguments (see [`StdTy`]).
     Std(StdTy, Vec<Ty>),
+    /// A closure standing for a parameter bounded by `Fn(A, B) -> R` (or `FnMut`, `FnOnce`;
+    /// `impl Fn(..)`, `&dyn Fn(..)`): it takes that many arguments and ignores them, returning
+    /// the same value of type `R` on every call. Its value is that return value; tests write
+    /// `|_, _| true`. Only passed straight to a call, never stored: its type has no name.
+    Closure(usize, Box<Ty>),
 }
 
 impl Ty {
@@ -212,7 +217,8 @@ impl Ty {
                 | Ty::Ref(e)
                 | Ty::RefMut(e)
                 | Ty::IntoIter(e)
-                | Ty::Range(e, _) => e.mentions(pred),
+                | Ty::Range(e, _)
+                | Ty::Closure(_, e) => e.mentions(pred),
                 Ty::Result(a, b) => a.mentions(pred) || b.mentions(pred),
                 Ty::Tuple(items) | Ty::Adt(_, items) | Ty::Std(_, items) => {
                     items.iter().any(|t| t.mentions(pred))
@@ -233,11 +239,17 @@ impl Ty {
         })
     }
 
+    /// Whether the type holds a closure (`FilterEntry<I, P>` made with one): such a result has
+    /// a type the driver cannot name, so it is neither stored nor observed.
+    pub fn holds_closure(&self) -> bool {
+        self.mentions(&|t| matches!(t, Ty::Closure(..)))
+    }
+
     /// The type a statement's stored result has, when this is what its callable returns: the
     /// `Ok`/`Some` inside a `Result`/`Option`, the value itself otherwise; `None` when nothing
     /// is stored (no value, or one that borrows and is observed only).
     pub fn stored(&self) -> Option<&Ty> {
-        if self.borrows() {
+        if self.borrows() || self.holds_closure() {
             return None;
         }
         match self {
@@ -277,6 +289,12 @@ pub enum StdTy {
     HashSet,
     /// `std::collections::BTreeSet<T>`, as `HashSet` is.
     BTreeSet,
+    /// `std::fs::File`, as the path of a file the test's environment holds, opened for
+    /// reading: `File::open("/etc/app.conf").unwrap()`. Observed as nothing (opaque).
+    File,
+    /// `std::fs::Metadata`, as the path it is read from: `std::fs::metadata("/etc").unwrap()`.
+    /// Observed as nothing (opaque).
+    Metadata,
     /// A `&str` that names a path: what stands in for a type parameter bounded by
     /// `AsRef<Path>` or `Into<PathBuf>`, drawn as paths are and written as a string literal.
     PathStr,
@@ -284,7 +302,7 @@ pub enum StdTy {
 
 impl StdTy {
     /// The std types a crate can name (`PathStr` is a `&str`).
-    pub const ALL: [StdTy; 11] = [
+    pub const ALL: [StdTy; 13] = [
         StdTy::PathBuf,
         StdTy::PathRef,
         StdTy::OsString,
@@ -296,6 +314,8 @@ impl StdTy {
         StdTy::BTreeMap,
         StdTy::HashSet,
         StdTy::BTreeSet,
+        StdTy::File,
+        StdTy::Metadata,
     ];
 
     /// The type's path below `std`, its last segment the name tests use.
@@ -312,6 +332,8 @@ impl StdTy {
             StdTy::BTreeMap => &["collections", "BTreeMap"],
             StdTy::HashSet => &["collections", "HashSet"],
             StdTy::BTreeSet => &["collections", "BTreeSet"],
+            StdTy::File => &["fs", "File"],
+            StdTy::Metadata => &["fs", "Metadata"],
             StdTy::PathStr => &["primitive", "str"],
         }
     }
@@ -373,7 +395,16 @@ impl StdTy {
 
     /// Whether values of the type are paths (drawn as paths are).
     pub fn is_path(self) -> bool {
-        matches!(self, StdTy::PathBuf | StdTy::PathRef | StdTy::PathStr)
+        matches!(
+            self,
+            StdTy::PathBuf | StdTy::PathRef | StdTy::PathStr | StdTy::File | StdTy::Metadata
+        )
+    }
+
+    /// Whether the type is a handle on the file system built from a path (`File`, `Metadata`):
+    /// passed as data, never observed.
+    pub fn is_fs_handle(self) -> bool {
+        matches!(self, StdTy::File | StdTy::Metadata)
     }
 }
 

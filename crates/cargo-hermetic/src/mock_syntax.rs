@@ -102,6 +102,38 @@ pub fn groups_by_args(v: &Value) -> Option<Vec<(&[Value], &[Value])>> {
 }
 
 /// The mock's struct, set-up methods and trait impls, as items of module `from`.
+/// `t` with its elided lifetimes (`Cow<'_, str>`, `Parser<'_>`) spelled `'static`: what a
+/// mock keeps to return later is owned (a field or `impl IntoIterator` cannot elide one), and
+/// a `'static` value stands in for any shorter one the trait's signature asks for.
+fn static_lifetimes(t: TokenStream) -> TokenStream {
+    use proc_macro2::TokenTree;
+    let mut out = Vec::new();
+    let mut tokens = t.into_iter().peekable();
+    while let Some(tt) = tokens.next() {
+        match tt {
+            TokenTree::Punct(p) if p.as_char() == '\'' => {
+                let underscore = matches!(tokens.peek(), Some(TokenTree::Ident(i)) if i == "_");
+                out.push(TokenTree::Punct(p));
+                if underscore {
+                    tokens.next();
+                    out.push(TokenTree::Ident(proc_macro2::Ident::new(
+                        "static",
+                        proc_macro2::Span::call_site(),
+                    )));
+                }
+            }
+            TokenTree::Group(g) => {
+                let mut inner =
+                    proc_macro2::Group::new(g.delimiter(), static_lifetimes(g.stream()));
+                inner.set_span(g.span());
+                out.push(TokenTree::Group(inner));
+            }
+            other => out.push(other),
+        }
+    }
+    out.into_iter().collect()
+}
+
 pub fn mock_items(
     cluster: &Cluster,
     t: TraitId,
@@ -117,13 +149,13 @@ pub fn mock_items(
     let configured = cluster.mock_methods(t);
     let fields = configured.iter().map(|(_, m)| {
         let f = ident(&m.name);
-        let r = ty(cluster, &m.ret, from);
+        let r = static_lifetimes(ty(cluster, &m.ret, from));
         quote!(#f: #returns<#r>,)
     });
     let setups = configured.iter().map(|(_, m)| {
         let f = ident(&m.name);
         let setup = setup_method(&m.name);
-        let r = ty(cluster, &m.ret, from);
+        let r = static_lifetimes(ty(cluster, &m.ret, from));
         let for_args = match flavour {
             MockFlavour::Recorded if by_args(cluster, m) => {
                 let setup_for = setup_for_method(&m.name);
@@ -291,6 +323,28 @@ mod tests {
             fn via(&self, other: &dyn Rows) -> bool;\n\
             fn next(&mut self) -> bool;\n\
         }\n";
+
+    #[test]
+    fn a_mock_keeps_borrowed_results_as_static_values() {
+        // path-slash 0.2.0's `PathExt::to_slash(&self) -> Option<Cow<'_, str>>` failed the
+        // whole driver: "missing lifetime specifier" in the mock's field.
+        let c = cluster(
+            "use std::borrow::Cow;\n\
+             pub trait PathExt { fn to_slash(&self) -> Option<Cow<'_, str>>; }\n",
+        );
+        let src = mock_items(&c, 0, 0, MockFlavour::Driver).to_string();
+        let flat: String = src.chars().filter(|c| !c.is_whitespace()).collect();
+        assert!(
+            flat.contains(
+                "to_slash:::hermetic_driver::mock::Returns<Option<std::borrow::Cow<'static,str>>>"
+            ),
+            "{src}"
+        );
+        assert!(
+            flat.contains("values:implIntoIterator<Item=Option<std::borrow::Cow<'static,str>>>"),
+            "{src}"
+        );
+    }
 
     #[test]
     fn methods_with_arguments_a_test_can_pass_and_the_mock_can_print_are_set_up_by_them() {

@@ -130,6 +130,8 @@ pub fn ty_with(
         Ty::IoError => quote!(std::io::Error),
         Ty::Ordering => quote!(std::cmp::Ordering),
         Ty::Reader => quote!(std::io::Cursor<String>),
+        // A closure's type has no name: inferred from the closure written in the call.
+        Ty::Closure(..) => quote!(_),
         Ty::IntoIter(e) => {
             let e = rec(e);
             quote!(std::vec::IntoIter<#e>)
@@ -301,7 +303,8 @@ impl Cluster {
             | Ty::Array(e, _)
             | Ty::Option(e)
             | Ty::Box(e)
-            | Ty::IntoIter(e) => self.ty_visible_from(e, from),
+            | Ty::IntoIter(e)
+            | Ty::Closure(_, e) => self.ty_visible_from(e, from),
             Ty::Std(_, args) => args.iter().all(|a| self.ty_visible_from(a, from)),
             Ty::Ref(e) | Ty::RefMut(e) => self.ty_visible_from(e, from),
             Ty::Result(a, b) => self.ty_visible_from(a, from) && self.ty_visible_from(b, from),

@@ -204,34 +204,36 @@ fn edition_2015_crates_get_a_driver_and_passing_tests() {
 }
 
 #[test]
-fn generics_skips_fn_pointer_and_impl_fn_parameters_with_a_reason() {
+fn generics_skips_fn_pointer_parameters_with_a_reason_and_passes_closures() {
     let (_fixture, run) = generate("generics", 1, 2_000);
     let skipped = run.skipped();
-    for item in ["apply", "with_closure"] {
-        let reasons: Vec<&String> = skipped
+    // `fn(i32) -> i32` pointers stay skipped, with the parameter named.
+    let reasons: Vec<&String> = skipped
+        .iter()
+        .filter(|(i, _)| i == "apply" || i.ends_with("::apply"))
+        .map(|(_, r)| r)
+        .collect();
+    assert!(
+        !reasons.is_empty(),
+        "generics: `apply` is not in `skipped`:\n{}",
+        run.describe()
+    );
+    assert!(
+        reasons
             .iter()
-            .filter(|(i, _)| i == item || i.ends_with(&format!("::{item}")))
-            .map(|(_, r)| r)
-            .collect();
-        assert!(
-            !reasons.is_empty(),
-            "generics: `{item}` is not in `skipped`:\n{}",
-            run.describe()
-        );
-        assert!(
-            reasons
-                .iter()
-                .any(|r| r.contains("parameter") && r.contains("`f`")),
-            "generics: the reason `{item}` was skipped does not name its parameter `f`: {reasons:?}"
-        );
-    }
+            .any(|r| r.contains("parameter") && r.contains("`f`")),
+        "generics: the reason `apply` was skipped does not name its parameter `f`: {reasons:?}"
+    );
     let file = _fixture.read("src/hermetic_tests.rs");
-    for item in ["apply(", "with_closure("] {
-        assert!(
-            !file.contains(item),
-            "generics: a test calls the skipped `{item}..)`:\n{file}"
-        );
-    }
+    // `impl Fn(i32) -> i32` takes a closure written in the call.
+    assert!(
+        file.contains("with_closure(|_| "),
+        "generics: no test passes a closure to `with_closure`:\n{file}"
+    );
+    assert!(
+        !file.contains("apply("),
+        "generics: a test calls the skipped `apply(..)`:\n{file}"
+    );
     // A struct with bounds of its own (`Limits<T: PartialOrd + Copy> where T: Debug`): the
     // driver's impls for it repeat them, so the crate is not failed and `clamp` is called.
     assert!(
@@ -483,6 +485,70 @@ fn cow_text_iterables_and_std_trait_impls_are_called_as_users_write_them() {
     assert!(
         run.count("goals_covered") * 10 >= run.count("goals_total") * 9,
         "less than 90% of the branches:\n{}",
+        run.describe()
+    );
+}
+
+#[test]
+fn closures_are_passed_for_fn_bounds_as_users_write_them() {
+    let (fixture, run) = generate("closures", 1, 1_500);
+    let file = fixture.read("src/hermetic_tests.rs");
+    let flat: String = file.chars().filter(|c| !c.is_whitespace()).collect();
+    // `P: FnMut(&str) -> bool`, `F: FnMut(&str, &str) -> Ordering`, `&T where T: ?Sized +
+    // Fn(&str) -> Option<String>`, `&dyn Fn(u64) -> char`, `Box<dyn FnOnce(&str) -> bool>`:
+    // each a closure written in the call, returning a value the search chose.
+    for expected in [
+        ".filter_entry(|_|",
+        ".sort_by(|_,_|std::cmp::Ordering::",
+        "count_matching(&[",
+        "config_home(&|_|None)",
+        "config_home(&|_|Some(\"/",
+        "retry(",
+        ",&|_|'",
+        "Box::new(|_|",
+    ] {
+        assert!(
+            flat.contains(expected),
+            "no {expected}:\n{file}\n{}",
+            run.describe()
+        );
+    }
+    // A closure kept in a field has no type tests can name: skipped with its reason.
+    let skipped = run.skipped();
+    assert_eq!(skipped.len(), 1, "{}", run.describe());
+    assert!(
+        skipped[0].0 == "Options" && skipped[0].1.contains("closure"),
+        "{skipped:?}"
+    );
+    assert!(
+        run.count("goals_covered") * 10 >= run.count("goals_total") * 9,
+        "less than 90% of the branches:\n{}",
+        run.describe()
+    );
+}
+
+#[test]
+fn files_and_metadata_are_opened_in_the_tests_environment() {
+    let (fixture, run) = generate("handles", 1, 1_500);
+    let file = fixture.read("src/hermetic_tests.rs");
+    let flat: String = file.chars().filter(|c| !c.is_whitespace()).collect();
+    // `File` and `&Metadata` parameters: opened at a path the test's environment holds.
+    for expected in [
+        "usestd::fs::File;",
+        "count_pairs(File::open(\"",
+        "describe(&std::fs::metadata(\"",
+        "hermetic::Env::new()",
+    ] {
+        assert!(
+            flat.contains(expected),
+            "no {expected}:\n{file}\n{}",
+            run.describe()
+        );
+    }
+    assert!(run.skipped().is_empty(), "{}", run.describe());
+    assert!(
+        run.count("goals_covered") * 10 >= run.count("goals_total") * 6,
+        "less than 60% of the branches:\n{}",
         run.describe()
     );
 }

@@ -121,6 +121,26 @@ impl Decode for std::borrow::Cow<'static, str> {
     }
 }
 
+/// A file, by its path: opened for reading in the test's environment (`File::open`). A path
+/// the environment does not hold is not a value of this type: the statement is invalid.
+impl Decode for std::fs::File {
+    fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
+        let path = String::decode(value, slots)?;
+        std::fs::File::open(&path)
+            .map_err(|e| DecodeError::new(format!("cannot open file {path:?}: {e}")))
+    }
+}
+
+/// A file's metadata, by its path (`std::fs::metadata`); a missing path is invalid, as for
+/// `File`.
+impl Decode for std::fs::Metadata {
+    fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
+        let path = String::decode(value, slots)?;
+        std::fs::metadata(&path)
+            .map_err(|e| DecodeError::new(format!("cannot read metadata of {path:?}: {e}")))
+    }
+}
+
 /// An I/O error, by its kind's name: `io::Error::from(io::ErrorKind::NotFound)` is
 /// `"NotFound"`. Kinds stable since Rust 1.53 only, so that tests build on older toolchains.
 impl Decode for std::io::Error {
@@ -405,6 +425,27 @@ mod tests {
         ]);
         let got: Vec<(i8, String)> = decode(&v, &mut slots).unwrap();
         assert_eq!(got, vec![(3, "a".to_string()), (-1, "b".to_string())]);
+    }
+
+    #[test]
+    fn files_and_metadata_are_opened_at_their_path() {
+        use std::io::Read;
+        let mut slots = Slots::default();
+        let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
+        let mut file: std::fs::File = decode(&Value::Str(manifest.into()), &mut slots).unwrap();
+        let mut text = String::new();
+        file.read_to_string(&mut text).unwrap();
+        assert!(text.contains("hermetic-driver"));
+        let meta: std::fs::Metadata = decode(&Value::Str("/".into()), &mut slots).unwrap();
+        assert!(meta.is_dir());
+        let missing = Value::Str("/no/such/file".into());
+        let err = decode::<std::fs::File>(&missing, &mut slots).unwrap_err();
+        assert!(
+            err.0.starts_with("cannot open file \"/no/such/file\""),
+            "{}",
+            err.0
+        );
+        assert!(decode::<std::fs::Metadata>(&missing, &mut slots).is_err());
     }
 
     #[test]

@@ -282,6 +282,21 @@ impl Observe for std::io::Error {
     }
 }
 
+/// A file handle says nothing a test could check again: its descriptor and position are the
+/// process's.
+impl Observe for std::fs::File {
+    fn observe(&self) -> Observed {
+        Observed::Opaque
+    }
+}
+
+/// A file's metadata holds times and inode numbers of the environment: not checked.
+impl Observe for std::fs::Metadata {
+    fn observe(&self) -> Observed {
+        Observed::Opaque
+    }
+}
+
 /// The `Debug` text of a value, for crate types whose fields cannot all be observed.
 pub fn debug_text<T: std::fmt::Debug + ?Sized>(value: &T) -> Observed {
     Observed::Debug(format!("{value:?}"))

@@ -560,6 +560,7 @@ impl Collector<'_> {
                     .map_or_else(|| i.to_string(), |id| id.to_string());
                 let ty = cx
                     .map(&f.ty, Mode::Arg)
+                    .and_then(super::types::not_kept)
                     .map_err(|e| e.within(format!("field `{name}`")))?;
                 Ok((Param { name, ty }, syntax::vis(&f.vis)))
             })

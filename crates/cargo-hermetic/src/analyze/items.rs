@@ -143,7 +143,10 @@ fn fields(cx: &TyCx, fields: &syn::Fields, in_variant: bool) -> Fields {
             .ident
             .as_ref()
             .map_or_else(|| i.to_string(), |id| id.to_string()),
-        ty: cx.map(&f.ty, Mode::Arg).ok(),
+        ty: cx
+            .map(&f.ty, Mode::Arg)
+            .and_then(super::types::not_kept)
+            .ok(),
         vis: if in_variant {
             Vis::Pub
         } else {

@@ -258,10 +258,37 @@ fn numparse_fixture_keeps_private_helpers_and_submodules() {
 }
 
 #[test]
+fn closures_fixture_passes_closures_for_fn_bounds_but_never_keeps_one() {
+    let c = fixture("closures");
+    let closure = |n, r| Ty::Closure(n, b(r));
+    let filter = callable(&c, "Listing::filter_entry");
+    assert_eq!(filter.generic_args, vec![closure(1, Ty::Bool)]);
+    assert_eq!(filter.params[0].ty, closure(1, Ty::Bool));
+    assert_eq!(
+        callable(&c, "Listing::sort_by").params[0].ty,
+        closure(2, Ty::Ordering)
+    );
+    assert_eq!(
+        callable(&c, "config_home").params[0].ty,
+        Ty::Ref(b(closure(1, Ty::Option(b(Ty::String)))))
+    );
+    assert_eq!(
+        callable(&c, "retry").params[1].ty,
+        closure(0, Ty::Result(b(Ty::Int(IntTy::U32)), b(Ty::String)))
+    );
+    assert!(skip_reason(&c, "Options").contains("a closure kept in a field"));
+    assert_eq!(c.skipped.len(), 1, "{:?}", c.skipped);
+}
+
+#[test]
 fn generics_fixture() {
     let c = fixture("generics");
     assert!(skip_reason(&c, "apply").contains("parameter `f`: function pointers"));
-    assert!(skip_reason(&c, "with_closure").contains("parameter `f`: `impl Fn(i32) -> i32`"));
+    // `impl Fn(i32) -> i32`: a closure of one argument returning an `i32`.
+    assert_eq!(
+        callable(&c, "with_closure").params[0].ty,
+        Ty::Closure(1, b(Ty::Int(IntTy::I32)))
+    );
     let largest = callable(&c, "largest");
     assert_eq!(largest.generic_args, vec![I64]);
     assert_eq!(largest.params[0].ty, Ty::Slice(b(I64)));
@@ -290,7 +317,7 @@ fn generics_fixture() {
     );
     let lit = callable(&c, "Wrapper");
     assert_eq!(lit.params[0].ty, I64);
-    assert_eq!(c.skipped.len(), 2, "{:?}", c.skipped);
+    assert_eq!(c.skipped.len(), 1, "{:?}", c.skipped);
 }
 
 #[test]

@@ -267,7 +267,10 @@ fn method(cx: &TyCx, sig: &syn::Signature, defs: &[TypeDef]) -> Result<MockMetho
                 return Err(format!("receiver `self: {}`", text(&r.ty)));
             }
             FnArg::Typed(p) => {
-                let ty = cx.map(&p.ty, Mode::Arg).map_err(|e| e.detail)?;
+                let ty = cx
+                    .map(&p.ty, Mode::Arg)
+                    .and_then(super::types::not_kept)
+                    .map_err(|e| e.detail)?;
                 // A std stand-in (`&mut dyn Write` as `&mut Vec<u8>`) would change the signature.
                 let written = text(&p.ty);
                 let names_trait = written.contains("dyn ") || written.contains("impl ");

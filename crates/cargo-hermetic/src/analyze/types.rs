@@ -403,6 +403,11 @@ impl TyCx<'_> {
         mode: Mode,
         sized: bool,
     ) -> Option<Result<Ty, Why>> {
+        let bounds: Vec<&TypeParamBound> = bounds.collect();
+        if let Some(closure) = self.closure_for_bounds(&bounds, mode, sized) {
+            return Some(closure);
+        }
+        let bounds = bounds.into_iter();
         let mut found = None;
         let mut std_value: Option<(Ty, String)> = None;
         let mut extra = Vec::new();
@@ -515,6 +520,84 @@ impl TyCx<'_> {
     /// A std type for an `impl Trait` parameter bounded by std traits only (`impl AsRef<Path>`,
     /// `impl Into<String>`), from the table of candidates type parameters take. A test passes
     /// it without a turbofish, so only types its literal says are candidates: not integers.
+    /// A closure for bounds such as `FnMut(&DirEntry) -> bool + Send + 'static`; `None` when
+    /// no `Fn*` bound is among them. Its return type must be data the driver can decode and
+    /// clone (no borrow, no crate value): the closure returns it on every call. A closure is
+    /// only passed straight to a call: a type parameter whose value is stored (`mode` is
+    /// `Owned` and the bounds are a type parameter's, `sized`) cannot take one.
+    fn closure_for_bounds(
+        &self,
+        bounds: &[&TypeParamBound],
+        mode: Mode,
+        sized: bool,
+    ) -> Option<Result<Ty, Why>> {
+        let (path, args) = bounds.iter().find_map(|b| match b {
+            TypeParamBound::Trait(tb) if is_closure_bound(&tb.path) => {
+                let last = tb.path.segments.last()?;
+                match &last.arguments {
+                    PathArguments::Parenthesized(a) => Some((&tb.path, a)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        })?;
+        let written = bounds
+            .iter()
+            .map(|b| text(*b))
+            .collect::<Vec<_>>()
+            .join(" + ");
+        if mode == Mode::Owned && sized {
+            return Some(Err(Why::new(
+                SkipReason::Closure,
+                format!("a closure kept inside a value (`{written}`) is not supported"),
+            )));
+        }
+        let extra: Vec<String> = bounds
+            .iter()
+            .filter_map(|b| match b {
+                TypeParamBound::Trait(tb)
+                    if !std::ptr::eq(&tb.path, path)
+                        && !matches!(tb.modifier, syn::TraitBoundModifier::Maybe(_)) =>
+                {
+                    let segs: Vec<String> = tb
+                        .path
+                        .segments
+                        .iter()
+                        .map(|s| s.ident.to_string())
+                        .collect();
+                    (!mock_has(&segs)).then(|| text(&tb.path))
+                }
+                _ => None,
+            })
+            .collect();
+        if !extra.is_empty() {
+            return Some(Err(Why::new(
+                SkipReason::UnmetBound(extra.join(" + ")),
+                format!("a closure is not also `{}`", extra.join(" + ")),
+            )));
+        }
+        let ret = match &args.output {
+            syn::ReturnType::Default => Ok(Ty::Unit),
+            syn::ReturnType::Type(_, t) => self.map(t, Mode::Owned),
+        };
+        Some(
+            ret.and_then(|ret| {
+                if ret.borrows() || !closure_can_return(&ret) {
+                    Err(Why::new(
+                        SkipReason::Closure,
+                        format!(
+                            "a closure returning `{}` is not supported (`{written}`)",
+                            text(&args.output)
+                        ),
+                    ))
+                } else {
+                    Ok(Ty::Closure(args.inputs.len(), Box::new(ret)))
+                }
+            })
+            .map_err(|e| e.within(format!("closure `{written}`"))),
+        )
+    }
+
     fn impl_std(&self, t: &syn::TypeImplTrait, ty: &Type) -> Result<Ty, Why> {
         let param = ParamBounds {
             name: "impl".into(),
@@ -797,6 +880,36 @@ fn no_mock<'b>(mut bounds: impl Iterator<Item = &'b TypeParamBound>, ty: &Type) 
     }
 }
 
+/// Whether a closure can return values of type `t` on every call: data the driver decodes
+/// and clones (numbers, text, paths, times, options, vectors and results of them), not crate
+/// values, mocks, readers or errors, which are built once and not cloned.
+fn closure_can_return(t: &Ty) -> bool {
+    !t.mentions(&|t| {
+        matches!(
+            t,
+            Ty::Adt(..)
+                | Ty::Mock(_)
+                | Ty::Reader
+                | Ty::IntoIter(_)
+                | Ty::IoError
+                | Ty::Closure(..)
+        )
+    })
+}
+
+/// `Err` when `t` holds a closure: a closure is passed straight to a call, never kept in a
+/// field, whose type would have to name it.
+pub fn not_kept(t: Ty) -> Result<Ty, Why> {
+    if t.mentions(&|t| matches!(t, Ty::Closure(..))) {
+        Err(Why::new(
+            SkipReason::Closure,
+            "a closure kept in a field is not supported",
+        ))
+    } else {
+        Ok(t)
+    }
+}
+
 /// Whether a bound is `Fn(..)`, `FnMut(..)` or `FnOnce(..)`.
 pub fn is_closure_bound(path: &syn::Path) -> bool {
     path.segments
@@ -1011,6 +1124,55 @@ mod tests {
     }
 
     #[test]
+    fn maps_files_and_metadata() {
+        let lib = "use std::fs::{self, File};";
+        let std_ty = |k| Ty::Std(k, Vec::new());
+        assert_eq!(map(lib, "File", Mode::Arg), Ok(std_ty(StdTy::File)));
+        assert_eq!(
+            map(lib, "&mut std::fs::File", Mode::Arg),
+            Ok(Ty::RefMut(b(std_ty(StdTy::File))))
+        );
+        assert_eq!(
+            map(lib, "&fs::Metadata", Mode::Arg),
+            Ok(Ty::Ref(b(std_ty(StdTy::Metadata))))
+        );
+        assert_eq!(
+            map(lib, "std::io::Result<File>", Mode::Ret),
+            Ok(Ty::Result(b(std_ty(StdTy::File)), b(Ty::IoError)))
+        );
+    }
+
+    #[test]
+    fn maps_closure_bounds_to_closures_returning_a_value() {
+        let lib = "use std::cmp::Ordering;";
+        let closure = |n, r| Ty::Closure(n, b(r));
+        assert_eq!(
+            map(lib, "impl Fn(i32) -> i32", Mode::Arg),
+            Ok(closure(1, Ty::Int(IntTy::I32)))
+        );
+        assert_eq!(
+            map(
+                lib,
+                "impl FnMut(&str, &str) -> Ordering + Send + Sync + 'static",
+                Mode::Arg
+            ),
+            Ok(closure(2, Ty::Ordering))
+        );
+        assert_eq!(
+            map(lib, "impl FnOnce()", Mode::Arg),
+            Ok(closure(0, Ty::Unit))
+        );
+        assert_eq!(
+            map(lib, "&dyn Fn(u64) -> char", Mode::Arg),
+            Ok(Ty::Ref(b(closure(1, Ty::Char))))
+        );
+        assert_eq!(
+            map(lib, "Box<dyn FnOnce(&str) -> Option<String>>", Mode::Arg),
+            Ok(Ty::Box(b(closure(1, Ty::Option(b(Ty::String))))))
+        );
+    }
+
+    #[test]
     fn explains_unsupported_types() {
         let lib = "pub struct L<'a>(&'a str); pub struct W<T>(T); type Table = VecDeque<u8>; use std::collections::{HashMap, VecDeque};";
         let err = |ty: &str, mode| map(lib, ty, mode).unwrap_err();
@@ -1018,7 +1180,10 @@ mod tests {
             err("fn(i32) -> i32", Mode::Arg),
             "function pointers are not supported (`fn(i32) -> i32`)"
         );
-        assert!(err("impl Fn(i32) -> i32", Mode::Arg).contains("`impl Fn(i32) -> i32`"));
+        // Closures returning crate values or borrows, or kept in a stored type parameter.
+        assert!(err("impl Fn(i32) -> W<u8>", Mode::Arg).contains("a closure returning"));
+        assert!(err("impl Fn(&str) -> &str", Mode::Arg).starts_with("closure `Fn(&str) -> &str`"));
+        assert!(err("impl Fn(i32) -> i32 + Clone", Mode::Arg).contains("not also `Clone`"));
         assert!(err("&mut [u8]", Mode::Arg).contains("mutable slices"));
         assert_eq!(
             map(lib, "Option<&str>", Mode::Arg),

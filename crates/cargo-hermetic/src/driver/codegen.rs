@@ -255,6 +255,9 @@ fn arg_code(cluster: &Cluster, m: ModuleId, t: &Ty, k: usize, held: bool) -> Res
     let var = format_ident!("a{}", k);
     let slot = format_ident!("slot{}", k);
     let none = TokenStream::new();
+    if t.mentions(&|t| matches!(t, Ty::Closure(..))) {
+        return closure_arg(cluster, m, t, k);
+    }
     if let Ty::Ref(inner) | Ty::RefMut(inner) = t {
         if matches!(**inner, Ty::Adt(..) | Ty::Mock(_)) {
             let tt = ty(cluster, inner, m);
@@ -330,6 +333,35 @@ fn arg_code(cluster: &Cluster, m: ModuleId, t: &Ty, k: usize, held: bool) -> Res
         setup: quote!(#(#setup)*),
         expr,
         teardown: none,
+    })
+}
+
+/// A closure argument (`Ty::Closure`, alone or behind `&`, `&mut`, `Box`): its return value is
+/// decoded before the call and the closure is written in the call itself, where the callee's
+/// `Fn*` bound gives its parameters their types (a closure bound to a variable first would not
+/// take references of any lifetime). It ignores its arguments and returns a clone of the value.
+fn closure_arg(cluster: &Cluster, m: ModuleId, t: &Ty, k: usize) -> Result<ArgCode, Why> {
+    let (wrap, inner): (fn(TokenStream) -> TokenStream, &Ty) = match t {
+        Ty::Closure(..) => (|c| c, t),
+        Ty::Ref(inner) => (|c| quote!(&(#c)), inner),
+        Ty::RefMut(inner) => (|c| quote!(&mut (#c)), inner),
+        Ty::Box(inner) => (|c| quote!(::std::boxed::Box::new(#c)), inner),
+        _ => (|c| c, t),
+    };
+    let Ty::Closure(arity, ret) = inner else {
+        return Err(Why::new(
+            SkipReason::Closure,
+            format!("a closure inside `{}` is not supported", ty(cluster, t, m)),
+        ));
+    };
+    let var = format_ident!("r{}", k);
+    let rt = ty(cluster, ret, m);
+    let pats = (0..*arity).map(|_| quote!(_));
+    let closure = quote!(move |#(#pats),*| ::std::clone::Clone::clone(&#var));
+    Ok(ArgCode {
+        setup: quote!(let #var: #rt = ::hermetic_driver::decode::<#rt>(&args[#k], slots)?;),
+        expr: wrap(closure),
+        teardown: TokenStream::new(),
     })
 }
 
@@ -562,6 +594,18 @@ fn call_body(cluster: &Cluster, id: usize) -> Result<TokenStream, Why> {
             _ => quote!(::hermetic_driver::keep(ret)),
         },
     };
+    if c.ret.holds_closure() {
+        return Ok(quote! {
+            #(#setup)*
+            let _ret = #call;
+            #(#teardown)*
+            Ok(::hermetic_driver::Returned {
+                observed: Some(::hermetic_driver::Observed::Opaque),
+                stored: None,
+                observer: None,
+            })
+        });
+    }
     Ok(quote! {
         #(#setup)*
         let ret: #ret_ty = #call;
@@ -706,6 +750,39 @@ mod tests {
         };
         for name in ["Slots", "Returned", "Observed::"] {
             assert!(!bare(name), "`{name}` is not spelled in full:\n{src}");
+        }
+    }
+
+    #[test]
+    fn closures_are_written_in_the_call_and_return_a_decoded_value() {
+        let cluster = crate::analyze::analyze_lib(
+            "pub fn keep<P: FnMut(&str) -> bool>(names: Vec<String>, mut p: P) -> usize { names.iter().filter(|n| p(n)).count() }\n\
+             pub fn home<T: ?Sized + Fn(&str) -> Option<String>>(env: &T) -> bool { env(\"HOME\").is_some() }\n\
+             pub struct Filter<P> { p: P }\n\
+             pub fn filtered<P: FnMut(&str) -> bool>(p: P) -> Filter<P> { Filter { p } }\n",
+        );
+        let (files, unsupported) = generate(&cluster, &Disabled::default());
+        assert!(unsupported.is_empty());
+        let flat: String = files[0]
+            .source
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
+        for expected in [
+            // The return value is decoded before the call...
+            "letr1:bool=::hermetic_driver::decode::<bool>(&args[1usize],slots)?;",
+            // ...and the closure, typed by the callee's bound, is written in the call.
+            "keep::<_>(a0,move|_|::std::clone::Clone::clone(&r1))",
+            "letr0:Option<String>=",
+            "home::<_>(&(move|_|::std::clone::Clone::clone(&r0)))",
+            // A result holding the closure has a type without a name: neither kept nor observed.
+            "let_ret=filtered::<_>(move|_|::std::clone::Clone::clone(&r0));",
+        ] {
+            assert!(
+                flat.contains(expected),
+                "no {expected}:\n{}",
+                files[0].source
+            );
         }
     }
 

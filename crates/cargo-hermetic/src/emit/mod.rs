@@ -1139,6 +1139,12 @@ impl Writer<'_> {
             items.iter().map(|v| rec(v, t)).collect()
         };
         Some(match (v, ty) {
+            // `|_, _| true`: written in the call, where the callee's bound types its parameters.
+            (v, Ty::Closure(arity, ret)) => {
+                let inner = rec(v, ret)?;
+                let pats = (0..*arity).map(|_| quote!(_));
+                quote!(|#(#pats),*| #inner)
+            }
             (v, Ty::Box(t)) => {
                 let inner = rec(v, t)?;
                 quote!(Box::new(#inner))
@@ -1208,6 +1214,9 @@ impl Writer<'_> {
             (Value::Str(s), Ty::String) => {
                 let s = Literal::string(s);
                 quote!(#s.to_string())
+            }
+            (Value::Str(s), Ty::Std(kind, _)) if kind.is_fs_handle() => {
+                oracle::fs_handle_literal(self.cluster, self.home, *kind, s)
             }
             (Value::Str(s), Ty::Std(kind, _)) if kind.is_text() => {
                 oracle::text_literal(self.cluster, self.home, *kind, s)
@@ -1281,6 +1290,8 @@ impl Writer<'_> {
 fn says_its_type(t: &Ty) -> bool {
     match t {
         Ty::Str | Ty::String | Ty::Bool | Ty::Char | Ty::Unit | Ty::IoError => true,
+        // The callee's `Fn*` bound types the closure, whatever it returns.
+        Ty::Closure(..) => true,
         Ty::Std(kind, _) => kind.is_text() || kind.is_time(),
         Ty::Adt(_, args) => args.is_empty(),
         _ => false,

@@ -257,6 +257,8 @@ impl Oracle<'_> {
             }
             // Only its kind is observed; `emit` checks that with `.kind()`.
             Ty::IoError => false,
+            // Closures are passed, never results.
+            Ty::Closure(..) => false,
             // Generated mocks implement `Debug` (as their name) and nothing else.
             Ty::Mock(_) => name == "Debug",
             Ty::Reader => name == "Debug",
@@ -265,6 +267,8 @@ impl Oracle<'_> {
             // The driver's stand-in, never a result: `Debug` only.
             Ty::Range(t, RangeKind::Bounds) => name == "Debug" && rec(t),
             Ty::Std(kind, _) if kind.is_text() => true,
+            // Opaque handles: `Debug` only, never compared.
+            Ty::Std(kind, _) if kind.is_fs_handle() => name == "Debug",
             Ty::Std(_, args) => args.iter().all(rec),
         }
     }
@@ -617,6 +621,25 @@ pub(crate) fn text_literal(cluster: &Cluster, home: ModuleId, kind: StdTy, s: &s
         StdTy::PathStr => quote!(#s),
         StdTy::PathRef | StdTy::OsStrRef => quote!(#name::new(#s)),
         _ => quote!(#name::from(#s)),
+    }
+}
+
+/// A file system handle of type `kind` opened at `path`: `File::open("/etc/hosts").unwrap()`,
+/// `std::fs::metadata("/etc").unwrap()`. The test's environment holds the file, or the
+/// driver could not have opened it.
+pub(crate) fn fs_handle_literal(
+    cluster: &Cluster,
+    home: ModuleId,
+    kind: StdTy,
+    path: &str,
+) -> TokenStream {
+    let path = Literal::string(path);
+    match kind {
+        StdTy::Metadata => quote!(std::fs::metadata(#path).unwrap()),
+        _ => {
+            let name = rust_syntax::std_name(cluster, kind, home);
+            quote!(#name::open(#path).unwrap())
+        }
     }
 }
 

@@ -1463,3 +1463,131 @@ fn io_errors_are_passed_by_their_kind() {
         "{file}"
     );
 }
+
+#[test]
+fn closures_are_written_in_the_call_returning_their_value() {
+    let mut cluster = functions(vec![
+        (
+            "keep",
+            vec![
+                param("names", Ty::Slice(Box::new(Ty::Str))),
+                param("pred", Ty::Closure(1, Box::new(Ty::Bool))),
+            ],
+            Ty::Int(IntTy::Usize),
+        ),
+        (
+            "order",
+            vec![param("cmp", Ty::Closure(2, Box::new(Ty::Ordering)))],
+            Ty::Bool,
+        ),
+        (
+            "lookup",
+            vec![param(
+                "env",
+                Ty::Ref(Box::new(Ty::Closure(
+                    1,
+                    Box::new(Ty::Option(Box::new(Ty::String))),
+                ))),
+            )],
+            Ty::Bool,
+        ),
+        (
+            "hook",
+            vec![param(
+                "f",
+                Ty::Box(Box::new(Ty::Closure(0, Box::new(Ty::Unit)))),
+            )],
+            Ty::Bool,
+        ),
+    ]);
+    // `fn keep<P: Fn(&str) -> bool>`: the closure's type is inferred, never written.
+    cluster.callables[0].generic_args = vec![Ty::Closure(1, Box::new(Ty::Bool))];
+    cluster.callables[0].generics_inferred = true;
+    let tests = [
+        completed(
+            0,
+            vec![stmt(
+                0,
+                vec![Value::Seq(vec![Value::Str("a".into())]), Value::Bool(true)],
+            )],
+            vec![Some(Observed::Int(1))],
+        ),
+        completed(
+            0,
+            vec![stmt(1, vec![Value::Int(-1)])],
+            vec![Some(Observed::Bool(true))],
+        ),
+        completed(
+            0,
+            vec![stmt(
+                2,
+                vec![Value::Opt(Some(Box::new(Value::Str("/etc".into()))))],
+            )],
+            vec![Some(Observed::Bool(true))],
+        ),
+        completed(
+            0,
+            vec![stmt(3, vec![Value::Unit])],
+            vec![Some(Observed::Bool(false))],
+        ),
+    ];
+    let file = emit_with(&cluster, &tests);
+    let flat: String = file.chars().filter(|c| !c.is_whitespace()).collect();
+    for expected in [
+        "keep(&[\"a\"],|_|true)",
+        "order(|_,_|std::cmp::Ordering::Less)",
+        "lookup(&|_|Some(\"/etc\".to_string()))",
+        "hook(Box::new(||()))",
+    ] {
+        assert!(flat.contains(expected), "no {expected}:\n{file}");
+    }
+}
+
+#[test]
+fn files_and_metadata_are_opened_at_their_path_and_not_compared() {
+    let cluster = functions(vec![
+        (
+            "count_pairs",
+            vec![param("file", std_ty(StdTy::File))],
+            Ty::Int(IntTy::Usize),
+        ),
+        (
+            "describe",
+            vec![param("meta", Ty::Ref(Box::new(std_ty(StdTy::Metadata))))],
+            Ty::Str,
+        ),
+        (
+            "open_settings",
+            vec![param("dir", std_ty(StdTy::PathRef))],
+            Ty::Result(Box::new(std_ty(StdTy::File)), Box::new(Ty::IoError)),
+        ),
+    ]);
+    let tests = [
+        completed(
+            0,
+            vec![stmt(0, vec![Value::Str("/etc/app.env".into())])],
+            vec![Some(Observed::Int(2))],
+        ),
+        completed(
+            0,
+            vec![stmt(1, vec![Value::Str("/".into())])],
+            vec![Some(Observed::Str("directory".into()))],
+        ),
+        completed(
+            0,
+            vec![stmt(2, vec![Value::Str("/etc".into())])],
+            vec![Some(Observed::Ok(Box::new(Observed::Opaque)))],
+        ),
+    ];
+    let file = emit_with(&cluster, &tests);
+    let flat: String = file.chars().filter(|c| !c.is_whitespace()).collect();
+    for expected in [
+        "usestd::fs::File;",
+        "count_pairs(File::open(\"/etc/app.env\").unwrap()),2",
+        "describe(&std::fs::metadata(\"/\").unwrap()),\"directory\"",
+        "open_settings(Path::new(\"/etc\"))",
+    ] {
+        assert!(flat.contains(expected), "no {expected}:\n{file}");
+    }
+    assert!(!flat.contains("usestd::fs::{"), "{file}");
+}

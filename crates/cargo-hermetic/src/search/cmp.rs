@@ -197,7 +197,9 @@ fn byte_leaves(ty: &Ty, v: &Value, out: &mut Vec<Vec<u8>>) {
         (Some(Bytes::Text), Value::Str(s)) => out.push(s.as_bytes().to_vec()),
         (Some(Bytes::Raw(_)), Value::Seq(items)) => out.push(items.iter().map(byte_of).collect()),
         _ => match (ty, v) {
-            (Ty::Box(t) | Ty::Ref(t) | Ty::RefMut(t), v) => byte_leaves(t, v, out),
+            (Ty::Box(t) | Ty::Ref(t) | Ty::RefMut(t) | Ty::Closure(_, t), v) => {
+                byte_leaves(t, v, out)
+            }
             (Ty::Option(t), Value::Opt(Some(v))) => byte_leaves(t, v, out),
             (Ty::Vec(t) | Ty::Slice(t) | Ty::Array(t, _), Value::Seq(items)) => {
                 items.iter().for_each(|i| byte_leaves(t, i, out))
@@ -255,7 +257,9 @@ fn set_bytes(ty: &Ty, v: &mut Value, n: &mut usize, f: &mut dyn FnMut(&[u8]) -> 
             true
         }
         (_, v) => match (ty, v) {
-            (Ty::Box(t) | Ty::Ref(t) | Ty::RefMut(t), v) => set_bytes(t, v, n, f),
+            (Ty::Box(t) | Ty::Ref(t) | Ty::RefMut(t) | Ty::Closure(_, t), v) => {
+                set_bytes(t, v, n, f)
+            }
             (Ty::Option(t), Value::Opt(Some(v))) => set_bytes(t, v, n, f),
             (Ty::Vec(t) | Ty::Slice(t) | Ty::Array(t, _), Value::Seq(items)) => {
                 items.iter_mut().any(|i| set_bytes(t, i, n, f))

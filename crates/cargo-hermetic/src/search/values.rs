@@ -207,7 +207,10 @@ pub fn random_value(rng: &mut ChaCha8Rng, pool: &ValuePool, ty: &Ty, depth: usiz
                 Value::Err(Box::new(random_value(rng, pool, e, depth + 1)))
             }
         }
-        Ty::Box(e) | Ty::Ref(e) | Ty::RefMut(e) => random_value(rng, pool, e, depth),
+        // A closure's value is what it returns.
+        Ty::Box(e) | Ty::Ref(e) | Ty::RefMut(e) | Ty::Closure(_, e) => {
+            random_value(rng, pool, e, depth)
+        }
         // Crate types come from statements; the generator never asks for them here.
         Ty::Adt(..) | Ty::Mock(_) => Value::Unit,
         Ty::IoError => Value::Str(IO_ERROR_KINDS.choose(rng).expect("non-empty").to_string()),
@@ -771,7 +774,9 @@ pub fn mutate_value(rng: &mut ChaCha8Rng, pool: &ValuePool, ty: &Ty, value: &Val
                 Value::Opt(Some(Box::new(mutate_value(rng, pool, e, v))))
             }
         }
-        (Ty::Box(e) | Ty::Ref(e) | Ty::RefMut(e), v) => mutate_value(rng, pool, e, v),
+        (Ty::Box(e) | Ty::Ref(e) | Ty::RefMut(e) | Ty::Closure(_, e), v) => {
+            mutate_value(rng, pool, e, v)
+        }
         _ if contains_adt(ty) => value.clone(),
         _ => random_value(rng, pool, ty, 0),
     }
