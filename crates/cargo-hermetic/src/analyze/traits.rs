@@ -36,24 +36,12 @@ pub fn declare(mods: &[ModuleSrc], names: &mut Names) -> Vec<TraitInfo> {
 /// parameter bounded by a trait no mock can implement (a `Copy` supertrait, say).
 fn find_primitive_implementors(mods: &[ModuleSrc], names: &Names, infos: &mut [TraitInfo]) {
     let mut found: Vec<Vec<Ty>> = vec![Vec::new(); infos.len()];
-    for (m, src) in mods.iter().enumerate() {
-        for item in &src.items {
-            let Item::Impl(imp) = item else {
-                continue;
-            };
-            let Some((None, path, _)) = &imp.trait_ else {
-                continue;
-            };
-            let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-            let Target::Trait(t) = names.resolve(m, &segs) else {
-                continue;
-            };
-            let syn::Type::Path(p) = &*imp.self_ty else {
-                continue;
-            };
-            if let Some(ty) = p.path.get_ident().and_then(|i| primitive(&i.to_string())) {
-                found[t].push(ty);
-            }
+    for (_, t, imp) in trait_impls(mods, names) {
+        let syn::Type::Path(p) = &*imp.self_ty else {
+            continue;
+        };
+        if let Some(ty) = p.path.get_ident().and_then(|i| primitive(&i.to_string())) {
+            found[t].push(ty);
         }
     }
     let default = [Ty::Float(FloatTy::F64), Ty::Int(IntTy::I32)];
@@ -146,26 +134,37 @@ pub fn collect(
 
 /// `impl Trait for Type` items of the crate, for types tests can name without parameters.
 fn find_implementors(mods: &[ModuleSrc], names: &Names, defs: &[TypeDef], traits: &mut [TraitDef]) {
-    for (m, src) in mods.iter().enumerate() {
-        for item in &src.items {
-            let Item::Impl(imp) = item else {
-                continue;
-            };
-            let Some((None, path, _)) = &imp.trait_ else {
-                continue;
-            };
-            let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
-            let Target::Trait(t) = names.resolve(m, &segs) else {
-                continue;
-            };
-            let Some(ty) = self_type_id(names, m, &imp.self_ty) else {
-                continue;
-            };
-            if defs[ty].generics.is_empty() && !traits[t].implementors.contains(&ty) {
-                traits[t].implementors.push(ty);
-            }
+    for (m, t, imp) in trait_impls(mods, names) {
+        let Some(ty) = self_type_id(names, m, &imp.self_ty) else {
+            continue;
+        };
+        if defs[ty].generics.is_empty() && !traits[t].implementors.contains(&ty) {
+            traits[t].implementors.push(ty);
         }
     }
+}
+
+/// The crate's `impl Trait for Type` items of its own traits (not negative impls), with the
+/// module each is in and the trait's id.
+fn trait_impls<'a>(
+    mods: &'a [ModuleSrc],
+    names: &'a Names,
+) -> impl Iterator<Item = (usize, usize, &'a syn::ItemImpl)> + 'a {
+    mods.iter().enumerate().flat_map(move |(m, src)| {
+        src.items.iter().filter_map(move |item| {
+            let Item::Impl(imp) = item else {
+                return None;
+            };
+            let Some((None, path, _)) = &imp.trait_ else {
+                return None;
+            };
+            let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+            match names.resolve(m, &segs) {
+                Target::Trait(t) => Some((m, t, imp)),
+                _ => None,
+            }
+        })
+    })
 }
 
 /// Reports the traits no mock can implement (only those a callable needed are interesting,
