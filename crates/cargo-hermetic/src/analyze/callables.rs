@@ -45,6 +45,20 @@ struct ImplCx<'a> {
     lifetimes: Vec<String>,
 }
 
+impl<'a> ImplCx<'a> {
+    fn new(imp: &'a syn::ItemImpl, params: Vec<ParamBounds>) -> Self {
+        ImplCx {
+            self_ty: &imp.self_ty,
+            params,
+            lifetimes: imp
+                .generics
+                .lifetimes()
+                .map(|l| l.lifetime.ident.to_string())
+                .collect(),
+        }
+    }
+}
+
 /// Walks the items of every module and turns what tests can call into `Callable`s.
 pub struct Collector<'a> {
     pub names: &'a Names,
@@ -319,15 +333,7 @@ impl Collector<'_> {
             }
             return;
         };
-        let cx = params.map(|params| ImplCx {
-            self_ty: &imp.self_ty,
-            params,
-            lifetimes: imp
-                .generics
-                .lifetimes()
-                .map(|l| l.lifetime.ident.to_string())
-                .collect(),
-        });
+        let cx = params.map(|params| ImplCx::new(imp, params));
         for f in fns {
             let name = f.sig.ident.to_string();
             let shown = format!("{type_name}::{name}");
@@ -406,15 +412,7 @@ impl Collector<'_> {
         };
         let shown = format!("{type_name}::{}", call.ident);
         let sig = generics::collect(&imp.generics, &mut []).and_then(|params| {
-            let cx = ImplCx {
-                self_ty: &imp.self_ty,
-                params,
-                lifetimes: imp
-                    .generics
-                    .lifetimes()
-                    .map(|l| l.lifetime.ident.to_string())
-                    .collect(),
-            };
+            let cx = ImplCx::new(imp, params);
             self.signature(m, &call, Some(&cx))
         });
         let sig = match sig {
