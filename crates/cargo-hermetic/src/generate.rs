@@ -4,6 +4,7 @@ use crate::cli::GenerateArgs;
 use crate::cluster::Cluster;
 use crate::commit::Changes;
 use crate::driver::{build, goals, lines, process};
+use crate::emit::attributes::Isolated;
 use crate::emit::Suite;
 use crate::isolate::Isolation;
 use crate::report::{Branch, FindingReport, Report, UncoveredLine, UncoveredReport};
@@ -302,7 +303,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         cargo_args: &target.features.cargo_args,
     };
     // The tests' fakes answer only where the attributes are: verification places them too.
-    let verify_attributes = isolation.for_tests(&cluster, &files);
+    let verify_attributes = emit::attributes::needed_by(&isolation, &cluster, &files);
     let mut verified = if args.no_verify {
         verify::Verified::unchecked(files)
     } else {
@@ -324,7 +325,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         .into_iter()
         .filter(|f| !f.test_names.is_empty())
         .collect();
-    isolation.decide(&cluster, &files, &target.crate_dir)?;
+    let mut isolated = Isolated::decide(isolation, &cluster, &files, &target.crate_dir)?;
     let tests_emitted: usize = files.iter().map(|f| f.test_names.len()).sum();
     let tests_without_assertions = outcome
         .tests
@@ -354,7 +355,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         &files,
         &runtime,
         &mut |changes| {
-            isolation.add_to(changes, &cluster, &target.crate_dir)?;
+            isolated.add_to(changes, &cluster, &target.crate_dir)?;
             changes.append(std::mem::take(&mut along));
             Ok(())
         },
@@ -379,7 +380,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         }
     }
     if args.dry_run {
-        for preview in isolation.preview(&cluster, &target.crate_dir) {
+        for preview in isolated.preview(&cluster, &target.crate_dir) {
             println!("{preview}");
         }
     }
@@ -477,7 +478,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         tests_using_mocks: files.iter().map(|f| f.using_mocks.len()).sum(),
         tests_using_fakes: files.iter().map(|f| f.using_fakes.len()).sum(),
         goals_needing_fakes: outcome.goals_needing_fakes,
-        isolation: isolation.report(&cluster, &files),
+        isolation: isolated.report(&cluster, &files),
         goals_needing_private: outcome.goals_needing_private,
         goals_needing_mocks: outcome.goals_needing_mocks,
         executions: outcome.executions,

@@ -1,7 +1,7 @@
 //! The run's report: a short summary table for people, and JSON for tools.
 
 use crate::cluster::Skipped;
-use crate::isolate::IsolationReport;
+use crate::emit::attributes::IsolationReport;
 use crate::mutation::MutationReport;
 use crate::skip::ReasonCount;
 use crate::verify;

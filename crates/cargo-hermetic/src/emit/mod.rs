@@ -5,6 +5,7 @@
 //! assertion (chosen by the [`oracle`]) for every other returned value. Code is built with
 //! `quote` and printed with `prettyplease`; [`place`] puts the files into the user's crate.
 
+pub mod attributes;
 mod environment;
 mod layout;
 mod lints;
