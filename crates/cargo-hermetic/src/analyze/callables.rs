@@ -184,6 +184,9 @@ impl Collector<'_> {
             subst: &no_subst,
             expanding: &[],
         };
+        let mut own = own;
+        scope.unalias_bounds(&mut own);
+        scope.unalias_bounds(&mut outer);
         let stored = |p: &ParamBounds| scope.mock_for_bounds(p.bounds.iter(), Mode::Owned, true);
         let mut subst: BTreeMap<String, Ty> = generics::choose(&outer, &stored, Values::Owned)?
             .into_iter()

@@ -1187,3 +1187,20 @@ fn a_trait_no_mock_can_implement_takes_the_primitive_the_crate_implements_it_for
     assert!(c.callables.iter().all(|k| k.name != "boxed"));
     assert!(skip_reason(&c, "none").contains("cannot be mocked"));
 }
+
+#[test]
+fn a_bound_on_a_crate_alias_is_read_as_its_target() {
+    // shellexpand 3: `pub type Xstr = str;` in one module, `SI: AsRef<Xstr>` in another.
+    let c = inline(&[(
+        "lib.rs",
+        "mod strings { pub type Xstr = str; pub type Alias2 = Xstr; }
+         use strings::{Alias2, Xstr};
+         pub fn tilde<SI: ?Sized>(input: &SI) -> usize where SI: AsRef<Xstr> { input.as_ref().len() }
+         pub fn twice<SI: AsRef<Alias2> + ?Sized>(input: &SI) -> usize { input.as_ref().len() }
+         pub fn env(input: &str) -> std::borrow::Cow<'_, Xstr> { input.into() }",
+    )]);
+    for name in ["tilde", "twice"] {
+        assert_eq!(callable(&c, name).generic_args, vec![Ty::Str], "{name}");
+    }
+    assert_eq!(callable(&c, "env").ret, Ty::Std(StdTy::CowStr, Vec::new()));
+}
