@@ -69,7 +69,7 @@ publish = false
 hermetic = { path = "../hermetic" }
 hermetic-protocol = { path = "../hermetic-protocol" }
 hermetic-sandbox = { path = "../hermetic-sandbox" }
-libc = "0.2.140"
+libc = "0.2.188"
 serde = { version = "1", features = ["derive"] }
 serde_json = "1"
 "#;
@@ -118,7 +118,7 @@ publish = false
 
 [dependencies]
 landlock = "0.4"
-libc = "0.2.140"
+libc = "0.2.188"
 "#;
 
 const PROTOCOL_MANIFEST: &str = r#"[package]
@@ -496,4 +496,25 @@ pub fn inject_modules(
         std::fs::write(&file, text).with_context(|| format!("write {}", file.display()))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::tests::{crate_dir, dependencies};
+
+    /// The support crates' manifests are carried as text: their dependencies must stay those of
+    /// the crates (a sandbox needing a newer libc than its carried manifest asks for breaks
+    /// the driver build of every crate whose lock file pins an older one).
+    #[test]
+    fn the_carried_manifests_have_the_crates_dependencies() {
+        for (name, carried) in [
+            ("hermetic-driver", DRIVER_MANIFEST),
+            ("hermetic-sandbox", SANDBOX_MANIFEST),
+            ("hermetic-protocol", PROTOCOL_MANIFEST),
+        ] {
+            let real = std::fs::read_to_string(crate_dir(name).join("Cargo.toml")).unwrap();
+            assert_eq!(dependencies(carried), dependencies(&real), "{name}");
+        }
+    }
 }
