@@ -7,11 +7,12 @@
 //! (`Observe`). The engine uses the same `hermetic_protocol` types on its side of the pipe.
 //!
 //! The pieces: [`server`] (the fork server), [`coverage`] (the SanitizerCoverage callbacks),
-//! [`decode`] and [`observe`], [`environment`] (the per-execution `hermetic::Env`), [`fakes`]
-//! (isolated calls' fakes and what they answered), [`mock`] (call counts of generated mocks),
-//! [`mutant`] (the mutants' switch and the `extern "C"` helpers the schemata call), [`sandbox`]
-//! (the driver's part of the containment; refusals come back per statement in
-//! `ExecReport.refusals`), [`leftovers`] (what a test case leaves behind) and [`slots`].
+//! [`decode`](mod@decode) and [`observe`](mod@observe), [`environment`] (the per-execution
+//! `hermetic::Env`), [`fakes`] (isolated calls' fakes and what they answered), [`mock`] (call
+//! counts of generated mocks), [`mutant`] (the mutants' switch and the `extern "C"` helpers the
+//! schemata call), [`sandbox`] (the driver's part of the containment; refusals come back per
+//! statement in `ExecReport.refusals`), [`leftovers`] (what a test case leaves behind) and
+//! [`slots`].
 //!
 //! Invariants: never linked into the user's own tests; every execution runs in a fresh forked
 //! child, inside an `Env`, contained; a crash of the child is a report, never a crash of the
