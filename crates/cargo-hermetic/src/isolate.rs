@@ -10,6 +10,12 @@
 //! written; options of ours other than `only(..)` (`returns(..)` restrictions) are kept.
 //! Which attributes the user's crate gets is decided once the tests are known
 //! (`emit::attributes`); this module plans the units and fakes and edits a module's text.
+//!
+//! Other crates' callees' signatures are read from their sources (std-typed results only). Each
+//! callee gets a `FakeDef` and a `CallableKind::Fake` callable: a statement setting the fake up,
+//! its one parameter the values (`Vec<ret>`). An attribute is added after the item's other
+//! attributes, ours rewritten in place (other options kept), taken out when empty, and laid out as
+//! rustfmt does.
 
 use crate::analyze::calls::{impl_name, isolate_attr};
 use crate::analyze::syntax::Offsets;

@@ -1,7 +1,8 @@
 //! `cargo hermetic`: writes deterministic, isolated unit tests for a Rust crate.
 //!
-//! Data flows one way: analyze → driver → search → oracle → emit → verify → report. Only this
-//! file, `generate`'s progress lines and `report` write to the terminal.
+//! Data flows one way: analyze → driver → search → emit (oracle) → verify → report (the full
+//! order is `LAYERS` in `tests/layers.rs`). Only this file, the commands' progress lines,
+//! `--dry-run`'s listing of the files and `report` write to the terminal.
 
 mod analyze;
 mod cargo;

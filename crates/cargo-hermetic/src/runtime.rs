@@ -1,6 +1,10 @@
 //! The `hermetic` runtime crate, carried inside this binary: written where the driver's build
 //! finds it, and into the user's repository when their tests use it (`--runtime vendored`), so
 //! neither an installed `cargo-hermetic` nor the tests it writes need the tool's source tree.
+//!
+//! Its sources (listed by `build.rs`) are written to `<work_dir>/support/hermetic` for the copies
+//! (`shadow.rs`) and, with `--runtime vendored` (the default for a new entry), to
+//! `.hermetic/runtime/` at the user's workspace root.
 
 use crate::commit::Changes;
 use anyhow::{Context, Result};

@@ -1,5 +1,17 @@
 //! The shadow copy: the user's crate copied under the target directory, where the driver is
 //! injected and built. The user's tree is only ever read.
+//!
+//! The copy's root declares `extern crate hermetic_driver;` (in tests; `declare_extern_crate`),
+//! without which edition 2015 crates cannot name `::hermetic_driver`. Each copy reaches the support
+//! crates (`<work_dir>/support`: runtime, driver, protocol, sandbox) through a link inside it,
+//! `.hermetic-support`, so they are inside the copy's workspace and cargo derives their build
+//! metadata from relative paths: the driver's executable, down to where its heap starts, does not
+//! depend on where the user's crate lives (code that compares addresses searches alike in a
+//! teammate's clone). Whatever `hermetic` entry the user's manifest has, copies build against the
+//! carried runtime. The support crates' sources are embedded in this binary.
+//!
+//! The user's tree is only read until the verified tests are committed, and then written only by
+//! [`crate::commit`].
 
 use crate::cluster::{Cluster, ModuleBody};
 use anyhow::{bail, Context, Result};

@@ -1,4 +1,8 @@
 //! Turning protocol values into Rust arguments.
+//!
+//! `Decode` builds `Range` and `RangeInclusive` and, for `impl RangeBounds<T>` parameters,
+//! [`AnyRange<T>`], one type for every range form, from a `Value::Range`; an unsigned integer past
+//! `i128::MAX` travels as `Value::BigUint`.
 
 use crate::protocol::{DecodeError, Value};
 use crate::slots::Slots;

@@ -10,6 +10,10 @@
 //! literal), `self` and fields: no type inference, so a method call whose receiver's type the
 //! body does not show is not listed. Only callees a fake can stand in for are listed: not
 //! generic, returning something other than `()` that holds no borrow.
+//!
+//! Each callee comes with how the unit names it (its `only(..)` entry) and the restriction the
+//! unit's attribute puts on it; the unit's existing isolate attributes are read with their byte
+//! ranges, for `isolate.rs` to edit.
 
 use super::modules::ModuleSrc;
 use super::names::{Names, Target};

@@ -4,6 +4,16 @@
 //! Each test becomes straight-line code: a `let` for every value a later call uses, and an
 //! assertion (chosen by the [`oracle`]) for every other returned value. Code is built with
 //! `quote` and printed with `prettyplease`; [`place`] puts the files into the user's crate.
+//!
+//! A call of an `unsafe fn` (listed by record's analysis only, `analyze::Options::unsafe_fns`) is
+//! written inside `unsafe { .. }` after a `// SAFETY:` line (a stand-in statement `layout::comment`
+//! turns into a comment after printing), and its test gets `#[allow(unsafe_code)]`; a generated
+//! suite never writes one. A test's `Fake` statements become one `let _fakes =
+//! hermetic::Fakes::new().returns(..)..enter();` (literals its values use are written before it),
+//! after a `// Review:` comment naming the callees whose values the real callee never returned.
+//!
+//! Emission knows nothing of the search; it never overwrites a file it did not generate, and checks
+//! everything before writing anything.
 
 pub mod attributes;
 mod environment;

@@ -4,6 +4,38 @@
 //!
 //! analyze → probes in a shadow copy → build → run with the runtime in record mode → log →
 //! cases (Debug text read back by type, environment from the call's reads) → emit → verify.
+//!
+//! Record knows nothing of the search: it feeds `emit` and `verify` the same structures
+//! `generate` does, emitted as `Suite::Recorded` (`crate::suite`; `MockLedger::recorded()` the
+//! one difference).
+//!
+//! Why `Debug` text rather than a generated capture trait: no code generated per type, it works on
+//! any type the user derived `Debug` for, and a type without it falls back to "opaque" through
+//! autoref specialisation (`hermetic::record::Wrap`) instead of a compile error. Three widenings
+//! keep that shape.
+//!
+//! First, the probed copy derives `Debug` for crate types that have none (`probes.rs`, marked
+//! `#[cfg_attr(any(), doc = "__hermetic_debug N")]` so a derive the compiler rejects is traced to
+//! its type and left out, `Limits::no_debug`); the tests build such values by their literal and
+//! never need the derive.
+//!
+//! Second, for crate types whose `Debug` is hand-written or missing but that implement `Display`,
+//! `FromStr` and `PartialEq` (`analyze::shown_by_display`; record's analysis lists a
+//! `CallableKind::Parse` constructor for each), the wrapper asks (`wrapper::Shown`, through
+//! references, boxes and a result's `Ok`/`Some`) for the `Display` text too, which the runtime
+//! keeps only when it parses back to an equal value (`ViaDisplay`/`ViaNoDisplay`, autoref
+//! specialisation again, so types without those traits still compile). `Shown::range_bounds` marks
+//! `impl RangeBounds<T>` arguments, captured as `hermetic::record::Bounds`, whose `Debug` text is
+//! the range a test writes (`3..`, `..=7`).
+//!
+//! Third, a crate type with a hand-written `Debug` and no such `Display` gets, in the probed copy,
+//! an `impl hermetic::record::Capture` (`literals.rs`) that writes the value's literal in derived
+//! `Debug`'s shape; probes try it first (`(&&&Wrap(&v)).capture(w)`: `ViaCapture`, then `ViaDebug`,
+//! then `ViaOpaque`), and the engine reads the text back like a derived one for the types whose
+//! impl survived (`Probed::literals`, kept in `Learnt`).
+//!
+//! Inside generic code the probe sees a type parameter, so neither `Debug` nor `Display` can be
+//! picked there: such values stay opaque.
 
 mod cases;
 mod copy;
