@@ -1160,23 +1160,8 @@ impl Writer<'_> {
                 let inner = rec(v, t)?;
                 quote!(Box::new(#inner))
             }
-            // `&(3..7)`: `&3..7` would be a range of references.
-            (v, Ty::Ref(t)) if matches!(**t, Ty::Range(..)) => {
-                let inner = rec(v, t)?;
-                quote!(&(#inner))
-            }
-            (v, Ty::RefMut(t)) if matches!(**t, Ty::Range(..)) => {
-                let inner = rec(v, t)?;
-                quote!(&mut (#inner))
-            }
-            (v, Ty::Ref(t)) => {
-                let inner = rec(v, t)?;
-                quote!(&#inner)
-            }
-            (v, Ty::RefMut(t)) => {
-                let inner = rec(v, t)?;
-                quote!(&mut #inner)
-            }
+            (v, Ty::Ref(t)) => oracle::borrowed(rec(v, t)?, false),
+            (v, Ty::RefMut(t)) => oracle::borrowed(rec(v, t)?, true),
             (Value::Unit, _) => quote!(()),
             (Value::Bool(b), _) => quote!(#b),
             (Value::Int(i), Ty::Ordering) => oracle::ordering_literal(ordering_name(*i)?)?,

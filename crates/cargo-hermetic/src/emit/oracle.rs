@@ -375,14 +375,8 @@ impl Oracle<'_> {
                 let o = rec(t, o)?;
                 quote!(Box::new(#o))
             }
-            (Ty::Ref(t), o) => {
-                let o = rec(t, o)?;
-                quote!(&#o)
-            }
-            (Ty::RefMut(t), o) => {
-                let o = rec(t, o)?;
-                quote!(&mut #o)
-            }
+            (Ty::Ref(t), o) => borrowed(rec(t, o)?, false),
+            (Ty::RefMut(t), o) => borrowed(rec(t, o)?, true),
             (Ty::Adt(id, _), Observed::Shown(text)) => {
                 let def = &self.cluster.types[*id];
                 if !self.cluster.visible_from(def.module, def.vis, self.home) {
@@ -764,6 +758,21 @@ fn field_access(fields: &Fields, name: &str) -> TokenStream {
             let i = rust_syntax::ident(name);
             quote!(#i)
         }
+    }
+}
+
+/// `&expr` (`&mut expr`), in parentheses where the borrow would bind tighter than the
+/// expression (`&(SystemTime::UNIX_EPOCH + Duration::from_secs(3))`, `&(3..7)`).
+pub(crate) fn borrowed(expr: TokenStream, mutable: bool) -> TokenStream {
+    let loose = matches!(
+        syn::parse2::<syn::Expr>(expr.clone()),
+        Ok(syn::Expr::Binary(_) | syn::Expr::Range(_) | syn::Expr::Cast(_))
+    );
+    let expr = if loose { quote!((#expr)) } else { expr };
+    if mutable {
+        quote!(&mut #expr)
+    } else {
+        quote!(&#expr)
     }
 }
 

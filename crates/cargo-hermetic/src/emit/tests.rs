@@ -1591,3 +1591,25 @@ fn files_and_metadata_are_opened_at_their_path_and_not_compared() {
     }
     assert!(!flat.contains("usestd::fs::{"), "{file}");
 }
+
+#[test]
+fn a_borrowed_sum_or_range_is_parenthesised() {
+    // humantime's `Rfc3339Timestamp::get_ref() -> &SystemTime`: `&SystemTime::UNIX_EPOCH + d`
+    // borrows the epoch only, and does not compile.
+    let borrowed = |e: TokenStream, mutable| super::oracle::borrowed(e, mutable).to_string();
+    assert_eq!(
+        borrowed(
+            quote!(SystemTime::UNIX_EPOCH + Duration::from_secs(3)),
+            false
+        ),
+        quote!(&(SystemTime::UNIX_EPOCH + Duration::from_secs(3))).to_string()
+    );
+    assert_eq!(
+        borrowed(quote!(3..7), true),
+        quote!(&mut (3..7)).to_string()
+    );
+    assert_eq!(
+        borrowed(quote!(Point { x: 1 }), false),
+        quote!(&Point { x: 1 }).to_string()
+    );
+}
