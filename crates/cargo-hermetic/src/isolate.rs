@@ -500,7 +500,7 @@ fn attribute(only: &[String], others: &[String], indent: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// The `Fake` callable that sets fake `f` up.
@@ -511,7 +511,8 @@ mod tests {
             .position(|c| c.kind == CallableKind::Fake(f))
     }
 
-    const LIB: &str = "pub mod db {
+    /// Seed 000's example: a function and an `impl` block calling out to `db`.
+    pub(crate) const LIB: &str = "pub mod db {
     #[derive(Debug, Clone, PartialEq)]
     pub struct DbError;
     pub struct Database;
@@ -541,7 +542,7 @@ mod inner {
 }
 ";
 
-    fn crate_with(lib: &str) -> (tempfile::TempDir, Cluster) {
+    pub(crate) fn crate_with(lib: &str) -> (tempfile::TempDir, Cluster) {
         let d = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(d.path().join("src")).unwrap();
         std::fs::write(d.path().join("src/lib.rs"), lib).unwrap();

@@ -217,36 +217,9 @@ pub struct AttributeReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::isolate::tests::{crate_with, LIB};
     use std::collections::BTreeMap;
     use std::path::PathBuf;
-
-    const LIB: &str = "pub mod db {
-    #[derive(Debug, Clone, PartialEq)]
-    pub struct DbError;
-    pub struct Database;
-    impl Database {
-        pub fn query(&self) -> Result<i64, DbError> {
-            Err(DbError)
-        }
-    }
-    pub fn run_query() -> Result<i64, DbError> {
-        Err(DbError)
-    }
-}
-
-/// Seed 000's transfer.
-pub fn transfer(db: &db::Database) -> i64 {
-    db.query().unwrap_or(0) + db::run_query().unwrap_or(0)
-}
-";
-
-    fn crate_with(lib: &str) -> (tempfile::TempDir, Cluster) {
-        let d = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(d.path().join("src")).unwrap();
-        std::fs::write(d.path().join("src/lib.rs"), lib).unwrap();
-        let c = crate::analyze::analyze(&d.path().join("src/lib.rs"), "demo").unwrap();
-        (d, c)
-    }
 
     #[test]
     fn attributes_go_in_with_the_tests_or_not_at_all() {
