@@ -202,7 +202,7 @@ impl Collector<'_> {
         let generic_args = own.iter().map(|(_, t)| t.clone()).collect();
         let generics_inferred = own.iter().all(|(name, _)| {
             sig.inputs.iter().any(|input| match input {
-                FnArg::Typed(t) => mentions_ident(t.ty.to_token_stream(), name),
+                FnArg::Typed(t) => infers(&t.ty, name),
                 FnArg::Receiver(_) => false,
             })
         });
@@ -841,6 +841,40 @@ fn reference_lifetimes(ty: &syn::Type, out: &mut Vec<String>, anonymous: &mut bo
 }
 
 /// Whether `tokens` hold the identifier `name`.
+/// Whether every argument of type `ty` shows the type parameter `name` stands for, so the
+/// compiler infers it: not when it appears only inside an `Option` or a collection (`None` and
+/// an empty `Vec` show nothing of their item type: `which_in(name, None::<&str>, cwd)`).
+fn infers(ty: &syn::Type, name: &str) -> bool {
+    match ty {
+        syn::Type::Reference(r) => infers(&r.elem, name),
+        syn::Type::Paren(p) => infers(&p.elem, name),
+        syn::Type::Group(g) => infers(&g.elem, name),
+        syn::Type::Tuple(t) => t.elems.iter().any(|e| infers(e, name)),
+        syn::Type::Slice(_) | syn::Type::Array(_) => false,
+        syn::Type::Path(p) if p.qself.is_none() => {
+            if p.path.is_ident(name) {
+                return true;
+            }
+            let Some(last) = p.path.segments.last() else {
+                return false;
+            };
+            let may_be_empty = matches!(
+                last.ident.to_string().as_str(),
+                "Option" | "Vec" | "VecDeque" | "HashMap" | "BTreeMap" | "HashSet" | "BTreeSet"
+            );
+            match &last.arguments {
+                syn::PathArguments::AngleBracketed(a) if !may_be_empty => a
+                    .args
+                    .iter()
+                    .any(|g| matches!(g, syn::GenericArgument::Type(t) if infers(t, name))),
+                _ => false,
+            }
+        }
+        // `impl Fn(T) -> bool`, `dyn Trait<T>`: as written.
+        other => mentions_ident(other.to_token_stream(), name),
+    }
+}
+
 fn mentions_ident(tokens: TokenStream, name: &str) -> bool {
     tokens.into_iter().any(|t| match t {
         TokenTree::Ident(i) => i == name,

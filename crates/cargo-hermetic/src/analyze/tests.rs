@@ -1204,3 +1204,17 @@ fn a_bound_on_a_crate_alias_is_read_as_its_target() {
     }
     assert_eq!(callable(&c, "env").ret, Ty::Std(StdTy::CowStr, Vec::new()));
 }
+
+#[test]
+fn a_type_parameter_seen_only_inside_an_option_is_not_inferred() {
+    // which 8: `which_in(binary_name, None, cwd)` leaves `U` unknown to the compiler.
+    let c = inline(&[(
+        "lib.rs",
+        "pub fn which_in<T: AsRef<str>, U: AsRef<str>>(name: T, paths: Option<U>) -> bool { paths.is_none() && name.as_ref().is_empty() }
+         pub fn both<T: AsRef<str>>(name: T, more: Option<T>) -> bool { more.is_none() && name.as_ref().is_empty() }
+         pub fn boxed<T: AsRef<str>>(name: &Box<T>) -> bool { (**name).as_ref().is_empty() }",
+    )]);
+    assert!(!callable(&c, "which_in").generics_inferred);
+    assert!(callable(&c, "both").generics_inferred);
+    assert!(callable(&c, "boxed").generics_inferred);
+}
