@@ -23,6 +23,12 @@ pub struct Sandbox {
 pub fn contain_server() -> Sandbox {
     let log = Log::new().expect("hermetic driver: cannot map the refusal log");
     let writes = std::env::var_os(SANDBOX_WRITES_ENV).is_some();
+    // Learnt before the filter, which refuses `seccomp` (the probe installs one of its own).
+    let thread_start = if enabled() {
+        supervisor::glibc_thread_start()
+    } else {
+        None
+    };
     let seccomp = enabled()
         && cfg!(target_arch = "x86_64")
         && filter::no_new_privs()
@@ -31,6 +37,7 @@ pub fn contain_server() -> Sandbox {
                 let program = filter::program(&Policy {
                     profile: Profile::Server,
                     writes,
+                    thread_start,
                 });
                 program
                     .install(true)?
@@ -40,7 +47,7 @@ pub fn contain_server() -> Sandbox {
         )
         .is_ok();
     if std::env::var_os("HERMETIC_DEBUG").is_some() {
-        eprintln!("hermetic driver: seccomp {seccomp}, writes {writes}");
+        eprintln!("hermetic driver: seccomp {seccomp}, writes {writes}, {thread_start:x?}");
     }
     Sandbox { log, seccomp }
 }
