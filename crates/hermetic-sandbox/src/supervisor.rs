@@ -90,7 +90,24 @@ pub fn glibc_thread_start() -> Option<ThreadStart> {
         libc::close(fds[1]);
         let mut bytes = [0u8; 16];
         let mut got = 0;
+        // The probe takes a few milliseconds; one that hangs (its helper never answered) is
+        // killed, and every `clone3` goes to the supervisor.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
         while pid > 0 && got < bytes.len() {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let mut pfd = libc::pollfd {
+                fd: fds[0],
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            match libc::poll(&mut pfd, 1, left.as_millis() as i32) {
+                0 => {
+                    libc::kill(pid, libc::SIGKILL);
+                    break;
+                }
+                r if r < 0 => continue, // interrupted
+                _ => {}
+            }
             let n = libc::read(fds[0], bytes[got..].as_mut_ptr().cast(), bytes.len() - got);
             if n > 0 {
                 got += n as usize;
@@ -132,8 +149,11 @@ fn probe() -> Option<ThreadStart> {
         // SAFETY: as in `answer_one`.
         unsafe {
             let mut request: libc::seccomp_notif = std::mem::zeroed();
-            if libc::ioctl(listener, NOTIF_RECV, &mut request) != 0 {
-                return;
+            while libc::ioctl(listener, NOTIF_RECV, &mut request) != 0 {
+                if std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+                    return;
+                }
+                request = std::mem::zeroed();
             }
             IP.store(request.data.instruction_pointer, Ordering::SeqCst);
             ENTRY.store(request.data.args[2], Ordering::SeqCst);
