@@ -571,7 +571,7 @@ fn run_case(
     drop(guard);
     coverage::copy_counters(shared.counters());
     let base = coverage::load_base();
-    ExecReport {
+    let report = ExecReport {
         outcome,
         stmts,
         covered: Vec::new(),
@@ -585,7 +585,11 @@ fn run_case(
         fake_calls: crate::fakes::take_calls(),
         reached_mutants: crate::mutant::reached(),
         finals,
-    }
+    };
+    // The values the calls returned and the case kept are dropped last, as before, one at a
+    // time: what a `Drop` tries is that value's, not the last call's.
+    slots.drop_each(|n| shared.sandbox.dropping(n));
+    report
 }
 
 /// The statements whose results `value` borrows mutably.
