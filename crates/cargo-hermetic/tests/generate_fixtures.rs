@@ -517,6 +517,8 @@ fn closures_are_passed_for_fn_bounds_as_users_write_them() {
     for expected in [
         ".filter_entry(|_|",
         ".sort_by(|_,_|std::cmp::Ordering::",
+        // `F: FnMut(&str) -> K, K: Ord`: the key type chosen first, the closure returns it.
+        ".sort_by_key::<i64,_>(|_|",
         "count_matching(&[",
         "config_home(&|_|None)",
         "config_home(&|_|Some(\"/",
