@@ -149,7 +149,15 @@ impl Collector<'_> {
         imp: Option<&ImplCx>,
     ) -> Result<Sig, Why> {
         self.signature_as(module, sig, imp, Values::Passed)
-            .or_else(|_| self.signature_as(module, sig, imp, Values::Owned))
+            .or_else(|passed| {
+                // The retry with owned values cannot store the function's own closures: when
+                // both fail on a closure, the first attempt's reason says why.
+                self.signature_as(module, sig, imp, Values::Owned)
+                    .map_err(|owned| match (&passed.reason, &owned.reason) {
+                        (SkipReason::Closure, SkipReason::Closure) => passed,
+                        _ => owned,
+                    })
+            })
     }
 
     /// [`Self::signature`] with the function's own type parameters taking `values`.
@@ -191,13 +199,26 @@ impl Collector<'_> {
         let mut subst: BTreeMap<String, Ty> = generics::choose(&outer, &stored, Values::Owned)?
             .into_iter()
             .collect();
-        let passed = |p: &ParamBounds| {
-            let mode = match values {
-                Values::Passed => Mode::Arg,
-                Values::Owned => Mode::Owned,
-            };
-            scope.mock_for_bounds(p.bounds.iter(), mode, true)
+        let mode = match values {
+            Values::Passed => Mode::Arg,
+            Values::Owned => Mode::Owned,
         };
+        // A closure's bound may name the function's other type parameters (`F: FnMut(&T) -> K,
+        // K: Ord`): those are chosen first, and the closure returns the type chosen for `K`.
+        let plain: Vec<ParamBounds> = own
+            .iter()
+            .filter(|p| !generics::bounds_a_closure(p))
+            .cloned()
+            .collect();
+        let plain_passed = |p: &ParamBounds| scope.mock_for_bounds(p.bounds.iter(), mode, true);
+        let chosen: BTreeMap<String, Ty> = generics::choose(&plain, &plain_passed, values)
+            .map(|c| c.into_iter().collect())
+            .unwrap_or_default();
+        let closure_scope = TyCx {
+            subst: &chosen,
+            ..scope
+        };
+        let passed = |p: &ParamBounds| closure_scope.mock_for_bounds(p.bounds.iter(), mode, true);
         let own = generics::choose(&own, &passed, values)?;
         let generic_args = own.iter().map(|(_, t)| t.clone()).collect();
         let generics_inferred = own.iter().all(|(name, _)| {

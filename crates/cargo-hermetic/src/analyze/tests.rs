@@ -276,6 +276,10 @@ fn closures_fixture_passes_closures_for_fn_bounds_but_never_keeps_one() {
         callable(&c, "retry").params[1].ty,
         closure(0, Ty::Result(b(Ty::Int(IntTy::U32)), b(Ty::String)))
     );
+    // The key's type is a type parameter of its own: chosen first, then returned by the closure.
+    let by_key = callable(&c, "Listing::sort_by_key");
+    assert_eq!(by_key.generic_args, vec![I64, closure(1, I64)]);
+    assert_eq!(by_key.params[0].ty, closure(1, I64));
     assert!(skip_reason(&c, "Options").contains("a closure kept in a field"));
     assert_eq!(c.skipped.len(), 1, "{:?}", c.skipped);
 }

@@ -1194,6 +1194,23 @@ mod tests {
             map(lib, "std::io::Result<File>", Mode::Ret),
             Ok(Ty::Result(b(std_ty(StdTy::File)), b(Ty::IoError)))
         );
+        for (written, kind) in [
+            ("fs::FileType", StdTy::FileType),
+            ("std::fs::Permissions", StdTy::Permissions),
+            ("fs::ReadDir", StdTy::ReadDir),
+            ("fs::DirEntry", StdTy::DirEntry),
+        ] {
+            assert_eq!(map(lib, written, Mode::Arg), Ok(std_ty(kind)), "{written}");
+        }
+        assert_eq!(
+            map(lib, "&fs::DirEntry", Mode::Arg),
+            Ok(Ty::Ref(b(std_ty(StdTy::DirEntry))))
+        );
+        // A crate type of the same name is the crate's (walkdir's `DirEntry`).
+        assert_eq!(
+            map("pub struct DirEntry;", "&DirEntry", Mode::Arg),
+            Ok(Ty::Ref(b(Ty::Adt(0, vec![]))))
+        );
     }
 
     #[test]

@@ -364,7 +364,10 @@ fn std_imports<'a>(
     // `use std::path::{Path, PathBuf};`: one item per std module.
     let mut by_module: BTreeMap<&[&str], BTreeSet<&str>> = BTreeMap::new();
     for k in StdTy::ALL {
-        if used.contains(k.name()) && !shadowed.iter().any(|s| s == k.name()) {
+        if used.contains(k.name())
+            && !k.written_in_full()
+            && !shadowed.iter().any(|s| s == k.name())
+        {
             let (module, _) = k.path().split_at(k.path().len() - 1);
             by_module.entry(module).or_default().insert(k.name());
         }
