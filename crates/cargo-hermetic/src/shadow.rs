@@ -81,7 +81,7 @@ publish = false
 hermetic = { path = "../hermetic" }
 hermetic-protocol = { path = "../hermetic-protocol" }
 hermetic-sandbox = { path = "../hermetic-sandbox" }
-libc = "0.2.188"
+libc = "0.2.186"
 serde = { version = "1", features = ["derive"] }
 serde_json = "1"
 "#;
@@ -130,7 +130,7 @@ publish = false
 
 [dependencies]
 landlock = "0.4"
-libc = "0.2.188"
+libc = "0.2.186"
 "#;
 
 const PROTOCOL_MANIFEST: &str = r#"[package]

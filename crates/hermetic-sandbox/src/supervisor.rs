@@ -203,7 +203,7 @@ fn answer_one(listener: libc::c_int, owner: u32, log: &Log) {
                 error: 0,
                 flags: libc::SECCOMP_USER_NOTIF_FLAG_CONTINUE as u32,
             };
-            libc::ioctl(listener, libc::SECCOMP_IOCTL_NOTIF_SEND, &mut answer);
+            libc::ioctl(listener, NOTIF_SEND, &mut answer);
             return;
         }
         let signal = filter::signal_target(nr).filter(|_| x86);
