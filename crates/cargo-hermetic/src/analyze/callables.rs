@@ -181,7 +181,7 @@ impl Collector<'_> {
             return Err(Why::new(SkipReason::ExternFn, "variadic fn"));
         }
         let mut outer = imp.map(|i| i.params.clone()).unwrap_or_default();
-        let own = generics::collect(&sig.generics, &mut outer)?;
+        let mut own = generics::collect(&sig.generics, &mut outer)?;
         let no_subst = BTreeMap::new();
         let scope = TyCx {
             names: self.names,
@@ -192,7 +192,6 @@ impl Collector<'_> {
             subst: &no_subst,
             expanding: &[],
         };
-        let mut own = own;
         scope.unalias_bounds(&mut own);
         scope.unalias_bounds(&mut outer);
         let stored = |p: &ParamBounds| scope.mock_for_bounds(p.bounds.iter(), Mode::Owned, true);

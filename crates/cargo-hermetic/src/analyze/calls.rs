@@ -17,7 +17,7 @@
 
 use super::modules::ModuleSrc;
 use super::names::{Names, Target};
-use super::syntax::{text, Offsets};
+use super::syntax::{segments, text, Offsets};
 use super::types::{Mode, TraitInfo, TyCx, TypeInfo};
 use crate::cluster::{
     CallableId, CallableKind, Callee, Cluster, IsolateAttr, ModuleId, OutCall, Ty, TypeKind, Unit,
@@ -461,10 +461,6 @@ fn unwrapped(t: &Ty) -> Option<Ty> {
         Ty::Option(inner) => Some((**inner).clone()),
         _ => None,
     }
-}
-
-fn segments(path: &syn::Path) -> Vec<String> {
-    path.segments.iter().map(|s| s.ident.to_string()).collect()
 }
 
 /// Tokens as text without the spaces `TokenStream` puts around `::`.

@@ -2,7 +2,7 @@
 
 use super::generics::{self, ParamBounds, Values};
 use super::names::{AliasId, Names, Target};
-use super::syntax::text;
+use super::syntax::{segments, text};
 use crate::cluster::{FloatTy, IntTy, ModuleId, RangeKind, StdTy, Ty};
 use crate::skip::{type_name, SkipReason, Why};
 use std::collections::BTreeMap;
@@ -201,7 +201,7 @@ impl TyCx<'_> {
     }
 
     fn path(&self, path: &syn::Path, ty: &Type, mode: Mode) -> Result<Ty, Why> {
-        let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let segs = segments(path);
         let last = path
             .segments
             .last()
@@ -344,13 +344,7 @@ impl TyCx<'_> {
             if p.qself.is_some() || p.path.segments.iter().any(|s| !s.arguments.is_none()) {
                 break;
             }
-            let segments: Vec<String> = p
-                .path
-                .segments
-                .iter()
-                .map(|s| s.ident.to_string())
-                .collect();
-            let Target::Alias(id) = self.names.resolve(module, &segments) else {
+            let Target::Alias(id) = self.names.resolve(module, &segments(&p.path)) else {
                 break;
             };
             let alias = self.names.alias(id);
@@ -471,12 +465,7 @@ impl TyCx<'_> {
             if matches!(tb.modifier, syn::TraitBoundModifier::Maybe(_)) {
                 continue; // `?Sized`
             }
-            let segs: Vec<String> = tb
-                .path
-                .segments
-                .iter()
-                .map(|s| s.ident.to_string())
-                .collect();
+            let segs = segments(&tb.path);
             let target = self.names.resolve(self.module, &segs);
             if !matches!(target, Target::Trait(_)) && std_value.is_none() {
                 if let Some(t) = self.std_stand_in(&tb.path, &target, mode) {
