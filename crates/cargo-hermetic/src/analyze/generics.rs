@@ -35,10 +35,15 @@ pub fn collect(
             GenericParam::Lifetime(_) => {}
         }
     }
+    let mut items = Vec::new();
     for pred in generics.where_clause.iter().flat_map(|w| &w.predicates) {
         let WherePredicate::Type(pt) = pred else {
             continue; // lifetime predicates do not constrain types
         };
+        if let Some(param) = item_of(&pt.bounded_ty) {
+            items.push((param, pt));
+            continue;
+        }
         let bounded = match &pt.bounded_ty {
             syn::Type::Path(p) if p.qself.is_none() => p.path.get_ident().map(|i| i.to_string()),
             _ => None,
@@ -60,7 +65,68 @@ pub fn collect(
             }
         }
     }
+    for (param, pt) in items {
+        let target = own
+            .iter_mut()
+            .chain(outer.iter_mut())
+            .find(|p| p.name == param);
+        if !target.is_some_and(|p| bound_item(p, pt)) {
+            return Err(Why::new(
+                SkipReason::WhereClause,
+                format!("where clause `{}` is not supported", text(pt)),
+            ));
+        }
+    }
     Ok(own)
+}
+
+/// `P` of a where clause's bounded type `P::Item`.
+fn item_of(ty: &syn::Type) -> Option<String> {
+    let syn::Type::Path(p) = ty else { return None };
+    match p.path.segments.iter().collect::<Vec<_>>().as_slice() {
+        [param, item]
+            if p.qself.is_none()
+                && item.ident == "Item"
+                && param.arguments.is_none()
+                && item.arguments.is_none() =>
+        {
+            Some(param.ident.to_string())
+        }
+        _ => None,
+    }
+}
+
+/// Folds `where P::Item: Bounds` into `P`'s bare `IntoIterator`/`Iterator` bound as the item
+/// type the first owned candidate meeting `Bounds` is (`where I: IntoIterator, I::Item:
+/// Into<OsString>` becomes `I: IntoIterator<Item = String>`). False when `P` has no such bound
+/// or no candidate fits.
+fn bound_item(p: &mut ParamBounds, pt: &syn::PredicateType) -> bool {
+    let path = pt.bounds.iter().any(names_a_path).then_some(Cand::PathBuf);
+    let Some(cand) = path
+        .iter()
+        .chain(CANDIDATES.iter())
+        .filter(|c| **c != Cand::Str)
+        .find(|c| pt.bounds.iter().all(|b| satisfies(**c, b, "Item")))
+    else {
+        return false;
+    };
+    let item: syn::Type = match cand {
+        Cand::PathBuf => syn::parse_quote!(::std::path::PathBuf),
+        c => syn::parse_str(c.name()).expect("a candidate's name is a type"),
+    };
+    p.bounds.iter_mut().any(|b| match b {
+        TypeParamBound::Trait(tb) => match tb.path.segments.last_mut() {
+            Some(seg)
+                if matches!(seg.ident.to_string().as_str(), "IntoIterator" | "Iterator")
+                    && seg.arguments.is_none() =>
+            {
+                seg.arguments = PathArguments::AngleBracketed(syn::parse_quote!(<Item = #item>));
+                true
+            }
+            _ => false,
+        },
+        _ => false,
+    })
 }
 
 /// The candidates, in order of preference.
@@ -414,6 +480,35 @@ mod tests {
             reason("fn f<F: FnMut(u8) -> bool>(f: F)"),
             SkipReason::Closure
         );
+    }
+
+    #[test]
+    fn a_where_clause_on_an_iterators_item_names_the_item() {
+        let bounds = |src: &str| {
+            let f: syn::ItemFn = syn::parse_str(&format!("{src} {{}}")).unwrap();
+            collect(&f.sig.generics, &mut [])
+                .map(|ps| text(&ps[0].bounds[0]))
+                .map_err(|e| e.detail)
+        };
+        assert_eq!(
+            bounds("fn from_args<I>(args: I) where I: IntoIterator, I::Item: Into<OsString>"),
+            Ok("IntoIterator<Item = String>".to_string())
+        );
+        assert_eq!(
+            bounds("fn f<I: Iterator>(it: I) where I::Item: AsRef<Path>"),
+            Ok("Iterator<Item =::std::path::PathBuf>".to_string())
+        );
+        assert_eq!(
+            bounds("fn f<I: Iterator>(it: I) where I::Item: Into<String>"),
+            Ok("Iterator<Item = String>".to_string())
+        );
+        // Nothing to fold it into, or no candidate meets it: skipped as before.
+        assert!(bounds("fn f<I: Clone>(it: I) where I::Item: Copy")
+            .unwrap_err()
+            .contains("where clause `I::Item: Copy`"));
+        assert!(bounds("fn f<I: Iterator>(it: I) where I::Item: Hasher")
+            .unwrap_err()
+            .contains("where clause"));
     }
 
     #[test]
