@@ -564,6 +564,8 @@ fn files_and_metadata_are_opened_in_the_tests_environment() {
         "toml_names(std::fs::read_dir(\"",
         "entry_line(&std::fs::read_dir(\"",
         ".flatten().find(|e|e.file_name()==\"",
+        // `&OpenOptions`: built by its flags, by its std path.
+        "open_with(&std::fs::OpenOptions::new()",
     ] {
         assert!(
             flat.contains(expected),

@@ -1203,6 +1203,39 @@ mod tests {
     }
 
     #[test]
+    fn maps_variable_errors_and_open_options() {
+        let std_ty = |k| Ty::Std(k, Vec::new());
+        let var_error = std_ty(StdTy::VarError);
+        assert_eq!(
+            map("use std::env;", "env::VarError", Mode::Arg),
+            Ok(var_error.clone())
+        );
+        assert_eq!(
+            map(
+                "use std::env::VarError; pub struct LookupError<E>(E);",
+                "Result<String, LookupError<VarError>>",
+                Mode::Ret
+            ),
+            Ok(Ty::Result(
+                b(Ty::String),
+                b(Ty::Adt(0, vec![var_error.clone()]))
+            ))
+        );
+        assert_eq!(map("", "std::env::VarError", Mode::Owned), Ok(var_error));
+        // fs-err wraps std's `OpenOptions` in a type of the same name.
+        let lib = "use std::fs; pub struct OpenOptions(fs::OpenOptions);";
+        assert_eq!(
+            map(lib, "fs::OpenOptions", Mode::Arg),
+            Ok(std_ty(StdTy::OpenOptions))
+        );
+        assert_eq!(
+            map(lib, "&mut fs::OpenOptions", Mode::Ret),
+            Ok(Ty::RefMut(b(std_ty(StdTy::OpenOptions))))
+        );
+        assert_eq!(map(lib, "OpenOptions", Mode::Arg), Ok(Ty::Adt(0, vec![])));
+    }
+
+    #[test]
     fn maps_closure_bounds_to_closures_returning_a_value() {
         let lib = "use std::cmp::Ordering;";
         let closure = |n, r| Ty::Closure(n, b(r));
