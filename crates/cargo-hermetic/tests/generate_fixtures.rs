@@ -525,6 +525,13 @@ fn closures_are_passed_for_fn_bounds_as_users_write_them() {
         "retry(",
         ",&|_|'",
         "Box::new(|_|",
+        // `C: FnMut(&str) -> Result<Option<CO>, E>, CO: AsRef<str>` (shellexpand): the closure
+        // returns owned text.
+        "expand_with::<&str,String,_,i64>(&\"",
+        // `std::env::VarError` passed and compared as its variants.
+        "describe_var_error(&VarError::NotPresent)",
+        "describe_var_error(&VarError::NotUnicode(OsString::from(",
+        "usestd::env::VarError;",
     ] {
         assert!(
             flat.contains(expected),
