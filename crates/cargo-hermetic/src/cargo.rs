@@ -66,6 +66,8 @@ pub struct Target {
     pub target_dir: PathBuf,
     /// The package's features the builds turn on.
     pub features: Features,
+    /// The package's build script (`build.rs`), if it has one.
+    pub build_script: Option<PathBuf>,
 }
 
 /// The package's features a build turns on, as cargo resolves them, and the flags that say so.
@@ -271,7 +273,29 @@ pub fn locate(
             .into_std_path_buf(),
         workspace_root: meta.workspace_root.clone().into_std_path_buf(),
         target_dir: meta.target_directory.clone().into_std_path_buf(),
+        build_script: pkg
+            .targets
+            .iter()
+            .find(|t| t.is_custom_build())
+            .map(|t| t.src_path.clone().into_std_path_buf()),
     })
+}
+
+/// The version of the `rustc` cargo builds the crate in `crate_dir` with (`$RUSTC`, else
+/// `rustc`, run there so that a `rust-toolchain` file picks it), as `(major, minor)`.
+pub fn rustc_version(crate_dir: &Path) -> Option<(u64, u64)> {
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let out = Command::new(rustc)
+        .arg("-vV")
+        .current_dir(crate_dir)
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    let text = String::from_utf8(out.stdout).ok()?;
+    let release = text.lines().find_map(|l| l.strip_prefix("release: "))?;
+    let mut parts = release.split(['.', '-']);
+    Some((parts.next()?.parse().ok()?, parts.next()?.parse().ok()?))
 }
 
 /// The flags that instrument the crate under test for coverage and comparison tracing.

@@ -311,11 +311,19 @@ pub enum StdTy {
     /// A `&str` that names a path: what stands in for a type parameter bounded by
     /// `AsRef<Path>` or `Into<PathBuf>`, drawn as paths are and written as a string literal.
     PathStr,
+    /// `std::env::VarError`, as an `Option<OsString>` (`Value::Opt`): `None` is
+    /// `VarError::NotPresent`, `Some(text)` is `VarError::NotUnicode(OsString::from(text))`.
+    /// Observed as a variant (`Observed::Variant("NotPresent", [])`) and compared.
+    VarError,
+    /// `std::fs::OpenOptions`, as its six flags (`Value::Tuple` of `read`, `write`, `append`,
+    /// `truncate`, `create`, `create_new`): `std::fs::OpenOptions::new().read(true).clone()`.
+    /// Observed as nothing (opaque): its `Debug` text is the platform's.
+    OpenOptions,
 }
 
 impl StdTy {
     /// The std types a crate can name (`PathStr` is a `&str`).
-    pub const ALL: [StdTy; 17] = [
+    pub const ALL: [StdTy; 19] = [
         StdTy::PathBuf,
         StdTy::PathRef,
         StdTy::OsString,
@@ -333,6 +341,8 @@ impl StdTy {
         StdTy::Permissions,
         StdTy::ReadDir,
         StdTy::DirEntry,
+        StdTy::VarError,
+        StdTy::OpenOptions,
     ];
 
     /// The type's path below `std`, its last segment the name tests use.
@@ -356,6 +366,8 @@ impl StdTy {
             StdTy::ReadDir => &["fs", "ReadDir"],
             StdTy::DirEntry => &["fs", "DirEntry"],
             StdTy::PathStr => &["primitive", "str"],
+            StdTy::VarError => &["env", "VarError"],
+            StdTy::OpenOptions => &["fs", "OpenOptions"],
         }
     }
 
@@ -388,6 +400,17 @@ impl StdTy {
             StdTy::HashMap | StdTy::BTreeMap => 2,
             StdTy::HashSet | StdTy::BTreeSet => 1,
             _ => 0,
+        }
+    }
+
+    /// The type whose values stand for this one's in the search (drawn, mutated, built), when
+    /// it is not the type itself: a map's or set's [`Self::seq_form`], `Option<OsString>` for
+    /// a `VarError`, a tuple of its flags ([`OPEN_OPTIONS`]) for an `OpenOptions`.
+    pub fn value_form(self, args: &[Ty]) -> Option<Ty> {
+        match self {
+            StdTy::VarError => Some(Ty::Option(Box::new(Ty::Std(StdTy::OsString, Vec::new())))),
+            StdTy::OpenOptions => Some(Ty::Tuple(vec![Ty::Bool; OPEN_OPTIONS.len()])),
+            _ => self.seq_form(args),
         }
     }
 
@@ -435,11 +458,22 @@ impl StdTy {
 
     /// Whether tests write the type's values by std paths only (`std::fs::metadata(..)`), never
     /// by its own name, so that no `use std::..;` is written for it (a crate type of that name,
-    /// such as walkdir's `DirEntry`, would clash).
+    /// such as walkdir's `DirEntry` or fs-err's `OpenOptions`, would clash).
     pub fn written_in_full(self) -> bool {
-        self.is_fs_handle() && self != StdTy::File
+        (self.is_fs_handle() && self != StdTy::File) || self == StdTy::OpenOptions
     }
 }
+
+/// The flags of a `std::fs::OpenOptions` value, in the order its `Value::Tuple` holds them: the
+/// names of the builder's methods that set them.
+pub const OPEN_OPTIONS: [&str; 6] = [
+    "read",
+    "write",
+    "append",
+    "truncate",
+    "create",
+    "create_new",
+];
 
 /// Which range type a `Ty::Range` is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -46,6 +46,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     status.say(&format!("analysing {}", target.package));
     let options = analyze::Options {
         features: target.features.enabled.clone(),
+        build_script_cfgs: analyze::build_script_cfgs(&target),
         std_trait_calls: true,
         ..Default::default()
     };

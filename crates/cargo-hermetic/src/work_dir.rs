@@ -67,6 +67,7 @@ mod tests {
             workspace_root: workspace.into(),
             target_dir: target_dir.into(),
             features: Features::default(),
+            build_script: None,
         }
     }
 

@@ -525,6 +525,13 @@ fn closures_are_passed_for_fn_bounds_as_users_write_them() {
         "retry(",
         ",&|_|'",
         "Box::new(|_|",
+        // `C: FnMut(&str) -> Result<Option<CO>, E>, CO: AsRef<str>` (shellexpand): the closure
+        // returns owned text.
+        "expand_with::<&str,String,_,i64>(&\"",
+        // `std::env::VarError` passed and compared as its variants.
+        "describe_var_error(&VarError::NotPresent)",
+        "describe_var_error(&VarError::NotUnicode(OsString::from(",
+        "usestd::env::VarError;",
     ] {
         assert!(
             flat.contains(expected),
@@ -564,6 +571,8 @@ fn files_and_metadata_are_opened_in_the_tests_environment() {
         "toml_names(std::fs::read_dir(\"",
         "entry_line(&std::fs::read_dir(\"",
         ".flatten().find(|e|e.file_name()==\"",
+        // `&OpenOptions`: built by its flags, by its std path.
+        "open_with(&std::fs::OpenOptions::new()",
     ] {
         assert!(
             flat.contains(expected),

@@ -118,6 +118,35 @@ impl Decode for std::ffi::OsString {
     }
 }
 
+/// A variable's error, as an option: `None` is `VarError::NotPresent`, text is
+/// `VarError::NotUnicode(OsString::from(text))`.
+impl Decode for std::env::VarError {
+    fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
+        Ok(match Option::<std::ffi::OsString>::decode(value, slots)? {
+            None => Self::NotPresent,
+            Some(text) => Self::NotUnicode(text),
+        })
+    }
+}
+
+/// Options for opening a file, as their six flags: `read`, `write`, `append`, `truncate`,
+/// `create`, `create_new` (a `Value::Tuple` of booleans), each set by the builder's method.
+impl Decode for std::fs::OpenOptions {
+    fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
+        let (read, write, append, truncate, create, create_new) =
+            <(bool, bool, bool, bool, bool, bool)>::decode(value, slots)?;
+        let mut options = std::fs::OpenOptions::new();
+        options
+            .read(read)
+            .write(write)
+            .append(append)
+            .truncate(truncate)
+            .create(create)
+            .create_new(create_new);
+        Ok(options)
+    }
+}
+
 /// Text for a `Cow<str>`: an owned string, which the callee sees as it would a borrowed one.
 impl Decode for std::borrow::Cow<'static, str> {
     fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
@@ -473,6 +502,41 @@ mod tests {
         ]);
         let got: Vec<(i8, String)> = decode(&v, &mut slots).unwrap();
         assert_eq!(got, vec![(3, "a".to_string()), (-1, "b".to_string())]);
+    }
+
+    #[test]
+    fn variable_errors_are_options_of_their_text() {
+        use std::env::VarError;
+        let mut slots = Slots::default();
+        let missing: VarError = decode(&Value::Opt(None), &mut slots).unwrap();
+        assert_eq!(missing, VarError::NotPresent);
+        let text = Value::Opt(Some(Box::new(Value::Str("x".into()))));
+        let bad: VarError = decode(&text, &mut slots).unwrap();
+        assert_eq!(bad, VarError::NotUnicode("x".into()));
+        assert!(decode::<VarError>(&Value::Str("x".into()), &mut slots).is_err());
+        assert_eq!(
+            crate::observe::observe(&bad),
+            crate::protocol::Observed::Variant(
+                "NotUnicode".into(),
+                vec![("0".into(), crate::protocol::Observed::Str("x".into()))]
+            )
+        );
+    }
+
+    #[test]
+    fn open_options_are_their_flags() {
+        let mut slots = Slots::default();
+        let flags = |on: [bool; 6]| Value::Tuple(on.iter().map(|b| Value::Bool(*b)).collect());
+        let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/Cargo.toml");
+        let read: std::fs::OpenOptions = decode(
+            &flags([true, false, false, false, false, false]),
+            &mut slots,
+        )
+        .unwrap();
+        assert!(read.open(manifest).is_ok());
+        let none: std::fs::OpenOptions = decode(&flags([false; 6]), &mut slots).unwrap();
+        assert!(none.open(manifest).is_err());
+        assert!(decode::<std::fs::OpenOptions>(&Value::Bool(true), &mut slots).is_err());
     }
 
     #[test]

@@ -137,6 +137,18 @@ impl Observe for std::path::PathBuf {
     }
 }
 
+/// A variable's error as its variant: `NotPresent`, or `NotUnicode` and the text.
+impl Observe for std::env::VarError {
+    fn observe(&self) -> Observed {
+        match self {
+            Self::NotPresent => Observed::Variant("NotPresent".into(), Vec::new()),
+            Self::NotUnicode(text) => {
+                Observed::Variant("NotUnicode".into(), vec![("0".into(), os_text(text))])
+            }
+        }
+    }
+}
+
 /// A duration as its nanoseconds.
 impl Observe for std::time::Duration {
     fn observe(&self) -> Observed {
@@ -297,7 +309,8 @@ impl Observe for std::fs::Metadata {
     }
 }
 
-/// File types, permissions, listings and directory entries are the environment's: not checked.
+/// File types, permissions, listings and directory entries are the environment's, and options'
+/// `Debug` text the platform's: not checked.
 macro_rules! opaque {
     ($($t:ty),*) => {$(
         impl Observe for $t {
@@ -308,6 +321,7 @@ macro_rules! opaque {
     )*};
 }
 opaque!(
+    std::fs::OpenOptions,
     std::fs::FileType,
     std::fs::Permissions,
     std::fs::ReadDir,

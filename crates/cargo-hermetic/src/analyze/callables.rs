@@ -204,21 +204,34 @@ impl Collector<'_> {
         };
         // A closure's bound may name the function's other type parameters (`F: FnMut(&T) -> K,
         // K: Ord`): those are chosen first, and the closure returns the type chosen for `K`.
-        let plain: Vec<ParamBounds> = own
-            .iter()
-            .filter(|p| !generics::bounds_a_closure(p))
-            .cloned()
-            .collect();
+        // What a closure returns it owns: `C: FnMut(&str) -> Option<CO>, CO: AsRef<str>` gets
+        // `CO = String`, never `&str`.
+        let returned = generics::returned_by_closures(&own);
         let plain_passed = |p: &ParamBounds| scope.mock_for_bounds(p.bounds.iter(), mode, true);
-        let chosen: BTreeMap<String, Ty> = generics::choose(&plain, &plain_passed, values)
-            .map(|c| c.into_iter().collect())
-            .unwrap_or_default();
+        let plain_owned =
+            |p: &ParamBounds| scope.mock_for_bounds(p.bounds.iter(), Mode::Owned, true);
+        let mut chosen: BTreeMap<String, Ty> = BTreeMap::new();
+        for p in own.iter().filter(|p| !generics::bounds_a_closure(p)) {
+            let one = std::slice::from_ref(p);
+            let pick = if returned.contains(&p.name) {
+                generics::choose(one, &plain_owned, Values::Owned)
+            } else {
+                generics::choose(one, &plain_passed, values)
+            };
+            chosen.extend(pick.into_iter().flatten());
+        }
         let closure_scope = TyCx {
             subst: &chosen,
             ..scope
         };
         let passed = |p: &ParamBounds| closure_scope.mock_for_bounds(p.bounds.iter(), mode, true);
-        let own = generics::choose(&own, &passed, values)?;
+        let own: Vec<(String, Ty)> = generics::choose(&own, &passed, values)?
+            .into_iter()
+            .map(|(name, t)| match chosen.get(&name) {
+                Some(owned) if returned.contains(&name) => (name, owned.clone()),
+                _ => (name, t),
+            })
+            .collect();
         let generic_args = own.iter().map(|(_, t)| t.clone()).collect();
         let generics_inferred = own.iter().all(|(name, _)| {
             sig.inputs.iter().any(|input| match input {

@@ -3,7 +3,7 @@
 
 use super::syntax::tokens_text;
 use quote::ToTokens;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use syn::punctuated::Punctuated;
 use syn::{Attribute, Meta, Token};
 
@@ -25,6 +25,44 @@ pub enum Verdict {
 pub struct Config {
     /// Features of the crate the build turns on (`cargo::Features::enabled`).
     pub features: BTreeSet<String>,
+    /// Custom cfgs the crate's build script sets in a way analysis reads off its source
+    /// ([`autocfg_rustc_versions`]): name → whether the build sets it. Others stay unknown.
+    pub build_script: BTreeMap<String, bool>,
+}
+
+/// The cfgs a build script sets through autocfg's `emit_rustc_version(major, minor)`: autocfg
+/// sets `rustc_{major}_{minor}` when the toolchain (`rustc`, as `(major, minor)`) is that
+/// version or newer (fs-err's `ac.emit_rustc_version(1, 75)` gives `#[cfg(rustc_1_75)]`).
+/// Read off the build script's source `build_rs`; a call inside a condition is counted as made.
+pub fn autocfg_rustc_versions(build_rs: &str, rustc: (u64, u64)) -> BTreeMap<String, bool> {
+    struct Calls(Vec<(u64, u64)>);
+    impl<'ast> syn::visit::Visit<'ast> for Calls {
+        fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+            let int = |e: &syn::Expr| match e {
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Int(n),
+                    ..
+                }) => n.base10_parse::<u64>().ok(),
+                _ => None,
+            };
+            if call.method == "emit_rustc_version" && call.args.len() == 2 {
+                if let (Some(major), Some(minor)) = (int(&call.args[0]), int(&call.args[1])) {
+                    self.0.push((major, minor));
+                }
+            }
+            syn::visit::visit_expr_method_call(self, call);
+        }
+    }
+    let Ok(file) = syn::parse_file(build_rs) else {
+        return BTreeMap::new();
+    };
+    let mut calls = Calls(Vec::new());
+    syn::visit::Visit::visit_file(&mut calls, &file);
+    calls
+        .0
+        .into_iter()
+        .map(|(major, minor)| (format!("rustc_{major}_{minor}"), rustc >= (major, minor)))
+        .collect()
 }
 
 /// The verdict for an item with these attributes (all of its `#[cfg]`s must hold).
@@ -152,7 +190,7 @@ fn eval(meta: &Meta, config: &Config, test: bool) -> Option<bool> {
                 "windows" => Some(cfg!(windows)),
                 // Set by rustdoc, docs.rs, miri, rustfmt and clippy, never by `cargo test`.
                 "doc" | "doctest" | "miri" | "docsrs" | "rustfmt" | "clippy" => Some(false),
-                _ => None,
+                _ => config.build_script.get(&name).copied(),
             }
         }
         Meta::NameValue(nv) => {
@@ -264,6 +302,7 @@ mod tests {
         let item: syn::ItemFn = syn::parse_str(&format!("{src} fn f() {{}}")).unwrap();
         let config = Config {
             features: features.iter().map(|f| f.to_string()).collect(),
+            ..Config::default()
         };
         verdict(&item.attrs, &config)
     }
@@ -335,6 +374,7 @@ mod tests {
         .unwrap();
         let config = Config {
             features: ["f".to_string()].into_iter().collect(),
+            ..Config::default()
         };
         strip_compiled_out(&mut item, &config);
         let syn::Item::Struct(s) = &item else {
@@ -356,5 +396,52 @@ mod tests {
             verdict_of("#[cfg(has_std)]"),
             Verdict::Unknown("#[cfg(has_std)]".into())
         );
+    }
+
+    #[test]
+    fn autocfg_version_cfgs_are_read_off_the_build_script() {
+        // fs-err 3.3.1's build.rs.
+        let build_rs = r#"
+            extern crate autocfg;
+            fn main() {
+                let ac = autocfg::new();
+                ac.emit_rustc_version(1, 56); // #[cfg(rustc_1_56)]
+                ac.emit_rustc_version(1, 89); // #[cfg(rustc_1_89)]
+                autocfg::rerun_path("build.rs");
+            }
+        "#;
+        let cfgs = autocfg_rustc_versions(build_rs, (1, 75));
+        assert_eq!(
+            cfgs,
+            [
+                ("rustc_1_56".to_string(), true),
+                ("rustc_1_89".to_string(), false)
+            ]
+            .into_iter()
+            .collect()
+        );
+        let config = Config {
+            build_script: cfgs,
+            ..Config::default()
+        };
+        let item =
+            |src: &str| -> syn::ItemFn { syn::parse_str(&format!("{src} fn f() {{}}")).unwrap() };
+        assert_eq!(
+            verdict(&item("#[cfg(rustc_1_56)]").attrs, &config),
+            Verdict::On
+        );
+        assert_eq!(
+            verdict(&item("#[cfg(rustc_1_89)]").attrs, &config),
+            Verdict::Off
+        );
+        assert_eq!(
+            verdict(&item("#[cfg(not(rustc_1_89))]").attrs, &config),
+            Verdict::On
+        );
+        assert!(matches!(
+            verdict(&item("#[cfg(rustc_1_63)]").attrs, &config),
+            Verdict::Unknown(_)
+        ));
+        assert!(autocfg_rustc_versions("not rust", (1, 75)).is_empty());
     }
 }

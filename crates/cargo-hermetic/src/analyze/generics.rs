@@ -3,6 +3,7 @@
 use super::syntax::text;
 use crate::cluster::{FloatTy, IntTy, StdTy, Ty};
 use crate::skip::{SkipReason, Why};
+use std::collections::BTreeSet;
 use syn::{GenericArgument, GenericParam, PathArguments, TypeParamBound, WherePredicate};
 
 /// A type parameter and every bound on it (inline and from where clauses).
@@ -240,6 +241,46 @@ pub fn bounds_a_closure(p: &ParamBounds) -> bool {
     p.bounds
         .iter()
         .any(|b| matches!(b, TypeParamBound::Trait(tb) if super::types::is_closure_bound(&tb.path)))
+}
+
+/// The names among `params` that a closure bound on one of them returns, anywhere in its
+/// return type (`K` in `F: FnMut(&T) -> K`, `CO` and `E` in `C: FnMut(&str) ->
+/// Result<Option<CO>, E>`): a closure hands out an owned value on every call, so these take
+/// owned types (`String`, never `&str`).
+pub fn returned_by_closures(params: &[ParamBounds]) -> BTreeSet<String> {
+    fn idents(tokens: proc_macro2::TokenStream, out: &mut BTreeSet<String>) {
+        for t in tokens {
+            match t {
+                proc_macro2::TokenTree::Ident(i) => {
+                    out.insert(i.to_string());
+                }
+                proc_macro2::TokenTree::Group(g) => idents(g.stream(), out),
+                _ => {}
+            }
+        }
+    }
+    let mut named = BTreeSet::new();
+    for b in params.iter().flat_map(|p| &p.bounds) {
+        let TypeParamBound::Trait(tb) = b else {
+            continue;
+        };
+        if !super::types::is_closure_bound(&tb.path) {
+            continue;
+        }
+        let Some(PathArguments::Parenthesized(args)) =
+            tb.path.segments.last().map(|s| &s.arguments)
+        else {
+            continue;
+        };
+        if let syn::ReturnType::Type(_, t) = &args.output {
+            idents(quote::ToTokens::to_token_stream(&**t), &mut named);
+        }
+    }
+    params
+        .iter()
+        .map(|p| p.name.clone())
+        .filter(|n| named.contains(n))
+        .collect()
 }
 
 /// Why no candidate satisfies `p`'s bounds, counted under the first bound the first candidate

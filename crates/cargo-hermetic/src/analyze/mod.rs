@@ -53,6 +53,9 @@ pub struct Options {
     /// The crate's features the build turns on (`cargo::Features::enabled`): `#[cfg(feature)]`
     /// items are analysed as cargo compiles them.
     pub features: std::collections::BTreeSet<String>,
+    /// Custom cfgs the crate's build script sets, as far as analysis can tell
+    /// (`cfg::autocfg_rustc_versions`): `#[cfg(rustc_1_75)]` items are analysed as built.
+    pub build_script_cfgs: std::collections::BTreeMap<String, bool>,
 }
 
 impl Options {
@@ -64,7 +67,28 @@ impl Options {
             unsafe_fns: true,
             std_trait_calls: false,
             features: Default::default(),
+            build_script_cfgs: Default::default(),
         }
+    }
+}
+
+/// The custom cfgs `target`'s build script sets that analysis can tell: autocfg's version cfgs
+/// (`rustc_1_75`), against the toolchain cargo builds the crate with. Empty without a build
+/// script, or when `rustc` does not say its version.
+pub fn build_script_cfgs(
+    target: &crate::cargo::Target,
+) -> std::collections::BTreeMap<String, bool> {
+    let source = target
+        .build_script
+        .as_ref()
+        .and_then(|p| std::fs::read_to_string(p).ok());
+    match source {
+        Some(source) if source.contains("emit_rustc_version") => {
+            crate::cargo::rustc_version(&target.crate_dir)
+                .map(|v| cfg::autocfg_rustc_versions(&source, v))
+                .unwrap_or_default()
+        }
+        _ => Default::default(),
     }
 }
 
@@ -81,6 +105,7 @@ pub fn analyze_with(lib_rs: &Path, crate_name: &str, options: Options) -> anyhow
     let mut skipped = Vec::new();
     let config = cfg::Config {
         features: options.features.clone(),
+        build_script: options.build_script_cfgs.clone(),
     };
     let mods = modules::load(lib_rs, &config, &mut skipped)?;
     let mut names = names::Names::new(&mods);

@@ -280,8 +280,81 @@ fn closures_fixture_passes_closures_for_fn_bounds_but_never_keeps_one() {
     let by_key = callable(&c, "Listing::sort_by_key");
     assert_eq!(by_key.generic_args, vec![I64, closure(1, I64)]);
     assert_eq!(by_key.params[0].ty, closure(1, I64));
+    // shellexpand's context closure: what it returns it owns (`CO = String`).
+    let expand = callable(&c, "expand_with");
+    let answer = Ty::Result(b(Ty::Option(b(Ty::String))), b(I64));
+    assert_eq!(
+        expand.generic_args,
+        vec![Ty::Str, Ty::String, closure(1, answer), I64]
+    );
+    let var_error = Ty::Std(StdTy::VarError, Vec::new());
+    assert_eq!(
+        callable(&c, "describe_var_error").params[0].ty,
+        Ty::Ref(b(var_error.clone()))
+    );
+    assert_eq!(
+        callable(&c, "shell").ret,
+        Ty::Result(b(Ty::String), b(var_error))
+    );
     assert!(skip_reason(&c, "Options").contains("a closure kept in a field"));
     assert_eq!(c.skipped.len(), 1, "{:?}", c.skipped);
+}
+
+/// shellexpand's `env_with_context` and `tilde_with_context`: the type parameters a closure
+/// returns (`CO: AsRef<str>` inside `Result<Option<CO>, E>`, `P` inside `Option<P>`) take
+/// owned types, so the closure can hand one out on every call; the input stays a `&str`.
+#[test]
+fn type_parameters_a_closure_returns_take_owned_types() {
+    let c = inline(&[(
+        "lib.rs",
+        r#"
+        pub type Xstr = str;
+        pub struct LookupError<E> { pub var_name: String, pub cause: E }
+        pub fn env_with_context<SI: ?Sized, CO, C, E>(input: &SI, mut context: C)
+            -> Result<String, LookupError<E>>
+        where
+            SI: AsRef<Xstr>,
+            CO: AsRef<Xstr>,
+            C: FnMut(&str) -> Result<Option<CO>, E>,
+        {
+            match context(input.as_ref()) {
+                Ok(Some(v)) => Ok(v.as_ref().to_string()),
+                Ok(None) => Ok(String::new()),
+                Err(cause) => Err(LookupError { var_name: String::new(), cause }),
+            }
+        }
+        pub fn tilde_with_context<SI: ?Sized, P, HD>(input: &SI, home_dir: HD) -> String
+        where
+            SI: AsRef<str>,
+            P: AsRef<str>,
+            HD: FnOnce() -> Option<P>,
+        {
+            match home_dir() {
+                Some(h) => format!("{}{}", h.as_ref(), input.as_ref()),
+                None => input.as_ref().to_string(),
+            }
+        }
+        "#,
+    )]);
+    assert!(c.skipped.is_empty(), "{:?}", c.skipped);
+    let env = callable(&c, "env_with_context");
+    let returned = Ty::Result(b(Ty::Option(b(Ty::String))), b(I64));
+    assert_eq!(
+        env.generic_args,
+        vec![
+            Ty::Str,
+            Ty::String,
+            Ty::Closure(1, b(returned.clone())),
+            I64
+        ]
+    );
+    assert_eq!(env.params[0].ty, Ty::Ref(b(Ty::Str)));
+    assert_eq!(env.params[1].ty, Ty::Closure(1, b(returned)));
+    let tilde = callable(&c, "tilde_with_context");
+    assert_eq!(
+        tilde.params[1].ty,
+        Ty::Closure(0, b(Ty::Option(b(Ty::String))))
+    );
 }
 
 #[test]

@@ -153,10 +153,12 @@ impl TyCx<'_> {
                 }
             }
             Type::Path(p) if p.qself.is_none() => self.path(&p.path, ty, mode),
-            Type::Path(_) => Err(Why::new(
-                SkipReason::QualifiedPath,
-                format!("qualified paths are not supported (`{}`)", text(ty)),
-            )),
+            Type::Path(p) => self.to_owned_of(p).unwrap_or_else(|| {
+                Err(Why::new(
+                    SkipReason::QualifiedPath,
+                    format!("qualified paths are not supported (`{}`)", text(ty)),
+                ))
+            }),
             Type::BareFn(_) => Err(Why::new(
                 SkipReason::Closure,
                 format!("function pointers are not supported (`{}`)", text(ty)),
@@ -277,6 +279,31 @@ impl TyCx<'_> {
                 format!("unknown type `{}`", text(ty)),
             )),
         }
+    }
+
+    /// `<T as ToOwned>::Owned` (shellexpand's `type XString = <Xstr as ToOwned>::Owned;` with
+    /// `type Xstr = str;`): the owned form of `str`, `Path`, `OsStr` or a slice, which std's
+    /// `ToOwned` impls name; `None` for any other qualified path.
+    fn to_owned_of(&self, p: &syn::TypePath) -> Option<Result<Ty, Why>> {
+        let qself = p.qself.as_ref()?;
+        let names = segments(&p.path);
+        let is_to_owned = names.len() == qself.position + 1
+            && qself.position > 0
+            && names[qself.position - 1] == "ToOwned"
+            && names[qself.position] == "Owned"
+            && p.path.segments.iter().all(|s| s.arguments.is_none());
+        if !is_to_owned {
+            return None;
+        }
+        let inner = self.unaliased((*qself.ty).clone());
+        let borrowed: Type = syn::parse_quote!(&#inner);
+        Some(Ok(match self.map(&borrowed, Mode::Arg).ok()? {
+            Ty::Str => Ty::String,
+            Ty::Std(StdTy::PathRef, _) => Ty::Std(StdTy::PathBuf, Vec::new()),
+            Ty::Std(StdTy::OsStrRef, _) => Ty::Std(StdTy::OsString, Vec::new()),
+            Ty::Slice(e) if !e.borrows() => Ty::Vec(e),
+            _ => return None,
+        }))
     }
 
     /// `Path` or `OsStr` (std's, not a crate type of that name), which the type behind a
@@ -1200,6 +1227,51 @@ mod tests {
             map("pub struct DirEntry;", "&DirEntry", Mode::Arg),
             Ok(Ty::Ref(b(Ty::Adt(0, vec![]))))
         );
+    }
+
+    #[test]
+    fn maps_variable_errors_open_options_and_owned_forms() {
+        let std_ty = |k| Ty::Std(k, Vec::new());
+        let var_error = std_ty(StdTy::VarError);
+        assert_eq!(
+            map("use std::env;", "env::VarError", Mode::Arg),
+            Ok(var_error.clone())
+        );
+        assert_eq!(
+            map(
+                "use std::env::VarError; pub struct LookupError<E>(E);",
+                "Result<String, LookupError<VarError>>",
+                Mode::Ret
+            ),
+            Ok(Ty::Result(
+                b(Ty::String),
+                b(Ty::Adt(0, vec![var_error.clone()]))
+            ))
+        );
+        assert_eq!(map("", "std::env::VarError", Mode::Owned), Ok(var_error));
+        // shellexpand's `type XString = <Xstr as ToOwned>::Owned;`.
+        let lib = "pub type Xstr = str; pub type XString = <Xstr as ToOwned>::Owned; use std::path::Path;";
+        assert_eq!(map(lib, "XString", Mode::Owned), Ok(Ty::String));
+        assert_eq!(
+            map(lib, "Option<<Path as ToOwned>::Owned>", Mode::Ret),
+            Ok(Ty::Option(b(std_ty(StdTy::PathBuf))))
+        );
+        assert_eq!(
+            map(lib, "<[u8] as ToOwned>::Owned", Mode::Owned),
+            Ok(Ty::Vec(b(Ty::Int(IntTy::U8))))
+        );
+        assert!(map(lib, "<Vec<u8> as IntoIterator>::Item", Mode::Owned).is_err());
+        // fs-err wraps std's `OpenOptions` in a type of the same name.
+        let lib = "use std::fs; pub struct OpenOptions(fs::OpenOptions);";
+        assert_eq!(
+            map(lib, "fs::OpenOptions", Mode::Arg),
+            Ok(std_ty(StdTy::OpenOptions))
+        );
+        assert_eq!(
+            map(lib, "&mut fs::OpenOptions", Mode::Ret),
+            Ok(Ty::RefMut(b(std_ty(StdTy::OpenOptions))))
+        );
+        assert_eq!(map(lib, "OpenOptions", Mode::Arg), Ok(Ty::Adt(0, vec![])));
     }
 
     #[test]

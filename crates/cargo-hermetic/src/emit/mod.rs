@@ -1165,6 +1165,24 @@ impl Writer<'_> {
             }
             (v, Ty::Ref(t)) => oracle::borrowed(rec(v, t)?, false),
             (v, Ty::RefMut(t)) => oracle::borrowed(rec(v, t)?, true),
+            (Value::Opt(text), Ty::Std(StdTy::VarError, _)) => {
+                let text = match text.as_deref() {
+                    None => None,
+                    Some(Value::Str(s)) => Some(s.as_str()),
+                    Some(_) => return None,
+                };
+                oracle::var_error_literal(self.cluster, self.home, text)
+            }
+            (Value::Tuple(flags), Ty::Std(StdTy::OpenOptions, _)) => {
+                let flags = flags
+                    .iter()
+                    .map(|f| match f {
+                        Value::Bool(b) => Some(*b),
+                        _ => None,
+                    })
+                    .collect::<Option<Vec<bool>>>()?;
+                oracle::open_options_literal(&flags)?
+            }
             (Value::Unit, _) => quote!(()),
             (Value::Bool(b), _) => quote!(#b),
             (Value::Int(i), Ty::Ordering) => oracle::ordering_literal(ordering_name(*i)?)?,
@@ -1291,7 +1309,9 @@ fn says_its_type(t: &Ty) -> bool {
         Ty::Str | Ty::String | Ty::Bool | Ty::Char | Ty::Unit | Ty::IoError => true,
         // The callee's `Fn*` bound types the closure, whatever it returns.
         Ty::Closure(..) => true,
-        Ty::Std(kind, _) => kind.is_text() || kind.is_time(),
+        Ty::Std(kind, _) => {
+            kind.is_text() || kind.is_time() || matches!(kind, StdTy::VarError | StdTy::OpenOptions)
+        }
         Ty::Adt(_, args) => args.is_empty(),
         _ => false,
     }

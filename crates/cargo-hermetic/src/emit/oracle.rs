@@ -7,10 +7,12 @@
 
 use super::layout;
 use super::names::VarNames;
-use crate::cluster::{Cluster, Fields, FloatTy, ModuleId, RangeKind, StdTy, Ty, TypeKind};
+use crate::cluster::{
+    Cluster, Fields, FloatTy, ModuleId, RangeKind, StdTy, Ty, TypeKind, OPEN_OPTIONS,
+};
 use crate::rust_syntax;
 use hermetic_protocol::Observed;
-use proc_macro2::{Literal, Span, TokenStream};
+use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::quote;
 
 /// One way of checking a value, before it is written against a concrete expression.
@@ -269,6 +271,12 @@ impl Oracle<'_> {
             Ty::Std(kind, _) if kind.is_text() => true,
             // Opaque handles: `Debug` only, never compared.
             Ty::Std(kind, _) if kind.is_fs_handle() => name == "Debug",
+            // `#[derive(Clone, Debug, PartialEq, Eq)]` in std, and `Display`.
+            Ty::Std(StdTy::VarError, _) => {
+                matches!(name, "Clone" | "Debug" | "PartialEq" | "Eq" | "Display")
+            }
+            // Never compared: its `Debug` text is the platform's.
+            Ty::Std(StdTy::OpenOptions, _) => matches!(name, "Clone" | "Debug"),
             Ty::Std(_, args) => args.iter().all(rec),
         }
     }
@@ -318,6 +326,15 @@ impl Oracle<'_> {
             }
             (Ty::Std(kind, _), Observed::Int(n)) if kind.is_time() => {
                 time_literal(self.cluster, self.home, *kind, *n)?
+            }
+            (Ty::Std(StdTy::VarError, _), Observed::Variant(name, fields)) => {
+                match (name.as_str(), fields.as_slice()) {
+                    ("NotPresent", []) => var_error_literal(self.cluster, self.home, None),
+                    ("NotUnicode", [(_, Observed::Str(s))]) => {
+                        var_error_literal(self.cluster, self.home, Some(s.as_str()))
+                    }
+                    _ => return None,
+                }
             }
             (Ty::Std(kind, args), Observed::Seq(items)) if kind.seq_form(args).is_some() => {
                 let Some(Ty::Vec(t)) = kind.seq_form(args) else {
@@ -559,6 +576,18 @@ impl Oracle<'_> {
                 }
                 self.fields_debug(&def.name, fields, observed)?
             }
+            Observed::Variant(name, observed)
+                if matches!(ty, Some(Ty::Std(StdTy::VarError, _))) =>
+            {
+                match (name.as_str(), observed.as_slice()) {
+                    ("NotPresent", []) => name.clone(),
+                    ("NotUnicode", [(_, text)]) => {
+                        let os = Ty::Std(StdTy::OsString, Vec::new());
+                        format!("NotUnicode({})", self.debug_text(Some(&os), text)?)
+                    }
+                    _ => return None,
+                }
+            }
             Observed::Variant(name, observed) => {
                 let Some(Ty::Adt(id, _)) = ty else {
                     return None;
@@ -616,6 +645,43 @@ pub(crate) fn text_literal(cluster: &Cluster, home: ModuleId, kind: StdTy, s: &s
         StdTy::PathRef | StdTy::OsStrRef => quote!(#name::new(#s)),
         _ => quote!(#name::from(#s)),
     }
+}
+
+/// A `VarError`: `VarError::NotPresent`, or `VarError::NotUnicode(OsString::from(text))`.
+pub(crate) fn var_error_literal(
+    cluster: &Cluster,
+    home: ModuleId,
+    not_unicode: Option<&str>,
+) -> TokenStream {
+    let name = rust_syntax::std_name(cluster, StdTy::VarError, home);
+    match not_unicode {
+        None => quote!(#name::NotPresent),
+        Some(text) => {
+            let os = text_literal(cluster, home, StdTy::OsString, text);
+            quote!(#name::NotUnicode(#os))
+        }
+    }
+}
+
+/// A `std::fs::OpenOptions` with `flags` set (in the order of [`OPEN_OPTIONS`]), by the builder's
+/// methods, cloned out of the builder: `std::fs::OpenOptions::new().read(true).clone()`, or
+/// `std::fs::OpenOptions::new()` with none set; `None` for another number of flags.
+pub(crate) fn open_options_literal(flags: &[bool]) -> Option<TokenStream> {
+    if flags.len() != OPEN_OPTIONS.len() {
+        return None;
+    }
+    let path = rust_syntax::std_path(StdTy::OpenOptions);
+    let set: Vec<Ident> = OPEN_OPTIONS
+        .iter()
+        .zip(flags)
+        .filter(|(_, on)| **on)
+        .map(|(name, _)| rust_syntax::ident(name))
+        .collect();
+    Some(if set.is_empty() {
+        quote!(#path::new())
+    } else {
+        quote!(#path::new() #(.#set(true))* .clone())
+    })
 }
 
 /// A file system handle of type `kind` opened at `path`: `File::open("/etc/hosts").unwrap()`,

@@ -1593,6 +1593,115 @@ fn files_and_metadata_are_opened_at_their_path_and_not_compared() {
 }
 
 #[test]
+fn variable_errors_are_passed_and_compared_as_their_variants() {
+    // shellexpand's `env(..) -> Result<Cow<str>, LookupError<VarError>>`, dotenvy's
+    // `Error::EnvVar(VarError)`, whoami's `match e { VarError::NotPresent => .. }`.
+    let var_error = || std_ty(StdTy::VarError);
+    let cluster = functions(vec![
+        ("explain", vec![param("e", var_error())], Ty::String),
+        (
+            "lookup",
+            vec![param("name", Ty::Str)],
+            Ty::Result(Box::new(Ty::String), Box::new(var_error())),
+        ),
+    ]);
+    let not_present = || Observed::Variant("NotPresent".into(), Vec::new());
+    let tests = [
+        completed(
+            0,
+            vec![stmt(0, vec![Value::Opt(None)])],
+            vec![Some(Observed::Str("missing".into()))],
+        ),
+        completed(
+            0,
+            vec![stmt(
+                0,
+                vec![Value::Opt(Some(Box::new(Value::Str("x".into()))))],
+            )],
+            vec![Some(Observed::Str("not text".into()))],
+        ),
+        completed(
+            0,
+            vec![stmt(1, vec![Value::Str("HOME".into())])],
+            vec![Some(Observed::Err(Box::new(not_present())))],
+        ),
+    ];
+    let file = emit_with(&cluster, &tests);
+    let flat: String = file.chars().filter(|c| !c.is_whitespace()).collect();
+    for expected in [
+        "usestd::env::VarError;",
+        "explain(VarError::NotPresent),\"missing\"",
+        "explain(VarError::NotUnicode(OsString::from(\"x\"))),\"nottext\"",
+        "lookup(\"HOME\"),Err(VarError::NotPresent)",
+    ] {
+        assert!(flat.contains(expected), "no {expected}:\n{file}");
+    }
+    let oracle = super::oracle::Oracle {
+        cluster: &cluster,
+        home: 0,
+    };
+    let text = Observed::Variant(
+        "NotUnicode".into(),
+        vec![("0".into(), Observed::Str("x".into()))],
+    );
+    assert_eq!(
+        oracle.debug_text(Some(&var_error()), &text).as_deref(),
+        Some("NotUnicode(\"x\")")
+    );
+    assert_eq!(
+        oracle
+            .debug_text(Some(&var_error()), &not_present())
+            .as_deref(),
+        Some("NotPresent")
+    );
+}
+
+#[test]
+fn open_options_are_built_by_their_flags_and_never_imported() {
+    // fs-err's `OpenOptions::from_options(fs::OpenOptions)`: a crate type of the same name.
+    let options = || std_ty(StdTy::OpenOptions);
+    let cluster = functions(vec![
+        ("from_options", vec![param("options", options())], Ty::Bool),
+        (
+            "options",
+            vec![param("read", Ty::Bool)],
+            Ty::Ref(Box::new(options())),
+        ),
+    ]);
+    let flags = |on: [bool; 6]| Value::Tuple(on.iter().map(|b| Value::Bool(*b)).collect());
+    let tests = [
+        completed(
+            0,
+            vec![stmt(
+                0,
+                vec![flags([true, false, false, false, true, false])],
+            )],
+            vec![Some(Observed::Bool(true))],
+        ),
+        completed(
+            0,
+            vec![stmt(0, vec![flags([false; 6])])],
+            vec![Some(Observed::Bool(false))],
+        ),
+        // An opaque result: nothing to assert, no test.
+        completed(
+            0,
+            vec![stmt(1, vec![Value::Bool(true)])],
+            vec![Some(Observed::Opaque)],
+        ),
+    ];
+    let file = emit_with(&cluster, &tests);
+    let flat: String = file.chars().filter(|c| !c.is_whitespace()).collect();
+    for expected in [
+        "from_options(std::fs::OpenOptions::new().read(true).create(true).clone())",
+        "from_options(std::fs::OpenOptions::new())",
+    ] {
+        assert!(flat.contains(expected), "no {expected}:\n{file}");
+    }
+    assert!(!flat.contains("usestd::fs::OpenOptions"), "{file}");
+}
+
+#[test]
 fn a_borrowed_sum_or_range_is_parenthesised() {
     // humantime's `Rfc3339Timestamp::get_ref() -> &SystemTime`: `&SystemTime::UNIX_EPOCH + d`
     // borrows the epoch only, and does not compile.

@@ -117,6 +117,7 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
     // A recorded run calls the methods of trait impls too (a search reaches them otherwise).
     let options = analyze::Options {
         features: target.features.enabled.clone(),
+        build_script_cfgs: analyze::build_script_cfgs(&target),
         ..analyze::Options::record()
     };
     let cluster = analyze::analyze_with(&target.lib_rs, &target.crate_name, options)

@@ -326,9 +326,9 @@ fn build_arg(
             }
         }
         // Maps and sets of crate values: their entries, as a vector's.
-        Ty::Std(kind, args) if kind.seq_form(args).is_some() => {
-            let seq = kind.seq_form(args).expect("a map or set");
-            build_arg(rng, space, test, &seq, taken, depth)
+        Ty::Std(kind, args) if kind.value_form(args).is_some() => {
+            let form = kind.value_form(args).expect("a value form");
+            build_arg(rng, space, test, &form, taken, depth)
         }
         // Borrows inside containers are not supported by the driver.
         _ => None,

@@ -246,8 +246,8 @@ fn random_std(
     args: &[Ty],
     depth: usize,
 ) -> Value {
-    if let Some(seq) = kind.seq_form(args) {
-        return random_value(rng, pool, &seq, depth);
+    if let Some(form) = kind.value_form(args) {
+        return random_value(rng, pool, &form, depth);
     }
     match kind {
         k if k.is_path() => Value::Str(random_path(rng, pool)),
@@ -724,9 +724,9 @@ pub fn mutate_value(rng: &mut ChaCha8Rng, pool: &ValuePool, ty: &Ty, value: &Val
         (Ty::String | Ty::Str | Ty::Reader, Value::Str(s)) => {
             Value::Str(mutate_string(rng, pool, s))
         }
-        (Ty::Std(kind, args), v) if kind.seq_form(args).is_some() => {
-            let seq = kind.seq_form(args).expect("a map or set");
-            mutate_value(rng, pool, &seq, v)
+        (Ty::Std(kind, args), v) if kind.value_form(args).is_some() => {
+            let form = kind.value_form(args).expect("a value form");
+            mutate_value(rng, pool, &form, v)
         }
         (Ty::Std(StdTy::Duration, _), Value::Int(n)) => {
             Value::Int(mutate_nanos(rng, *n, 0, MAX_DURATION))
