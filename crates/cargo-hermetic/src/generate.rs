@@ -270,6 +270,8 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
             seed: args.seed,
             deadline,
             max_executions: args.max_executions.map_or(u64::MAX, |m| m / 5),
+            stagnation_floor: (!args.no_early_stop)
+                .then_some(crate::mutation::hunt::STAGNATION_FLOOR),
         };
         Some(crate::mutation::run(
             building,

@@ -35,6 +35,8 @@ pub struct Settings<'a> {
     pub deadline: Option<Instant>,
     /// The hunt's share of `--max-executions`.
     pub max_executions: u64,
+    /// The hunt's stagnation floor (`hunt::Stop`); `None` with `--no-early-stop`.
+    pub stagnation_floor: Option<u64>,
 }
 
 /// The mutants' build, running beside the coverage search: the schemata rewrite needs only the
@@ -101,6 +103,7 @@ pub fn run(
     let stop = hunt::Stop {
         deadline: settings.deadline,
         max_executions: settings.max_executions,
+        stagnation_floor: settings.stagnation_floor,
     };
     let (mut more, executions) = hunt::hunt(
         space,
