@@ -149,8 +149,8 @@ pub struct GenerateArgs {
     /// worth).
     #[arg(long, hide = true)]
     pub no_static_isolation: bool,
-    /// Search until a budget is spent or every goal is covered, even when coverage has stopped
-    /// rising (benchmarks only).
+    /// Search (and hunt for tests that kill mutants) until a budget is spent or every goal is
+    /// covered, even when coverage (or the kills) has stopped rising (benchmarks only).
     #[arg(long, hide = true)]
     pub no_early_stop: bool,
     /// Mutation analysis: compile mutants of the selected code into the driver, keep the

@@ -26,8 +26,8 @@ const BATCH: usize = 32;
 const VERIFICATION_SHARE: f64 = 0.35;
 
 /// The part of `--budget` mutation analysis takes with `--mutation on` (the bound: at
-/// most 30% of the run): the mutants' build, the tests run against them, the tests sought
-/// for those alive.
+/// most 30% of the run): the tests run against mutants and the tests sought for those alive
+/// (the mutants' build runs beside the search; a wait for it after the search counts here).
 const MUTATION_SHARE: f64 = 0.3;
 
 pub fn generate(args: &GenerateArgs) -> Result<Report> {
@@ -78,13 +78,17 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     let _busy = crate::work_dir::lock(&work_dir)?;
     let mutation = args.mutation == crate::cli::Switch::On;
     let build_started = Instant::now();
-    let built = build::build_driver(
+    let mut built = build::build_driver(
         &target,
         &cluster,
         &work_dir,
         &isolation.shadow(&cluster),
         !args.output.quiet,
     )?;
+    if mutation {
+        // The mutants' build replaces the driver's executable while the search runs.
+        build::run_from_copy(&mut built, &work_dir)?;
+    }
     isolation.time += built.isolate_time;
     // The one-time build of dependencies is outside the budget; the summary says how long it took.
     let driver_build = build_started.elapsed();
@@ -140,6 +144,15 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         let why = "the selected code has no branches to cover (check --module and --function)";
         return Ok(no_tests(args, &target.package, skipped, started, why));
     }
+
+    // The mutants' build needs only the selected code: it runs beside the search, so mutation
+    // analysis' share of the budget goes to running the tests against mutants.
+    let building = if mutation {
+        let job = build::MutantsJob::new(&built, &target, &cluster, &selection)?;
+        Some(crate::mutation::Building::start(job))
+    } else {
+        None
+    };
 
     // The tests the last run wrote go first; those that still cover are kept as they are.
     let mut kept = kept::load(
@@ -198,8 +211,8 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
             .unwrap_or(d)
             .max(search_started + budget_len / 5)
     });
-    // Mutation analysis (its build included) and the tests sought for mutants take the last
-    // part of the rest.
+    // Mutation analysis (the tests run against mutants, and the tests sought for those alive)
+    // takes the last part of the rest; its build ran beside the search.
     let search_deadline = deadline.map(|d| {
         if mutation {
             d.checked_sub(budget_len.mul_f64(MUTATION_SHARE))
@@ -240,7 +253,6 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     let containment = pool.layers;
     let real_env = pool.real_env;
     drop(pool);
-    // Placed before mutation analysis rebuilds the driver's executable with its mutants.
     let (branches, uncovered) = branches_in_source(
         &goal_map,
         &outcome.covered,
@@ -249,7 +261,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         &target.crate_dir,
     );
     let mutation_started = Instant::now();
-    let mutation_report = if mutation {
+    let mutation_report = if let Some(building) = building {
         status.say("running the tests against mutants of the code");
         let settings = crate::mutation::Settings {
             launch: &launch,
@@ -259,12 +271,12 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
             seed: args.seed,
             deadline,
             max_executions: args.max_executions.map_or(u64::MAX, |m| m / 5),
+            stagnation_floor: (!args.no_early_stop)
+                .then_some(crate::mutation::hunt::STAGNATION_FLOOR),
         };
         Some(crate::mutation::run(
-            &built,
-            &target,
+            building,
             &space,
-            &selection,
             &mut outcome.tests,
             &settings,
         )?)

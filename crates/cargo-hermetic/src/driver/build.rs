@@ -5,10 +5,10 @@ use crate::cargo::{self, BuildOutcome, CompileError, Target};
 use crate::cluster::{Cluster, UnitId};
 use crate::errors::Failure;
 use crate::mutation::schemata;
-use crate::mutation::schemata::Mutant;
+use crate::mutation::schemata::{Mutant, SiteFile};
 use crate::selection::Selection;
 use crate::shadow::{self, Origin, Shadow};
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -32,6 +32,8 @@ pub struct MutantsBuild {
     pub unviable: usize,
     /// Builds it took (the last one succeeded).
     pub builds: usize,
+    /// How long they took.
+    pub seconds: f64,
 }
 
 /// How many times a build is retried after disabling the calls its errors point at.
@@ -134,37 +136,78 @@ pub fn build_driver(
     bail!("the driver did not compile after disabling the calls it could not build")
 }
 
+/// The search's drivers run a copy of the driver's executable (`search-driver` in the work
+/// directory), so the mutants' build can replace the original while the search runs.
+pub fn run_from_copy(built: &mut DriverBuild, work_dir: &Path) -> Result<()> {
+    let copy = work_dir.join("search-driver");
+    // Written beside and renamed: a driver left running by an earlier run keeps its file.
+    let partial = work_dir.join("search-driver.partial");
+    std::fs::copy(&built.executable, &partial)
+        .with_context(|| format!("copy {}", built.executable.display()))?;
+    std::fs::rename(&partial, &copy).with_context(|| format!("rename to {}", copy.display()))?;
+    built.executable = copy;
+    Ok(())
+}
+
+/// What the mutants' build needs, owned, so that it can run beside the search.
+pub struct MutantsJob {
+    /// The selected code's sites, read from the driver's copy before any rewrite.
+    sites: Vec<SiteFile>,
+    root: PathBuf,
+    target_dir: PathBuf,
+    cargo_args: Vec<String>,
+}
+
+impl MutantsJob {
+    /// The selected code's mutation sites in the driver's copy, and where to build them.
+    pub fn new(
+        built: &DriverBuild,
+        target: &Target,
+        cluster: &Cluster,
+        selection: &Selection,
+    ) -> Result<MutantsJob> {
+        let shadow = &built.shadow;
+        Ok(MutantsJob {
+            sites: schemata::find_sites(cluster, selection, &target.crate_dir, &shadow.root)?,
+            root: shadow.root.clone(),
+            target_dir: shadow.target_dir.clone(),
+            // The features the search's build had, so the dependencies are not built again.
+            cargo_args: target.features.cargo_args.clone(),
+        })
+    }
+}
+
 /// Rebuilds the driver's copy with the mutants of the selected code spliced in (no coverage
 /// instrumentation: mutation analysis asks only which mutants a test reaches and what it
-/// sees). The coverage search has run on the build without them, so its goals are the
-/// code's own. Rewrites the compiler rejects are left out, and counted unviable.
-pub fn build_mutants(
-    built: &DriverBuild,
-    target: &Target,
-    cluster: &Cluster,
-    selection: &Selection,
-) -> Result<MutantsBuild> {
-    let shadow = &built.shadow;
-    let sites = schemata::find_sites(cluster, selection, &target.crate_dir, &shadow.root)?;
+/// sees). The coverage search runs on the build without them, so its goals are the code's
+/// own; it runs a copy of that build's executable (`run_from_copy`), so this build can run
+/// beside it. Rewrites the compiler rejects are left out, and counted unviable.
+pub fn build_mutants(job: MutantsJob) -> Result<MutantsBuild> {
+    let started = std::time::Instant::now();
+    let MutantsJob {
+        sites,
+        root,
+        target_dir,
+        cargo_args,
+    } = job;
     let all: usize = sites
         .iter()
         .flat_map(|f| &f.sites)
         .map(|s| s.alternatives.len())
         .sum();
-    let manifest = shadow.root.join("Cargo.toml");
+    let manifest = root.join("Cargo.toml");
     let mut unviable: BTreeSet<u32> = BTreeSet::new();
     let mut builds = 0;
     loop {
         builds += 1;
         let (mutants, rewritten) = schemata::rewrite(&sites, &unviable);
         for f in &rewritten {
-            shadow::write_if_changed(&shadow.root.join(&f.path), &f.text)?;
+            shadow::write_if_changed(&root.join(&f.path), &f.text)?;
         }
-        // The features the search's build had, so the dependencies are not built again.
         let outcome = cargo::build_test_binary(
             &manifest,
-            &shadow.target_dir,
-            &target.features.cargo_args,
+            &target_dir,
+            &cargo_args,
             &["--cap-lints=warn"],
             false,
         )?;
@@ -175,6 +218,7 @@ pub fn build_mutants(
                     unviable: all - mutants.len(),
                     mutants,
                     builds,
+                    seconds: started.elapsed().as_secs_f64(),
                 });
             }
             BuildOutcome::Failed(errors) => errors,
@@ -299,6 +343,38 @@ fn render(errors: &[CompileError]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_search_runs_a_copy_the_mutants_build_can_replace() {
+        let dir = tempfile::tempdir().unwrap();
+        let original = dir.path().join("deps").join("driver-0123");
+        std::fs::create_dir_all(original.parent().unwrap()).unwrap();
+        std::fs::write(&original, "searched").unwrap();
+        let mut built = DriverBuild {
+            executable: original.clone(),
+            shadow: Shadow {
+                root: dir.path().join("shadow"),
+                target_dir: dir.path().join("target"),
+            },
+            unsupported: Vec::new(),
+            isolate_time: std::time::Duration::ZERO,
+            compiled_dependencies: false,
+        };
+        run_from_copy(&mut built, dir.path()).unwrap();
+        assert_eq!(built.executable, dir.path().join("search-driver"));
+        std::fs::write(&original, "mutated").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&built.executable).unwrap(),
+            "searched"
+        );
+        // A second run replaces the copy.
+        built.executable = original;
+        run_from_copy(&mut built, dir.path()).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&built.executable).unwrap(),
+            "mutated"
+        );
+    }
 
     #[test]
     fn an_error_is_pinned_on_the_entry_or_type_impl_it_is_in() {

@@ -22,7 +22,17 @@ use std::time::Instant;
 pub struct Stop {
     pub deadline: Option<Instant>,
     pub max_executions: u64,
+    /// With `Some(floor)`, the hunt stops as the search does when it stagnates: after
+    /// `STAGNATION_FACTOR` times as many executions without a kill as the last kill took to
+    /// come, and at least `floor` (mutants no test tells apart, such as a changed
+    /// `Vec::with_capacity`, would otherwise take the whole share).
+    pub stagnation_floor: Option<u64>,
 }
+
+/// The floor `generate` uses (executions, two per candidate).
+pub const STAGNATION_FLOOR: u64 = 2_000;
+/// As the search's.
+const STAGNATION_FACTOR: u64 = 4;
 
 /// New tests, each killing a mutant of `reaching` (alive mutants and the tests that reach
 /// them) that no test killed; and the executions spent.
@@ -39,9 +49,16 @@ pub fn hunt(
     let mut found = Vec::new();
     let mut executions = 0u64;
     let timeout = super::analysis::MUTANT_TIMEOUT_MS.min(pool.timeout_ms);
+    // Executions when the last kill came.
+    let mut last_kill = 0u64;
+    let stagnated = |executions: u64, last_kill: u64| {
+        stop.stagnation_floor
+            .is_some_and(|floor| executions - last_kill > floor.max(STAGNATION_FACTOR * last_kill))
+    };
     while !alive.is_empty()
         && executions < stop.max_executions
         && stop.deadline.is_none_or(|d| Instant::now() < d)
+        && !stagnated(executions, last_kill)
     {
         let mut batch = Vec::new();
         for &id in &alive {
@@ -81,6 +98,12 @@ pub fn hunt(
             };
             if let Some(test) = killing(space, candidate, original, mutated) {
                 kills.push((id, test));
+            }
+        }
+        if !kills.is_empty() {
+            last_kill = executions;
+            if std::env::var_os("HERMETIC_DEBUG").is_some() {
+                eprintln!("hunt: {} kills at {executions} executions", kills.len());
             }
         }
         for (id, test) in kills {

@@ -3,25 +3,24 @@
 //! chosen by the mutants they kill (`analysis.rs`), with the mutation score for the report;
 //! tests sought for the mutants reached but not killed (`hunt.rs`).
 //!
-//! The driver build leaves out sites the compiler rejects and builds again (`driver/build.rs`), and
-//! `driver/goals.rs` keeps code that only mutants run out of the goals. Analysis keeps, per final
-//! test, the fewest assertions that kill what it can kill (`FinishedTest::assertions`; the keys
-//! come from `emit::assertion_keys`, the oracle's own checks). Mutation knows nothing of how Rust
-//! is printed beyond those keys.
+//! The mutants' driver is a second build of the driver's copy, run beside the coverage search
+//! (`Building`); it leaves out sites the compiler rejects and builds again (`driver/build.rs`).
+//! Analysis keeps, per final test, the fewest assertions that kill what it can kill
+//! (`FinishedTest::assertions`; the keys come from `emit::assertion_keys`, the oracle's own
+//! checks). Mutation knows nothing of how Rust is printed beyond those keys.
 
 pub mod analysis;
 pub mod hunt;
 pub mod schemata;
 
-use crate::cargo::Target;
-use crate::driver::build::{self, DriverBuild};
+use crate::driver::build::{self, MutantsBuild};
 use crate::driver::process;
 use crate::search::ops::Space;
-use crate::selection::Selection;
 use crate::test_case::FinishedTest;
-use anyhow::Result;
+use anyhow::{bail, Result};
 pub use schemata::Mutant;
 use serde::Serialize;
+use std::thread::JoinHandle;
 use std::time::Instant;
 
 /// Where and how long mutation analysis runs.
@@ -36,23 +35,58 @@ pub struct Settings<'a> {
     pub deadline: Option<Instant>,
     /// The hunt's share of `--max-executions`.
     pub max_executions: u64,
+    /// The hunt's stagnation floor (`hunt::Stop`); `None` with `--no-early-stop`.
+    pub stagnation_floor: Option<u64>,
 }
 
-/// Mutation analysis after the coverage search: the driver rebuilt with the selected code's
-/// mutants, the final tests run against them and their assertions chosen, tests sought for the
-/// mutants reached but not killed (added to `tests`); the report's figures.
+/// The mutants' build, running beside the coverage search: the schemata rewrite needs only the
+/// selected code, not the search's tests, and the search runs a copy of its driver's
+/// executable (`build::run_from_copy`), so the analysis' share of the budget is not spent
+/// building. Dropped unwaited (the search failed), it still waits for cargo to finish.
+pub struct Building {
+    handle: Option<JoinHandle<Result<MutantsBuild>>>,
+}
+
+impl Building {
+    /// Starts the build in a thread of its own.
+    pub fn start(job: build::MutantsJob) -> Building {
+        Building {
+            handle: Some(std::thread::spawn(move || build::build_mutants(job))),
+        }
+    }
+
+    /// The finished build.
+    fn wait(mut self) -> Result<MutantsBuild> {
+        match self.handle.take().map(JoinHandle::join) {
+            Some(Ok(built)) => built,
+            Some(Err(_)) => bail!("the mutants' build panicked"),
+            None => bail!("the mutants' build was already waited for"),
+        }
+    }
+}
+
+impl Drop for Building {
+    fn drop(&mut self) {
+        if let Some(handle) = self.handle.take() {
+            let _ = handle.join();
+        }
+    }
+}
+
+/// Mutation analysis after the coverage search: the driver built with the selected code's
+/// mutants (`building`, which ran beside the search), the final tests run against them and
+/// their assertions chosen, tests sought for the mutants reached but not killed (added to
+/// `tests`); the report's figures.
 pub fn run(
-    built: &DriverBuild,
-    target: &Target,
+    building: Building,
     space: &Space,
-    selection: &Selection,
     tests: &mut Vec<FinishedTest>,
     settings: &Settings,
 ) -> Result<MutationReport> {
     let started = Instant::now();
     let cluster = space.cluster;
-    let mutants = build::build_mutants(built, target, cluster, selection)?;
-    let build_seconds = started.elapsed().as_secs_f64();
+    let mutants = building.wait()?;
+    let build_wait_seconds = started.elapsed().as_secs_f64();
     let launch = process::Launch {
         executable: mutants.executable.clone(),
         ..settings.launch.clone()
@@ -69,6 +103,7 @@ pub fn run(
     let stop = hunt::Stop {
         deadline: settings.deadline,
         max_executions: settings.max_executions,
+        stagnation_floor: settings.stagnation_floor,
     };
     let (mut more, executions) = hunt::hunt(
         space,
@@ -86,7 +121,8 @@ pub fn run(
     }
     let mut report = MutationReport::new(&mutants.mutants, mutants.unviable, &analysis);
     report.builds = mutants.builds;
-    report.build_seconds = build_seconds;
+    report.build_seconds = mutants.seconds;
+    report.build_wait_seconds = build_wait_seconds;
     report.seconds = started.elapsed().as_secs_f64();
     Ok(report)
 }
@@ -110,12 +146,15 @@ pub struct MutationReport {
     pub assertions_dropped: usize,
     /// Executions against mutants.
     pub executions: u64,
-    /// The time mutation analysis took, its driver's build included.
+    /// The time mutation analysis took after the search, the wait for its driver's build
+    /// included.
     pub seconds: f64,
     /// The driver's build with the mutants: how many builds it took (rewrites the compiler
-    /// rejects are left out and it builds again), and how long.
+    /// rejects are left out and it builds again), and how long (beside the search).
     pub builds: usize,
     pub build_seconds: f64,
+    /// How long the analysis waited for that build after the search ended.
+    pub build_wait_seconds: f64,
     /// The budget ran out before every test ran against every mutant it reaches: the kills
     /// are those seen (a lower bound), and the tests keep all their assertions.
     pub incomplete: bool,
@@ -157,6 +196,7 @@ impl MutationReport {
             seconds: analysis.seconds,
             builds: 0,
             build_seconds: 0.0,
+            build_wait_seconds: 0.0,
             incomplete: analysis.incomplete,
             alive: mutants
                 .iter()
