@@ -121,6 +121,9 @@ pub struct SearchOutcome {
 
 /// How often a candidate climbs from a stepping stone of the frontier (when there is one).
 const P_CLIMB: f64 = 0.25;
+/// At most this many eager substitutions of integers, and as many of bytes, follow one
+/// execution ([`cmp::eager`]).
+const EAGER_PER_RUN: usize = 2;
 /// How often a mutant gets a fake, once fakes are allowed (times `isolate_probability`).
 const P_FAKE: f64 = 0.3;
 
@@ -219,6 +222,8 @@ pub struct Search<'s, 'c> {
     touched: env::Touched,
     /// Candidates that go first in the next batch.
     pending: Vec<TestCase>,
+    /// Operands already put in a place by an eager substitution ([`cmp::eager`]).
+    tried: BTreeSet<cmp::Tried>,
     frontier: frontier::Frontier,
     outputs: outputs::Outputs,
     /// The output goals every search should reach (both outcomes of `bool` functions).
@@ -276,6 +281,7 @@ impl<'s, 'c> Search<'s, 'c> {
             reached_by_findings: BTreeSet::new(),
             touched: env::Touched::default(),
             pending: Vec::new(),
+            tried: BTreeSet::new(),
             frontier: frontier::Frontier::default(),
             outputs,
             expected,
@@ -514,13 +520,32 @@ impl<'s, 'c> Search<'s, 'c> {
         if self.cfg.strategy == Strategy::Archive {
             // Only what the code under test compared: the driver's and std's comparisons are
             // noise.
-            let ints: Vec<u64> = report
+            let compared: Vec<(u64, u64)> = report
                 .cmp_ints
                 .iter()
+                .copied()
                 .filter(|(pc, _)| goals.in_selected_code(*pc))
-                .map(|&(_, v)| v)
                 .collect();
+            let ints: Vec<u64> = compared.iter().map(|&(_, v)| v).collect();
             self.space.pool.learn(&ints, &report.cmp_bytes);
+            // Input-to-state at once: an operand put where the test holds the other, the first
+            // time that operand could go to that place. A near miss (a key of the right length
+            // compared with `"name"`, a mock's second value compared with 42) need not be kept
+            // in the archive to be followed up.
+            if self.pending.len() < self.cfg.batch {
+                let (ints, bytes) = cmp::eager(self.space, &case, &compared, &report.cmp_bytes);
+                // As many of each kind: a run compares far more integers than bytes.
+                for mut options in [ints, bytes] {
+                    options.retain(|(key, _)| !self.tried.contains(key));
+                    let n = EAGER_PER_RUN.min(options.len());
+                    for i in rand::seq::index::sample(&mut self.rng, options.len(), n) {
+                        let (key, candidate) = options[i].clone();
+                        if self.tried.insert(key) {
+                            self.pending.push(candidate);
+                        }
+                    }
+                }
+            }
             if matches!(
                 report.outcome,
                 Outcome::Completed | Outcome::Panicked { .. }
