@@ -188,6 +188,7 @@ pub fn eager(
         by_site.entry(site).or_default().push(v);
     }
     for (i, stmt) in case.stmts.iter().enumerate() {
+        let types = space.arg_types(stmt.callable);
         for (k, arg) in stmt.args.iter().enumerate() {
             let mut leaves = Vec::new();
             ints(arg, &mut leaves);
@@ -207,7 +208,13 @@ pub fn eager(
                             let new = widen(other, width, v < 0);
                             let key = (new.to_le_bytes().to_vec(), i, k, leaf, usize::MAX);
                             let mut t = case.clone();
-                            if set_int(&mut t.stmts[i].args[k], &mut { leaf }, new) {
+                            // Only values of the leaf's type: an `Ordering` stays -1, 0 or 1.
+                            let fits = |t: &TestCase| {
+                                types
+                                    .get(k)
+                                    .is_some_and(|ty| ints_fit(ty, &t.stmts[i].args[k]))
+                            };
+                            if set_int(&mut t.stmts[i].args[k], &mut { leaf }, new) && fits(&t) {
                                 out.push((key, t));
                             }
                         }
@@ -367,6 +374,26 @@ fn set_bytes(ty: &Ty, v: &mut Value, n: &mut usize, f: &mut dyn FnMut(&[u8]) -> 
                 .any(|(t, i)| set_bytes(t, i, n, f)),
             _ => false,
         },
+    }
+}
+
+/// Whether every integer of a value lies in its type's range (an `Ordering` is -1, 0 or 1).
+/// Values whose shape the type does not describe (a mock's answers) are not judged.
+fn ints_fit(ty: &Ty, v: &Value) -> bool {
+    match (ty, v) {
+        (Ty::Int(t), Value::Int(x)) => {
+            let (lo, hi) = super::values::int_range(*t);
+            (lo..=hi).contains(x)
+        }
+        (Ty::Ordering, Value::Int(x)) => (-1..=1).contains(x),
+        (Ty::Box(t) | Ty::Ref(t) | Ty::RefMut(t), v) => ints_fit(t, v),
+        (Ty::Option(t), Value::Opt(Some(v))) => ints_fit(t, v),
+        (Ty::Result(t, _), Value::Ok(v)) | (Ty::Result(_, t), Value::Err(v)) => ints_fit(t, v),
+        (Ty::Vec(t) | Ty::Slice(t) | Ty::Array(t, _) | Ty::IntoIter(t), Value::Seq(items)) => {
+            items.iter().all(|i| ints_fit(t, i))
+        }
+        (Ty::Tuple(ts), Value::Tuple(items)) => ts.iter().zip(items).all(|(t, i)| ints_fit(t, i)),
+        _ => true,
     }
 }
 

@@ -222,7 +222,10 @@ pub struct Search<'s, 'c> {
     touched: env::Touched,
     /// Candidates that go first in the next batch.
     pending: Vec<TestCase>,
-    /// Operands already put in a place by an eager substitution ([`cmp::eager`]).
+    /// Eager substitutions waiting ([`cmp::eager`]): a quarter of each batch at most, so they
+    /// never crowd out the rest of the search.
+    eager: std::collections::VecDeque<TestCase>,
+    /// Operands already put in a place by an eager substitution.
     tried: BTreeSet<cmp::Tried>,
     frontier: frontier::Frontier,
     outputs: outputs::Outputs,
@@ -281,6 +284,7 @@ impl<'s, 'c> Search<'s, 'c> {
             reached_by_findings: BTreeSet::new(),
             touched: env::Touched::default(),
             pending: Vec::new(),
+            eager: Default::default(),
             tried: BTreeSet::new(),
             frontier: frontier::Frontier::default(),
             outputs,
@@ -412,6 +416,8 @@ impl<'s, 'c> Search<'s, 'c> {
         // Tests whose mocks ran short go again first, with more values.
         let take = self.pending.len().min(n);
         batch.extend(self.pending.drain(..take));
+        let take = self.eager.len().min(n / 4).min(n - batch.len());
+        batch.extend(self.eager.drain(..take));
         let (rng, space, touched) = (&mut self.rng, &*self.space, &self.touched);
         let mut attempts = 0;
         while batch.len() < n && attempts < n * 20 {
@@ -532,7 +538,7 @@ impl<'s, 'c> Search<'s, 'c> {
             // time that operand could go to that place. A near miss (a key of the right length
             // compared with `"name"`, a mock's second value compared with 42) need not be kept
             // in the archive to be followed up.
-            if self.pending.len() < self.cfg.batch {
+            if self.eager.len() < 4 * self.cfg.batch {
                 let (ints, bytes) = cmp::eager(self.space, &case, &compared, &report.cmp_bytes);
                 // As many of each kind: a run compares far more integers than bytes.
                 for mut options in [ints, bytes] {
@@ -541,7 +547,7 @@ impl<'s, 'c> Search<'s, 'c> {
                     for i in rand::seq::index::sample(&mut self.rng, options.len(), n) {
                         let (key, candidate) = options[i].clone();
                         if self.tried.insert(key) {
-                            self.pending.push(candidate);
+                            self.eager.push_back(candidate);
                         }
                     }
                 }

@@ -557,7 +557,7 @@ fn near_misses_are_followed_up_at_once_and_each_place_once() {
     r.cmp_ints = vec![(SITE, 41), (SITE, 42)];
     search.learn(vec![case.clone()], vec![r.clone()]);
     let args: Vec<Vec<Value>> = search
-        .pending
+        .eager
         .iter()
         .map(|t| t.stmts.iter().flat_map(|s| s.args.clone()).collect())
         .collect();
@@ -570,7 +570,7 @@ fn near_misses_are_followed_up_at_once_and_each_place_once() {
         "{args:?}"
     );
     // The same near miss again: those operands were put in those places already.
-    let before = search.pending.len();
+    let before = search.eager.len();
     search.learn(vec![case], vec![r]);
-    assert_eq!(search.pending.len(), before);
+    assert_eq!(search.eager.len(), before);
 }
