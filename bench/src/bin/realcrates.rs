@@ -37,6 +37,8 @@ const CRATES: &[(&str, &str)] = &[
     ("shellexpand", "3.1.2"),
     ("fs_extra", "1.3.0"),
     ("which", "8.0.6"),
+    ("same-file", "1.0.6"),
+    ("fs-err", "3.3.1"),
 ];
 
 /// Skip reasons shown per crate.

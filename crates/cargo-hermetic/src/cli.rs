@@ -29,24 +29,53 @@ pub enum Command {
     Record(RecordArgs),
 }
 
+/// Which crate, and which part of it, a command works on.
 #[derive(Args, Debug, Clone)]
-pub struct GenerateArgs {
+pub struct TargetArgs {
     /// Path to the crate's Cargo.toml.
     #[arg(long, value_name = "PATH")]
     pub manifest_path: Option<PathBuf>,
-    /// The package to test, in a workspace.
+    /// The package, in a workspace.
     #[arg(short, long, value_name = "NAME")]
     pub package: Option<String>,
-    /// Every library package of the workspace, one after the other (each gets its own budget,
-    /// summary and, with --report-json, a report in a JSON array).
-    #[arg(long, conflicts_with = "package")]
-    pub workspace: bool,
     /// Only this module (and its submodules), e.g. `parser::lexer`.
     #[arg(long, value_name = "PATH")]
     pub module: Option<String>,
     /// Only this function or method, e.g. `parse` or `Lexer::next_token`.
     #[arg(long, value_name = "NAME")]
     pub function: Option<String>,
+}
+
+/// What a command writes besides the tests, and how.
+#[derive(Args, Debug, Clone)]
+pub struct OutputArgs {
+    /// Also write the report as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    pub report_json: Option<PathBuf>,
+    /// How the tests' dev-dependency on the `hermetic` runtime is written: `vendored` (a copy
+    /// in `.hermetic/runtime/` at the workspace root, by relative path; the default for a new
+    /// entry) or `registry` (`hermetic = "<version>"`). Without it an existing entry is kept.
+    #[arg(long, value_enum, value_name = "SOURCE")]
+    pub runtime: Option<crate::runtime::RuntimeSource>,
+    /// Print what would be written, change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Skip compiling and running the emitted tests before writing them (faster, unchecked).
+    #[arg(long)]
+    pub no_verify: bool,
+    /// No progress bar.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct GenerateArgs {
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Every library package of the workspace, one after the other (each gets its own budget,
+    /// summary and, with --report-json, a report in a JSON array).
+    #[arg(long, conflicts_with = "package")]
+    pub workspace: bool,
     /// Only this share of the crate's modules, `k/n` (1 <= k <= n): each module belongs to one
     /// of `n` shares, so `n` runs (a CI matrix) cover the crate and write different files.
     #[arg(long, value_name = "K/N")]
@@ -72,9 +101,6 @@ pub struct GenerateArgs {
     /// Time limit for one execution, in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = 1000)]
     pub timeout_ms: u64,
-    /// Also write the report as JSON to this file.
-    #[arg(long, value_name = "FILE")]
-    pub report_json: Option<PathBuf>,
     /// Also write which branches the tests take, in the lcov format, to this file.
     #[arg(long, value_name = "FILE")]
     pub coverage_lcov: Option<PathBuf>,
@@ -82,17 +108,6 @@ pub struct GenerateArgs {
     /// not marked, to this file (open it in a browser).
     #[arg(long, value_name = "FILE")]
     pub coverage_html: Option<PathBuf>,
-    /// How the tests' dev-dependency on the `hermetic` runtime is written: `vendored` (a copy
-    /// in `.hermetic/runtime/` at the workspace root, by relative path; the default for a new
-    /// entry) or `registry` (`hermetic = "<version>"`). Without it an existing entry is kept.
-    #[arg(long, value_enum, value_name = "SOURCE")]
-    pub runtime: Option<crate::runtime::RuntimeSource>,
-    /// Print what would be written, change nothing.
-    #[arg(long)]
-    pub dry_run: bool,
-    /// Skip compiling and running the emitted tests before writing them (faster, unchecked).
-    #[arg(long)]
-    pub no_verify: bool,
     /// How candidates are made (`random` is a baseline for benchmarks).
     #[arg(long, value_enum, default_value = "archive", hide = true)]
     pub strategy: crate::search::Strategy,
@@ -143,9 +158,8 @@ pub struct GenerateArgs {
     /// score (`off`, the default for now: a faster run, every assertion kept).
     #[arg(long, value_enum, default_value = "off")]
     pub mutation: Switch,
-    /// No progress bar.
-    #[arg(short, long)]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
     #[command(flatten)]
     pub features: FeatureArgs,
 }
@@ -153,18 +167,8 @@ pub struct GenerateArgs {
 /// `cargo hermetic record`'s arguments.
 #[derive(Args, Debug, Clone)]
 pub struct RecordArgs {
-    /// Path to the crate's Cargo.toml.
-    #[arg(long, value_name = "PATH")]
-    pub manifest_path: Option<PathBuf>,
-    /// The package to record, in a workspace.
-    #[arg(short, long, value_name = "NAME")]
-    pub package: Option<String>,
-    /// Only probe this module (and its submodules), e.g. `parser::lexer`.
-    #[arg(long, value_name = "PATH")]
-    pub module: Option<String>,
-    /// Only probe this function or method, e.g. `parse` or `Lexer::next_token`.
-    #[arg(long, value_name = "NAME")]
-    pub function: Option<String>,
+    #[command(flatten)]
+    pub target: TargetArgs,
     /// The binary to run, when the package has several.
     #[arg(long, value_name = "NAME")]
     pub bin: Option<String>,
@@ -183,23 +187,8 @@ pub struct RecordArgs {
     /// (the medians are compared; for benchmarks).
     #[arg(long, value_name = "N", default_value_t = 1, hide = true)]
     pub repeat: usize,
-    /// Also write the report as JSON to this file.
-    #[arg(long, value_name = "FILE")]
-    pub report_json: Option<PathBuf>,
-    /// How the tests' dev-dependency on the `hermetic` runtime is written: `vendored` (a copy
-    /// in `.hermetic/runtime/` at the workspace root, by relative path; the default for a new
-    /// entry) or `registry` (`hermetic = "<version>"`). Without it an existing entry is kept.
-    #[arg(long, value_enum, value_name = "SOURCE")]
-    pub runtime: Option<crate::runtime::RuntimeSource>,
-    /// Print what would be written, change nothing.
-    #[arg(long)]
-    pub dry_run: bool,
-    /// Skip compiling and running the emitted tests before writing them.
-    #[arg(long)]
-    pub no_verify: bool,
-    /// No progress lines.
-    #[arg(short, long)]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
     /// The program's arguments, after `--` (`cargo hermetic record -- stock.csv --verbose`).
     #[arg(last = true, value_name = "ARGS")]
     pub args: Vec<String>,
@@ -228,17 +217,17 @@ impl GenerateArgs {
     /// `--extend` and the selection (the fingerprint is for whole packages) are left out.
     pub fn search_options(&self, budget: Option<std::time::Duration>) -> String {
         let mut a = self.clone();
-        a.manifest_path = None;
-        a.package = None;
+        a.target.manifest_path = None;
+        a.target.package = None;
         a.workspace = false;
         a.jobs = None;
-        a.report_json = None;
+        a.output.report_json = None;
         a.coverage_lcov = None;
         a.coverage_html = None;
-        a.runtime = None;
-        a.dry_run = false;
+        a.output.runtime = None;
+        a.output.dry_run = false;
         a.extend = false;
-        a.quiet = false;
+        a.output.quiet = false;
         a.budget = budget.map(|b| b.as_secs());
         format!("{a:?}")
     }
@@ -247,10 +236,10 @@ impl GenerateArgs {
     /// left out: its run keeps the file's other tests, the file is the module's.
     pub fn regenerate_command(&self) -> String {
         let mut cmd = String::from("cargo hermetic generate");
-        if let Some(p) = &self.package {
+        if let Some(p) = &self.target.package {
             cmd += &format!(" -p {p}");
         }
-        if let Some(m) = &self.module {
+        if let Some(m) = &self.target.module {
             cmd += &format!(" --module {m}");
         }
         if let Some(s) = &self.shard {
@@ -321,7 +310,7 @@ mod tests {
         else {
             panic!("not generate");
         };
-        assert_eq!(g.module.as_deref(), Some("parser"));
+        assert_eq!(g.target.module.as_deref(), Some("parser"));
         assert_eq!(g.seed, 3);
         assert_eq!(g.max_executions, Some(500));
         assert_eq!(
@@ -349,7 +338,7 @@ mod tests {
         else {
             panic!("not record");
         };
-        assert_eq!(r.function.as_deref(), Some("load"));
+        assert_eq!(r.target.function.as_deref(), Some("load"));
         assert_eq!(
             r.args,
             vec!["stock.csv".to_string(), "--verbose".to_string()]

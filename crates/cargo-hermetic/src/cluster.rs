@@ -295,6 +295,19 @@ pub enum StdTy {
     /// `std::fs::Metadata`, as the path it is read from: `std::fs::metadata("/etc").unwrap()`.
     /// Observed as nothing (opaque).
     Metadata,
+    /// `std::fs::FileType`, as the path whose metadata gives it:
+    /// `std::fs::metadata("/etc").unwrap().file_type()`. Observed as nothing (opaque).
+    FileType,
+    /// `std::fs::Permissions`, as the path whose metadata gives them:
+    /// `std::fs::metadata("/etc").unwrap().permissions()`. Observed as nothing (opaque).
+    Permissions,
+    /// `std::fs::ReadDir`, as the directory it lists: `std::fs::read_dir("/etc").unwrap()`.
+    /// Observed as nothing (opaque).
+    ReadDir,
+    /// `std::fs::DirEntry`, as the path of the entry, found in its parent's listing:
+    /// `std::fs::read_dir("/etc").unwrap().flatten().find(|e| e.file_name() == "hosts").unwrap()`.
+    /// Observed as nothing (opaque).
+    DirEntry,
     /// A `&str` that names a path: what stands in for a type parameter bounded by
     /// `AsRef<Path>` or `Into<PathBuf>`, drawn as paths are and written as a string literal.
     PathStr,
@@ -302,7 +315,7 @@ pub enum StdTy {
 
 impl StdTy {
     /// The std types a crate can name (`PathStr` is a `&str`).
-    pub const ALL: [StdTy; 13] = [
+    pub const ALL: [StdTy; 17] = [
         StdTy::PathBuf,
         StdTy::PathRef,
         StdTy::OsString,
@@ -316,6 +329,10 @@ impl StdTy {
         StdTy::BTreeSet,
         StdTy::File,
         StdTy::Metadata,
+        StdTy::FileType,
+        StdTy::Permissions,
+        StdTy::ReadDir,
+        StdTy::DirEntry,
     ];
 
     /// The type's path below `std`, its last segment the name tests use.
@@ -334,6 +351,10 @@ impl StdTy {
             StdTy::BTreeSet => &["collections", "BTreeSet"],
             StdTy::File => &["fs", "File"],
             StdTy::Metadata => &["fs", "Metadata"],
+            StdTy::FileType => &["fs", "FileType"],
+            StdTy::Permissions => &["fs", "Permissions"],
+            StdTy::ReadDir => &["fs", "ReadDir"],
+            StdTy::DirEntry => &["fs", "DirEntry"],
             StdTy::PathStr => &["primitive", "str"],
         }
     }
@@ -395,16 +416,28 @@ impl StdTy {
 
     /// Whether values of the type are paths (drawn as paths are).
     pub fn is_path(self) -> bool {
+        matches!(self, StdTy::PathBuf | StdTy::PathRef | StdTy::PathStr) || self.is_fs_handle()
+    }
+
+    /// Whether the type is a handle on the file system built from a path (`File`, `Metadata`,
+    /// `FileType`, `Permissions`, `ReadDir`, `DirEntry`): passed as data, never observed.
+    pub fn is_fs_handle(self) -> bool {
         matches!(
             self,
-            StdTy::PathBuf | StdTy::PathRef | StdTy::PathStr | StdTy::File | StdTy::Metadata
+            StdTy::File
+                | StdTy::Metadata
+                | StdTy::FileType
+                | StdTy::Permissions
+                | StdTy::ReadDir
+                | StdTy::DirEntry
         )
     }
 
-    /// Whether the type is a handle on the file system built from a path (`File`, `Metadata`):
-    /// passed as data, never observed.
-    pub fn is_fs_handle(self) -> bool {
-        matches!(self, StdTy::File | StdTy::Metadata)
+    /// Whether tests write the type's values by std paths only (`std::fs::metadata(..)`), never
+    /// by its own name, so that no `use std::..;` is written for it (a crate type of that name,
+    /// such as walkdir's `DirEntry`, would clash).
+    pub fn written_in_full(self) -> bool {
+        self.is_fs_handle() && self != StdTy::File
     }
 }
 

@@ -7,6 +7,8 @@
 //! the last is done, then it takes effect; so the crate is either as it was or fully updated. (`SIGKILL` and a power cut can still stop it between two renames: each rename is
 //! atomic, and the order — test files, then `Cargo.toml`, then the `mod` lines that use them —
 //! keeps every intermediate tree building.)
+//!
+//! The user's tree is written only here.
 
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};

@@ -4,6 +4,7 @@ use crate::cli::GenerateArgs;
 use crate::cluster::Cluster;
 use crate::commit::Changes;
 use crate::driver::{build, goals, lines, process};
+use crate::emit::attributes::Isolated;
 use crate::emit::Suite;
 use crate::isolate::Isolation;
 use crate::report::{Branch, FindingReport, Report, UncoveredLine, UncoveredReport};
@@ -37,11 +38,11 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         (None, None) => Some(Duration::from_secs(GenerateArgs::DEFAULT_BUDGET)),
     };
     let target = cargo::locate(
-        args.manifest_path.as_deref(),
-        args.package.as_deref(),
+        args.target.manifest_path.as_deref(),
+        args.target.package.as_deref(),
         &args.features,
     )?;
-    let status = Status::new(args.quiet);
+    let status = Status::new(args.output.quiet);
     status.say(&format!("analysing {}", target.package));
     let options = analyze::Options {
         features: target.features.enabled.clone(),
@@ -81,7 +82,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         &cluster,
         &work_dir,
         &isolation.shadow(&cluster),
-        !args.quiet,
+        !args.output.quiet,
     )?;
     isolation.time += built.isolate_time;
     // The one-time build of dependencies is outside the budget; the summary says how long it took.
@@ -151,7 +152,8 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         .retain(|case| case.stmts.iter().all(|s| usable[s.callable]));
     // A whole package whose sources and command are as the last run left them: its tests are
     // all there is to write, unless one no longer runs as before or --extend asks for more.
-    let whole_package = args.module.is_none() && args.function.is_none() && args.shard.is_none();
+    let whole_package =
+        args.target.module.is_none() && args.target.function.is_none() && args.shard.is_none();
     let search_options = args.search_options(budget);
     let kept_only = whole_package
         && !args.extend
@@ -185,7 +187,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     // Writing and verifying the tests get the last part of the budget; a slow build must not
     // leave the search without time: it gets at least a fifth.
     let budget_len = budget.unwrap_or_default();
-    let verification_share = if args.no_verify {
+    let verification_share = if args.output.no_verify {
         Duration::ZERO
     } else {
         budget_len.mul_f64(VERIFICATION_SHARE)
@@ -286,7 +288,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         &command,
         &old_file,
     );
-    if args.function.is_some() {
+    if args.target.function.is_some() {
         // Only the selected function's tests are replaced; the rest of each file stays.
         let subjects: Vec<usize> = (0..cluster.callables.len())
             .filter(|&c| selected(&cluster, c, &selection))
@@ -302,8 +304,8 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         cargo_args: &target.features.cargo_args,
     };
     // The tests' fakes answer only where the attributes are: verification places them too.
-    let verify_attributes = isolation.for_tests(&cluster, &files);
-    let mut verified = if args.no_verify {
+    let verify_attributes = emit::attributes::needed_by(&isolation, &cluster, &files);
+    let mut verified = if args.output.no_verify {
         verify::Verified::unchecked(files)
     } else {
         verify::verify(
@@ -324,7 +326,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         .into_iter()
         .filter(|f| !f.test_names.is_empty())
         .collect();
-    isolation.decide(&cluster, &files, &target.crate_dir)?;
+    let mut isolated = Isolated::decide(isolation, &cluster, &files, &target.crate_dir)?;
     let tests_emitted: usize = files.iter().map(|f| f.test_names.len()).sum();
     let tests_without_assertions = outcome
         .tests
@@ -332,10 +334,10 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         .saturating_sub(tests_emitted + verified.dropped.len());
     let contents = files.iter().map(|f| f.contents.as_str());
     let place = manifest::Place::of(&target);
-    let runtime = manifest::runtime_for(contents, &place, args.runtime)?;
+    let runtime = manifest::runtime_for(contents, &place, args.output.runtime)?;
     // With the tests go the cases a rerun reads and the lock file that names the runtime.
     let mut along = Changes::default();
-    if !args.dry_run {
+    if !args.output.dry_run {
         along = kept::changes(&kept.files(
             &cluster,
             &files,
@@ -354,16 +356,16 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         &files,
         &runtime,
         &mut |changes| {
-            isolation.add_to(changes, &cluster, &target.crate_dir)?;
+            isolated.add_to(changes, &cluster, &target.crate_dir)?;
             changes.append(std::mem::take(&mut along));
             Ok(())
         },
-        args.dry_run,
+        args.output.dry_run,
     )?;
-    for line in runtime.describe(args.dry_run) {
+    for line in runtime.describe(args.output.dry_run) {
         status.say(&line);
     }
-    if whole_package && !args.dry_run {
+    if whole_package && !args.output.dry_run {
         // Fingerprinted as written, so that the next run on the same sources finds them so.
         let recorded = unchanged::record(
             &target.workspace_root,
@@ -378,8 +380,8 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
             ));
         }
     }
-    if args.dry_run {
-        for preview in isolation.preview(&cluster, &target.crate_dir) {
+    if args.output.dry_run {
+        for preview in isolated.preview(&cluster, &target.crate_dir) {
             println!("{preview}");
         }
     }
@@ -477,7 +479,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         tests_using_mocks: files.iter().map(|f| f.using_mocks.len()).sum(),
         tests_using_fakes: files.iter().map(|f| f.using_fakes.len()).sum(),
         goals_needing_fakes: outcome.goals_needing_fakes,
-        isolation: isolation.report(&cluster, &files),
+        isolation: isolated.report(&cluster, &files),
         goals_needing_private: outcome.goals_needing_private,
         goals_needing_mocks: outcome.goals_needing_mocks,
         executions: outcome.executions,
@@ -501,7 +503,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         skipped,
         findings,
         files: files.iter().map(|f| f.path.clone()).collect(),
-        dry_run: args.dry_run,
+        dry_run: args.output.dry_run,
     })
 }
 
@@ -646,7 +648,11 @@ fn env_parts(list: &str) -> Result<search::env::EnvParts> {
 }
 
 fn selection(args: &GenerateArgs, cluster: &Cluster) -> Result<Selection> {
-    let mut selection = selection_of(args.module.as_deref(), args.function.as_deref(), cluster)?;
+    let mut selection = selection_of(
+        args.target.module.as_deref(),
+        args.target.function.as_deref(),
+        cluster,
+    )?;
     selection.shard = args.shard;
     Ok(selection)
 }
@@ -668,7 +674,7 @@ fn no_tests(
         no_tests: Some(why.to_string()),
         skipped_by_reason: crate::skip::by_reason(&skipped),
         skipped,
-        dry_run: args.dry_run,
+        dry_run: args.output.dry_run,
         elapsed_s: started.elapsed().as_secs_f64(),
         ..Report::default()
     }

@@ -8,18 +8,21 @@
 //! already listed, which other tests may need); `--isolate=off` takes out what no test needs.
 //! Attributes the user wrote in another form (`#[hermetic::isolate]`) are theirs and left as
 //! written; options of ours other than `only(..)` (`returns(..)` restrictions) are kept.
-//! The user's crate's attributes are written with the tests, all or nothing (`commit`).
+//! Which attributes the user's crate gets is decided once the tests are known
+//! (`emit::attributes`); this module plans the units and fakes and edits a module's text.
+//!
+//! Other crates' callees' signatures are read from their sources (std-typed results only). Each
+//! callee gets a `FakeDef` and a `CallableKind::Fake` callable: a statement setting the fake up,
+//! its one parameter the values (`Vec<ret>`). An attribute is added after the item's other
+//! attributes, ours rewritten in place (other options kept), taken out when empty, and laid out as
+//! rustfmt does.
 
 use crate::analyze::calls::{impl_name, isolate_attr};
 use crate::analyze::syntax::Offsets;
 use crate::cluster::{
     Callable, CallableId, CallableKind, Callee, Cluster, FakeDef, OutCall, Param, Ty, UnitId, Vis,
 };
-use crate::commit::Changes;
-use crate::emit::GeneratedFile;
-use crate::suite::Suite;
 use anyhow::{Context, Result};
-use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -42,8 +45,6 @@ pub struct Isolation {
     pub mode: Option<Isolate>,
     /// The units it looks at: those it isolates (`On`), those with an attribute of ours (`Off`).
     pub units: Vec<UnitId>,
-    /// The attributes the user's crate gets (once the tests are known).
-    pub attributes: Vec<(UnitId, Vec<String>)>,
     /// Time spent planning and writing attributes: the transformation's cost.
     pub time: Duration,
 }
@@ -72,7 +73,6 @@ impl Isolation {
         Isolation {
             mode,
             units,
-            attributes: Vec::new(),
             time: started.elapsed(),
         }
     }
@@ -84,147 +84,6 @@ impl Isolation {
             _ => Vec::new(),
         }
     }
-
-    /// The attributes the tests in `files` need (`On`), for their verification.
-    pub fn for_tests(
-        &self,
-        cluster: &Cluster,
-        files: &[GeneratedFile],
-    ) -> Vec<(UnitId, Vec<String>)> {
-        match self.mode {
-            Some(Isolate::On) => {
-                user_attributes(cluster, &self.units, &faked_by(cluster, files), Isolate::On)
-            }
-            _ => Vec::new(),
-        }
-    }
-
-    /// Decides the user's crate's attributes from the kept tests (`files`) and, with `Off`, the
-    /// crate's other test files; checks that they can be written (nothing is written otherwise).
-    pub fn decide(
-        &mut self,
-        cluster: &Cluster,
-        files: &[GeneratedFile],
-        crate_dir: &Path,
-    ) -> Result<()> {
-        let started = Instant::now();
-        self.attributes = match self.mode {
-            Some(Isolate::On) => self.for_tests(cluster, files),
-            Some(Isolate::Off) => {
-                let mut used = faked_by(cluster, files);
-                used.extend(faked_elsewhere(cluster, files, crate_dir));
-                user_attributes(cluster, &self.units, &used, Isolate::Off)
-            }
-            None => Vec::new(),
-        };
-        planned_texts(
-            crate_dir,
-            crate_dir,
-            cluster,
-            &self.attributes,
-            Layout::Rustfmt,
-        )?;
-        self.time += started.elapsed();
-        Ok(())
-    }
-
-    /// Adds the decided attributes to the changes of the user's crate, on top of what those
-    /// changes already do to the same files (the `mod` lines of the tests).
-    pub fn add_to(
-        &mut self,
-        changes: &mut Changes,
-        cluster: &Cluster,
-        crate_dir: &Path,
-    ) -> Result<()> {
-        let started = Instant::now();
-        let read = |path: &Path| match changes.planned(path) {
-            Some(Some(text)) => Ok(String::from_utf8_lossy(text).into_owned()),
-            _ => read_source(path),
-        };
-        let texts = texts_from(
-            &read,
-            crate_dir,
-            crate_dir,
-            cluster,
-            &self.attributes,
-            Layout::Rustfmt,
-        )?;
-        for (path, text) in texts {
-            changes.write(path, text);
-        }
-        self.time += started.elapsed();
-        Ok(())
-    }
-
-    /// The decided attributes as `--dry-run` shows them: each unit's file, name and attribute.
-    pub fn preview(&self, cluster: &Cluster, crate_dir: &Path) -> Vec<String> {
-        self.attributes
-            .iter()
-            .map(|(u, only)| {
-                let unit = &cluster.units[*u];
-                let file =
-                    crate::emit::relative_to(&cluster.modules[unit.module].file, Some(crate_dir));
-                format!(
-                    "// ===== {} `{}`: isolate attribute =====\n{}",
-                    file.display(),
-                    unit.name,
-                    attribute_of(cluster, *u, only)
-                )
-            })
-            .collect()
-    }
-
-    /// What the report says of it; `files` are the kept tests.
-    pub fn report(&self, cluster: &Cluster, files: &[GeneratedFile]) -> Option<IsolationReport> {
-        let mode = self.mode?;
-        Some(IsolationReport {
-            mode: format!("{mode:?}").to_lowercase(),
-            units: self.units.len(),
-            callees: cluster.fakes.len(),
-            transform_s: self.time.as_secs_f64(),
-            attributes: self
-                .attributes
-                .iter()
-                .map(|(u, only)| {
-                    let unit = &cluster.units[*u];
-                    let mut name = cluster.modules[unit.module].path.clone();
-                    name.push(unit.name.clone());
-                    AttributeReport {
-                        unit: name.join("::"),
-                        only: only.clone(),
-                    }
-                })
-                .collect(),
-            unseen: files.iter().flat_map(|f| f.unseen_fakes.clone()).collect(),
-        })
-    }
-}
-
-/// The callees the tests in `files` fake.
-fn faked_by(cluster: &Cluster, files: &[GeneratedFile]) -> BTreeSet<Callee> {
-    files
-        .iter()
-        .flat_map(|f| faked_in(cluster, &f.contents))
-        .collect()
-}
-
-/// The callees the crate's test files of the modules `files` leaves alone fake (`--isolate=off`
-/// keeps what any test of the crate needs).
-fn faked_elsewhere(
-    cluster: &Cluster,
-    files: &[GeneratedFile],
-    crate_dir: &Path,
-) -> BTreeSet<Callee> {
-    let mut out = BTreeSet::new();
-    for m in (0..cluster.modules.len()).filter(|m| !files.iter().any(|f| f.module == *m)) {
-        for suite in Suite::ALL {
-            let rel = crate::emit::test_file_path(cluster, m, suite, Some(crate_dir));
-            if let Ok(text) = std::fs::read_to_string(crate_dir.join(rel)) {
-                out.extend(faked_in(cluster, &text));
-            }
-        }
-    }
-    out
 }
 
 /// Adds what the search may fake: for each unit holding a selected callable that calls out,
@@ -438,38 +297,6 @@ fn merged(cluster: &Cluster, u: UnitId, entries: impl IntoIterator<Item = String
     out
 }
 
-/// The callees a test file sets fakes up for, by the `Fake` callables' names as written in
-/// `.returns(<path>, ..)`: for `--isolate=off`, which needs every test file of the crate.
-pub fn faked_in(cluster: &Cluster, text: &str) -> BTreeSet<Callee> {
-    let mut out = BTreeSet::new();
-    for (i, piece) in text.split(".returns(").enumerate().skip(1) {
-        let _ = i;
-        let path: String = piece
-            .chars()
-            .take_while(|c| !matches!(c, ',' | ')'))
-            .filter(|c| !c.is_whitespace())
-            .collect();
-        for f in &cluster.fakes {
-            let tail = match &f.callee {
-                Callee::Crate(c) => {
-                    let callee = &cluster.callables[*c];
-                    match callee.kind.self_ty() {
-                        Some(Ty::Adt(t, _)) => {
-                            format!("{}::{}", cluster.types[*t].name, callee.name)
-                        }
-                        _ => callee.name.clone(),
-                    }
-                }
-                Callee::Extern(p) => p.join("::"),
-            };
-            if path == tail || path.ends_with(&format!("::{tail}")) {
-                out.insert(f.callee.clone());
-            }
-        }
-    }
-    out
-}
-
 /// How attributes are laid out in the files they go into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Layout {
@@ -494,12 +321,12 @@ pub fn planned_texts(
     texts_from(&read_source, root, crate_dir, cluster, edits, layout)
 }
 
-fn read_source(path: &Path) -> Result<String> {
+pub fn read_source(path: &Path) -> Result<String> {
     std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))
 }
 
 /// [`planned_texts`], each file's current text given by `read`.
-fn texts_from(
+pub fn texts_from(
     read: &dyn Fn(&Path) -> Result<String>,
     root: &Path,
     crate_dir: &Path,
@@ -638,7 +465,7 @@ fn indent_at(text: &str, at: usize) -> String {
 
 /// The attribute unit `u` gets with `only` (or a note that it is taken out), as `--dry-run`
 /// shows it.
-fn attribute_of(cluster: &Cluster, u: UnitId, only: &[String]) -> String {
+pub fn attribute_of(cluster: &Cluster, u: UnitId, only: &[String]) -> String {
     let unit = &cluster.units[u];
     if only.is_empty() {
         return "(taken out: no test fakes its calls)".to_string();
@@ -672,34 +499,8 @@ fn attribute(only: &[String], others: &[String], indent: &str) -> String {
     )
 }
 
-/// `--isolate` (seed 000): the units isolated, the time it took, and the fakes to review.
-#[derive(Debug, Default, Serialize)]
-pub struct IsolationReport {
-    /// `on` or `off`.
-    pub mode: String,
-    /// Units (functions, `impl` blocks) of the selected code whose outgoing calls the search
-    /// could fake (`on`), or that had an attribute of ours (`off`).
-    pub units: usize,
-    /// Callees the search could fake.
-    pub callees: usize,
-    /// Time spent finding the units and writing their attributes (the shadow copy's and the
-    /// crate's), in seconds: the transformation's cost, beside `elapsed_s`.
-    pub transform_s: f64,
-    /// Attributes added, changed or taken out in the crate (`only` empty: taken out).
-    pub attributes: Vec<AttributeReport>,
-    /// Fake values the real callee never returned during the run: false behaviour to review.
-    pub unseen: Vec<crate::emit::UnseenFake>,
-}
-
-#[derive(Debug, Serialize)]
-pub struct AttributeReport {
-    /// The function or `impl` block, as `module::name`.
-    pub unit: String,
-    pub only: Vec<String>,
-}
-
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// The `Fake` callable that sets fake `f` up.
@@ -710,7 +511,8 @@ mod tests {
             .position(|c| c.kind == CallableKind::Fake(f))
     }
 
-    const LIB: &str = "pub mod db {
+    /// Seed 000's example: a function and an `impl` block calling out to `db`.
+    pub(crate) const LIB: &str = "pub mod db {
     #[derive(Debug, Clone, PartialEq)]
     pub struct DbError;
     pub struct Database;
@@ -740,7 +542,7 @@ mod inner {
 }
 ";
 
-    fn crate_with(lib: &str) -> (tempfile::TempDir, Cluster) {
+    pub(crate) fn crate_with(lib: &str) -> (tempfile::TempDir, Cluster) {
         let d = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(d.path().join("src")).unwrap();
         std::fs::write(d.path().join("src/lib.rs"), lib).unwrap();
@@ -798,67 +600,6 @@ mod inner {
     }
 
     #[test]
-    fn attributes_go_in_with_the_tests_or_not_at_all() {
-        let (d, mut c) = crate_with(LIB);
-        let units = plan(&mut c, |_| true);
-        let mut isolation = Isolation {
-            mode: Some(Isolate::On),
-            attributes: shadow_attributes(&c, &units),
-            units,
-            time: Duration::ZERO,
-        };
-        let tests = GeneratedFile {
-            module: 0,
-            path: PathBuf::from("src/hermetic_tests.rs"),
-            contents: format!("// {}\n", crate::emit::GENERATED_MARKER),
-            test_names: vec!["transfer_returns_0".into()],
-            using_private: Vec::new(),
-            using_mocks: Vec::new(),
-            using_fakes: Vec::new(),
-            unseen_fakes: Vec::new(),
-            asserting_output: Vec::new(),
-            written_from: BTreeMap::new(),
-        };
-        let lib = d.path().join("src/lib.rs");
-        let test_file = d.path().join("src/hermetic_tests.rs");
-        let run = |isolation: &mut Isolation| {
-            crate::emit::apply_or_print(
-                d.path(),
-                &c,
-                Suite::Generated,
-                std::slice::from_ref(&tests),
-                &crate::manifest::RuntimeEdit::default(),
-                &mut |changes| isolation.add_to(changes, &c, d.path()),
-                false,
-            )
-        };
-        // An attribute that cannot be written (its function was renamed since the analysis):
-        // neither it nor the tests nor their `mod` line are written.
-        let renamed = LIB.replace("pub fn transfer(", "pub fn transfer_all(");
-        std::fs::write(&lib, &renamed).unwrap();
-        let err = run(&mut isolation).unwrap_err();
-        assert!(
-            format!("{err:#}").contains("no longer where it was analysed"),
-            "{err:#}"
-        );
-        assert_eq!(std::fs::read_to_string(&lib).unwrap(), renamed);
-        assert!(!test_file.exists());
-        // Otherwise one write of lib.rs gives it both the attribute and the `mod` line.
-        std::fs::write(&lib, LIB).unwrap();
-        run(&mut isolation).unwrap();
-        let text = std::fs::read_to_string(&lib).unwrap();
-        assert!(
-            text.contains("#[cfg_attr(test, hermetic::isolate(only(crate::db::Database::query, db::run_query)))]\npub fn transfer("),
-            "{text}"
-        );
-        assert!(
-            text.ends_with("\n#[cfg(test)]\nmod hermetic_tests;\n"),
-            "{text}"
-        );
-        assert!(test_file.exists());
-    }
-
-    #[test]
     fn the_copies_keep_every_line_where_it_was() {
         let (d, mut c) = crate_with(LIB);
         let units = plan(&mut c, |_| true);
@@ -911,20 +652,5 @@ mod inner {
             short,
             "#[cfg_attr(test, hermetic::isolate(only(db::run_query)))]"
         );
-    }
-
-    #[test]
-    fn test_files_tell_which_callees_they_fake() {
-        let (_d, mut c) = crate_with(LIB);
-        plan(&mut c, |_| true);
-        let text = "let _fakes = hermetic::Fakes::new()\n    .returns(crate::db::run_query, [Ok(1)])\n    .returns(Database::query, [Ok(2)])\n    .enter();";
-        let got: Vec<String> = faked_in(&c, text)
-            .into_iter()
-            .map(|callee| match callee {
-                Callee::Crate(id) => c.callables[id].name.clone(),
-                Callee::Extern(p) => p.join("::"),
-            })
-            .collect();
-        assert_eq!(got, ["query", "run_query"]);
     }
 }

@@ -1,7 +1,8 @@
 //! `cargo hermetic`: writes deterministic, isolated unit tests for a Rust crate.
 //!
-//! Data flows one way: analyze → driver → search → oracle → emit → verify → report. Only this
-//! file, `generate`'s progress lines and `report` write to the terminal.
+//! Data flows one way: analyze → driver → search → emit (oracle) → verify → report (the full
+//! order is `LAYERS` in `tests/layers.rs`). Only this file, the commands' progress lines,
+//! `--dry-run`'s listing of the files and `report` write to the terminal.
 
 mod analyze;
 mod cargo;
@@ -41,12 +42,13 @@ use cli::{CargoCli, Command, HermeticArgs};
 /// the summaries and the files the options ask for.
 fn generate_and_report(args: &cli::GenerateArgs) -> anyhow::Result<()> {
     let runs: Vec<cli::GenerateArgs> = if args.workspace {
-        cargo::library_packages(args.manifest_path.as_deref())?
+        cargo::library_packages(args.target.manifest_path.as_deref())?
             .into_iter()
-            .map(|package| cli::GenerateArgs {
-                package: Some(package),
-                workspace: false,
-                ..args.clone()
+            .map(|package| {
+                let mut run = args.clone();
+                run.target.package = Some(package);
+                run.workspace = false;
+                run
             })
             .collect()
     } else {
@@ -64,14 +66,14 @@ fn generate_and_report(args: &cli::GenerateArgs) -> anyhow::Result<()> {
             Err(e) if args.workspace => {
                 eprintln!(
                     "error: {}: {e:#}",
-                    run.package.as_deref().unwrap_or_default()
+                    run.target.package.as_deref().unwrap_or_default()
                 );
-                failed.push(run.package.clone().unwrap_or_default());
+                failed.push(run.target.package.clone().unwrap_or_default());
             }
             Err(e) => return Err(e),
         }
     }
-    if let Some(path) = &args.report_json {
+    if let Some(path) = &args.output.report_json {
         match &reports[..] {
             [one] if !args.workspace => one.write_json(path)?,
             all => report::write_json_list(all, path)?,
@@ -106,7 +108,7 @@ fn main() {
     let result = match command {
         Command::Generate(args) => generate_and_report(&args),
         Command::Record(args) => record::record(&args).and_then(|report| {
-            if let Some(path) = &args.report_json {
+            if let Some(path) = &args.output.report_json {
                 report.write_json(path)?;
             }
             report.print_summary(&mut std::io::stderr())?;

@@ -3,6 +3,10 @@
 //! (`--runtime`), and the vendored copy it may point at. Formatting and comments are kept
 //! (toml_edit). Nothing is written here: the edit goes into the user's tree with the tests, all
 //! or nothing ([`crate::commit`]).
+//!
+//! The entry is a relative path to the vendored copy or the registry version, as `--runtime` says;
+//! an existing entry is kept unless it points outside the repository. This module computes the new
+//! text and the vendored copy's files; `emit::place::apply_or_print` writes them with the tests.
 
 use crate::commit::Changes;
 use crate::runtime::{self, RuntimeSource};

@@ -9,6 +9,9 @@
 //! The driver and the emitted tests use the same code, so a mock behaves alike in the search
 //! and in the tests it produces; the driver's version also counts calls, which the search uses
 //! to fit the number of values set up to the number of calls (seed 003 §III-C).
+//!
+//! A `_returns_for` method's values are carried in the mock's statement as one value, a tuple of
+//! `(arguments, values)` pairs ([`values_by_args`]).
 
 use crate::cluster::{Cluster, MockMethod, ModuleId, Receiver, TraitId, Ty};
 use crate::rust_syntax::{ident, item_path, ty, ty_with};

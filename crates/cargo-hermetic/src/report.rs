@@ -1,7 +1,11 @@
 //! The run's report: a short summary table for people, and JSON for tools.
+//!
+//! Only `main.rs`, the commands' progress lines (`generate.rs`, `record/mod.rs`), `--dry-run`'s
+//! listing of the files (`emit/place.rs`) and this module write to the terminal (`HERMETIC_DEBUG`
+//! output aside).
 
 use crate::cluster::Skipped;
-use crate::isolate::IsolationReport;
+use crate::emit::attributes::IsolationReport;
 use crate::mutation::MutationReport;
 use crate::skip::ReasonCount;
 use crate::verify;

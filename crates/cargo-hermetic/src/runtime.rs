@@ -1,6 +1,10 @@
 //! The `hermetic` runtime crate, carried inside this binary: written where the driver's build
 //! finds it, and into the user's repository when their tests use it (`--runtime vendored`), so
 //! neither an installed `cargo-hermetic` nor the tests it writes need the tool's source tree.
+//!
+//! Its sources (listed by `build.rs`) are written to `<work_dir>/support/hermetic` for the copies
+//! (`shadow.rs`) and, with `--runtime vendored` (the default for a new entry), to
+//! `.hermetic/runtime/` at the user's workspace root.
 
 use crate::commit::Changes;
 use anyhow::{Context, Result};
@@ -119,11 +123,35 @@ pub fn changes(dir: &Path) -> Result<Changes> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn crate_dir(name: &str) -> PathBuf {
+    pub(crate) fn crate_dir(name: &str) -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(name)
+    }
+
+    /// A manifest's `[dependencies]`, each with its version requirement (none for a dependency
+    /// by path only): what a carried manifest must keep of the crate's own.
+    pub(crate) fn dependencies(text: &str) -> Vec<(String, Option<String>)> {
+        let doc: toml_edit::DocumentMut = text.parse().unwrap();
+        let mut out: Vec<(String, Option<String>)> = doc["dependencies"]
+            .as_table_like()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| {
+                let version = v
+                    .as_str()
+                    .or_else(|| {
+                        v.get("path")
+                            .is_none()
+                            .then(|| v.get("version")?.as_str())?
+                    })
+                    .map(str::to_string);
+                (k.to_string(), version)
+            })
+            .collect();
+        out.sort();
+        out
     }
 
     #[test]
@@ -148,32 +176,12 @@ mod tests {
     /// lock file may pin an older libc, and a bare "0.2" would keep it).
     #[test]
     fn the_carried_manifests_have_the_crates_dependencies() {
-        let deps = |text: &str| -> Vec<(String, Option<String>)> {
-            let doc: toml_edit::DocumentMut = text.parse().unwrap();
-            doc["dependencies"]
-                .as_table_like()
-                .unwrap()
-                .iter()
-                .map(|(k, v)| {
-                    // A dependency by path only (the macros beside the runtime) has no version.
-                    let version = v
-                        .as_str()
-                        .or_else(|| {
-                            v.get("path")
-                                .is_none()
-                                .then(|| v.get("version")?.as_str())?
-                        })
-                        .map(str::to_string);
-                    (k.to_string(), version)
-                })
-                .collect()
-        };
         for (name, carried) in [
             ("hermetic", manifest()),
             ("hermetic-macros", macros_manifest()),
         ] {
             let real = std::fs::read_to_string(crate_dir(name).join("Cargo.toml")).unwrap();
-            assert_eq!(deps(&carried), deps(&real), "{name}");
+            assert_eq!(dependencies(&carried), dependencies(&real), "{name}");
         }
     }
 

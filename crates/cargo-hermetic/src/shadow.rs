@@ -1,5 +1,17 @@
 //! The shadow copy: the user's crate copied under the target directory, where the driver is
 //! injected and built. The user's tree is only ever read.
+//!
+//! The copy's root declares `extern crate hermetic_driver;` (in tests; `declare_extern_crate`),
+//! without which edition 2015 crates cannot name `::hermetic_driver`. Each copy reaches the support
+//! crates (`<work_dir>/support`: runtime, driver, protocol, sandbox) through a link inside it,
+//! `.hermetic-support`, so they are inside the copy's workspace and cargo derives their build
+//! metadata from relative paths: the driver's executable, down to where its heap starts, does not
+//! depend on where the user's crate lives (code that compares addresses searches alike in a
+//! teammate's clone). Whatever `hermetic` entry the user's manifest has, copies build against the
+//! carried runtime. The support crates' sources are embedded in this binary.
+//!
+//! The user's tree is only read until the verified tests are committed, and then written only by
+//! [`crate::commit`].
 
 use crate::cluster::{Cluster, ModuleBody};
 use anyhow::{bail, Context, Result};
@@ -69,7 +81,7 @@ publish = false
 hermetic = { path = "../hermetic" }
 hermetic-protocol = { path = "../hermetic-protocol" }
 hermetic-sandbox = { path = "../hermetic-sandbox" }
-libc = "0.2.140"
+libc = "0.2.186"
 serde = { version = "1", features = ["derive"] }
 serde_json = "1"
 "#;
@@ -118,7 +130,7 @@ publish = false
 
 [dependencies]
 landlock = "0.4"
-libc = "0.2.140"
+libc = "0.2.186"
 "#;
 
 const PROTOCOL_MANIFEST: &str = r#"[package]
@@ -496,4 +508,25 @@ pub fn inject_modules(
         std::fs::write(&file, text).with_context(|| format!("write {}", file.display()))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::tests::{crate_dir, dependencies};
+
+    /// The support crates' manifests are carried as text: their dependencies must stay those of
+    /// the crates (a sandbox needing a newer libc than its carried manifest asks for breaks
+    /// the driver build of every crate whose lock file pins an older one).
+    #[test]
+    fn the_carried_manifests_have_the_crates_dependencies() {
+        for (name, carried) in [
+            ("hermetic-driver", DRIVER_MANIFEST),
+            ("hermetic-sandbox", SANDBOX_MANIFEST),
+            ("hermetic-protocol", PROTOCOL_MANIFEST),
+        ] {
+            let real = std::fs::read_to_string(crate_dir(name).join("Cargo.toml")).unwrap();
+            assert_eq!(dependencies(carried), dependencies(&real), "{name}");
+        }
+    }
 }

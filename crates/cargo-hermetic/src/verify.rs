@@ -7,6 +7,12 @@
 //! Those are counted apart. The tests run inside the search's sandbox with a time limit per
 //! test ([`crate::test_binary`]): a test that hangs, or that the sandbox stops, is dropped with
 //! that reason.
+//!
+//! A failed test is run alone in fresh processes to tell apart tests that fail only beside others
+//! (static state), tests that fail only away from where they were generated (they lean on the real
+//! machine) and checks of fd 1 or 2 that hold only under libtest's capture. The tests are then
+//! built and run with `--release`, and with `--all-features` for a crate with features, and those
+//! failing there are dropped.
 
 use crate::cargo::{self, BuildOutcome};
 use crate::cluster::Cluster;

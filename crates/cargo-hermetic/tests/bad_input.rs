@@ -284,6 +284,9 @@ fn an_interrupted_write_leaves_the_crate_as_it_was_or_fully_updated() {
         .args(["hermetic", "generate", "--quiet", "--manifest-path"])
         .arg(fixture.manifest())
         .args(args)
+        // The same command as the uninterrupted run (`generate()` passes the suite's budget):
+        // the sources' fingerprint names the options, so another budget is another file.
+        .args(["--budget", &common::BUDGET_SECS.to_string()])
         .env("CARGO_HERMETIC_TARGET_DIR", common::hermetic_target_dir())
         .current_dir(fixture.tmp.path())
         .stdout(Stdio::null())

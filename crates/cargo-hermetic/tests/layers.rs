@@ -64,15 +64,6 @@ const LAYERS: &[&[&str]] = &[
     &["generate", "record"],
 ];
 
-/// Uses that break the order today, each with what would remove it. A use that breaks the
-/// order and is not listed fails the test, and so does an entry no longer needed: the list
-/// only shrinks. (user, used, why it is still there)
-const KNOWN: &[(&str, &str, &str)] = &[(
-    "isolate",
-    "emit",
-    "isolate also writes the attributes into emitted files: that part belongs in emit",
-)];
-
 /// Pairs (user, used) ruled out whatever the order: the invariants of ARCHITECTURE.md.
 const NEVER: &[(&str, &str, &str)] = &[
     (
@@ -134,7 +125,6 @@ fn data_flows_one_way() {
     assert!(uses.len() > 100, "too few paths found: {}", uses.len());
 
     let mut wrong = Vec::new();
-    let mut known_used = vec![false; KNOWN.len()];
     for u in &uses {
         if u.to.is_empty() || u.from.is_empty() || u.to.starts_with(&u.from) {
             continue;
@@ -164,24 +154,11 @@ fn data_flows_one_way() {
                 ));
             }
         }
-        let known = KNOWN
-            .iter()
-            .position(|(user, used, _)| within(&u.from, user) && within(&u.to, used));
-        match known {
-            Some(k) if !problems.is_empty() => known_used[k] = true,
-            _ => wrong.extend(problems),
-        }
-    }
-    for (k, (user, used, _)) in KNOWN.iter().enumerate() {
-        if !known_used[k] {
-            wrong.push(format!(
-                "KNOWN lists `{user}` → `{used}`, which no longer happens: remove the entry"
-            ));
-        }
+        wrong.extend(problems);
     }
     assert!(
         wrong.is_empty(),
-        "modules that use later ones (see LAYERS and KNOWN in this file):\n{}",
+        "modules that use later ones (see LAYERS and NEVER in this file):\n{}",
         wrong.join("\n")
     );
 }

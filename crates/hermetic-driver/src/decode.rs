@@ -1,4 +1,8 @@
 //! Turning protocol values into Rust arguments.
+//!
+//! `Decode` builds `Range` and `RangeInclusive` and, for `impl RangeBounds<T>` parameters,
+//! [`AnyRange<T>`], one type for every range form, from a `Value::Range`; an unsigned integer past
+//! `i128::MAX` travels as `Value::BigUint`.
 
 use crate::protocol::{DecodeError, Value};
 use crate::slots::Slots;
@@ -138,6 +142,50 @@ impl Decode for std::fs::Metadata {
         let path = String::decode(value, slots)?;
         std::fs::metadata(&path)
             .map_err(|e| DecodeError::new(format!("cannot read metadata of {path:?}: {e}")))
+    }
+}
+
+/// A file's type, by its path (`std::fs::metadata(..).file_type()`); a missing path is invalid.
+impl Decode for std::fs::FileType {
+    fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
+        std::fs::Metadata::decode(value, slots).map(|m| m.file_type())
+    }
+}
+
+/// A file's permissions, by its path (`std::fs::metadata(..).permissions()`).
+impl Decode for std::fs::Permissions {
+    fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
+        std::fs::Metadata::decode(value, slots).map(|m| m.permissions())
+    }
+}
+
+/// A directory listing, by the directory's path (`std::fs::read_dir`).
+impl Decode for std::fs::ReadDir {
+    fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
+        let path = String::decode(value, slots)?;
+        std::fs::read_dir(&path)
+            .map_err(|e| DecodeError::new(format!("cannot list directory {path:?}: {e}")))
+    }
+}
+
+/// A directory entry, by its path: found by its name in its parent's listing (the parent of a
+/// bare name is `.`), as tests write it. A path without a name (`/`) or not listed is invalid.
+impl Decode for std::fs::DirEntry {
+    fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
+        let path = String::decode(value, slots)?;
+        let p = std::path::Path::new(&path);
+        let name = p
+            .file_name()
+            .ok_or_else(|| DecodeError::new(format!("{path:?} names no directory entry")))?;
+        let parent = match p.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => std::path::Path::new("."),
+        };
+        std::fs::read_dir(parent)
+            .map_err(|e| DecodeError::new(format!("cannot list directory {parent:?}: {e}")))?
+            .flatten()
+            .find(|e| e.file_name() == name)
+            .ok_or_else(|| DecodeError::new(format!("{path:?} is not listed in {parent:?}")))
     }
 }
 
@@ -446,6 +494,17 @@ mod tests {
             err.0
         );
         assert!(decode::<std::fs::Metadata>(&missing, &mut slots).is_err());
+        let ty: std::fs::FileType = decode(&Value::Str("/".into()), &mut slots).unwrap();
+        assert!(ty.is_dir());
+        let perms: std::fs::Permissions = decode(&Value::Str("/".into()), &mut slots).unwrap();
+        let _ = perms.readonly();
+        let listing: std::fs::ReadDir = decode(&Value::Str("/".into()), &mut slots).unwrap();
+        assert!(listing.count() > 0);
+        let entry: std::fs::DirEntry = decode(&Value::Str("/tmp".into()), &mut slots).unwrap();
+        assert_eq!(entry.file_name(), "tmp");
+        assert!(decode::<std::fs::DirEntry>(&Value::Str("/".into()), &mut slots).is_err());
+        assert!(decode::<std::fs::DirEntry>(&missing, &mut slots).is_err());
+        assert!(decode::<std::fs::ReadDir>(&missing, &mut slots).is_err());
     }
 
     #[test]

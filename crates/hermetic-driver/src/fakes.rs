@@ -3,6 +3,11 @@
 //! by the real callee, with what value. The search grows a fake that ran out, trims values no
 //! call asked for, and tells the user which fakes returned values the real callee never did
 //! (seed 000's false behaviour).
+//!
+//! A `Fake` statement enters its fakes for the rest of the execution (the guard is dropped when the
+//! execution's report is taken). A listener, installed at start-up with each fakeable callee's name
+//! and observer, reports per callee the calls faked (and what they returned), those answered for
+//! real (distinct values), and whether a fake ran out (`FakeCalls`).
 
 use crate::protocol::{FakeCalls, Observed};
 use hermetic::fakes::{Answer, Listener};

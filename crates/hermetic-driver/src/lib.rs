@@ -5,6 +5,23 @@
 //! that runs each test case in a fresh child, the SanitizerCoverage callbacks, and the traits
 //! that turn protocol values into Rust arguments (`Decode`) and results into observations
 //! (`Observe`). The engine uses the same `hermetic_protocol` types on its side of the pipe.
+//!
+//! The pieces: [`server`] (the fork server), [`coverage`] (the SanitizerCoverage callbacks),
+//! [`decode`](mod@decode) and [`observe`](mod@observe), [`environment`] (the per-execution
+//! `hermetic::Env`), [`fakes`] (isolated calls' fakes and what they answered), [`mock`] (call
+//! counts of generated mocks), [`mutant`] (the mutants' switch and the `extern "C"` helpers the
+//! schemata call), [`sandbox`] (the driver's part of the containment; refusals come back per
+//! statement in `ExecReport.refusals`), [`leftovers`] (what a test case leaves behind) and
+//! [`slots`].
+//!
+//! Invariants: never linked into the user's own tests; every execution runs in a fresh forked
+//! child, inside an `Env`, contained; a crash of the child is a report, never a crash of the
+//! server. The one exception is a hidden benchmark mode, `--no-static-isolation`
+//! (`SHARED_CHILD_ENV`), where one long-lived child runs a driver's executions so statics carry
+//! over; it measures what fresh children are worth.
+//!
+//! The engine embeds the sources of this crate, `hermetic-protocol` and `hermetic-sandbox` (its
+//! `shadow.rs`), so an installed binary needs no source tree.
 
 pub mod coverage;
 pub mod decode;

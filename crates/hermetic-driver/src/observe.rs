@@ -297,6 +297,23 @@ impl Observe for std::fs::Metadata {
     }
 }
 
+/// File types, permissions, listings and directory entries are the environment's: not checked.
+macro_rules! opaque {
+    ($($t:ty),*) => {$(
+        impl Observe for $t {
+            fn observe(&self) -> Observed {
+                Observed::Opaque
+            }
+        }
+    )*};
+}
+opaque!(
+    std::fs::FileType,
+    std::fs::Permissions,
+    std::fs::ReadDir,
+    std::fs::DirEntry
+);
+
 /// The `Debug` text of a value, for crate types whose fields cannot all be observed.
 pub fn debug_text<T: std::fmt::Debug + ?Sized>(value: &T) -> Observed {
     Observed::Debug(format!("{value:?}"))

@@ -9,6 +9,9 @@ use hermetic_protocol::{Refusal, SANDBOX_WRITES_ENV};
 use hermetic_sandbox::filter::{self, Policy, Profile};
 use hermetic_sandbox::{supervisor, Log};
 
+/// Marks a log tag as the drop of a statement's value ([`Sandbox::dropping`]).
+const DROPPING: u32 = 1 << 31;
+
 /// The server's sandbox: the shared log its children's refusals go to.
 pub struct Sandbox {
     log: &'static Log,
@@ -23,6 +26,12 @@ pub struct Sandbox {
 pub fn contain_server() -> Sandbox {
     let log = Log::new().expect("hermetic driver: cannot map the refusal log");
     let writes = std::env::var_os(SANDBOX_WRITES_ENV).is_some();
+    // Learnt before the filter, which refuses `seccomp` (the probe installs one of its own).
+    let thread_start = if enabled() {
+        supervisor::glibc_thread_start()
+    } else {
+        None
+    };
     let seccomp = enabled()
         && cfg!(target_arch = "x86_64")
         && filter::no_new_privs()
@@ -31,6 +40,7 @@ pub fn contain_server() -> Sandbox {
                 let program = filter::program(&Policy {
                     profile: Profile::Server,
                     writes,
+                    thread_start,
                 });
                 program
                     .install(true)?
@@ -40,7 +50,7 @@ pub fn contain_server() -> Sandbox {
         )
         .is_ok();
     if std::env::var_os("HERMETIC_DEBUG").is_some() {
-        eprintln!("hermetic driver: seccomp {seccomp}, writes {writes}");
+        eprintln!("hermetic driver: seccomp {seccomp}, writes {writes}, {thread_start:x?}");
     }
     Sandbox { log, seccomp }
 }
@@ -74,6 +84,12 @@ impl Sandbox {
         self.log.set_tag(stmt as u32);
     }
 
+    /// The value statement `stmt` returned is being dropped at the end of the case: refusals
+    /// from here on are its `Drop`'s, named as such with that statement.
+    pub fn dropping(&self, stmt: usize) {
+        self.log.set_tag(stmt as u32 | DROPPING);
+    }
+
     /// Refusals since the last reset (with the statement each happened in), and their number
     /// (the described ones may be fewer).
     pub fn refusals(&self) -> (u32, Vec<Refusal>) {
@@ -82,8 +98,12 @@ impl Sandbox {
             .refusals()
             .into_iter()
             .map(|r| Refusal {
-                stmt: r.tag as usize,
-                what: r.what,
+                stmt: (r.tag & !DROPPING) as usize,
+                what: if r.tag & DROPPING != 0 {
+                    format!("{} (dropping the value it returned)", r.what)
+                } else {
+                    r.what
+                },
             })
             .collect();
         (self.log.count(), described)

@@ -50,6 +50,8 @@ struct Shared {
     counters: usize,
     /// Where the children's refusals are logged.
     sandbox: sandbox::Sandbox,
+    /// A forked child's threads and signal handlers before its case (`leftovers`).
+    child_before: crate::leftovers::Before,
 }
 
 // SAFETY: the mapping lives for the whole process; the child's case thread and its main thread
@@ -78,6 +80,7 @@ impl Shared {
             base: base as *mut u8,
             counters,
             sandbox,
+            child_before: crate::leftovers::Before::forked_child(&child_handlers()),
         }
     }
 
@@ -323,9 +326,8 @@ const CASE_STACK: usize = 2 << 20;
 fn run_child(entries: &[Entry], calls: &[Call], env: &Option<EnvSpec>, shared: &Shared) -> ! {
     install_child_handlers();
     crate::leftovers::quiet_panic_hook();
-    let before = crate::leftovers::before();
     run_on_fresh_thread(entries, calls, env, shared);
-    crate::leftovers::check(&before);
+    crate::leftovers::check(&shared.child_before);
     // SAFETY: leave without running destructors or atexit handlers of the parent's state.
     unsafe { libc::_exit(0) }
 }
@@ -569,7 +571,7 @@ fn run_case(
     drop(guard);
     coverage::copy_counters(shared.counters());
     let base = coverage::load_base();
-    ExecReport {
+    let report = ExecReport {
         outcome,
         stmts,
         covered: Vec::new(),
@@ -583,7 +585,11 @@ fn run_case(
         fake_calls: crate::fakes::take_calls(),
         reached_mutants: crate::mutant::reached(),
         finals,
-    }
+    };
+    // The values the calls returned and the case kept are dropped last, as before, one at a
+    // time: what a `Drop` tries is that value's, not the last call's.
+    slots.drop_each(|n| shared.sandbox.dropping(n));
+    report
 }
 
 /// The statements whose results `value` borrows mutably.
@@ -699,27 +705,42 @@ fn release_alt_stack(stack: Option<*mut libc::c_void>) {
 }
 
 /// The child's signal handlers (process-wide): save coverage on abort, crash and timeout.
+/// Each: signal, handler, flags.
+fn child_handler_table() -> [(libc::c_int, usize, libc::c_int); 4] {
+    [
+        (libc::SIGABRT, on_abort as *const () as usize, 0),
+        (libc::SIGUSR1, on_timeout as *const () as usize, 0),
+        (
+            libc::SIGSEGV,
+            on_segv as *const () as usize,
+            libc::SA_SIGINFO,
+        ),
+        (
+            libc::SIGBUS,
+            on_segv as *const () as usize,
+            libc::SA_SIGINFO,
+        ),
+    ]
+}
+
+/// The handlers [`install_child_handlers`] sets (signal, handler).
+fn child_handlers() -> Vec<(i32, usize)> {
+    child_handler_table()
+        .iter()
+        .map(|&(sig, handler, _)| (sig, handler))
+        .collect()
+}
+
+/// Installs the child's signal handlers ([`child_handler_table`]).
 fn install_child_handlers() {
-    // SAFETY: handler installation in the single-threaded child.
-    unsafe {
-        let set = |sig: libc::c_int, handler: usize, flags: libc::c_int| {
+    for (sig, handler, flags) in child_handler_table() {
+        // SAFETY: handler installation in the single-threaded child.
+        unsafe {
             let mut sa: libc::sigaction = std::mem::zeroed();
             sa.sa_sigaction = handler;
             sa.sa_flags = flags | libc::SA_ONSTACK;
             libc::sigemptyset(&mut sa.sa_mask);
             libc::sigaction(sig, &sa, std::ptr::null_mut());
-        };
-        set(libc::SIGABRT, on_abort as *const () as usize, 0);
-        set(libc::SIGUSR1, on_timeout as *const () as usize, 0);
-        set(
-            libc::SIGSEGV,
-            on_segv as *const () as usize,
-            libc::SA_SIGINFO,
-        );
-        set(
-            libc::SIGBUS,
-            on_segv as *const () as usize,
-            libc::SA_SIGINFO,
-        );
+        }
     }
 }

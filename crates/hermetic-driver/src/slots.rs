@@ -49,6 +49,17 @@ impl Slots {
         }
     }
 
+    /// Drops the kept values one at a time, first statement first (the order the vector's own
+    /// drop has), calling `before` with each one's statement just before it is dropped.
+    pub fn drop_each(mut self, mut before: impl FnMut(usize)) {
+        for (n, value) in std::mem::take(&mut self.values).into_iter().enumerate() {
+            if let Some(value) = value {
+                before(n);
+                drop(value);
+            }
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.values.len()
     }
@@ -91,5 +102,38 @@ impl Slots {
                 "expected a value from an earlier statement, got {other:?}"
             ))),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    /// Notes its statement in a shared journal when dropped.
+    struct Noisy(usize, Rc<RefCell<Vec<String>>>);
+
+    impl Drop for Noisy {
+        fn drop(&mut self) {
+            self.1.borrow_mut().push(format!("drop {}", self.0));
+        }
+    }
+
+    #[test]
+    fn each_kept_value_is_dropped_after_its_statement_is_named() {
+        let journal = Rc::new(RefCell::new(Vec::new()));
+        let mut slots = Slots::default();
+        slots.push(Some(Box::new(Noisy(0, journal.clone()))));
+        slots.push(None);
+        slots.push(Some(Box::new(Noisy(2, journal.clone()))));
+        let moved = slots.take::<Noisy>(2).unwrap();
+        slots.push(Some(Box::new(Noisy(3, journal.clone()))));
+        drop(moved);
+        slots.drop_each(|n| journal.borrow_mut().push(format!("stmt {n}")));
+        assert_eq!(
+            *journal.borrow(),
+            ["drop 2", "stmt 0", "drop 0", "stmt 3", "drop 3"]
+        );
     }
 }

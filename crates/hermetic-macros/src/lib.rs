@@ -4,6 +4,15 @@
 //! Seed 000's AutoIsolator, for Rust: the unit under test is the item the attribute is on (a
 //! function, an `impl` block or an inline module). See `rewrite` for which calls leave it and
 //! what they become, and the `hermetic` crate's `fakes` module for the table they go through.
+//!
+//! The expansion is the item as written under `#[cfg(not(test))]` and the rewritten item under
+//! `#[cfg(test)]`, so outside test builds the item is the input's tokens. A path call that leaves
+//! the unit becomes a call through `hermetic::fakes::callN` (no closure, so the unit gains no
+//! coverage goal); a method call on a receiver of a candidate type becomes a call through a
+//! per-site trait whose impls pick the receiver's type at compile time and whose blanket impl,
+//! ranked after them by autoref, runs any other receiver's call unchanged (so std's methods on
+//! other receivers keep their borrowed results). `const` code and path calls inside `unsafe` blocks
+//! are left as written; a receiver is looked at for its type, never evaluated twice.
 
 mod options;
 mod rewrite;

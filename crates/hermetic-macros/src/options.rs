@@ -1,5 +1,9 @@
 //! The attribute's options: `only(..)`, `except(..)` and `returns(callee, pattern)`, and which
 //! callees they select.
+//!
+//! A path in an option names a callee when its segments (a leading `crate`, `self` or `super` left
+//! out) come in a row among the callee's: `db` names `db::run_query`, `Client::get` names
+//! `http::Client::get`.
 
 use proc_macro2::TokenStream;
 use quote::ToTokens;

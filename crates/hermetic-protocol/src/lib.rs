@@ -7,6 +7,10 @@
 //! A test case travels as data: a list of statements, each naming a callable by index and
 //! giving its arguments as [`Value`]s. The driver answers with an [`ExecReport`]. Messages are
 //! JSON lines on a pipe; they are small, and JSON keeps them easy to debug.
+//!
+//! It also holds the few constants both sides share (the pipes' file descriptors, the driver's
+//! environment variables), and depends on `serde` alone. `cargo-hermetic`'s `tests/linkage.rs`
+//! checks that the CLI binary exports no interposed libc symbol.
 
 use serde::{Deserialize, Serialize};
 

@@ -31,6 +31,8 @@ pub(crate) const X32_SYSCALL_BIT: u32 = 0x4000_0000;
 /// Offsets in `struct seccomp_data`.
 const NR: u32 = 0;
 const ARCH: u32 = 4;
+const IP_LOW: u32 = 8;
+const IP_HIGH: u32 = 12;
 const fn arg_low(i: u8) -> u32 {
     16 + 8 * i as u32
 }
@@ -71,6 +73,19 @@ enum Test {
     Masked(u32, u32),
     /// The whole 64-bit argument equals this (a pointer).
     Exact(u64),
+    /// The call is glibc's own `clone3` in `pthread_create` ([`ThreadStart`]): made from its
+    /// wrapper's `syscall` instruction, with its thread entry as the function (the check's
+    /// argument).
+    GlibcThread(ThreadStart),
+}
+
+/// Where glibc's `pthread_create` calls `clone3`: the address after the wrapper's `syscall`
+/// instruction and the thread entry it hands the call (`rdx`, the third argument), both
+/// learnt at run time ([`crate::supervisor::glibc_thread_start`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ThreadStart {
+    pub ip: u64,
+    pub entry: u64,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -170,6 +185,12 @@ pub struct Policy {
     /// environment (a benchmark); with a virtual one, the runtime serves every write, and a real
     /// one comes from code that bypassed it.
     pub writes: bool,
+    /// In the server profile: glibc's own `clone3` in `pthread_create`, which then fails with
+    /// `ENOSYS` at once, and glibc starts the thread with `clone`, whose flags the filter
+    /// checks itself. Without it every `clone3` waits for the supervisor, which reads the
+    /// flags from the caller's memory: a round trip between processes for each thread, the
+    /// driver's own thread per test case among them.
+    pub thread_start: Option<ThreadStart>,
 }
 
 /// How the policy treats a system call, before the profile decides.
@@ -766,7 +787,17 @@ fn rule(nr: c_long, class: Class, policy: &Policy) -> Rule {
         },
         Special => special(nr),
         Clone3 => match policy.profile {
-            Profile::Server => Rule::Always(Action::Refuse),
+            Profile::Server => match policy.thread_start {
+                Some(start) => Rule::Checks(
+                    vec![check(
+                        2,
+                        Test::GlibcThread(start),
+                        Action::Errno(libc::ENOSYS),
+                    )],
+                    Action::Refuse,
+                ),
+                None => Rule::Always(Action::Refuse),
+            },
             Profile::Tests { .. } => Rule::Always(Action::Errno(libc::ENOSYS)),
         },
     }
@@ -825,6 +856,19 @@ fn compile_rule(
                 code.push(jump(JEQ_K, v as u32, 0, 3));
                 code.push(stmt(LD_W_ABS, arg_high(c.arg)));
                 code.push(jump(JEQ_K, (v >> 32) as u32, 0, 1));
+            }
+            Test::GlibcThread(ThreadStart { ip, entry }) => {
+                // All four words must match; a mismatch skips past this check's return.
+                let words = [
+                    (IP_LOW, ip as u32),
+                    (IP_HIGH, (ip >> 32) as u32),
+                    (arg_low(c.arg), entry as u32),
+                    (arg_high(c.arg), (entry >> 32) as u32),
+                ];
+                for (i, (offset, k)) in words.into_iter().enumerate() {
+                    code.push(stmt(LD_W_ABS, offset));
+                    code.push(jump(JEQ_K, k, 0, (2 * (3 - i) + 1) as u8));
+                }
             }
         }
         code.push(stmt(RET_K, c.then.ret(refuse)));
@@ -889,6 +933,23 @@ pub fn floor() -> Program {
     }
 }
 
+/// The probe's filter ([`crate::supervisor::glibc_thread_start`]): every x86-64 `clone3` to a
+/// listener, everything else allowed.
+pub(crate) fn clone3_probe() -> Program {
+    let code = vec![
+        stmt(LD_W_ABS, ARCH),
+        jump(JEQ_K, AUDIT_ARCH_X86_64, 0, 3),
+        stmt(LD_W_ABS, NR),
+        jump(JEQ_K, libc::SYS_clone3 as u32, 0, 1),
+        stmt(RET_K, RET_USER_NOTIF),
+        stmt(RET_K, RET_ALLOW),
+    ];
+    Program {
+        code,
+        pid_slots: Vec::new(),
+    }
+}
+
 /// For a call that sends a signal, the argument that says to whom (a pid or thread group).
 pub fn signal_target(nr: i64) -> Option<u8> {
     TABLE
@@ -913,9 +974,16 @@ mod tests {
 
     /// Runs a program on one system call, as the kernel would.
     fn run(p: &Program, arch: u32, nr: i64, args: [u64; 6]) -> u32 {
+        run_at(p, arch, nr, 0, args)
+    }
+
+    /// As [`run`], for a call made from instruction address `ip`.
+    fn run_at(p: &Program, arch: u32, nr: i64, ip: u64, args: [u64; 6]) -> u32 {
         let mut data = [0u32; 16];
         data[0] = nr as u32;
         data[1] = arch;
+        data[2] = ip as u32;
+        data[3] = (ip >> 32) as u32;
         for (i, a) in args.iter().enumerate() {
             data[4 + 2 * i] = *a as u32;
             data[5 + 2 * i] = (a >> 32) as u32;
@@ -948,6 +1016,7 @@ mod tests {
         program(&Policy {
             profile: Profile::Server,
             writes,
+            thread_start: None,
         })
     }
 
@@ -957,6 +1026,7 @@ mod tests {
                 exec_path: 0x1234_5678_9abc,
             },
             writes: false,
+            thread_start: None,
         });
         p.set_pid(pid);
         p
@@ -1029,6 +1099,47 @@ mod tests {
         assert!(starts_process(libc::SYS_vfork));
         assert_eq!(signal_target(libc::SYS_tgkill), Some(0));
         assert_eq!(signal_target(libc::SYS_read), None);
+    }
+
+    #[test]
+    fn glibc_s_own_thread_start_fails_at_once_and_any_other_clone3_goes_to_the_supervisor() {
+        let start = ThreadStart {
+            ip: 0x7f12_3456_789a,
+            entry: 0x7f12_3450_0000,
+        };
+        let p = program(&Policy {
+            profile: Profile::Server,
+            writes: false,
+            thread_start: Some(start),
+        });
+        let nosys = RET_ERRNO | libc::ENOSYS as u32;
+        let call = |ip: u64, entry: u64| {
+            run_at(
+                &p,
+                AUDIT_ARCH_X86_64,
+                libc::SYS_clone3,
+                ip,
+                [0x1000, 88, entry, 0, 0x2000, 0],
+            )
+        };
+        assert_eq!(call(start.ip, start.entry), nosys);
+        // Each of the four words must match.
+        for (ip, entry) in [
+            (start.ip + 2, start.entry),
+            (start.ip ^ (1 << 40), start.entry),
+            (start.ip, start.entry + 16),
+            (start.ip, start.entry ^ (1 << 40)),
+            (0, 0),
+        ] {
+            assert_eq!(call(ip, entry), REFUSED, "{ip:#x} {entry:#x}");
+        }
+        // Nothing else changes: clone with thread flags is still allowed, processes refused.
+        let thread = (libc::CLONE_VM | libc::CLONE_THREAD | libc::CLONE_SIGHAND) as u64;
+        assert_eq!(x86(&p, libc::SYS_clone, [thread, 0, 0, 0, 0, 0]), RET_ALLOW);
+        assert_eq!(
+            x86(&p, libc::SYS_clone, [libc::SIGCHLD as u64, 0, 0, 0, 0, 0]),
+            REFUSED
+        );
     }
 
     #[test]

@@ -77,6 +77,7 @@ impl Sandbox {
                     exec_path: path.as_ptr() as u64,
                 },
                 writes: false,
+                thread_start: None,
             });
             Some(Exec::new(path, argv, environment(cmd)?, program))
         } else {

@@ -12,6 +12,13 @@
 //! The driver (the crate's instrumented test binary) uses the filter, the log and the
 //! supervisor from inside; the engine uses the launcher. Linux on x86-64 only: elsewhere the
 //! filters are not built, and the report says the sandbox is missing.
+//!
+//! Invariants: every layer fails closed on its own: what a layer cannot set up is reported
+//! (`Pending::layers`), never an error. The filter is one table of calls and classes, compiled to
+//! BPF for two profiles: the driver's server, whose refusals go to the supervisor, and test
+//! binaries, whose refusals kill them. The supervisor lets the server's own forks and signals, and
+//! a process's signals to itself, through, and fails the rest with `EPERM`, logged; nothing in its
+//! loop allocates, and the code under test can neither answer nor forge its refusals.
 
 pub mod filter;
 pub mod landlock;

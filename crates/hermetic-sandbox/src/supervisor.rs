@@ -10,7 +10,7 @@
 //! Nothing here allocates once running: glibc's `fork` holds the allocator's locks while the
 //! server's own fork waits for the answer.
 
-use crate::filter::{self, AUDIT_ARCH_X86_64};
+use crate::filter::{self, ThreadStart, AUDIT_ARCH_X86_64};
 use crate::refusals::{Log, PATH_BYTES};
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
@@ -59,6 +59,123 @@ pub fn forget_in_child() {
     }
 }
 
+/// Where glibc's `pthread_create` makes its `clone3` call ([`ThreadStart`]), learnt in a
+/// forked process that installs a filter of its own sending `clone3` to a thread of its own,
+/// starts a thread, notes the call's instruction address and third argument (the thread entry
+/// glibc hands its wrapper, `start_thread`), answers `ENOSYS` (glibc then uses `clone`) and
+/// leaves. `None` when no `clone3` was seen (another libc, an older glibc) or the probe
+/// failed: every `clone3` then waits for the supervisor. Call before the server's filter
+/// (which refuses `seccomp`); costs one short-lived process.
+pub fn glibc_thread_start() -> Option<ThreadStart> {
+    if !cfg!(target_arch = "x86_64") {
+        return None;
+    }
+    let mut fds = [0; 2];
+    // SAFETY: a pipe, a fork whose child only probes and leaves with `_exit`, and reads of
+    // its 16 bytes; every descriptor is closed on every path.
+    unsafe {
+        if libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) != 0 {
+            return None;
+        }
+        let pid = libc::fork();
+        if pid == 0 {
+            libc::close(fds[0]);
+            let start = probe().unwrap_or(ThreadStart { ip: 0, entry: 0 });
+            let mut bytes = [0u8; 16];
+            bytes[..8].copy_from_slice(&start.ip.to_le_bytes());
+            bytes[8..].copy_from_slice(&start.entry.to_le_bytes());
+            libc::write(fds[1], bytes.as_ptr().cast(), bytes.len());
+            libc::_exit(0);
+        }
+        libc::close(fds[1]);
+        let mut bytes = [0u8; 16];
+        let mut got = 0;
+        // The probe takes a few milliseconds; one that hangs (its helper never answered) is
+        // killed, and every `clone3` goes to the supervisor.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while pid > 0 && got < bytes.len() {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            let mut pfd = libc::pollfd {
+                fd: fds[0],
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            match libc::poll(&mut pfd, 1, left.as_millis() as i32) {
+                0 => {
+                    libc::kill(pid, libc::SIGKILL);
+                    break;
+                }
+                r if r < 0 => continue, // interrupted
+                _ => {}
+            }
+            let n = libc::read(fds[0], bytes[got..].as_mut_ptr().cast(), bytes.len() - got);
+            if n > 0 {
+                got += n as usize;
+            } else if n == 0
+                || std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted
+            {
+                break;
+            }
+        }
+        libc::close(fds[0]);
+        if pid > 0 {
+            let mut status = 0;
+            while libc::waitpid(pid, &mut status, 0) < 0
+                && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted
+            {
+            }
+        }
+        let word = |i: usize| u64::from_le_bytes(bytes[i..i + 8].try_into().unwrap_or_default());
+        let start = ThreadStart {
+            ip: word(0),
+            entry: word(8),
+        };
+        (got == bytes.len() && start.ip != 0 && start.entry != 0).then_some(start)
+    }
+}
+
+/// In the probe's process: the first `clone3` of a thread start, as a listener sees it.
+fn probe() -> Option<ThreadStart> {
+    use std::sync::atomic::AtomicU64;
+    static IP: AtomicU64 = AtomicU64::new(0);
+    static ENTRY: AtomicU64 = AtomicU64::new(0);
+    if !filter::no_new_privs() {
+        return None;
+    }
+    let (tx, rx) = std::sync::mpsc::channel::<i32>();
+    // Started before the filter, which it does not get: it answers the one request.
+    std::thread::spawn(move || {
+        let Ok(listener) = rx.recv() else { return };
+        // SAFETY: as in `answer_one`.
+        unsafe {
+            let mut request: libc::seccomp_notif = std::mem::zeroed();
+            while libc::ioctl(listener, NOTIF_RECV, &mut request) != 0 {
+                if std::io::Error::last_os_error().kind() != std::io::ErrorKind::Interrupted {
+                    return;
+                }
+                request = std::mem::zeroed();
+            }
+            IP.store(request.data.instruction_pointer, Ordering::SeqCst);
+            ENTRY.store(request.data.args[2], Ordering::SeqCst);
+            let mut answer = libc::seccomp_notif_resp {
+                id: request.id,
+                val: 0,
+                error: -libc::ENOSYS,
+                flags: 0,
+            };
+            libc::ioctl(listener, NOTIF_SEND, &mut answer);
+        }
+    });
+    let listener = filter::clone3_probe().install(true).ok()??;
+    tx.send(listener).ok()?;
+    // The request is answered before the call returns, so the stores are seen after it.
+    std::thread::spawn(|| ()).join().ok()?;
+    Some(ThreadStart {
+        ip: IP.load(Ordering::SeqCst),
+        entry: ENTRY.load(Ordering::SeqCst),
+    })
+}
+
 /// `SECCOMP_IOCTL_NOTIF_RECV` and `_SEND` (`_IOWR('!', 0 | 1, ..)` on the 80-byte
 /// `seccomp_notif` and the 24-byte `seccomp_notif_resp`), spelled here: libc before 0.2.188
 /// lacks them, and a crate under test may pin such a libc in its lock file (humantime 2.4.0:
@@ -86,7 +203,7 @@ fn answer_one(listener: libc::c_int, owner: u32, log: &Log) {
                 error: 0,
                 flags: libc::SECCOMP_USER_NOTIF_FLAG_CONTINUE as u32,
             };
-            libc::ioctl(listener, libc::SECCOMP_IOCTL_NOTIF_SEND, &mut answer);
+            libc::ioctl(listener, NOTIF_SEND, &mut answer);
             return;
         }
         let signal = filter::signal_target(nr).filter(|_| x86);

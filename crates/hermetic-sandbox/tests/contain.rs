@@ -193,9 +193,14 @@ fn the_server_filter_refuses_logs_and_lets_the_server_fork_and_signal() {
 fn server_side() -> i32 {
     let log = Log::new().unwrap();
     assert!(filter::no_new_privs());
+    // glibc's own thread starts fail at once and fall back to `clone` (checked by the filter);
+    // a raw `clone3` still goes to the supervisor.
+    let thread_start = supervisor::glibc_thread_start();
+    assert!(thread_start.is_some(), "no glibc clone3 seen");
     let program = filter::program(&Policy {
         profile: Profile::Server,
         writes: false,
+        thread_start,
     });
     let mut listener = -1;
     supervisor::start(
@@ -232,6 +237,16 @@ fn server_side() -> i32 {
                 0o644,
             )));
             expect(std::process::Command::new("/bin/true").status().is_err());
+            // A raw `clone3` of a process naming glibc's thread entry, from another
+            // instruction: still the supervisor's, refused and logged.
+            let entry = thread_start.map_or(0, |t| t.entry);
+            let mut clone_args = [0u64; 11];
+            clone_args[4] = libc::SIGCHLD as u64; // exit_signal
+            let r = libc::syscall(libc::SYS_clone3, clone_args.as_mut_ptr(), 88usize, entry);
+            if r == 0 {
+                libc::_exit(99); // a process started: the parent sees the failure below
+            }
+            expect(eperm(r));
             // The listener is gone: the child cannot answer for itself.
             expect(libc::fcntl(listener, libc::F_GETFD) == -1);
             // Allowed: reading, threads, signals to itself.
@@ -268,6 +283,7 @@ fn server_side() -> i32 {
             "kill of its parent (signal 0)",
             "setsid",
             "openat for writing /tmp/hermetic-sandbox-never",
+            "clone3: a new process",
             "clone3: a new process",
         ],
     );

@@ -38,6 +38,13 @@
 //!
 //! Callees are told apart by name: a function by its path (`std::any::type_name` of the
 //! function item), a method by its type's and its own (`Database::query`).
+//!
+//! A test names a callee through [`Callee`] (functions of up to 12 arguments), which fixes the type
+//! of its values. The call sites `#[hermetic::isolate]` writes go through `call0`..`call12`
+//! (functions, as a `fn` pointer the arguments were coerced to) and `call_method` (methods, the
+//! real call as a closure), with `_checked` forms for `returns(..)` restrictions. A [`Listener`]
+//! (one per process, installed with [`listen`]: the driver's) hears every isolated call's answer;
+//! with no listener and nothing set up on the thread, a call costs the two loads above.
 
 use std::any::{type_name, Any};
 use std::cell::{Cell, RefCell};

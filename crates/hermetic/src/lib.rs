@@ -146,6 +146,9 @@
 //!   real time asked for, and the virtual clock moves to their deadline when they time out;
 //!   `thread::sleep` does not wait at all but moves the virtual clock. Timed waits of C code
 //!   (`pthread_cond_timedwait`, `sem_timedwait`) are not translated.
+//!
+//! The runtime knows nothing of the search or of test generation; its only dependencies are `libc`
+//! and `hermetic-macros` (a proc macro: compile time only).
 
 #![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks)]
 #![cfg_attr(not(all(target_os = "linux", target_env = "gnu")), allow(dead_code))]

@@ -27,6 +27,12 @@
 //! Two things are done differently while recording, so that what a call read is its own:
 //! stdin is handed out one line per read ([`stdin`]), and the bytes read from the random
 //! devices are logged like those from `getrandom` ([`random_fds`]).
+//!
+//! The interposers report the bytes of reads, writes and random draws; std's `HashMap` key draws
+//! are logged apart from the code's (`Event::HashKeys`), since a test replays them from a source of
+//! their own. Record code's own libc calls are never logged: a per-thread busy flag is set while it
+//! runs. Its own calls of the crate (a `Display` capture parsing the value back) are not captured
+//! and take none of a function's captured calls.
 
 mod random_fds;
 mod stdin;

@@ -1,5 +1,10 @@
 //! An environment's randomness: bytes the test gave first, then a small deterministic stream
 //! (xoshiro256** seeded through splitmix64).
+//!
+//! Each kind of draw has its own source (`Draw`): the code's draws get the bytes the test gave
+//! first (`Env::random_bytes`, what a recorded call drew), std's hash-key draws get the keys the
+//! test gave (`Env::hash_keys`), since whether a thread draws its keys inside a call depends on
+//! what it did before, and names the runtime makes up (`mkstemp`) get the stream only.
 
 /// What a draw of random bytes is for: the replay serves each kind from its own source.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -149,7 +149,15 @@ impl Collector<'_> {
         imp: Option<&ImplCx>,
     ) -> Result<Sig, Why> {
         self.signature_as(module, sig, imp, Values::Passed)
-            .or_else(|_| self.signature_as(module, sig, imp, Values::Owned))
+            .or_else(|passed| {
+                // The retry with owned values cannot store the function's own closures: when
+                // both fail on a closure, the first attempt's reason says why.
+                self.signature_as(module, sig, imp, Values::Owned)
+                    .map_err(|owned| match (&passed.reason, &owned.reason) {
+                        (SkipReason::Closure, SkipReason::Closure) => passed,
+                        _ => owned,
+                    })
+            })
     }
 
     /// [`Self::signature`] with the function's own type parameters taking `values`.
@@ -173,7 +181,7 @@ impl Collector<'_> {
             return Err(Why::new(SkipReason::ExternFn, "variadic fn"));
         }
         let mut outer = imp.map(|i| i.params.clone()).unwrap_or_default();
-        let own = generics::collect(&sig.generics, &mut outer)?;
+        let mut own = generics::collect(&sig.generics, &mut outer)?;
         let no_subst = BTreeMap::new();
         let scope = TyCx {
             names: self.names,
@@ -184,22 +192,37 @@ impl Collector<'_> {
             subst: &no_subst,
             expanding: &[],
         };
+        scope.unalias_bounds(&mut own);
+        scope.unalias_bounds(&mut outer);
         let stored = |p: &ParamBounds| scope.mock_for_bounds(p.bounds.iter(), Mode::Owned, true);
         let mut subst: BTreeMap<String, Ty> = generics::choose(&outer, &stored, Values::Owned)?
             .into_iter()
             .collect();
-        let passed = |p: &ParamBounds| {
-            let mode = match values {
-                Values::Passed => Mode::Arg,
-                Values::Owned => Mode::Owned,
-            };
-            scope.mock_for_bounds(p.bounds.iter(), mode, true)
+        let mode = match values {
+            Values::Passed => Mode::Arg,
+            Values::Owned => Mode::Owned,
         };
+        // A closure's bound may name the function's other type parameters (`F: FnMut(&T) -> K,
+        // K: Ord`): those are chosen first, and the closure returns the type chosen for `K`.
+        let plain: Vec<ParamBounds> = own
+            .iter()
+            .filter(|p| !generics::bounds_a_closure(p))
+            .cloned()
+            .collect();
+        let plain_passed = |p: &ParamBounds| scope.mock_for_bounds(p.bounds.iter(), mode, true);
+        let chosen: BTreeMap<String, Ty> = generics::choose(&plain, &plain_passed, values)
+            .map(|c| c.into_iter().collect())
+            .unwrap_or_default();
+        let closure_scope = TyCx {
+            subst: &chosen,
+            ..scope
+        };
+        let passed = |p: &ParamBounds| closure_scope.mock_for_bounds(p.bounds.iter(), mode, true);
         let own = generics::choose(&own, &passed, values)?;
         let generic_args = own.iter().map(|(_, t)| t.clone()).collect();
         let generics_inferred = own.iter().all(|(name, _)| {
             sig.inputs.iter().any(|input| match input {
-                FnArg::Typed(t) => mentions_ident(t.ty.to_token_stream(), name),
+                FnArg::Typed(t) => infers(&t.ty, name),
                 FnArg::Receiver(_) => false,
             })
         });
@@ -838,6 +861,40 @@ fn reference_lifetimes(ty: &syn::Type, out: &mut Vec<String>, anonymous: &mut bo
 }
 
 /// Whether `tokens` hold the identifier `name`.
+/// Whether every argument of type `ty` shows the type parameter `name` stands for, so the
+/// compiler infers it: not when it appears only inside an `Option` or a collection (`None` and
+/// an empty `Vec` show nothing of their item type: `which_in(name, None::<&str>, cwd)`).
+fn infers(ty: &syn::Type, name: &str) -> bool {
+    match ty {
+        syn::Type::Reference(r) => infers(&r.elem, name),
+        syn::Type::Paren(p) => infers(&p.elem, name),
+        syn::Type::Group(g) => infers(&g.elem, name),
+        syn::Type::Tuple(t) => t.elems.iter().any(|e| infers(e, name)),
+        syn::Type::Slice(_) | syn::Type::Array(_) => false,
+        syn::Type::Path(p) if p.qself.is_none() => {
+            if p.path.is_ident(name) {
+                return true;
+            }
+            let Some(last) = p.path.segments.last() else {
+                return false;
+            };
+            let may_be_empty = matches!(
+                last.ident.to_string().as_str(),
+                "Option" | "Vec" | "VecDeque" | "HashMap" | "BTreeMap" | "HashSet" | "BTreeSet"
+            );
+            match &last.arguments {
+                syn::PathArguments::AngleBracketed(a) if !may_be_empty => a
+                    .args
+                    .iter()
+                    .any(|g| matches!(g, syn::GenericArgument::Type(t) if infers(t, name))),
+                _ => false,
+            }
+        }
+        // `impl Fn(T) -> bool`, `dyn Trait<T>`: as written.
+        other => mentions_ident(other.to_token_stream(), name),
+    }
+}
+
 fn mentions_ident(tokens: TokenStream, name: &str) -> bool {
     tokens.into_iter().any(|t| match t {
         TokenTree::Ident(i) => i == name,

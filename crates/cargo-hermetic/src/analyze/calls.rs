@@ -10,10 +10,14 @@
 //! literal), `self` and fields: no type inference, so a method call whose receiver's type the
 //! body does not show is not listed. Only callees a fake can stand in for are listed: not
 //! generic, returning something other than `()` that holds no borrow.
+//!
+//! Each callee comes with how the unit names it (its `only(..)` entry) and the restriction the
+//! unit's attribute puts on it; the unit's existing isolate attributes are read with their byte
+//! ranges, for `isolate.rs` to edit.
 
 use super::modules::ModuleSrc;
 use super::names::{Names, Target};
-use super::syntax::{text, Offsets};
+use super::syntax::{segments, text, Offsets};
 use super::types::{Mode, TraitInfo, TyCx, TypeInfo};
 use crate::cluster::{
     CallableId, CallableKind, Callee, Cluster, IsolateAttr, ModuleId, OutCall, Ty, TypeKind, Unit,
@@ -457,10 +461,6 @@ fn unwrapped(t: &Ty) -> Option<Ty> {
         Ty::Option(inner) => Some((**inner).clone()),
         _ => None,
     }
-}
-
-fn segments(path: &syn::Path) -> Vec<String> {
-    path.segments.iter().map(|s| s.ident.to_string()).collect()
 }
 
 /// Tokens as text without the spaces `TokenStream` puts around `::`.

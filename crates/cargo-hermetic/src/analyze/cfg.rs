@@ -29,13 +29,23 @@ pub struct Config {
 
 /// The verdict for an item with these attributes (all of its `#[cfg]`s must hold).
 pub fn verdict(attrs: &[Attribute], config: &Config) -> Verdict {
+    verdict_in(attrs, config, false)
+}
+
+/// `verdict`, with `cfg(test)` taken as `test` says: off for items (test code is never a goal),
+/// on for the variants and fields of a type the test build compiles.
+fn verdict_in(attrs: &[Attribute], config: &Config, test: bool) -> Verdict {
     let mut unknown = None;
     for attr in attrs.iter().filter(|a| a.path().is_ident("cfg")) {
         let Meta::List(list) = &attr.meta else {
             continue;
         };
         // `cfg(test)` code is the user's own tests: never something to generate tests for.
-        match list.parse_args::<Meta>().ok().map(|m| eval(&m, config)) {
+        match list
+            .parse_args::<Meta>()
+            .ok()
+            .map(|m| eval(&m, config, test))
+        {
             Some(Some(true)) => {}
             Some(Some(false)) => return Verdict::Off,
             _ => {
@@ -46,6 +56,44 @@ pub fn verdict(attrs: &[Attribute], config: &Config) -> Verdict {
     match unknown {
         Some(text) => Verdict::Unknown(text),
         None => Verdict::On,
+    }
+}
+
+/// Takes out of a struct or enum the variants and fields the build compiles out
+/// (`#[cfg(windows)] SeekRead` on Linux): the driver's code for the type names every variant and
+/// field analysis keeps, and one that is not there fails its build. Parts whose cfg analysis cannot
+/// evaluate stay (the driver build pins an error on the type); `cfg(test)` ones are in the build the
+/// driver is part of.
+pub fn strip_compiled_out(item: &mut syn::Item, config: &Config) {
+    let on = |attrs: &[Attribute]| verdict_in(attrs, config, true) != Verdict::Off;
+    let fields = |fields: &mut syn::Fields| match fields {
+        syn::Fields::Named(f) => {
+            f.named = std::mem::take(&mut f.named)
+                .into_pairs()
+                .filter(|p| on(&p.value().attrs))
+                .collect();
+        }
+        syn::Fields::Unnamed(f) => {
+            f.unnamed = std::mem::take(&mut f.unnamed)
+                .into_pairs()
+                .filter(|p| on(&p.value().attrs))
+                .collect();
+        }
+        syn::Fields::Unit => {}
+    };
+    match item {
+        syn::Item::Struct(s) => fields(&mut s.fields),
+        syn::Item::Enum(e) => {
+            e.variants = std::mem::take(&mut e.variants)
+                .into_pairs()
+                .filter(|p| on(&p.value().attrs))
+                .map(|mut p| {
+                    fields(&mut p.value_mut().fields);
+                    p
+                })
+                .collect();
+        }
+        _ => {}
     }
 }
 
@@ -67,7 +115,7 @@ pub fn module_path(attrs: &[Attribute], config: &Config) -> Result<Option<String
         let Some(p) = path_value(rest.iter()) else {
             continue;
         };
-        match eval(&pred, config) {
+        match eval(&pred, config, false) {
             Some(true) => return Ok(Some(p)),
             Some(false) => {}
             None => return Err(format!("#[{}]", tokens_text(&attr.meta.to_token_stream()))),
@@ -91,12 +139,12 @@ fn path_value<'a>(metas: impl Iterator<Item = &'a Meta>) -> Option<String> {
 
 /// Three-valued evaluation: `None` when the predicate depends on something unknown (a cfg
 /// a build script sets, say).
-fn eval(meta: &Meta, config: &Config) -> Option<bool> {
+fn eval(meta: &Meta, config: &Config, test: bool) -> Option<bool> {
     match meta {
         Meta::Path(p) => {
             let name = p.get_ident()?.to_string();
             match name.as_str() {
-                "test" => Some(false),
+                "test" => Some(test),
                 // The driver is built with the test profile, which keeps debug assertions and
                 // overflow checks.
                 "debug_assertions" | "overflow_checks" => Some(true),
@@ -155,7 +203,7 @@ fn eval(meta: &Meta, config: &Config) -> Option<bool> {
             let args = list
                 .parse_args_with(Punctuated::<Meta, Token![,]>::parse_terminated)
                 .ok()?;
-            let values: Vec<Option<bool>> = args.iter().map(|m| eval(m, config)).collect();
+            let values: Vec<Option<bool>> = args.iter().map(|m| eval(m, config, test)).collect();
             match name.as_str() {
                 "not" if values.len() == 1 => values[0].map(|v| !v),
                 "all" => {
@@ -267,6 +315,32 @@ mod tests {
             verdict_of("#[cfg(any(test, feature = \"serde\"))]"),
             Verdict::Off
         );
+    }
+
+    #[test]
+    fn compiled_out_variants_and_fields_are_taken_out() {
+        let mut item: syn::Item = syn::parse_str(
+            "enum Kind { Open, #[cfg(windows)] SeekRead, #[cfg(unix)] ReadAt, #[cfg(has_x)] X, \
+             Both { a: u8, #[cfg(windows)] b: u8 } }",
+        )
+        .unwrap();
+        strip_compiled_out(&mut item, &Config::default());
+        let syn::Item::Enum(e) = &item else { panic!() };
+        let names: Vec<String> = e.variants.iter().map(|v| v.ident.to_string()).collect();
+        assert_eq!(names, ["Open", "ReadAt", "X", "Both"]);
+        assert_eq!(e.variants.last().unwrap().fields.len(), 1);
+        let mut item: syn::Item = syn::parse_str(
+            "struct S(u8, #[cfg(test)] u16, #[cfg(feature = \"f\")] u32, #[cfg(not(test))] u64);",
+        )
+        .unwrap();
+        let config = Config {
+            features: ["f".to_string()].into_iter().collect(),
+        };
+        strip_compiled_out(&mut item, &config);
+        let syn::Item::Struct(s) = &item else {
+            panic!()
+        };
+        assert_eq!(s.fields.len(), 3);
     }
 
     #[test]

@@ -169,6 +169,13 @@ pub fn choose(
         .collect()
 }
 
+/// Whether one of `p`'s bounds is a closure's (`FnMut(&T) -> K`).
+pub fn bounds_a_closure(p: &ParamBounds) -> bool {
+    p.bounds
+        .iter()
+        .any(|b| matches!(b, TypeParamBound::Trait(tb) if super::types::is_closure_bound(&tb.path)))
+}
+
 /// Why no candidate satisfies `p`'s bounds, counted under the first bound the first candidate
 /// misses (a closure's `Fn*` bound apart).
 fn unmet(p: &ParamBounds) -> Why {

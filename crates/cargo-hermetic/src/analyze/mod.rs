@@ -5,6 +5,17 @@
 //! driver can build or call becomes a `Skipped` entry with a reason instead of an error. Each
 //! function and `impl` block is also a unit whose calls that leave its module are listed
 //! (`calls.rs`), for `--isolate`.
+//!
+//! **Never fails on a crate that parses**, and runs nothing (no `cargo`: `tests/layers.rs` checks
+//! it). A type alias resolves to `Target::Alias` (`names.rs`), and `types.rs` (`TyCx::alias`) maps
+//! its target in its module with the use site's arguments (or the defaults) substituted, so a `Ty`
+//! never mentions an alias; `TyCx::expanding` holds the aliases being followed (a cycle is a skip
+//! reason). `Module::shadowed_prelude` lists the prelude types a module's names hide (a crate
+//! `Result<T>`), which `rust_syntax` spells by their std path there. A trait-typed parameter
+//! becomes `Ty::Mock(trait)`; a callable taking one gets a twin taking an implementor when the
+//! crate has one; each mockable trait gets a constructor callable (`CallableKind::Mock`) whose
+//! parameters are the methods' return sequences, so mocks are built, mutated and minimised like any
+//! other statement.
 
 mod callables;
 pub(crate) mod calls;

@@ -182,7 +182,10 @@ fn walk(
                 Why::new(SkipReason::TestCode, "#[test] function")
                     .skipped(qualified(&prefix, &f.sig.ident.to_string())),
             ),
-            other => kept.push(other),
+            mut other => {
+                cfg::strip_compiled_out(&mut other, loader.config);
+                kept.push(other)
+            }
         }
     }
     out[id].items = kept;

@@ -50,6 +50,11 @@ pub fn tokens_text(tokens: &TokenStream) -> String {
 }
 
 /// `tokens_text` of anything that prints as tokens.
+/// A path's segments by name (`crate::db::run_query` → `["crate", "db", "run_query"]`).
+pub fn segments(path: &syn::Path) -> Vec<String> {
+    path.segments.iter().map(|s| s.ident.to_string()).collect()
+}
+
 pub fn text(node: &impl ToTokens) -> String {
     tokens_text(&node.to_token_stream())
 }

@@ -276,6 +276,10 @@ fn closures_fixture_passes_closures_for_fn_bounds_but_never_keeps_one() {
         callable(&c, "retry").params[1].ty,
         closure(0, Ty::Result(b(Ty::Int(IntTy::U32)), b(Ty::String)))
     );
+    // The key's type is a type parameter of its own: chosen first, then returned by the closure.
+    let by_key = callable(&c, "Listing::sort_by_key");
+    assert_eq!(by_key.generic_args, vec![I64, closure(1, I64)]);
+    assert_eq!(by_key.params[0].ty, closure(1, I64));
     assert!(skip_reason(&c, "Options").contains("a closure kept in a field"));
     assert_eq!(c.skipped.len(), 1, "{:?}", c.skipped);
 }
@@ -1186,4 +1190,35 @@ fn a_trait_no_mock_can_implement_takes_the_primitive_the_crate_implements_it_for
     // A trait object is not a primitive; a trait nobody implements has no stand-in.
     assert!(c.callables.iter().all(|k| k.name != "boxed"));
     assert!(skip_reason(&c, "none").contains("cannot be mocked"));
+}
+
+#[test]
+fn a_bound_on_a_crate_alias_is_read_as_its_target() {
+    // shellexpand 3: `pub type Xstr = str;` in one module, `SI: AsRef<Xstr>` in another.
+    let c = inline(&[(
+        "lib.rs",
+        "mod strings { pub type Xstr = str; pub type Alias2 = Xstr; }
+         use strings::{Alias2, Xstr};
+         pub fn tilde<SI: ?Sized>(input: &SI) -> usize where SI: AsRef<Xstr> { input.as_ref().len() }
+         pub fn twice<SI: AsRef<Alias2> + ?Sized>(input: &SI) -> usize { input.as_ref().len() }
+         pub fn env(input: &str) -> std::borrow::Cow<'_, Xstr> { input.into() }",
+    )]);
+    for name in ["tilde", "twice"] {
+        assert_eq!(callable(&c, name).generic_args, vec![Ty::Str], "{name}");
+    }
+    assert_eq!(callable(&c, "env").ret, Ty::Std(StdTy::CowStr, Vec::new()));
+}
+
+#[test]
+fn a_type_parameter_seen_only_inside_an_option_is_not_inferred() {
+    // which 8: `which_in(binary_name, None, cwd)` leaves `U` unknown to the compiler.
+    let c = inline(&[(
+        "lib.rs",
+        "pub fn which_in<T: AsRef<str>, U: AsRef<str>>(name: T, paths: Option<U>) -> bool { paths.is_none() && name.as_ref().is_empty() }
+         pub fn both<T: AsRef<str>>(name: T, more: Option<T>) -> bool { more.is_none() && name.as_ref().is_empty() }
+         pub fn boxed<T: AsRef<str>>(name: &Box<T>) -> bool { (**name).as_ref().is_empty() }",
+    )]);
+    assert!(!callable(&c, "which_in").generics_inferred);
+    assert!(callable(&c, "both").generics_inferred);
+    assert!(callable(&c, "boxed").generics_inferred);
 }

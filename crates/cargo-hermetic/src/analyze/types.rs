@@ -2,7 +2,7 @@
 
 use super::generics::{self, ParamBounds, Values};
 use super::names::{AliasId, Names, Target};
-use super::syntax::text;
+use super::syntax::{segments, text};
 use crate::cluster::{FloatTy, IntTy, ModuleId, RangeKind, StdTy, Ty};
 use crate::skip::{type_name, SkipReason, Why};
 use std::collections::BTreeMap;
@@ -201,7 +201,7 @@ impl TyCx<'_> {
     }
 
     fn path(&self, path: &syn::Path, ty: &Type, mode: Mode) -> Result<Ty, Why> {
-        let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let segs = segments(path);
         let last = path
             .segments
             .last()
@@ -310,6 +310,53 @@ impl TyCx<'_> {
     /// its target read in the alias's own module, since names in an alias resolve where it is
     /// written, with the alias's parameters replaced by the use site's arguments or their
     /// defaults (`Result<u8>` → `std::result::Result<u8, Error>`).
+    /// `params`' bounds with each type argument that names a crate alias of a plain type
+    /// written as its target (`AsRef<Xstr>` with `type Xstr = str;` becomes `AsRef<str>`), so
+    /// the std traits' table sees the type the compiler sees.
+    pub fn unalias_bounds(&self, params: &mut [ParamBounds]) {
+        for p in params {
+            for bound in &mut p.bounds {
+                let TypeParamBound::Trait(tb) = bound else {
+                    continue;
+                };
+                let Some(PathArguments::AngleBracketed(args)) =
+                    tb.path.segments.last_mut().map(|s| &mut s.arguments)
+                else {
+                    continue;
+                };
+                for arg in &mut args.args {
+                    if let GenericArgument::Type(t) = arg {
+                        *t = self.unaliased(t.clone());
+                    }
+                }
+            }
+        }
+    }
+
+    /// `ty` with the crate aliases of plain (non-generic) types it names followed to their
+    /// target, each read in its alias's module.
+    fn unaliased(&self, mut ty: Type) -> Type {
+        let mut module = self.module;
+        for _ in 0..MAX_ALIAS_DEPTH {
+            let Type::Path(p) = &ty else {
+                break;
+            };
+            if p.qself.is_some() || p.path.segments.iter().any(|s| !s.arguments.is_none()) {
+                break;
+            }
+            let Target::Alias(id) = self.names.resolve(module, &segments(&p.path)) else {
+                break;
+            };
+            let alias = self.names.alias(id);
+            if !alias.item.generics.params.is_empty() {
+                break;
+            }
+            ty = (*alias.item.ty).clone();
+            module = alias.module;
+        }
+        ty
+    }
+
     fn alias(
         &self,
         id: AliasId,
@@ -418,12 +465,7 @@ impl TyCx<'_> {
             if matches!(tb.modifier, syn::TraitBoundModifier::Maybe(_)) {
                 continue; // `?Sized`
             }
-            let segs: Vec<String> = tb
-                .path
-                .segments
-                .iter()
-                .map(|s| s.ident.to_string())
-                .collect();
+            let segs = segments(&tb.path);
             let target = self.names.resolve(self.module, &segs);
             if !matches!(target, Target::Trait(_)) && std_value.is_none() {
                 if let Some(t) = self.std_stand_in(&tb.path, &target, mode) {
@@ -669,7 +711,7 @@ impl TyCx<'_> {
                 ));
             }
             if kind == StdTy::CowStr {
-                return cow(last, ty);
+                return cow(last, ty, |t| self.unaliased(t));
             }
             let args = self.args(last, ty, mode)?;
             if args.len() != kind.arity() {
@@ -791,13 +833,14 @@ fn std_kind(path: &[String]) -> Option<StdTy> {
 
 /// `Cow<'a, str>` (`last` is its segment): text. Other borrowed forms (`Cow<[u8]>`,
 /// `Cow<Path>`) are not supported yet.
-fn cow(last: &syn::PathSegment, ty: &Type) -> Result<Ty, Why> {
-    let types: Vec<&Type> = match &last.arguments {
+/// `unaliased` follows a crate alias to its target (`Cow<'_, Xstr>` with `type Xstr = str;`).
+fn cow(last: &syn::PathSegment, ty: &Type, unaliased: impl Fn(Type) -> Type) -> Result<Ty, Why> {
+    let types: Vec<Type> = match &last.arguments {
         PathArguments::AngleBracketed(a) => a
             .args
             .iter()
             .filter_map(|g| match g {
-                GenericArgument::Type(t) => Some(t),
+                GenericArgument::Type(t) => Some(unaliased(t.clone())),
                 _ => None,
             })
             .collect(),
@@ -1139,6 +1182,23 @@ mod tests {
         assert_eq!(
             map(lib, "std::io::Result<File>", Mode::Ret),
             Ok(Ty::Result(b(std_ty(StdTy::File)), b(Ty::IoError)))
+        );
+        for (written, kind) in [
+            ("fs::FileType", StdTy::FileType),
+            ("std::fs::Permissions", StdTy::Permissions),
+            ("fs::ReadDir", StdTy::ReadDir),
+            ("fs::DirEntry", StdTy::DirEntry),
+        ] {
+            assert_eq!(map(lib, written, Mode::Arg), Ok(std_ty(kind)), "{written}");
+        }
+        assert_eq!(
+            map(lib, "&fs::DirEntry", Mode::Arg),
+            Ok(Ty::Ref(b(std_ty(StdTy::DirEntry))))
+        );
+        // A crate type of the same name is the crate's (walkdir's `DirEntry`).
+        assert_eq!(
+            map("pub struct DirEntry;", "&DirEntry", Mode::Arg),
+            Ok(Ty::Ref(b(Ty::Adt(0, vec![]))))
         );
     }
 

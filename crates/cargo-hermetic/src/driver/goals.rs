@@ -3,6 +3,10 @@
 //!
 //! The driver module, the test harness's `main`, the crate's own tests and code derived by
 //! `#[derive]` are compiled into the same crate, so their counters are set aside here.
+//!
+//! Code that only a mutant runs (calls of `hermetic_driver::mutant::replaced` and `mutated`) is
+//! set aside too, and compiler checks and unwinding cleanup (`cleanup.rs`) are counted apart from
+//! the source's branches.
 
 use super::infeasible::{DeadCode, GaveUp, Prover};
 use crate::cluster::{Cluster, ModuleId};

@@ -19,6 +19,10 @@
 //! landing pads, or code that no known entry reaches but that leads into reached code (an entry
 //! we do not know of) give up on the function. Only code that the entries reach along some edge
 //! is ever claimed.
+//!
+//! The search checks the proofs in practice: an execution that covers a counter proven infeasible
+//! is counted (`infeasible_covered`), the report warns of a bug in the proof, and `HERMETIC_DEBUG`
+//! shows the counter.
 
 use super::cleanup::LandingPads;
 use iced_x86::{

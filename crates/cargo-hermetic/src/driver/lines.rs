@@ -1,5 +1,8 @@
 //! Source lines of the driver's code: where each goal's block starts, read from the
 //! executable's debug info (addr2line), so a report can say which branches no test took.
+//!
+//! Used for the uncovered lines in the summary and JSON, `--coverage-lcov` (`report.rs`) and
+//! `--coverage-html` (`html.rs`: one self-contained page).
 
 use anyhow::{Context, Result};
 use object::{Object, ObjectSection};

@@ -1,5 +1,12 @@
 //! The driver: generated dispatch code injected into a shadow copy of the crate, built once with
 //! coverage instrumentation, and run as a fork server that interprets test cases sent as data.
+//!
+//! `codegen.rs` writes the dispatch code; `build.rs` builds it, retrying with the calls the
+//! compiler rejects disabled; `process.rs` runs driver processes, and `execute.rs` is the seam the
+//! search runs test cases through; `goals.rs` finds the goals in the executable's symbols, with
+//! compiler checks and unwinding cleanup set apart (`cleanup.rs`, which follows control from each
+//! landing pad, decoding instructions with iced-x86) and the edges no input can take left out
+//! (`infeasible.rs`); `lines.rs` maps goals to source lines.
 
 pub mod build;
 pub mod cleanup;

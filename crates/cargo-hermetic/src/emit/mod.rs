@@ -4,7 +4,18 @@
 //! Each test becomes straight-line code: a `let` for every value a later call uses, and an
 //! assertion (chosen by the [`oracle`]) for every other returned value. Code is built with
 //! `quote` and printed with `prettyplease`; [`place`] puts the files into the user's crate.
+//!
+//! A call of an `unsafe fn` (listed by record's analysis only, `analyze::Options::unsafe_fns`) is
+//! written inside `unsafe { .. }` after a `// SAFETY:` line (a stand-in statement `layout::comment`
+//! turns into a comment after printing), and its test gets `#[allow(unsafe_code)]`; a generated
+//! suite never writes one. A test's `Fake` statements become one `let _fakes =
+//! hermetic::Fakes::new().returns(..)..enter();` (literals its values use are written before it),
+//! after a `// Review:` comment naming the callees whose values the real callee never returned.
+//!
+//! Emission knows nothing of the search; it never overwrites a file it did not generate, and checks
+//! everything before writing anything.
 
+pub mod attributes;
 mod environment;
 mod layout;
 mod lints;
@@ -353,7 +364,10 @@ fn std_imports<'a>(
     // `use std::path::{Path, PathBuf};`: one item per std module.
     let mut by_module: BTreeMap<&[&str], BTreeSet<&str>> = BTreeMap::new();
     for k in StdTy::ALL {
-        if used.contains(k.name()) && !shadowed.iter().any(|s| s == k.name()) {
+        if used.contains(k.name())
+            && !k.written_in_full()
+            && !shadowed.iter().any(|s| s == k.name())
+        {
             let (module, _) = k.path().split_at(k.path().len() - 1);
             by_module.entry(module).or_default().insert(k.name());
         }
@@ -1149,23 +1163,8 @@ impl Writer<'_> {
                 let inner = rec(v, t)?;
                 quote!(Box::new(#inner))
             }
-            // `&(3..7)`: `&3..7` would be a range of references.
-            (v, Ty::Ref(t)) if matches!(**t, Ty::Range(..)) => {
-                let inner = rec(v, t)?;
-                quote!(&(#inner))
-            }
-            (v, Ty::RefMut(t)) if matches!(**t, Ty::Range(..)) => {
-                let inner = rec(v, t)?;
-                quote!(&mut (#inner))
-            }
-            (v, Ty::Ref(t)) => {
-                let inner = rec(v, t)?;
-                quote!(&#inner)
-            }
-            (v, Ty::RefMut(t)) => {
-                let inner = rec(v, t)?;
-                quote!(&mut #inner)
-            }
+            (v, Ty::Ref(t)) => oracle::borrowed(rec(v, t)?, false),
+            (v, Ty::RefMut(t)) => oracle::borrowed(rec(v, t)?, true),
             (Value::Unit, _) => quote!(()),
             (Value::Bool(b), _) => quote!(#b),
             (Value::Int(i), Ty::Ordering) => oracle::ordering_literal(ordering_name(*i)?)?,

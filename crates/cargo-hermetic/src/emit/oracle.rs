@@ -375,14 +375,8 @@ impl Oracle<'_> {
                 let o = rec(t, o)?;
                 quote!(Box::new(#o))
             }
-            (Ty::Ref(t), o) => {
-                let o = rec(t, o)?;
-                quote!(&#o)
-            }
-            (Ty::RefMut(t), o) => {
-                let o = rec(t, o)?;
-                quote!(&mut #o)
-            }
+            (Ty::Ref(t), o) => borrowed(rec(t, o)?, false),
+            (Ty::RefMut(t), o) => borrowed(rec(t, o)?, true),
             (Ty::Adt(id, _), Observed::Shown(text)) => {
                 let def = &self.cluster.types[*id];
                 if !self.cluster.visible_from(def.module, def.vis, self.home) {
@@ -625,7 +619,8 @@ pub(crate) fn text_literal(cluster: &Cluster, home: ModuleId, kind: StdTy, s: &s
 }
 
 /// A file system handle of type `kind` opened at `path`: `File::open("/etc/hosts").unwrap()`,
-/// `std::fs::metadata("/etc").unwrap()`. The test's environment holds the file, or the
+/// `std::fs::metadata("/etc").unwrap()`, `.file_type()`, `.permissions()`,
+/// `std::fs::read_dir("/etc").unwrap()`, or a directory entry found in its parent's listing. The test's environment holds the file, or the
 /// driver could not have opened it.
 pub(crate) fn fs_handle_literal(
     cluster: &Cluster,
@@ -633,9 +628,25 @@ pub(crate) fn fs_handle_literal(
     kind: StdTy,
     path: &str,
 ) -> TokenStream {
+    let text = path;
     let path = Literal::string(path);
     match kind {
         StdTy::Metadata => quote!(std::fs::metadata(#path).unwrap()),
+        StdTy::FileType => quote!(std::fs::metadata(#path).unwrap().file_type()),
+        StdTy::Permissions => quote!(std::fs::metadata(#path).unwrap().permissions()),
+        StdTy::ReadDir => quote!(std::fs::read_dir(#path).unwrap()),
+        StdTy::DirEntry => {
+            // As the driver finds it (`hermetic_driver`'s `Decode for DirEntry`).
+            let p = std::path::Path::new(text);
+            let parent = match p.parent().map(|d| d.to_string_lossy()) {
+                Some(d) if !d.is_empty() => d.into_owned(),
+                _ => ".".to_string(),
+            };
+            let parent = Literal::string(&parent);
+            let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+            let name = Literal::string(name.as_deref().unwrap_or_default());
+            quote!(std::fs::read_dir(#parent).unwrap().flatten().find(|e| e.file_name() == #name).unwrap())
+        }
         _ => {
             let name = rust_syntax::std_name(cluster, kind, home);
             quote!(#name::open(#path).unwrap())
@@ -764,6 +775,21 @@ fn field_access(fields: &Fields, name: &str) -> TokenStream {
             let i = rust_syntax::ident(name);
             quote!(#i)
         }
+    }
+}
+
+/// `&expr` (`&mut expr`), in parentheses where the borrow would bind tighter than the
+/// expression (`&(SystemTime::UNIX_EPOCH + Duration::from_secs(3))`, `&(3..7)`).
+pub(crate) fn borrowed(expr: TokenStream, mutable: bool) -> TokenStream {
+    let loose = matches!(
+        syn::parse2::<syn::Expr>(expr.clone()),
+        Ok(syn::Expr::Binary(_) | syn::Expr::Range(_) | syn::Expr::Cast(_))
+    );
+    let expr = if loose { quote!((#expr)) } else { expr };
+    if mutable {
+        quote!(&mut #expr)
+    } else {
+        quote!(&#expr)
     }
 }
 

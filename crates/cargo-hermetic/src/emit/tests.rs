@@ -1591,3 +1591,77 @@ fn files_and_metadata_are_opened_at_their_path_and_not_compared() {
     }
     assert!(!flat.contains("usestd::fs::{"), "{file}");
 }
+
+#[test]
+fn a_borrowed_sum_or_range_is_parenthesised() {
+    // humantime's `Rfc3339Timestamp::get_ref() -> &SystemTime`: `&SystemTime::UNIX_EPOCH + d`
+    // borrows the epoch only, and does not compile.
+    let borrowed = |e: TokenStream, mutable| super::oracle::borrowed(e, mutable).to_string();
+    assert_eq!(
+        borrowed(
+            quote!(SystemTime::UNIX_EPOCH + Duration::from_secs(3)),
+            false
+        ),
+        quote!(&(SystemTime::UNIX_EPOCH + Duration::from_secs(3))).to_string()
+    );
+    assert_eq!(
+        borrowed(quote!(3..7), true),
+        quote!(&mut (3..7)).to_string()
+    );
+    assert_eq!(
+        borrowed(quote!(Point { x: 1 }), false),
+        quote!(&Point { x: 1 }).to_string()
+    );
+}
+
+#[test]
+fn file_types_permissions_listings_and_entries_are_read_at_their_path() {
+    let kinds = [
+        ("kind_of", StdTy::FileType),
+        ("is_private", StdTy::Permissions),
+        ("count_entries", StdTy::ReadDir),
+        ("entry_name", StdTy::DirEntry),
+    ];
+    let cluster = functions(
+        kinds
+            .iter()
+            .map(|(name, kind)| {
+                (
+                    *name,
+                    vec![param("x", std_ty(*kind))],
+                    Ty::Int(IntTy::Usize),
+                )
+            })
+            .collect(),
+    );
+    let paths = ["/etc", "/etc/app.conf", "/srv", "/etc/app.conf"];
+    let mut tests: Vec<_> = paths
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            completed(
+                0,
+                vec![stmt(i, vec![Value::Str(p.to_string())])],
+                vec![Some(Observed::Int(1))],
+            )
+        })
+        .collect();
+    tests.push(completed(
+        0,
+        vec![stmt(3, vec![Value::Str("app.conf".into())])],
+        vec![Some(Observed::Int(1))],
+    ));
+    let file = emit_with(&cluster, &tests);
+    let flat: String = file.chars().filter(|c| !c.is_whitespace()).collect();
+    for expected in [
+        "kind_of(std::fs::metadata(\"/etc\").unwrap().file_type()),1",
+        "is_private(std::fs::metadata(\"/etc/app.conf\").unwrap().permissions()),1",
+        "count_entries(std::fs::read_dir(\"/srv\").unwrap()),1",
+        "entry_name(std::fs::read_dir(\"/etc\").unwrap().flatten().find(|e|e.file_name()==\"app.conf\").unwrap()",
+        "entry_name(std::fs::read_dir(\".\").unwrap().flatten().find(|e|e.file_name()==\"app.conf\").unwrap()",
+    ] {
+        assert!(flat.contains(expected), "no {expected}:\n{file}");
+    }
+    // Written by std paths only: no import that could clash with a crate's `DirEntry`.
+    assert!(!flat.contains("usestd::fs"), "{file}");
+}

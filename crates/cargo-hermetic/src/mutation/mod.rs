@@ -2,6 +2,12 @@
 //! (`schemata.rs`), each final test run against the mutants it reaches, and the assertions
 //! chosen by the mutants they kill (`analysis.rs`), with the mutation score for the report;
 //! tests sought for the mutants reached but not killed (`hunt.rs`).
+//!
+//! The driver build leaves out sites the compiler rejects and builds again (`driver/build.rs`), and
+//! `driver/goals.rs` keeps code that only mutants run out of the goals. Analysis keeps, per final
+//! test, the fewest assertions that kill what it can kill (`FinishedTest::assertions`; the keys
+//! come from `emit::assertion_keys`, the oracle's own checks). Mutation knows nothing of how Rust
+//! is printed beyond those keys.
 
 pub mod analysis;
 pub mod hunt;

@@ -1,6 +1,9 @@
 //! Recorded calls → the emitter's tests: the call with its recorded arguments (crate values
 //! built by literals first), inside an environment that replays what the call read, with the
 //! recorded result and the files it wrote as what the test checks.
+//!
+//! Which calls become tests is chosen per function ([`choose`], called from `record/mod.rs`): one
+//! per behaviour, at most eight, then other calls up to four.
 
 use super::debug_text::{self, Why};
 use super::learnt::Learnt;

@@ -4,6 +4,38 @@
 //!
 //! analyze → probes in a shadow copy → build → run with the runtime in record mode → log →
 //! cases (Debug text read back by type, environment from the call's reads) → emit → verify.
+//!
+//! Record knows nothing of the search: it feeds `emit` and `verify` the same structures
+//! `generate` does, emitted as `Suite::Recorded` (`crate::suite`; `MockLedger::recorded()` the
+//! one difference).
+//!
+//! Why `Debug` text rather than a generated capture trait: no code generated per type, it works on
+//! any type the user derived `Debug` for, and a type without it falls back to "opaque" through
+//! autoref specialisation (`hermetic::record::Wrap`) instead of a compile error. Three widenings
+//! keep that shape.
+//!
+//! First, the probed copy derives `Debug` for crate types that have none (`probes.rs`, marked
+//! `#[cfg_attr(any(), doc = "__hermetic_debug N")]` so a derive the compiler rejects is traced to
+//! its type and left out, `Limits::no_debug`); the tests build such values by their literal and
+//! never need the derive.
+//!
+//! Second, for crate types whose `Debug` is hand-written or missing but that implement `Display`,
+//! `FromStr` and `PartialEq` (`analyze::shown_by_display`; record's analysis lists a
+//! `CallableKind::Parse` constructor for each), the wrapper asks (`wrapper::Shown`, through
+//! references, boxes and a result's `Ok`/`Some`) for the `Display` text too, which the runtime
+//! keeps only when it parses back to an equal value (`ViaDisplay`/`ViaNoDisplay`, autoref
+//! specialisation again, so types without those traits still compile). `Shown::range_bounds` marks
+//! `impl RangeBounds<T>` arguments, captured as `hermetic::record::Bounds`, whose `Debug` text is
+//! the range a test writes (`3..`, `..=7`).
+//!
+//! Third, a crate type with a hand-written `Debug` and no such `Display` gets, in the probed copy,
+//! an `impl hermetic::record::Capture` (`literals.rs`) that writes the value's literal in derived
+//! `Debug`'s shape; probes try it first (`(&&&Wrap(&v)).capture(w)`: `ViaCapture`, then `ViaDebug`,
+//! then `ViaOpaque`), and the engine reads the text back like a derived one for the types whose
+//! impl survived (`Probed::literals`, kept in `Learnt`).
+//!
+//! Inside generic code the probe sees a type parameter, so neither `Debug` nor `Display` can be
+//! picked there: such values stay opaque.
 
 mod cases;
 mod copy;
@@ -48,13 +80,13 @@ const MAX_TESTS_PER_FUNCTION: usize = 4;
 impl RecordArgs {
     fn regenerate_command(&self) -> String {
         let mut cmd = String::from("cargo hermetic record");
-        if let Some(p) = &self.package {
+        if let Some(p) = &self.target.package {
             cmd += &format!(" -p {p}");
         }
-        if let Some(m) = &self.module {
+        if let Some(m) = &self.target.module {
             cmd += &format!(" --module {m}");
         }
-        if let Some(f) = &self.function {
+        if let Some(f) = &self.target.function {
             cmd += &format!(" --function {f}");
         }
         if self.test {
@@ -67,13 +99,13 @@ impl RecordArgs {
 pub fn record(args: &RecordArgs) -> Result<RecordReport> {
     let started = Instant::now();
     let say = |msg: &str| {
-        if !args.quiet {
+        if !args.output.quiet {
             eprintln!("  {msg}");
         }
     };
     let target = cargo::locate(
-        args.manifest_path.as_deref(),
-        args.package.as_deref(),
+        args.target.manifest_path.as_deref(),
+        args.target.package.as_deref(),
         &Default::default(),
     )?;
     let bin = if args.test {
@@ -89,7 +121,11 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
     };
     let cluster = analyze::analyze_with(&target.lib_rs, &target.crate_name, options)
         .with_context(|| format!("analyse {}", target.lib_rs.display()))?;
-    let sel = selection_of(args.module.as_deref(), args.function.as_deref(), &cluster)?;
+    let sel = selection_of(
+        args.target.module.as_deref(),
+        args.target.function.as_deref(),
+        &cluster,
+    )?;
     emit::check_in_the_way(&target.crate_dir, &cluster, Suite::Recorded)?;
     let chosen: Vec<CallableId> = (0..cluster.callables.len())
         .filter(|&c| selected(&cluster, c, &sel))
@@ -104,7 +140,11 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
         cargo_args: &target.features.cargo_args,
     };
     say("building the probed program");
-    let skipped_fns = skipped_functions(&cluster, args.module.as_deref(), args.function.as_deref());
+    let skipped_fns = skipped_functions(
+        &cluster,
+        args.target.module.as_deref(),
+        args.target.function.as_deref(),
+    );
     let what = match &bin {
         Some(b) => Build::Binary(b),
         None => Build::Tests,
@@ -207,7 +247,7 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
     let tests = choose_tests(&usable);
     let finished: Vec<FinishedTest> = tests.iter().map(|c| c.test.clone()).collect();
     let files = emit::emit(&cluster, &finished, Suite::Recorded, &command);
-    let verified = if args.no_verify {
+    let verified = if args.output.no_verify {
         verify::Verified::unchecked(files)
     } else {
         verify::verify(&origin, &cluster, Suite::Recorded, files, &[])?
@@ -261,7 +301,7 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
 
     let contents = files.iter().map(|f| f.contents.as_str());
     let place = manifest::Place::of(&target);
-    let runtime = manifest::runtime_for(contents, &place, args.runtime)?;
+    let runtime = manifest::runtime_for(contents, &place, args.output.runtime)?;
     let beside_generated = files.iter().any(|f| {
         let generated = f.path.with_file_name(Suite::Generated.file_name());
         target.crate_dir.join(generated).is_file()
@@ -280,16 +320,16 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
         &files,
         &runtime,
         &mut |changes| {
-            if !args.dry_run {
+            if !args.output.dry_run {
                 changes.append(crate::lockfile::change_or_say(
                     &place, &work_dir, &runtime, say,
                 ));
             }
             Ok(())
         },
-        args.dry_run,
+        args.output.dry_run,
     )?;
-    for line in runtime.describe(args.dry_run) {
+    for line in runtime.describe(args.output.dry_run) {
         say(&line);
     }
 
@@ -339,7 +379,7 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
         slowdown: unprobed_run_s.map(|u| probed_run_s / u.max(1e-9)),
         elapsed_s: started.elapsed().as_secs_f64(),
         files: files.iter().map(|f| f.path.clone()).collect(),
-        dry_run: args.dry_run,
+        dry_run: args.output.dry_run,
     })
 }
 

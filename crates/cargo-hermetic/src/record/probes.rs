@@ -5,6 +5,10 @@
 //! Free functions, inherent methods and the methods of impls of crate traits are probed; a
 //! wrapper rather than a guard inside the body, so the body keeps its own `return`s, `?`s and
 //! lifetimes.
+//!
+//! The methods of impls of crate traits are listed by analysis for record only
+//! (`analyze::Options`). A trait's proxy module goes at the end of the trait's module;
+//! `wrapper::plan` decides which arguments get a proxy, and why not.
 
 use super::literals::{self, Literals};
 use super::proxy_syntax;

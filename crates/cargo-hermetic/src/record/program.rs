@@ -1,5 +1,7 @@
 //! The recorded program: finding the package's binary, building the probed copy, and running
 //! it (or its test suite) in the user's working directory and environment.
+//!
+//! [`failing`] finds the probe or proxy behind a compiler error, for `copy.rs` to take it out.
 
 use super::proxy_syntax;
 use crate::cargo::{CompileError, Target};

@@ -1,6 +1,9 @@
 //! The random bytes a recorded call drew → what its test replays: the bytes in the order they
 //! were drawn (`Env::random_bytes`), and std's `HashMap` keys when the call drew them
 //! (`Env::hash_keys`), so maps it builds iterate in the recorded order.
+//!
+//! A test replays at most [`MAX_REPLAYED`] bytes (a call that drew more gets no replay), and the
+//! first hash keys the call drew: a thread draws its keys once.
 
 use super::log::Event;
 use hermetic_protocol::EnvSpec;

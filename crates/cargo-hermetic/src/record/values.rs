@@ -1,5 +1,8 @@
 //! Recorded values → the values a test passes: `Debug` text read back by type (see
 //! `debug_text`), crate structs and enums built by their literal in earlier statements.
+//!
+//! Values of types shown by `Display` (see `record/mod.rs`) become `CallableKind::Parse` statements
+//! (`"1.2.3".parse::<Version>().unwrap()`) from the `Display` text the probe logged.
 
 use super::debug_text::{self, Why};
 use super::learnt::Learnt;

@@ -4,6 +4,11 @@
 //! per call, loses the values no call asked for, and keeps to the unit's restriction
 //! (`returns(callee, pattern)`). The values a fake returned that the real callee never did in
 //! the run are told to the user (false behaviour).
+//!
+//! A fake grows by one value when it ran out; at minimisation its values are simplified towards
+//! zero and the code's comparison boundaries. `RealValues` keeps what real calls returned over the
+//! run, so the values no real call returned are told apart. The archive ranks tests with fakes
+//! after all others.
 
 use super::ops::{self, Space};
 use crate::cluster::{CallableId, CallableKind, FakeId};

@@ -6,6 +6,9 @@
 //!
 //! A site whose operands were equal once is done with: its `==` went both ways, its `<` met its
 //! boundary. The driver reports distances of pointers as the largest, so they never lead.
+//!
+//! The distances are the driver's per-site smallest (`cmp_closest`). The test that met a site is
+//! retried cut after each of its calls, since outcomes are goals of a test's last call.
 
 use super::ops::Space;
 use super::values::int_range;

@@ -6,6 +6,15 @@
 //! covers it. At the end each kept test is minimised: every statement must be needed for a goal.
 //! All decisions come from a seeded RNG and the reports, never from the clock, so a seed and an
 //! execution budget reproduce a run exactly.
+//!
+//! Batches have a fixed size whatever `--jobs` is. Test cases are built and changed by `ops.rs`,
+//! values drawn by `values.rs` and environment genes by `env.rs`; next to the edges are output
+//! goals (`outputs.rs`); mocks are fitted to their calls (`mocks.rs`), fakes of isolated calls
+//! grown and trimmed (`fakes.rs`), compared integers substituted (`cmp.rs`), stepping stones kept
+//! towards comparisons never seen equal (`frontier.rs`); the archive (`archive.rs`) and
+//! minimisation (`minimise.rs`) end it. The search knows nothing of how Rust is printed (no
+//! `rust_syntax`, `mock_syntax` or `driver::codegen`: `tests/layers.rs` checks it), and runs test
+//! cases through `driver::execute::Execute`.
 
 pub mod archive;
 mod cmp;

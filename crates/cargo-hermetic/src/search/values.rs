@@ -1,5 +1,9 @@
 //! Values for arguments: drawn at random by type, from constants found in the source, and from
 //! the operands the code compared against at run time; and small mutations of them.
+//!
+//! A range's genes are its two bounds, drawn equal, near or apart in either order, and for `impl
+//! RangeBounds<T>` (`RangeKind::Bounds`) which bounds it has and whether its end is inclusive. A
+//! `u128`'s upper half is drawn and mutated apart, since `Value::Int` stops at `i128::MAX`.
 
 use crate::cluster::{FloatTy, IntTy, Literals, RangeKind, StdTy, Ty};
 use hermetic_protocol::Value;
