@@ -133,6 +133,9 @@ const P_CLIMB: f64 = 0.25;
 /// At most this many eager substitutions of integers, and as many of bytes, follow one
 /// execution ([`cmp::eager`]).
 const EAGER_PER_RUN: usize = 2;
+/// How often a candidate with a file-system handle argument gets a file at the handle's path
+/// ([`env::back_handle`]).
+const P_BACK_HANDLE: f64 = 0.5;
 /// How often a mutant gets a fake, once fakes are allowed (times `isolate_probability`).
 const P_FAKE: f64 = 0.3;
 
@@ -470,11 +473,19 @@ impl<'s, 'c> Search<'s, 'c> {
                     .flatten();
                 substituted.or_else(|| Some(mutate(rng, space, touched, cfg.env_parts, parent)))
             };
-            let Some(candidate) = candidate.filter(|c| !c.stmts.is_empty()) else {
+            let Some(mut candidate) = candidate.filter(|c| !c.stmts.is_empty()) else {
                 continue;
             };
             if !fakes::respects(space, &candidate) {
                 continue;
+            }
+            // A handle argument (`File`, `Metadata`, `ReadDir`) opens a path when the test
+            // runs: now and then the environment gets a file (a directory) there.
+            if cfg.env_parts.files {
+                let handles = handle_paths(space, &candidate);
+                if !handles.is_empty() && rng.gen_bool(P_BACK_HANDLE) {
+                    env::back_handle(rng, &space.pool, touched, &handles, &mut candidate.env);
+                }
             }
             if is_poisoned(&self.poisoned, &candidate) {
                 self.avoided += 1;
@@ -856,6 +867,35 @@ pub fn exhausted_resources(message: &str) -> bool {
     ["failed to spawn thread", "os error 11)", "os error 12)"]
         .iter()
         .any(|m| message.contains(m))
+}
+
+/// The paths the test's file-system handle arguments name (see [`env::Handle`]).
+fn handle_paths(space: &Space, case: &TestCase) -> Vec<env::Handle> {
+    fn walk(ty: &crate::cluster::Ty, v: &hermetic_protocol::Value, out: &mut Vec<env::Handle>) {
+        use crate::cluster::{StdTy, Ty};
+        use hermetic_protocol::Value;
+        match (ty, v) {
+            (Ty::Std(k, _), Value::Str(p)) if k.is_fs_handle() => {
+                out.push((p.clone(), *k == StdTy::ReadDir))
+            }
+            (Ty::Box(t) | Ty::Ref(t) | Ty::RefMut(t), v) => walk(t, v, out),
+            (Ty::Option(t), Value::Opt(Some(v))) => walk(t, v, out),
+            (Ty::Vec(t) | Ty::Slice(t) | Ty::Array(t, _), Value::Seq(items)) => {
+                items.iter().for_each(|i| walk(t, i, out))
+            }
+            (Ty::Tuple(ts), Value::Tuple(items)) => {
+                ts.iter().zip(items).for_each(|(t, i)| walk(t, i, out))
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for stmt in &case.stmts {
+        for (ty, v) in space.arg_types(stmt.callable).iter().zip(&stmt.args) {
+            walk(ty, v, &mut out);
+        }
+    }
+    out
 }
 
 fn fingerprint(stmt: &Stmt) -> String {
