@@ -260,11 +260,14 @@ fn distance(a: u64, b: u64, bits: u32) -> u64 {
     (a.wrapping_sub(b) & mask).min(b.wrapping_sub(a) & mask)
 }
 
-/// Where x86_64 Linux maps user-space code, heap, libraries and stacks, with or without ASLR
-/// (executables at 0x55.., the rest up to 0x7fff..). A constant of the code in this range still
-/// reaches the search through the source's literals.
+/// Where x86_64 Linux maps user-space code, heap, libraries and stacks, with or without ASLR:
+/// position-independent executables and their heap at 0x5555_5555_4000 plus up to 2^40
+/// (0x55.. to 0x56..), libraries, mappings and stacks below 0x7fff_ffff_f000 down to 2^40 and
+/// the stack gap under it (0x7e.. to 0x7f..). The 46-bit constants between (`0x7A3F_19C2_44E1`,
+/// a token the code checks) are values, and reach the search as such.
 fn looks_like_an_address(x: u64) -> bool {
-    (0x5500_0000_0000..0x8000_0000_0000).contains(&x)
+    (0x5500_0000_0000..0x5700_0000_0000).contains(&x)
+        || (0x7e00_0000_0000..0x8000_0000_0000).contains(&x)
 }
 
 /// The comparison hooks: a naked entry reads the return address (the comparison's place in the
@@ -406,7 +409,14 @@ mod tests {
             assert!(looks_like_an_address(p as u64), "{p:p}");
         }
         assert!(looks_like_an_address(main_like as fn() as usize as u64));
-        for v in [0, 42, u64::MAX, i64::MIN as u64, 0x5EC2_E7A1_B00F >> 4] {
+        for v in [
+            0,
+            42,
+            u64::MAX,
+            i64::MIN as u64,
+            0x5EC2_E7A1_B00F >> 4,
+            0x7A3F_19C2_44E1,
+        ] {
             assert!(!looks_like_an_address(v), "{v:#x}");
         }
     }

@@ -163,6 +163,105 @@ pub fn splice(
     done.then_some(out)
 }
 
+/// Where an eager substitution put a value: the operand put in, and the place (statement,
+/// argument, leaf, offset) it went to. A place and an operand are tried once.
+pub type Tried = (Vec<u8>, usize, usize, usize, usize);
+
+/// A test made by an eager substitution, with the key it is tried under.
+pub type Eager = (Tried, TestCase);
+
+/// Every test with one operand of a comparison put where the test holds the other, each with
+/// the key it is tried under ([`Tried`]): integers of the test compared at a site (`cmp_ints`,
+/// the run's `(site, operand)` pairs in the code under test) replaced by another operand of
+/// that site (the first list), and strings or byte slices holding one operand of a byte
+/// comparison (`cmp_bytes`, `[a0, b0, a1, ..]`) with the other spliced in at that offset (the
+/// second). Deterministic: the order follows the test and the reports.
+pub fn eager(
+    space: &Space,
+    case: &TestCase,
+    cmp_ints: &[(u64, u64)],
+    cmp_bytes: &[Vec<u8>],
+) -> (Vec<Eager>, Vec<Eager>) {
+    let mut out = Vec::new();
+    let mut by_site: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+    for &(site, v) in cmp_ints {
+        by_site.entry(site).or_default().push(v);
+    }
+    for (i, stmt) in case.stmts.iter().enumerate() {
+        let types = space.arg_types(stmt.callable);
+        for (k, arg) in stmt.args.iter().enumerate() {
+            let mut leaves = Vec::new();
+            ints(arg, &mut leaves);
+            for (leaf, v) in leaves.into_iter().enumerate() {
+                for operands in by_site.values() {
+                    for width in [8u32, 16, 32, 64] {
+                        let mask = if width == 64 {
+                            u64::MAX
+                        } else {
+                            (1u64 << width) - 1
+                        };
+                        let mine = (v as u64) & mask;
+                        if !operands.contains(&mine) {
+                            continue;
+                        }
+                        for &other in operands.iter().filter(|&&o| o != mine) {
+                            let new = widen(other, width, v < 0);
+                            let key = (new.to_le_bytes().to_vec(), i, k, leaf, usize::MAX);
+                            let mut t = case.clone();
+                            // Only values of the leaf's type: an `Ordering` stays -1, 0 or 1.
+                            let fits = |t: &TestCase| {
+                                types
+                                    .get(k)
+                                    .is_some_and(|ty| ints_fit(ty, &t.stmts[i].args[k]))
+                            };
+                            if set_int(&mut t.stmts[i].args[k], &mut { leaf }, new) && fits(&t) {
+                                out.push((key, t));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let ints = std::mem::take(&mut out);
+    let mut swaps: Vec<(&[u8], &[u8])> = Vec::new();
+    for pair in cmp_bytes.chunks_exact(2) {
+        if pair[0] != pair[1] {
+            swaps.push((&pair[0], &pair[1]));
+            swaps.push((&pair[1], &pair[0]));
+        }
+    }
+    for (i, stmt) in case.stmts.iter().enumerate() {
+        for (k, (ty, arg)) in space
+            .arg_types(stmt.callable)
+            .iter()
+            .zip(&stmt.args)
+            .enumerate()
+        {
+            let mut leaves = Vec::new();
+            byte_leaves(ty, arg, &mut leaves);
+            for (leaf, bytes) in leaves.iter().enumerate() {
+                for &(from, to) in &swaps {
+                    for at in occurrences(bytes, from) {
+                        let mut t = case.clone();
+                        let done =
+                            set_bytes(ty, &mut t.stmts[i].args[k], &mut { leaf }, &mut |b| {
+                                let mut new = b[..at].to_vec();
+                                new.extend_from_slice(to);
+                                new.extend_from_slice(&b[at + from.len()..]);
+                                new
+                            });
+                        if done {
+                            out.push(((to.to_vec(), i, k, leaf, at), t));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    (ints, out)
+}
+
 /// Where `needle` starts in `hay`, ASCII case aside (code often compares an upper-cased copy).
 fn occurrences(hay: &[u8], needle: &[u8]) -> Vec<usize> {
     if needle.is_empty() || needle.len() > hay.len() {
@@ -241,7 +340,11 @@ fn set_bytes(ty: &Ty, v: &mut Value, n: &mut usize, f: &mut dyn FnMut(&[u8]) -> 
                     *s = new;
                     true
                 }
-                Err(_) => false,
+                Err(_) => {
+                    // This was the leaf: no later one may take its place.
+                    *n = usize::MAX;
+                    false
+                }
             }
         }
         (Some(Bytes::Raw(fixed)), Value::Seq(items)) => {
@@ -251,6 +354,7 @@ fn set_bytes(ty: &Ty, v: &mut Value, n: &mut usize, f: &mut dyn FnMut(&[u8]) -> 
             let old: Vec<u8> = items.iter().map(byte_of).collect();
             let new = f(&old);
             if fixed.is_some_and(|len| len != new.len()) {
+                *n = usize::MAX;
                 return false;
             }
             *items = new.into_iter().map(|b| Value::Int(b.into())).collect();
@@ -270,6 +374,26 @@ fn set_bytes(ty: &Ty, v: &mut Value, n: &mut usize, f: &mut dyn FnMut(&[u8]) -> 
                 .any(|(t, i)| set_bytes(t, i, n, f)),
             _ => false,
         },
+    }
+}
+
+/// Whether every integer of a value lies in its type's range (an `Ordering` is -1, 0 or 1).
+/// Values whose shape the type does not describe (a mock's answers) are not judged.
+fn ints_fit(ty: &Ty, v: &Value) -> bool {
+    match (ty, v) {
+        (Ty::Int(t), Value::Int(x)) => {
+            let (lo, hi) = super::values::int_range(*t);
+            (lo..=hi).contains(x)
+        }
+        (Ty::Ordering, Value::Int(x)) => (-1..=1).contains(x),
+        (Ty::Box(t) | Ty::Ref(t) | Ty::RefMut(t), v) => ints_fit(t, v),
+        (Ty::Option(t), Value::Opt(Some(v))) => ints_fit(t, v),
+        (Ty::Result(t, _), Value::Ok(v)) | (Ty::Result(_, t), Value::Err(v)) => ints_fit(t, v),
+        (Ty::Vec(t) | Ty::Slice(t) | Ty::Array(t, _) | Ty::IntoIter(t), Value::Seq(items)) => {
+            items.iter().all(|i| ints_fit(t, i))
+        }
+        (Ty::Tuple(ts), Value::Tuple(items)) => ts.iter().zip(items).all(|(t, i)| ints_fit(t, i)),
+        _ => true,
     }
 }
 

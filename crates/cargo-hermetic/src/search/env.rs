@@ -348,6 +348,74 @@ pub fn mutate_env(
     }
 }
 
+/// A path a file-system handle argument of a test names (`File`, `Metadata`, `ReadDir`, ..: the
+/// test opens it before the call), and whether the handle lists a directory.
+pub type Handle = (String, bool);
+
+/// Backs one of a test's handle arguments with the environment: a file with contents at the
+/// path it names, or, for a listing, a directory with a file or two in it. Without this the
+/// argument's path and a file of the environment meet only by chance, and code that reads an
+/// open file (`count_pairs(File::open(..))`) sees only what the runtime's default tree holds.
+/// Nothing happens when the environment has the path already, or the path is the root or a
+/// device.
+pub fn back_handle(
+    rng: &mut ChaCha8Rng,
+    pool: &ValuePool,
+    touched: &Touched,
+    handles: &[Handle],
+    env: &mut EnvSpec,
+) {
+    let Some((path, listing)) = handles.choose(rng) else {
+        return;
+    };
+    let held = |env: &EnvSpec, p: &str| {
+        env.files.iter().any(|f| f.path == p) || env.dirs.iter().any(|d| d == p)
+    };
+    if path.is_empty() || !usable_path(path) || held(env, path) {
+        return;
+    }
+    let words = Words {
+        pool,
+        dates: if touched.clock {
+            date_strings(env.now_secs.unwrap_or(DEFAULT_NOW))
+        } else {
+            Vec::new()
+        },
+        written: touched.written_lines.iter().cloned().collect(),
+    };
+    if *listing {
+        env.dirs.push(path.clone());
+        env.dirs.sort();
+        // Entries named as the code's strings name things (`.toml`, `.env`).
+        let names: Vec<&String> = pool
+            .known_strings()
+            .iter()
+            .filter(|s| !s.is_empty() && s.len() <= 32 && !s.contains(['/', '\0', '\n']))
+            .collect();
+        for _ in 0..rng.gen_range(1..=2) {
+            let name = match names.choose(rng) {
+                Some(n) if rng.gen_bool(0.7) => n.to_string(),
+                _ => "file.txt".to_string(),
+            };
+            let file = format!("{}/{name}", path.trim_end_matches('/'));
+            if !held(env, &file) {
+                env.files.push(FileSpec {
+                    path: file,
+                    contents: random_text(rng, &words),
+                    mode: FileMode::Normal,
+                });
+            }
+        }
+    } else {
+        env.files.push(FileSpec {
+            path: path.clone(),
+            contents: random_text(rng, &words),
+            mode: FileMode::Normal,
+        });
+    }
+    env.files.sort();
+}
+
 /// One member of a non-empty set, at random.
 fn pick(rng: &mut ChaCha8Rng, set: &BTreeSet<String>) -> String {
     let i = rng.gen_range(0..set.len());

@@ -130,6 +130,12 @@ pub struct SearchOutcome {
 
 /// How often a candidate climbs from a stepping stone of the frontier (when there is one).
 const P_CLIMB: f64 = 0.25;
+/// At most this many eager substitutions of integers, and as many of bytes, follow one
+/// execution ([`cmp::eager`]).
+const EAGER_PER_RUN: usize = 2;
+/// How often a candidate with a file-system handle argument gets a file at the handle's path
+/// ([`env::back_handle`]).
+const P_BACK_HANDLE: f64 = 0.5;
 /// How often a mutant gets a fake, once fakes are allowed (times `isolate_probability`).
 const P_FAKE: f64 = 0.3;
 
@@ -228,6 +234,11 @@ pub struct Search<'s, 'c> {
     touched: env::Touched,
     /// Candidates that go first in the next batch.
     pending: Vec<TestCase>,
+    /// Eager substitutions waiting ([`cmp::eager`]): a quarter of each batch at most, so they
+    /// never crowd out the rest of the search.
+    eager: std::collections::VecDeque<TestCase>,
+    /// Operands already put in a place by an eager substitution.
+    tried: BTreeSet<cmp::Tried>,
     frontier: frontier::Frontier,
     outputs: outputs::Outputs,
     /// The output goals every search should reach (both outcomes of `bool` functions).
@@ -285,6 +296,8 @@ impl<'s, 'c> Search<'s, 'c> {
             reached_by_findings: BTreeSet::new(),
             touched: env::Touched::default(),
             pending: Vec::new(),
+            eager: Default::default(),
+            tried: BTreeSet::new(),
             frontier: frontier::Frontier::default(),
             outputs,
             expected,
@@ -415,6 +428,8 @@ impl<'s, 'c> Search<'s, 'c> {
         // Tests whose mocks ran short go again first, with more values.
         let take = self.pending.len().min(n);
         batch.extend(self.pending.drain(..take));
+        let take = self.eager.len().min(n / 4).min(n - batch.len());
+        batch.extend(self.eager.drain(..take));
         let (rng, space, touched) = (&mut self.rng, &*self.space, &self.touched);
         let mut attempts = 0;
         while batch.len() < n && attempts < n * 20 {
@@ -458,11 +473,19 @@ impl<'s, 'c> Search<'s, 'c> {
                     .flatten();
                 substituted.or_else(|| Some(mutate(rng, space, touched, cfg.env_parts, parent)))
             };
-            let Some(candidate) = candidate.filter(|c| !c.stmts.is_empty()) else {
+            let Some(mut candidate) = candidate.filter(|c| !c.stmts.is_empty()) else {
                 continue;
             };
             if !fakes::respects(space, &candidate) {
                 continue;
+            }
+            // A handle argument (`File`, `Metadata`, `ReadDir`) opens a path when the test
+            // runs: now and then the environment gets a file (a directory) there.
+            if cfg.env_parts.files {
+                let handles = handle_paths(space, &candidate);
+                if !handles.is_empty() && rng.gen_bool(P_BACK_HANDLE) {
+                    env::back_handle(rng, &space.pool, touched, &handles, &mut candidate.env);
+                }
             }
             if is_poisoned(&self.poisoned, &candidate) {
                 self.avoided += 1;
@@ -523,13 +546,32 @@ impl<'s, 'c> Search<'s, 'c> {
         if self.cfg.strategy == Strategy::Archive {
             // Only what the code under test compared: the driver's and std's comparisons are
             // noise.
-            let ints: Vec<u64> = report
+            let compared: Vec<(u64, u64)> = report
                 .cmp_ints
                 .iter()
+                .copied()
                 .filter(|(pc, _)| goals.in_selected_code(*pc))
-                .map(|&(_, v)| v)
                 .collect();
+            let ints: Vec<u64> = compared.iter().map(|&(_, v)| v).collect();
             self.space.pool.learn(&ints, &report.cmp_bytes);
+            // Input-to-state at once: an operand put where the test holds the other, the first
+            // time that operand could go to that place. A near miss (a key of the right length
+            // compared with `"name"`, a mock's second value compared with 42) need not be kept
+            // in the archive to be followed up.
+            if self.eager.len() < 4 * self.cfg.batch {
+                let (ints, bytes) = cmp::eager(self.space, &case, &compared, &report.cmp_bytes);
+                // As many of each kind: a run compares far more integers than bytes.
+                for mut options in [ints, bytes] {
+                    options.retain(|(key, _)| !self.tried.contains(key));
+                    let n = EAGER_PER_RUN.min(options.len());
+                    for i in rand::seq::index::sample(&mut self.rng, options.len(), n) {
+                        let (key, candidate) = options[i].clone();
+                        if self.tried.insert(key) {
+                            self.eager.push_back(candidate);
+                        }
+                    }
+                }
+            }
             if matches!(
                 report.outcome,
                 Outcome::Completed | Outcome::Panicked { .. }
@@ -825,6 +867,35 @@ pub fn exhausted_resources(message: &str) -> bool {
     ["failed to spawn thread", "os error 11)", "os error 12)"]
         .iter()
         .any(|m| message.contains(m))
+}
+
+/// The paths the test's file-system handle arguments name (see [`env::Handle`]).
+fn handle_paths(space: &Space, case: &TestCase) -> Vec<env::Handle> {
+    fn walk(ty: &crate::cluster::Ty, v: &hermetic_protocol::Value, out: &mut Vec<env::Handle>) {
+        use crate::cluster::{StdTy, Ty};
+        use hermetic_protocol::Value;
+        match (ty, v) {
+            (Ty::Std(k, _), Value::Str(p)) if k.is_fs_handle() => {
+                out.push((p.clone(), *k == StdTy::ReadDir))
+            }
+            (Ty::Box(t) | Ty::Ref(t) | Ty::RefMut(t), v) => walk(t, v, out),
+            (Ty::Option(t), Value::Opt(Some(v))) => walk(t, v, out),
+            (Ty::Vec(t) | Ty::Slice(t) | Ty::Array(t, _), Value::Seq(items)) => {
+                items.iter().for_each(|i| walk(t, i, out))
+            }
+            (Ty::Tuple(ts), Value::Tuple(items)) => {
+                ts.iter().zip(items).for_each(|(t, i)| walk(t, i, out))
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for stmt in &case.stmts {
+        for (ty, v) in space.arg_types(stmt.callable).iter().zip(&stmt.args) {
+            walk(ty, v, &mut out);
+        }
+    }
+    out
 }
 
 fn fingerprint(stmt: &Stmt) -> String {

@@ -258,11 +258,12 @@ fn a_call_that_crashed_is_a_finding_and_is_not_tried_again() {
     let goals = GoalMap::for_tests(&[("gate", 4)], vec![(SITE, SITE + 1)]);
     // Every call with an argument of 0 aborts.
     let crashing = |r: &ExecRequest| {
-        if r.calls.iter().any(|c| c.args == [Value::Int(0)]) {
+        if let Some(at) = r.calls.iter().position(|c| c.args == [Value::Int(0)]) {
+            // The calls before it ran; the one with the 0 crashed.
             let mut rep = report(vec![0], None);
-            rep.stmts.clear();
+            rep.stmts = vec![rep.stmts[0].clone(); at];
             rep.outcome = Outcome::Crashed {
-                stmt: 0,
+                stmt: at,
                 signal: 6,
                 stack_overflow: false,
             };
@@ -523,4 +524,53 @@ fn a_search_that_stalls_before_its_last_resorts_tries_them_before_it_stops() {
         panic!("{:?}", out.stopped)
     };
     assert!((2 * FLOOR..1_000_000).contains(&at), "{at}");
+}
+
+#[test]
+fn near_misses_are_followed_up_at_once_and_each_place_once() {
+    const KEYS: &str = "pub fn key(line: &str) -> bool { line == \"name\" }\n\
+                        pub fn second(x: i64) -> bool { x == 42 }\n";
+    let c = cluster(KEYS);
+    let usable = vec![true; c.callables.len()];
+    let targets = vec![callable(&c, "key"), callable(&c, "second")];
+    let mut space = Space::new(&c, &usable, targets, ValuePool::default());
+    let goals = GoalMap::for_tests(&[("key", 2)], vec![(SITE, SITE + 1)]);
+    let cfg = config(1, 0);
+    let mut search = Search::new(&mut space, &goals, &cfg);
+    // `"nope" == "name"` compared four bytes; `41 == 42` compared at SITE.
+    let case = TestCase {
+        home: 0,
+        stmts: vec![
+            Stmt {
+                callable: callable(&c, "key"),
+                args: vec![Value::Str("x=nope".into())],
+            },
+            Stmt {
+                callable: callable(&c, "second"),
+                args: vec![Value::Int(41)],
+            },
+        ],
+        env: Default::default(),
+    };
+    let mut r = report(vec![0], None);
+    r.cmp_bytes = vec![b"nope".to_vec(), b"name".to_vec()];
+    r.cmp_ints = vec![(SITE, 41), (SITE, 42)];
+    search.learn(vec![case.clone()], vec![r.clone()]);
+    let args: Vec<Vec<Value>> = search
+        .eager
+        .iter()
+        .map(|t| t.stmts.iter().flat_map(|s| s.args.clone()).collect())
+        .collect();
+    assert!(
+        args.contains(&vec![Value::Str("x=name".into()), Value::Int(41)]),
+        "{args:?}"
+    );
+    assert!(
+        args.contains(&vec![Value::Str("x=nope".into()), Value::Int(42)]),
+        "{args:?}"
+    );
+    // The same near miss again: those operands were put in those places already.
+    let before = search.eager.len();
+    search.learn(vec![case], vec![r]);
+    assert_eq!(search.eager.len(), before);
 }

@@ -25,6 +25,8 @@ pub struct ValuePool {
     string_list: Vec<String>,
     /// Integers written in the source: few, and the likeliest to matter.
     source_ints: Vec<i128>,
+    /// Strings written in the source (no format strings), for the tokens of structured text.
+    source_strings: Vec<String>,
     /// What the source splits or matches text on: the punctuation and blanks among its char
     /// literals and short string literals (`=`, `:`, `#`, `<`), and the line break and blank
     /// that `lines()` and `split_whitespace()` imply.
@@ -61,6 +63,7 @@ impl ValuePool {
         for s in lits.strings.iter().filter(|s| !is_format_string(s)) {
             pool.add_string(s.clone());
         }
+        pool.source_strings = pool.string_list.clone();
         pool.chars.extend(lits.chars.iter().copied());
         for s in &lits.strings {
             pool.chars.extend(s.chars().take(8));
@@ -573,6 +576,8 @@ fn structured_string(rng: &mut ChaCha8Rng, pool: &ValuePool) -> String {
     } else {
         separator(rng, pool)
     };
+    // Records join their tokens the same way (`a=1\nb=2`), as the code reading them expects.
+    let join = separator(rng, pool);
     let records = *[1, 1, 2, 3].choose(rng).expect("non-empty");
     let mut out = String::new();
     for r in 0..records {
@@ -582,7 +587,11 @@ fn structured_string(rng: &mut ChaCha8Rng, pool: &ValuePool) -> String {
         out.push_str(&token(rng, pool));
         let joins = *[0, 1, 1, 1, 2].choose(rng).expect("non-empty");
         for _ in 0..joins {
-            out.push_str(separator(rng, pool));
+            out.push_str(if rng.gen_bool(0.8) {
+                join
+            } else {
+                separator(rng, pool)
+            });
             out.push_str(&token(rng, pool));
         }
     }
@@ -596,6 +605,10 @@ fn separator<'p>(rng: &mut ChaCha8Rng, pool: &'p ValuePool) -> &'p str {
 /// One word of structured text.
 fn token(rng: &mut ChaCha8Rng, pool: &ValuePool) -> String {
     match rng.gen_range(0..8) {
+        // The source's own words (keys, commands) more often than what comparisons taught.
+        0..=2 if !pool.source_strings.is_empty() => {
+            pool.source_strings.choose(rng).expect("non-empty").clone()
+        }
         0..=4 if !pool.string_list.is_empty() => {
             pool.string_list.choose(rng).expect("non-empty").clone()
         }
