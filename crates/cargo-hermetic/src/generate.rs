@@ -46,7 +46,9 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     status.say(&format!("analysing {}", target.package));
     let options = analyze::Options {
         features: target.features.enabled.clone(),
-        build_script_cfgs: analyze::build_script_cfgs(&target),
+        build_script_cfgs: analyze::build_script_cfgs(target.build_script.as_deref(), || {
+            crate::cargo::rustc_version(&target.crate_dir)
+        }),
         std_trait_calls: true,
         ..Default::default()
     };

@@ -72,22 +72,19 @@ impl Options {
     }
 }
 
-/// The custom cfgs `target`'s build script sets that analysis can tell: autocfg's version cfgs
-/// (`rustc_1_75`), against the toolchain cargo builds the crate with. Empty without a build
-/// script, or when `rustc` does not say its version.
+/// The custom cfgs a build script (`build_rs`, the package's `build.rs`) sets that analysis can
+/// tell: autocfg's version cfgs (`rustc_1_75`), against the toolchain cargo builds the crate
+/// with (`rustc`, asked only when the script emits such cfgs). Empty without a build script, or
+/// when `rustc` does not say its version.
 pub fn build_script_cfgs(
-    target: &crate::cargo::Target,
+    build_rs: Option<&Path>,
+    rustc: impl FnOnce() -> Option<(u64, u64)>,
 ) -> std::collections::BTreeMap<String, bool> {
-    let source = target
-        .build_script
-        .as_ref()
-        .and_then(|p| std::fs::read_to_string(p).ok());
+    let source = build_rs.and_then(|p| std::fs::read_to_string(p).ok());
     match source {
-        Some(source) if source.contains("emit_rustc_version") => {
-            crate::cargo::rustc_version(&target.crate_dir)
-                .map(|v| cfg::autocfg_rustc_versions(&source, v))
-                .unwrap_or_default()
-        }
+        Some(source) if source.contains("emit_rustc_version") => rustc()
+            .map(|v| cfg::autocfg_rustc_versions(&source, v))
+            .unwrap_or_default(),
         _ => Default::default(),
     }
 }

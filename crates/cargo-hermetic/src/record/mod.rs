@@ -117,7 +117,9 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
     // A recorded run calls the methods of trait impls too (a search reaches them otherwise).
     let options = analyze::Options {
         features: target.features.enabled.clone(),
-        build_script_cfgs: analyze::build_script_cfgs(&target),
+        build_script_cfgs: analyze::build_script_cfgs(target.build_script.as_deref(), || {
+            crate::cargo::rustc_version(&target.crate_dir)
+        }),
         ..analyze::Options::record()
     };
     let cluster = analyze::analyze_with(&target.lib_rs, &target.crate_name, options)
