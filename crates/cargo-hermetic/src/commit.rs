@@ -484,7 +484,7 @@ mod tests {
             changes.write(Path::new(&dir).join(rel), text);
         }
         let mut n = 0;
-        let _ = changes.commit_with(&mut |_| {
+        let result = changes.commit_with(&mut |_| {
             if n == stop {
                 // SAFETY: raising a signal on ourselves.
                 unsafe { libc::raise(libc::SIGINT) };
@@ -492,6 +492,8 @@ mod tests {
             n += 1;
             Ok(())
         });
+        // Reached only when the signal did not end the process: say why, for the parent.
+        eprintln!("commit after {n} step(s): {result:?}");
         std::process::exit(0);
     }
 
@@ -521,7 +523,7 @@ mod tests {
             std::fs::write(p.join("Cargo.toml"), "[package]\nname = \"x\"\n").unwrap();
             std::fs::write(p.join("src/lib.rs"), "pub mod shapes;\n").unwrap();
             let before = tree(p);
-            let status = std::process::Command::new(std::env::current_exe().unwrap())
+            let out = std::process::Command::new(std::env::current_exe().unwrap())
                 .args([
                     "--exact",
                     "commit::tests::interrupted_commit",
@@ -530,18 +532,19 @@ mod tests {
                 .env("HERMETIC_COMMIT_DIR", p)
                 .env("HERMETIC_COMMIT_STEP", stop.to_string())
                 .stdout(std::process::Stdio::null())
-                .stderr(std::process::Stdio::null())
-                .status()
+                .output()
                 .unwrap();
+            let status = out.status;
+            let why = String::from_utf8_lossy(&out.stderr);
             let after = tree(p);
             let signalled = status.signal() == Some(libc::SIGINT);
             if stop < n {
                 // Before the renames the preparation is undone, then the signal takes effect.
-                assert!(signalled, "step {stop}: {status:?}");
+                assert!(signalled, "step {stop}: {status:?}: {why}");
                 assert_eq!(after, before, "step {stop}");
             } else {
                 // During the renames it waits for the last one.
-                assert!(signalled, "step {stop}: {status:?}");
+                assert!(signalled, "step {stop}: {status:?}: {why}");
                 for (rel, text) in changes_in(p) {
                     assert_eq!(after[Path::new(rel)], text.as_bytes(), "step {stop}: {rel}");
                 }
