@@ -25,12 +25,25 @@ pub fn substitute(
     case: &TestCase,
     cmp_ints: &[(u64, u64)],
 ) -> Option<TestCase> {
+    let mut options = int_swaps(case, cmp_ints);
+    options.sort_unstable();
+    options.dedup();
+    let &(i, k, leaf, new) = options.choose(rng)?;
+    let mut out = case.clone();
+    set_int(&mut out.stmts[i].args[k], &mut { leaf }, new);
+    Some(out)
+}
+
+/// Every integer swap input-to-state substitution may make, as (statement, argument, leaf
+/// index, replacement): a leaf of `case` equal, at some width, to an operand a comparison site
+/// logged (`cmp_ints`) takes another operand of that site, read at that width. In the order of
+/// the test's leaves, then the sites, widths and operands.
+fn int_swaps(case: &TestCase, cmp_ints: &[(u64, u64)]) -> Vec<(usize, usize, usize, i128)> {
     let mut by_site: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
     for &(site, v) in cmp_ints {
         by_site.entry(site).or_default().push(v);
     }
-    // (statement, argument, leaf index, replacement)
-    let mut options: Vec<(usize, usize, usize, i128)> = Vec::new();
+    let mut swaps = Vec::new();
     for (i, stmt) in case.stmts.iter().enumerate() {
         for (k, arg) in stmt.args.iter().enumerate() {
             let mut leaves = Vec::new();
@@ -48,19 +61,14 @@ pub fn substitute(
                             continue;
                         }
                         for &other in operands.iter().filter(|&&o| o != mine) {
-                            options.push((i, k, leaf, widen(other, width, v < 0)));
+                            swaps.push((i, k, leaf, widen(other, width, v < 0)));
                         }
                     }
                 }
             }
         }
     }
-    options.sort_unstable();
-    options.dedup();
-    let &(i, k, leaf, new) = options.choose(rng)?;
-    let mut out = case.clone();
-    set_int(&mut out.stmts[i].args[k], &mut { leaf }, new);
-    Some(out)
+    swaps
 }
 
 /// `other`, read as a `width`-bit value, signed when the value it replaces was negative.
@@ -183,44 +191,22 @@ pub fn eager(
     cmp_bytes: &[Vec<u8>],
 ) -> (Vec<Eager>, Vec<Eager>) {
     let mut out = Vec::new();
-    let mut by_site: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
-    for &(site, v) in cmp_ints {
-        by_site.entry(site).or_default().push(v);
-    }
-    for (i, stmt) in case.stmts.iter().enumerate() {
-        let types = space.arg_types(stmt.callable);
-        for (k, arg) in stmt.args.iter().enumerate() {
-            let mut leaves = Vec::new();
-            ints(arg, &mut leaves);
-            for (leaf, v) in leaves.into_iter().enumerate() {
-                for operands in by_site.values() {
-                    for width in [8u32, 16, 32, 64] {
-                        let mask = if width == 64 {
-                            u64::MAX
-                        } else {
-                            (1u64 << width) - 1
-                        };
-                        let mine = (v as u64) & mask;
-                        if !operands.contains(&mine) {
-                            continue;
-                        }
-                        for &other in operands.iter().filter(|&&o| o != mine) {
-                            let new = widen(other, width, v < 0);
-                            let key = (new.to_le_bytes().to_vec(), i, k, leaf, usize::MAX);
-                            let mut t = case.clone();
-                            // Only values of the leaf's type: an `Ordering` stays -1, 0 or 1.
-                            let fits = |t: &TestCase| {
-                                types
-                                    .get(k)
-                                    .is_some_and(|ty| ints_fit(ty, &t.stmts[i].args[k]))
-                            };
-                            if set_int(&mut t.stmts[i].args[k], &mut { leaf }, new) && fits(&t) {
-                                out.push((key, t));
-                            }
-                        }
-                    }
-                }
-            }
+    let types: Vec<Vec<Ty>> = case
+        .stmts
+        .iter()
+        .map(|stmt| space.arg_types(stmt.callable))
+        .collect();
+    for (i, k, leaf, new) in int_swaps(case, cmp_ints) {
+        let key = (new.to_le_bytes().to_vec(), i, k, leaf, usize::MAX);
+        let mut t = case.clone();
+        // Only values of the leaf's type: an `Ordering` stays -1, 0 or 1.
+        let fits = |t: &TestCase| {
+            types[i]
+                .get(k)
+                .is_some_and(|ty| ints_fit(ty, &t.stmts[i].args[k]))
+        };
+        if set_int(&mut t.stmts[i].args[k], &mut { leaf }, new) && fits(&t) {
+            out.push((key, t));
         }
     }
     let ints = std::mem::take(&mut out);
