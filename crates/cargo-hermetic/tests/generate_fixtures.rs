@@ -489,6 +489,8 @@ fn cow_text_iterables_and_std_trait_impls_are_called_as_users_write_them() {
         ".parse::<Level>(),Ok(Level::",
         ".parse::<Level>(),Err(BadLevel(",
         ".next(),Some(\"",
+        // `IntoIterator`: the crate's iterator that only `into_iter()` gives.
+        ".into_iter();",
         "explain(&std::io::Error::from(std::io::ErrorKind::NotFound))",
         "LoadError::Io(std::io::Error::from(std::io::ErrorKind::",
     ] {

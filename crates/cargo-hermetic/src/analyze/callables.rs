@@ -69,7 +69,8 @@ pub struct Collector<'a> {
     pub skipped: &'a mut Vec<Skipped>,
     /// List the methods of impls of crate traits (`Options::trait_impl_methods`).
     pub trait_impl_methods: bool,
-    /// List `Display`/`Iterator`/`FromStr` impls as calls (`Options::std_trait_calls`).
+    /// List `Display`/`Iterator`/`FromStr`/`IntoIterator` impls as calls
+    /// (`Options::std_trait_calls`).
     pub std_trait_calls: bool,
     /// List `unsafe fn`s (`Options::unsafe_fns`).
     pub unsafe_fns: bool,
@@ -425,9 +426,10 @@ impl Collector<'_> {
         }
     }
 
-    /// A `Display`, `Iterator` or `FromStr` impl (`kind`) of a crate type, as the call a test
-    /// writes for it (`StdImpl::call_signature`): a method `to_string`/`next`, or `from_str`
-    /// called as `"text".parse::<Type>()`. As visible as the type.
+    /// A `Display`, `Iterator`, `FromStr` or `IntoIterator` impl (`kind`) of a crate type, as
+    /// the call a test writes for it (`StdImpl::call_signature`): a method
+    /// `to_string`/`next`/`into_iter`, or `from_str` called as `"text".parse::<Type>()`. As
+    /// visible as the type.
     fn std_impl(
         &mut self,
         m: ModuleId,
@@ -446,6 +448,15 @@ impl Collector<'_> {
         let Some(call) = kind.call_signature(imp) else {
             return;
         };
+        // `into_iter` is worth a call when it leads to the crate's own iterator; a std one
+        // (`vec::IntoIter<T>`) holds none of the crate's logic.
+        if let Some(name) = kind.returned_assoc() {
+            let gives_crate_type = super::std_impls::assoc_type(imp, name)
+                .is_some_and(|ty| self_type_id(self.names, m, ty).is_some());
+            if !gives_crate_type {
+                return;
+            }
+        }
         let shown = format!("{type_name}::{}", call.ident);
         let sig = generics::collect(&imp.generics, &mut []).and_then(|params| {
             let cx = ImplCx::new(imp, params);

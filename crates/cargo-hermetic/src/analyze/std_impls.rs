@@ -1,6 +1,7 @@
 //! Std trait impls that carry a crate's logic, as the calls a user writes for them:
 //! `Display` as `value.to_string()`, `Iterator` as `iter.next()`, `FromStr` as
-//! `"text".parse::<Type>()`.
+//! `"text".parse::<Type>()`, `IntoIterator` as `builder.into_iter()` (walkdir's `WalkDir`
+//! gives its `IntoIter` only so).
 //!
 //! Each impl is read as the signature of that call, with the impl's associated types put in
 //! (`Self::Item`, `Self::Err`), so the rest of analysis maps it as any other signature.
@@ -16,6 +17,9 @@ pub enum StdImpl {
     Iterator,
     /// `impl FromStr`: `"text".parse::<Type>()`.
     FromStr,
+    /// `impl IntoIterator`: `value.into_iter()`, listed only when it gives a crate type (the
+    /// caller checks), whose `Iterator` impl then has a receiver.
+    IntoIterator,
 }
 
 impl StdImpl {
@@ -33,6 +37,15 @@ impl StdImpl {
             "Display" if module("fmt") => Some(StdImpl::Display),
             "Iterator" if module("iter") => Some(StdImpl::Iterator),
             "FromStr" if module("str") => Some(StdImpl::FromStr),
+            "IntoIterator" if module("iter") => Some(StdImpl::IntoIterator),
+            _ => None,
+        }
+    }
+
+    /// The associated type naming what the call returns, when the caller must check it.
+    pub fn returned_assoc(self) -> Option<&'static str> {
+        match self {
+            StdImpl::IntoIterator => Some("IntoIter"),
             _ => None,
         }
     }
@@ -43,6 +56,7 @@ impl StdImpl {
             StdImpl::Display => "fmt",
             StdImpl::Iterator => "next",
             StdImpl::FromStr => "from_str",
+            StdImpl::IntoIterator => "into_iter",
         }
     }
 
@@ -59,13 +73,17 @@ impl StdImpl {
                 let err = assoc_type(imp, "Err")?;
                 syn::parse_quote!(fn from_str(s: &str) -> Result<Self, #err>)
             }
+            StdImpl::IntoIterator => {
+                let iter = assoc_type(imp, "IntoIter")?;
+                syn::parse_quote!(fn into_iter(self) -> #iter)
+            }
         };
         Some(sig)
     }
 }
 
 /// The type an impl gives its associated type `name` (`type Item = u8;`).
-fn assoc_type<'i>(imp: &'i ItemImpl, name: &str) -> Option<&'i syn::Type> {
+pub fn assoc_type<'i>(imp: &'i ItemImpl, name: &str) -> Option<&'i syn::Type> {
     imp.items.iter().find_map(|item| match item {
         ImplItem::Type(t) if t.ident == name && t.generics.params.is_empty() => Some(&t.ty),
         _ => None,
@@ -108,6 +126,10 @@ mod tests {
         assert_eq!(
             read("impl Iterator for W { fn next(&mut self) -> Option<u8> { None } }"),
             None
+        );
+        assert_eq!(
+            read("impl IntoIterator for WalkDir { type Item = u8; type IntoIter = IntoIter; fn into_iter(self) -> IntoIter { todo!() } }"),
+            Some((StdImpl::IntoIterator, "fn into_iter (self) -> IntoIter".into()))
         );
         assert_eq!(read("impl Hash for W { fn hash(&self) {} }"), None);
     }

@@ -1185,7 +1185,7 @@ fn ordering_is_a_std_type_by_any_of_its_paths() {
 }
 
 #[test]
-fn display_iterator_and_from_str_impls_are_the_calls_tests_write() {
+fn display_iterator_from_str_and_into_iterator_impls_are_the_calls_tests_write() {
     let options = super::Options {
         std_trait_calls: true,
         ..Default::default()
@@ -1211,6 +1211,24 @@ fn display_iterator_and_from_str_impls_are_the_calls_tests_write() {
         impl std::str::FromStr for Level {
             type Err = BadLevel;
             fn from_str(s: &str) -> Result<Self, Self::Err> { Err(BadLevel) }
+        }
+        pub struct Walk { root: String }
+        impl Walk { pub fn new(root: &str) -> Self { Walk { root: root.into() } } }
+        pub struct Steps { left: Vec<String> }
+        impl IntoIterator for Walk {
+            type Item = String;
+            type IntoIter = Steps;
+            fn into_iter(self) -> Steps { Steps { left: vec![self.root] } }
+        }
+        impl Iterator for Steps {
+            type Item = String;
+            fn next(&mut self) -> Option<String> { self.left.pop() }
+        }
+        pub struct Bag(Vec<u8>);
+        impl IntoIterator for Bag {
+            type Item = u8;
+            type IntoIter = std::vec::IntoIter<u8>;
+            fn into_iter(self) -> Self::IntoIter { self.0.into_iter() }
         }
         ",
         )],
@@ -1242,6 +1260,18 @@ fn display_iterator_and_from_str_impls_are_the_calls_tests_write() {
         Ty::Result(b(adt(&c, "Level")), b(adt(&c, "BadLevel")))
     );
     assert!(!c.callables.iter().any(|k| k.name == "fmt"));
+    // `IntoIterator` gives the crate's iterator a receiver; a std iterator is not listed.
+    let into_iter = callable(&c, "Walk::into_iter");
+    assert_eq!(into_iter.ret, adt(&c, "Steps"));
+    assert!(matches!(
+        into_iter.kind,
+        CallableKind::Method {
+            receiver: Receiver::Value,
+            ..
+        }
+    ));
+    assert!(!c.callables.iter().any(|k| k.name == "into_iter" && k.ret != adt(&c, "Steps")));
+    assert!(c.skipped.is_empty(), "{:?}", c.skipped);
 }
 
 #[test]
