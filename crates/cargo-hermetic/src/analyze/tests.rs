@@ -1270,7 +1270,10 @@ fn display_iterator_from_str_and_into_iterator_impls_are_the_calls_tests_write()
             ..
         }
     ));
-    assert!(!c.callables.iter().any(|k| k.name == "into_iter" && k.ret != adt(&c, "Steps")));
+    assert!(!c
+        .callables
+        .iter()
+        .any(|k| k.name == "into_iter" && k.ret != adt(&c, "Steps")));
     assert!(c.skipped.is_empty(), "{:?}", c.skipped);
 }
 
