@@ -622,6 +622,41 @@ fn token(rng: &mut ChaCha8Rng, pool: &ValuePool) -> String {
     }
 }
 
+/// `s` with one word (a run of chars no separator of the source holds) replaced by a token;
+/// `None` when `s` has no word.
+fn replace_token(rng: &mut ChaCha8Rng, pool: &ValuePool, s: &str) -> Option<String> {
+    let separating = |c: char| pool.separators.iter().any(|sep| sep.contains(c));
+    let mut words = Vec::new();
+    let mut start = None;
+    // The end closes the last word.
+    for (i, c) in s.char_indices().chain([(s.len(), ' ')]) {
+        match (start, i == s.len() || separating(c)) {
+            (None, false) => start = Some(i),
+            (Some(b), true) => {
+                words.push((b, i));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    let &(b, e) = words.choose(rng)?;
+    // Half the time one of the source's words: a key of a literal's length is what makes the
+    // code compare it with that literal at all (`match key` compares lengths first).
+    let word = match pool.source_strings.choose(rng) {
+        Some(w) if rng.gen_bool(0.5) => w.clone(),
+        _ => token(rng, pool),
+    };
+    Some(format!("{}{word}{}", &s[..b], &s[e..]))
+}
+
+/// `s` with one of its lines repeated after itself.
+fn repeat_line(rng: &mut ChaCha8Rng, s: &str) -> String {
+    let mut lines: Vec<&str> = s.split('\n').collect();
+    let i = rng.gen_range(0..lines.len());
+    lines.insert(i, lines[i]);
+    lines.join("\n")
+}
+
 /// A char boundary of `s`, at random.
 fn boundary(rng: &mut ChaCha8Rng, s: &str) -> usize {
     let bounds: Vec<usize> = (0..=s.len()).filter(|&i| s.is_char_boundary(i)).collect();
@@ -666,7 +701,19 @@ fn mutate_path(rng: &mut ChaCha8Rng, pool: &ValuePool, p: &str) -> String {
 }
 
 fn mutate_string(rng: &mut ChaCha8Rng, pool: &ValuePool, s: &str) -> String {
-    if pool.has_structure() && rng.gen_bool(0.2) {
+    if pool.has_structure() && rng.gen_bool(0.3) {
+        match rng.gen_range(0..6) {
+            // A word between separators becomes another (`name=x` -> `retries=x`, `name=3`):
+            // a line that parsed gets to the arms of the keys it did not name.
+            0..=2 => {
+                if let Some(t) = replace_token(rng, pool, s) {
+                    return t;
+                }
+            }
+            // A line said twice (`retries=3\nretries=3`): what a reader refuses on a repeat.
+            2 if s.contains('\n') => return repeat_line(rng, s),
+            _ => {}
+        }
         // Structure: a separator and a token, or a whole record, spliced in at a boundary.
         let at = boundary(rng, s);
         let piece = match rng.gen_range(0..3) {
@@ -941,6 +988,44 @@ mod tests {
             mutated.iter().any(|s| s.starts_with("name=")),
             "{mutated:?}"
         );
+        // A line that parsed gets another key, another value, or is said twice.
+        let mutated: Vec<String> = (0..3000)
+            .map(|_| mutate_string(&mut rng, &pool, "name=x\nfatal: disk"))
+            .collect();
+        for want in [
+            "retries=x\nfatal: disk",
+            "name=retries\nfatal: disk",
+            "name=x\nfatal: name",
+            "name=x\nname=x\nfatal: disk",
+            "name=x\nfatal: disk\nfatal: disk",
+        ] {
+            assert!(
+                mutated.iter().any(|s| s == want),
+                "{want:?} not in {mutated:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn words_are_what_lies_between_separators() {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let lits = Literals {
+            strings: vec!["k".into()],
+            chars: vec!['='],
+            ..Default::default()
+        };
+        let pool = ValuePool::from_literals(&lits);
+        let got: BTreeSet<String> = (0..300)
+            .filter_map(|_| replace_token(&mut rng, &pool, "=ab= c\n"))
+            .collect();
+        // Only `ab` and `c` are words; separators stay where they were.
+        assert!(
+            got.contains("=k= c\n") && got.contains("=ab= k\n"),
+            "{got:?}"
+        );
+        assert!(got.iter().all(|s| s.starts_with('=') && s.ends_with('\n')));
+        assert_eq!(replace_token(&mut rng, &pool, "= \n="), None);
+        assert_eq!(repeat_line(&mut rng, "only"), "only\nonly");
     }
 
     #[test]
