@@ -549,7 +549,15 @@ fn random_string(rng: &mut ChaCha8Rng, pool: &ValuePool) -> String {
     }
     let roll = rng.gen_range(0..10);
     if roll < 5 && !pool.string_list.is_empty() {
-        let s = pool.string_list.choose(rng).expect("non-empty").clone();
+        // The source's own literals as often as everything comparisons taught: those grow to
+        // thousands and would bury a key like `"rotate-logs-now"`, which no comparison shows
+        // until a string of its length is passed.
+        let list = if (1..=2).contains(&roll) && !pool.source_strings.is_empty() {
+            &pool.source_strings
+        } else {
+            &pool.string_list
+        };
+        let s = list.choose(rng).expect("non-empty").clone();
         return if roll == 0 {
             mutate_string(rng, pool, &s)
         } else {
@@ -889,6 +897,23 @@ mod tests {
             .map(|_| random_value(&mut rng, &pool, &Ty::Str, 0))
             .collect();
         assert!(strs.contains(&Value::Str("sesame".into())));
+    }
+
+    #[test]
+    fn the_sources_literals_are_not_buried_by_what_comparisons_taught() {
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        let lits = Literals {
+            strings: vec!["rotate-logs-now".into(), "reload".into()],
+            ..Default::default()
+        };
+        let mut pool = ValuePool::from_literals(&lits);
+        let learned: Vec<Vec<u8>> = (0..3000).map(|i| format!("k{i}").into_bytes()).collect();
+        pool.learn(&[], &learned);
+        let hits = (0..2000)
+            .filter(|_| pool.random_string(&mut rng) == "rotate-logs-now")
+            .count();
+        // One draw in ten or so, not one in three thousand.
+        assert!(hits > 100, "{hits}");
     }
 
     #[test]
