@@ -31,6 +31,8 @@ pub struct ValuePool {
     /// literals and short string literals (`=`, `:`, `#`, `<`), and the line break and blank
     /// that `lines()` and `split_whitespace()` imply.
     separators: Vec<String>,
+    /// The lengths (in chars) of the source's strings, each once.
+    source_lens: Vec<usize>,
     /// Paths the code opened or checked in its environment, and known strings that look like
     /// paths: for path arguments.
     paths: BTreeSet<String>,
@@ -64,6 +66,12 @@ impl ValuePool {
             pool.add_string(s.clone());
         }
         pool.source_strings = pool.string_list.clone();
+        let lens: BTreeSet<usize> = pool
+            .source_strings
+            .iter()
+            .map(|s| s.chars().count())
+            .collect();
+        pool.source_lens = lens.into_iter().filter(|&n| n > 0).collect();
         pool.chars.extend(lits.chars.iter().copied());
         for s in &lits.strings {
             pool.chars.extend(s.chars().take(8));
@@ -650,8 +658,20 @@ fn replace_token(rng: &mut ChaCha8Rng, pool: &ValuePool, s: &str) -> Option<Stri
     let &(b, e) = words.choose(rng)?;
     // Half the time one of the source's words: a key of a literal's length is what makes the
     // code compare it with that literal at all (`match key` compares lengths first).
-    let word = match pool.source_strings.choose(rng) {
-        Some(w) if rng.gen_bool(0.5) => w.clone(),
+    // Or this word at the length of one: then the code compares it with every literal of that
+    // length, and the comparison's operands are spliced in (`cmp::eager`).
+    let word = match rng.gen_range(0..3) {
+        0 if !pool.source_strings.is_empty() => {
+            pool.source_strings.choose(rng).expect("non-empty").clone()
+        }
+        1 if !pool.source_lens.is_empty() => {
+            let len = *pool.source_lens.choose(rng).expect("non-empty");
+            s[b..e]
+                .chars()
+                .chain(std::iter::repeat('x'))
+                .take(len)
+                .collect()
+        }
         _ => token(rng, pool),
     };
     Some(format!("{}{word}{}", &s[..b], &s[e..]))
@@ -719,7 +739,7 @@ fn mutate_string(rng: &mut ChaCha8Rng, pool: &ValuePool, s: &str) -> String {
                 }
             }
             // A line said twice (`retries=3\nretries=3`): what a reader refuses on a repeat.
-            2 if s.contains('\n') => return repeat_line(rng, s),
+            3 => return repeat_line(rng, s),
             _ => {}
         }
         // Structure: a separator and a token, or a whole record, spliced in at a boundary.
@@ -1050,6 +1070,8 @@ mod tests {
         );
         assert!(got.iter().all(|s| s.starts_with('=') && s.ends_with('\n')));
         assert_eq!(replace_token(&mut rng, &pool, "= \n="), None);
+        // A word is also made as long as a literal of the source (`k`, one char).
+        assert!(got.contains("=a= c\n"), "{got:?}");
         assert_eq!(repeat_line(&mut rng, "only"), "only\nonly");
     }
 
