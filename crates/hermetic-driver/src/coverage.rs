@@ -17,8 +17,13 @@ const MAX_CMP_INTS: usize = 4096;
 /// `memcmp`/`bcmp` calls logged per execution (each with both operands).
 const MAX_CMP_BYTES: usize = 128;
 const MAX_CMP_BYTES_LEN: usize = 64;
-/// Comparison sites whose closest call is kept per execution (a power of two).
-const MAX_CMP_SITES: usize = 1024;
+/// The closest-comparison table has `2^SITE_BITS` slots and keeps at most `MAX_CMP_SITES`
+/// sites per execution (three quarters full, so a probe always ends at a free slot soon). A
+/// site is dropped only once that many distinct sites were met in one execution, and then the
+/// later ones (in the order the code met them), never by where the code lies.
+const SITE_BITS: u32 = 12;
+const CMP_SLOTS: usize = 1 << SITE_BITS;
+const MAX_CMP_SITES: usize = CMP_SLOTS / 4 * 3;
 
 /// Fixed-size tables filled by module constructors before `main` and by the hooks of the one
 /// thread that runs a test case in the child; nothing here allocates.
@@ -71,14 +76,22 @@ static CMP_BYTES: Table<BytePair, MAX_CMP_BYTES> =
 static RECORDING: AtomicBool = AtomicBool::new(false);
 
 /// Per comparison site, how close its operands came in this execution: `(pc, distance)`, open
-/// addressing by `pc` (0 = a free slot). The search climbs these distances towards equality
-/// (seed 003's branch distance, at the level of the machine's comparisons).
-struct Closest(UnsafeCell<[(usize, u64); MAX_CMP_SITES]>);
+/// addressing by `pc` (0 = a free slot), linear probing. The search climbs these distances towards equality (seed 003's branch distance,
+/// at the level of the machine's comparisons).
+struct Closest {
+    slots: UnsafeCell<[(usize, u64); CMP_SLOTS]>,
+    /// The slots taken since the last clear: clearing touches only them (and the pages they
+    /// lie on), not the whole table, in every forked child.
+    used: Table<u16, MAX_CMP_SITES>,
+}
 
 // SAFETY: as for `Table`: written by the one thread that runs the test case, read after.
 unsafe impl Sync for Closest {}
 
-static CLOSEST: Closest = Closest(UnsafeCell::new([(0, 0); MAX_CMP_SITES]));
+static CLOSEST: Closest = Closest {
+    slots: UnsafeCell::new([(0, 0); CMP_SLOTS]),
+    used: Table::new(0),
+};
 
 impl Closest {
     /// Keeps the smaller of the site's distance so far and `distance`. A full table drops new
@@ -86,30 +99,40 @@ impl Closest {
     #[inline(always)]
     fn note(&self, pc: usize, distance: u64) {
         // SAFETY: see the `Sync` impl; the reference ends with this call.
-        let slots = unsafe { &mut *self.0.get() };
-        let mut i = (pc.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 54) & (MAX_CMP_SITES - 1);
-        for _ in 0..8 {
+        let slots = unsafe { &mut *self.slots.get() };
+        let mut i = pc.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - SITE_BITS);
+        // Never more than MAX_CMP_SITES slots are taken, so a free slot ends every probe.
+        loop {
             let slot = &mut slots[i];
             if slot.0 == pc {
                 slot.1 = slot.1.min(distance);
                 return;
             }
             if slot.0 == 0 {
-                *slot = (pc, distance);
+                if self.used.as_slice().len() < MAX_CMP_SITES {
+                    *slot = (pc, distance);
+                    self.used.push(i as u16);
+                }
                 return;
             }
-            i = (i + 1) & (MAX_CMP_SITES - 1);
+            i = (i + 1) & (CMP_SLOTS - 1);
         }
     }
 
-    fn slots(&self) -> &[(usize, u64); MAX_CMP_SITES] {
+    /// The sites met, each with its smallest distance.
+    fn sites(&self) -> impl Iterator<Item = (usize, u64)> + '_ {
         // SAFETY: see the `Sync` impl; read after the test case ran.
-        unsafe { &*self.0.get() }
+        let slots = unsafe { &*self.slots.get() };
+        self.used.as_slice().iter().map(|&i| slots[i as usize])
     }
 
     fn clear(&self) {
         // SAFETY: see the `Sync` impl; called before the test case runs.
-        unsafe { (*self.0.get()).fill((0, 0)) };
+        let slots = unsafe { &mut *self.slots.get() };
+        for &i in self.used.as_slice() {
+            slots[i as usize] = (0, 0);
+        }
+        self.used.clear();
     }
 }
 
@@ -201,10 +224,8 @@ pub fn cmp_ints(limit: usize, base: usize) -> Vec<(u64, u64)> {
 /// distance between its operands there, 0 when they were ever equal; sorted by site.
 pub fn cmp_closest(base: usize) -> Vec<(u64, u64)> {
     let mut v: Vec<(u64, u64)> = CLOSEST
-        .slots()
-        .iter()
-        .filter(|&&(pc, _)| pc != 0)
-        .map(|&(pc, d)| (pc.wrapping_sub(base) as u64, d))
+        .sites()
+        .map(|(pc, d)| (pc.wrapping_sub(base) as u64, d))
         .collect();
     v.sort_unstable();
     v
@@ -437,6 +458,7 @@ mod tests {
 
     #[test]
     fn each_site_keeps_its_closest_comparison() {
+        // One test: the table is global, so two tests using it would race in parallel threads.
         start_recording();
         for (a, b) in [(100, 10), (100, 90), (100, 200)] {
             log_cmp(a, b, 64, 0x1000);
@@ -447,5 +469,28 @@ mod tests {
         start_recording();
         stop_recording();
         assert!(cmp_closest(0).is_empty());
+
+        // Sites a few bytes apart, as the comparisons of one function are: a table that probed
+        // a few slots only dropped some of them, which ones depending on where the code lies.
+        // Every site is kept while there is room; past it, the later sites are dropped.
+        start_recording();
+        for site in 0..MAX_CMP_SITES + 10 {
+            log_cmp(3, 1, 32, 0x40_0000 + 5 * site);
+        }
+        log_cmp(1, 1, 32, 0x40_0000); // a kept site still gets closer
+        stop_recording();
+        let got = cmp_closest(0x40_0000);
+        assert_eq!(got.len(), MAX_CMP_SITES);
+        assert_eq!(got[0], (0, 0));
+        assert!(got[1..].iter().all(|&(site, d)| site % 5 == 0 && d == 2));
+        assert_eq!(got.last().unwrap().0, 5 * (MAX_CMP_SITES as u64 - 1));
+        start_recording();
+        log_cmp(1, 1, 8, 0x10);
+        stop_recording();
+        assert_eq!(
+            cmp_closest(0),
+            vec![(0x10, 0)],
+            "cleared before the next execution"
+        );
     }
 }

@@ -31,6 +31,8 @@ pub struct ValuePool {
     /// literals and short string literals (`=`, `:`, `#`, `<`), and the line break and blank
     /// that `lines()` and `split_whitespace()` imply.
     separators: Vec<String>,
+    /// The lengths (in chars) of the source's strings, each once.
+    source_lens: Vec<usize>,
     /// Paths the code opened or checked in its environment, and known strings that look like
     /// paths: for path arguments.
     paths: BTreeSet<String>,
@@ -64,6 +66,12 @@ impl ValuePool {
             pool.add_string(s.clone());
         }
         pool.source_strings = pool.string_list.clone();
+        let lens: BTreeSet<usize> = pool
+            .source_strings
+            .iter()
+            .map(|s| s.chars().count())
+            .collect();
+        pool.source_lens = lens.into_iter().filter(|&n| n > 0).collect();
         pool.chars.extend(lits.chars.iter().copied());
         for s in &lits.strings {
             pool.chars.extend(s.chars().take(8));
@@ -549,7 +557,15 @@ fn random_string(rng: &mut ChaCha8Rng, pool: &ValuePool) -> String {
     }
     let roll = rng.gen_range(0..10);
     if roll < 5 && !pool.string_list.is_empty() {
-        let s = pool.string_list.choose(rng).expect("non-empty").clone();
+        // The source's own literals as often as everything comparisons taught: those grow to
+        // thousands and would bury a key like `"rotate-logs-now"`, which no comparison shows
+        // until a string of its length is passed.
+        let list = if (1..=2).contains(&roll) && !pool.source_strings.is_empty() {
+            &pool.source_strings
+        } else {
+            &pool.string_list
+        };
+        let s = list.choose(rng).expect("non-empty").clone();
         return if roll == 0 {
             mutate_string(rng, pool, &s)
         } else {
@@ -622,6 +638,53 @@ fn token(rng: &mut ChaCha8Rng, pool: &ValuePool) -> String {
     }
 }
 
+/// `s` with one word (a run of chars no separator of the source holds) replaced by a token;
+/// `None` when `s` has no word.
+fn replace_token(rng: &mut ChaCha8Rng, pool: &ValuePool, s: &str) -> Option<String> {
+    let separating = |c: char| pool.separators.iter().any(|sep| sep.contains(c));
+    let mut words = Vec::new();
+    let mut start = None;
+    // The end closes the last word.
+    for (i, c) in s.char_indices().chain([(s.len(), ' ')]) {
+        match (start, i == s.len() || separating(c)) {
+            (None, false) => start = Some(i),
+            (Some(b), true) => {
+                words.push((b, i));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    let &(b, e) = words.choose(rng)?;
+    // Half the time one of the source's words: a key of a literal's length is what makes the
+    // code compare it with that literal at all (`match key` compares lengths first).
+    // Or this word at the length of one: then the code compares it with every literal of that
+    // length, and the comparison's operands are spliced in (`cmp::eager`).
+    let word = match rng.gen_range(0..3) {
+        0 if !pool.source_strings.is_empty() => {
+            pool.source_strings.choose(rng).expect("non-empty").clone()
+        }
+        1 if !pool.source_lens.is_empty() => {
+            let len = *pool.source_lens.choose(rng).expect("non-empty");
+            s[b..e]
+                .chars()
+                .chain(std::iter::repeat('x'))
+                .take(len)
+                .collect()
+        }
+        _ => token(rng, pool),
+    };
+    Some(format!("{}{word}{}", &s[..b], &s[e..]))
+}
+
+/// `s` with one of its lines repeated after itself.
+fn repeat_line(rng: &mut ChaCha8Rng, s: &str) -> String {
+    let mut lines: Vec<&str> = s.split('\n').collect();
+    let i = rng.gen_range(0..lines.len());
+    lines.insert(i, lines[i]);
+    lines.join("\n")
+}
+
 /// A char boundary of `s`, at random.
 fn boundary(rng: &mut ChaCha8Rng, s: &str) -> usize {
     let bounds: Vec<usize> = (0..=s.len()).filter(|&i| s.is_char_boundary(i)).collect();
@@ -666,7 +729,19 @@ fn mutate_path(rng: &mut ChaCha8Rng, pool: &ValuePool, p: &str) -> String {
 }
 
 fn mutate_string(rng: &mut ChaCha8Rng, pool: &ValuePool, s: &str) -> String {
-    if pool.has_structure() && rng.gen_bool(0.2) {
+    if pool.has_structure() && rng.gen_bool(0.3) {
+        match rng.gen_range(0..6) {
+            // A word between separators becomes another (`name=x` -> `retries=x`, `name=3`):
+            // a line that parsed gets to the arms of the keys it did not name.
+            0..=2 => {
+                if let Some(t) = replace_token(rng, pool, s) {
+                    return t;
+                }
+            }
+            // A line said twice (`retries=3\nretries=3`): what a reader refuses on a repeat.
+            3 => return repeat_line(rng, s),
+            _ => {}
+        }
         // Structure: a separator and a token, or a whole record, spliced in at a boundary.
         let at = boundary(rng, s);
         let piece = match rng.gen_range(0..3) {
@@ -845,6 +920,23 @@ mod tests {
     }
 
     #[test]
+    fn the_sources_literals_are_not_buried_by_what_comparisons_taught() {
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        let lits = Literals {
+            strings: vec!["rotate-logs-now".into(), "reload".into()],
+            ..Default::default()
+        };
+        let mut pool = ValuePool::from_literals(&lits);
+        let learned: Vec<Vec<u8>> = (0..3000).map(|i| format!("k{i}").into_bytes()).collect();
+        pool.learn(&[], &learned);
+        let hits = (0..2000)
+            .filter(|_| pool.random_string(&mut rng) == "rotate-logs-now")
+            .count();
+        // One draw in ten or so, not one in three thousand.
+        assert!(hits > 100, "{hits}");
+    }
+
+    #[test]
     fn u128_values_cover_its_upper_half() {
         let mut rng = ChaCha8Rng::seed_from_u64(3);
         let pool = ValuePool::default();
@@ -941,6 +1033,46 @@ mod tests {
             mutated.iter().any(|s| s.starts_with("name=")),
             "{mutated:?}"
         );
+        // A line that parsed gets another key, another value, or is said twice.
+        let mutated: Vec<String> = (0..3000)
+            .map(|_| mutate_string(&mut rng, &pool, "name=x\nfatal: disk"))
+            .collect();
+        for want in [
+            "retries=x\nfatal: disk",
+            "name=retries\nfatal: disk",
+            "name=x\nfatal: name",
+            "name=x\nname=x\nfatal: disk",
+            "name=x\nfatal: disk\nfatal: disk",
+        ] {
+            assert!(
+                mutated.iter().any(|s| s == want),
+                "{want:?} not in {mutated:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn words_are_what_lies_between_separators() {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let lits = Literals {
+            strings: vec!["k".into()],
+            chars: vec!['='],
+            ..Default::default()
+        };
+        let pool = ValuePool::from_literals(&lits);
+        let got: BTreeSet<String> = (0..300)
+            .filter_map(|_| replace_token(&mut rng, &pool, "=ab= c\n"))
+            .collect();
+        // Only `ab` and `c` are words; separators stay where they were.
+        assert!(
+            got.contains("=k= c\n") && got.contains("=ab= k\n"),
+            "{got:?}"
+        );
+        assert!(got.iter().all(|s| s.starts_with('=') && s.ends_with('\n')));
+        assert_eq!(replace_token(&mut rng, &pool, "= \n="), None);
+        // A word is also made as long as a literal of the source (`k`, one char).
+        assert!(got.contains("=a= c\n"), "{got:?}");
+        assert_eq!(repeat_line(&mut rng, "only"), "only\nonly");
     }
 
     #[test]
