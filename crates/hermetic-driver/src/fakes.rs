@@ -56,9 +56,10 @@ impl Listener for Watch {
                     c.fake_values.extend(observe(v));
                 }
             }
-            Answer::Real(v) => {
+            Answer::Real { value, touched } => {
                 c.real += 1;
-                if let Some(o) = observe(v) {
+                c.touched |= touched;
+                if let Some(o) = observe(value) {
                     if c.real_values.len() < MAX_VALUES && !c.real_values.contains(&o) {
                         c.real_values.push(o);
                     }
@@ -108,6 +109,10 @@ mod tests {
         Err("down".into())
     }
 
+    fn configured(_sql: &str) -> Result<i64, String> {
+        std::env::var("DB").map(|_| 1).map_err(|e| e.to_string())
+    }
+
     fn observe(v: &dyn Any) -> Option<Observed> {
         v.downcast_ref::<Result<i64, String>>()
             .map(crate::observe::observe)
@@ -116,6 +121,7 @@ mod tests {
     #[test]
     fn isolated_calls_are_counted_per_callee_with_their_values() {
         watch(key_of(&query), 7, observe);
+        watch(key_of(&configured), 8, observe);
         take_calls();
         let call = || hermetic::fakes::call1(&query, query, "q");
         let _ = call();
@@ -123,9 +129,15 @@ mod tests {
         enter(Fakes::new().returns(query, [Ok(3)]));
         let _ = call();
         let _ = std::panic::catch_unwind(call);
+        let env = hermetic::Env::new().enter();
+        let _ = hermetic::fakes::call1(&configured, configured, "q");
+        drop(env);
         let got = take_calls();
-        assert_eq!(got.len(), 1);
+        assert_eq!(got.len(), 2);
+        // Only the callee that read a variable touched the environment.
+        assert!(got[1].touched && got[1].callable == 8, "{got:?}");
         let c = &got[0];
+        assert!(!c.touched);
         assert_eq!((c.callable, c.real, c.faked, c.ran_out), (7, 2, 1, true));
         assert_eq!(c.real_values.len(), 1, "distinct values: {c:?}");
         assert_eq!(c.fake_values.len(), 1);

@@ -327,6 +327,10 @@ pub struct FakeCalls {
     /// Calls the real callee answered, and the distinct values it returned (the first few).
     pub real: u32,
     pub real_values: Vec<Observed>,
+    /// Whether a real call touched the environment (a callee that never does is pure as far
+    /// as the run shows: its test could steer it through its own inputs).
+    #[serde(default)]
+    pub touched: bool,
     /// Whether a call found the fake set up but out of values (the test then panics).
     pub ran_out: bool,
 }

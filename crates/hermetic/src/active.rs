@@ -158,6 +158,18 @@ pub(crate) fn current_owner(cx: &Ctx) -> Arc<Shared> {
     }
 }
 
+/// How often code has touched the current thread's environment so far (`None` outside one):
+/// isolated calls compare it before and after a real call.
+pub(crate) fn touches() -> Option<u64> {
+    let p = CURRENT.get();
+    if p.is_null() {
+        return None;
+    }
+    let _off = Suspend::new();
+    // SAFETY: the thread-local holds a strong count, so the pointee is alive.
+    Some(unsafe { &*p }.lock().touches())
+}
+
 /// Switches the current thread out of its environment until dropped.
 pub(crate) struct Suspend(*const Shared);
 

@@ -231,8 +231,10 @@ fn normalise(name: &str) -> String {
 pub enum Answer<'a> {
     /// A value its test set up.
     Fake(&'a dyn Any),
-    /// What the real callee returned.
-    Real(&'a dyn Any),
+    /// What the real callee returned, and whether the call touched its thread's environment
+    /// (a file, a variable, the clock, the network ...): a callee that never does is one a test
+    /// can steer through its own inputs.
+    Real { value: &'a dyn Any, touched: bool },
     /// Nothing: its test set the callee up with fewer values than the code asks for (the call
     /// panics next).
     RanOut,
@@ -407,9 +409,17 @@ fn answer<R: 'static>(
             panic!("{message}")
         }
         None => {
+            let before = listener.and_then(|_| crate::active::touches());
             let value = real();
             if let Some(l) = listener {
-                l.answered(&callee, Answer::Real(&value));
+                let touched = before != crate::active::touches();
+                l.answered(
+                    &callee,
+                    Answer::Real {
+                        value: &value,
+                        touched,
+                    },
+                );
             }
             value
         }
@@ -445,6 +455,14 @@ mod tests {
     mod db {
         pub fn run_query(_sql: &str, _user: &str) -> Result<i64, String> {
             Err("no database".into())
+        }
+        pub fn user() -> Result<i64, String> {
+            std::env::var("DB_USER")
+                .map(|u| u.len() as i64)
+                .map_err(|e| e.to_string())
+        }
+        pub fn count(n: i64) -> Result<i64, String> {
+            Ok(n)
         }
         pub struct Database;
         impl Database {
@@ -539,33 +557,53 @@ mod tests {
     }
 
     #[test]
-    fn a_listener_hears_real_and_fake_answers() {
-        struct Heard(Mutex<Vec<(String, bool, Option<i64>)>>);
-        impl Listener for Heard {
+    fn a_listener_hears_real_and_fake_answers_and_which_real_calls_touched_the_environment() {
+        type Heard = Mutex<Vec<(String, bool, Option<i64>, bool)>>;
+        struct Hear(Heard);
+        impl Listener for Hear {
             fn answered(&self, callee: &str, answer: Answer<'_>) {
-                let (fake, v) = match answer {
-                    Answer::Fake(v) => (true, v),
-                    Answer::Real(v) => (false, v),
+                let (fake, v, touched) = match answer {
+                    Answer::Fake(v) => (true, v, false),
+                    Answer::Real { value, touched } => (false, value, touched),
                     Answer::RanOut => return,
                 };
                 let v = v
                     .downcast_ref::<Result<i64, String>>()
                     .and_then(|r| r.clone().ok());
-                self.0.lock().unwrap().push((callee.to_string(), fake, v));
+                let heard = (callee.to_string(), fake, v, touched);
+                self.0.lock().unwrap().push(heard);
             }
         }
-        static HEARD: Heard = Heard(Mutex::new(Vec::new()));
+        static HEARD: Hear = Hear(Mutex::new(Vec::new()));
         listen(&HEARD);
         std::thread::spawn(|| {
             let _ = isolated("a");
             let _fakes = Fakes::new().returns(db::run_query, [Ok(4)]).enter();
             let _ = isolated("b");
+            let _env = crate::Env::new().var("DB_USER", "ada").enter();
+            // Inside an environment: one call reads it, the other only computes.
+            let _ = call0(&db::user, db::user);
+            let _ = call1(&db::count, db::count, 3);
         })
         .join()
         .unwrap();
         let heard = HEARD.0.lock().unwrap().clone();
-        let key = "hermetic::fakes::tests::db::run_query".to_string();
-        assert!(heard.contains(&(key.clone(), false, None)), "{heard:?}");
-        assert!(heard.contains(&(key, true, Some(4))), "{heard:?}");
+        let key = |f: &str| format!("hermetic::fakes::tests::db::{f}");
+        assert!(
+            heard.contains(&(key("run_query"), false, None, false)),
+            "{heard:?}"
+        );
+        assert!(
+            heard.contains(&(key("run_query"), true, Some(4), false)),
+            "{heard:?}"
+        );
+        assert!(
+            heard.contains(&(key("user"), false, Some(3), true)),
+            "{heard:?}"
+        );
+        assert!(
+            heard.contains(&(key("count"), false, Some(3), false)),
+            "{heard:?}"
+        );
     }
 }

@@ -135,6 +135,8 @@ pub(crate) struct State {
     pub stderr: Vec<u8>,
     accesses: Vec<Access>,
     seen: HashSet<Access>,
+    /// Every access, repeated ones too: a change tells that a call touched the environment.
+    touches: u64,
     pub host: Host,
 }
 
@@ -166,11 +168,13 @@ impl State {
             stderr: Vec::new(),
             accesses: Vec::new(),
             seen: HashSet::default(),
+            touches: 0,
             host,
         }
     }
 
     pub fn record(&mut self, a: Access) {
+        self.touches += 1;
         if !self.seen.contains(&a) {
             self.seen.insert(a.clone());
             self.accesses.push(a);
@@ -178,6 +182,9 @@ impl State {
     }
     pub fn accesses(&self) -> Vec<Access> {
         self.accesses.clone()
+    }
+    pub fn touches(&self) -> u64 {
+        self.touches
     }
 
     pub fn abs_path(&self, base: &[u8], path: &[u8]) -> PathBuf {

@@ -673,6 +673,15 @@ fn fakes_together(cluster: &Cluster, stmts: &[crate::test_case::Stmt]) -> Vec<us
     order
 }
 
+/// Names as a sentence lists them: `a`, `a and b`, `a, b and c`.
+fn in_words(names: &[String]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
 /// A callee's path as a comment names it: from its type on (`Database::run_query`), else its
 /// last two segments (`db::run_query`, `settings::load`).
 fn short(path: &str) -> String {
@@ -707,7 +716,7 @@ impl Fakes {
             let names: Vec<String> = review.iter().map(|c| format!("`{}`", short(c))).collect();
             body.push(layout::comment(&format!(
                 "Review: the real {} never returned these values during generation.",
-                names.join(" and ")
+                in_words(&names)
             )));
         }
         self.entered += 1;

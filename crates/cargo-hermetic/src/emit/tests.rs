@@ -1774,3 +1774,11 @@ fn file_types_permissions_listings_and_entries_are_read_at_their_path() {
     // Written by std paths only: no import that could clash with a crate's `DirEntry`.
     assert!(!flat.contains("usestd::fs"), "{file}");
 }
+
+#[test]
+fn review_comments_list_callees_as_a_sentence_does() {
+    let names = |n: &[&str]| n.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    assert_eq!(in_words(&names(&["`a`"])), "`a`");
+    assert_eq!(in_words(&names(&["`a`", "`b`"])), "`a` and `b`");
+    assert_eq!(in_words(&names(&["`a`", "`b`", "`c`"])), "`a`, `b` and `c`");
+}

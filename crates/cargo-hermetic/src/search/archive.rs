@@ -70,6 +70,43 @@ impl Archive {
         }
     }
 
+    /// Forgets the tests `unwanted` picks (never one kept from the last run); each goal that
+    /// was theirs goes to the best remaining test that covers it (`goals_of`), if any.
+    pub fn forget(
+        &mut self,
+        unwanted: impl Fn(&FinishedTest) -> bool,
+        mut goals_of: impl FnMut(&FinishedTest) -> Vec<usize>,
+    ) {
+        let gone: BTreeSet<usize> = self
+            .tests
+            .iter()
+            .filter(|(id, t)| !self.kept.contains(id) && unwanted(t))
+            .map(|(id, _)| *id)
+            .collect();
+        if gone.is_empty() {
+            return;
+        }
+        self.tests.retain(|id, _| !gone.contains(id));
+        let freed: BTreeSet<usize> = self
+            .best
+            .iter()
+            .filter(|(_, id)| gone.contains(id))
+            .map(|(g, _)| *g)
+            .collect();
+        self.best.retain(|g, _| !freed.contains(g));
+        for (id, t) in &self.tests {
+            for g in goals_of(t).into_iter().filter(|g| freed.contains(g)) {
+                let better = self
+                    .best
+                    .get(&g)
+                    .is_none_or(|b| rank(t) < rank(&self.tests[b]));
+                if better {
+                    self.best.insert(g, *id);
+                }
+            }
+        }
+    }
+
     /// Whether this is the case of a test kept from the last run.
     pub fn is_kept(&self, case: &TestCase) -> bool {
         self.kept.iter().any(|id| self.tests[id].case == *case)
@@ -208,5 +245,31 @@ mod tests {
         // The first test is best for nothing now and is dropped.
         assert_eq!(a.len(), 2);
         assert!(a.tests().all(|t| t.case.stmts.len() != 3));
+    }
+
+    #[test]
+    fn forgotten_tests_leave_their_goals_to_the_next_best_or_to_nobody() {
+        let faked = |len| FinishedTest {
+            uses_fakes: true,
+            ..test(len, false)
+        };
+        let mut a = Archive::default();
+        a.offer(&faked(1), &[1, 2]);
+        a.offer(&faked(5), &[2, 3]);
+        a.keep(&faked(2), &[4]);
+        let goals_of = |t: &FinishedTest| match t.case.stmts.len() {
+            1 => vec![1, 2],
+            5 => vec![2, 3],
+            _ => vec![4],
+        };
+        // The one-statement test and the kept one are unwanted; only the first goes.
+        a.forget(|t| t.case.stmts.len() < 3, goals_of);
+        assert_eq!(a.goals().collect::<Vec<_>>(), [2, 3, 4]);
+        let lens: Vec<_> = a.tests().map(|t| t.case.stmts.len()).collect();
+        assert_eq!(lens, [5, 2]);
+        assert!(a
+            .assignments()
+            .iter()
+            .all(|(t, g)| t.case.stmts.len() != 5 || g == &[2, 3]));
     }
 }

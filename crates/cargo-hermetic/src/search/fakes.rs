@@ -9,6 +9,12 @@
 //! zero and the code's comparison boundaries. `RealValues` keeps what real calls returned over the
 //! run, so the values no real call returned are told apart. The archive ranks tests with fakes
 //! after all others.
+//!
+//! Only callees worth faking get fakes ([`RealValues::worth_faking`]): those whose real calls
+//! touched the environment, or that the run never got to return more than one value. A pure
+//! callee that returned several is steered by the test's own inputs; faking it pins states the
+//! real code may never be in (semver's `Identifier::is_empty` faked `false` for an empty
+//! prerelease).
 
 use super::ops::{self, Space};
 use crate::cluster::{CallableId, CallableKind, FakeId};
@@ -17,7 +23,7 @@ use hermetic_protocol::{ExecReport, Observed, Outcome, Value, FAKE_PANIC};
 use rand::seq::SliceRandom;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Most values a fake gets when it joins a test.
 const MAX_FIRST_VALUES: usize = 4;
@@ -53,6 +59,7 @@ pub fn is_fake(space: &Space, s: &Stmt) -> bool {
 pub fn insert(
     rng: &mut ChaCha8Rng,
     space: &Space,
+    real: &RealValues,
     case: &TestCase,
     report: &ExecReport,
 ) -> Option<TestCase> {
@@ -60,6 +67,7 @@ pub fn insert(
         .fake_calls
         .iter()
         .filter(|c| c.real > 0 && stmt_of(space, case, c.callable).is_none())
+        .filter(|c| real.worth_faking(c.callable))
         .filter(|c| ops::callable_visible(space.cluster, c.callable, case.home))
         .collect();
     let chosen = if open.len() > 1 && rng.gen_bool(P_EVERY_CALLEE) {
@@ -399,6 +407,8 @@ pub fn value_at(case: &TestCase, i: usize, k: usize) -> Option<&Value> {
 #[derive(Default)]
 pub struct RealValues {
     by_callee: BTreeMap<CallableId, Vec<Observed>>,
+    /// Callees a real call of which touched the environment.
+    touched: BTreeSet<CallableId>,
 }
 
 /// Distinct real values kept per callee.
@@ -407,6 +417,9 @@ const MAX_REAL_VALUES: usize = 64;
 impl RealValues {
     pub fn learn(&mut self, report: &ExecReport) {
         for c in &report.fake_calls {
+            if c.touched {
+                self.touched.insert(c.callable);
+            }
             let seen = self.by_callee.entry(c.callable).or_default();
             for v in &c.real_values {
                 if seen.len() < MAX_REAL_VALUES && !seen.contains(v) {
@@ -414,6 +427,21 @@ impl RealValues {
                 }
             }
         }
+    }
+
+    /// Whether a fake of `callee` (its `Fake` callable) can show what the test could not get
+    /// otherwise: a real call of it touched the environment, or real calls returned one value
+    /// at most (the run could not steer it; what its fake returns is then told for review).
+    pub fn worth_faking(&self, callee: CallableId) -> bool {
+        self.touched.contains(&callee) || self.by_callee.get(&callee).is_none_or(|v| v.len() <= 1)
+    }
+
+    /// Whether the test fakes a callee not worth faking (learnt since it was found).
+    pub fn fakes_needlessly(&self, report: &ExecReport) -> bool {
+        report
+            .fake_calls
+            .iter()
+            .any(|c| c.faked > 0 && !self.worth_faking(c.callable))
     }
 
     /// The values a test's fakes returned that no real call did: the `Fake` callable and the
@@ -435,6 +463,7 @@ impl RealValues {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hermetic_protocol::FakeCalls;
 
     fn pat(text: &str) -> syn::Pat {
         syn::parse::Parser::parse_str(syn::Pat::parse_multi_with_leading_vert, text).unwrap()
@@ -492,5 +521,37 @@ mod tests {
             ),
             Some(true)
         );
+    }
+
+    fn calls(callable: CallableId, touched: bool, real: &[i128], faked: u32) -> FakeCalls {
+        FakeCalls {
+            callable,
+            faked,
+            real: real.len() as u32,
+            real_values: real.iter().map(|&i| Observed::Int(i)).collect(),
+            touched,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn only_callees_that_touched_the_environment_or_were_never_steered_are_worth_faking() {
+        let mut real = RealValues::default();
+        let mut report = ExecReport::empty(Outcome::Completed);
+        // 1 reads a file; 2 is pure and returned two values (as semver's `is_empty` on a
+        // prerelease the test built, empty or not); 3 is pure and always returned 0.
+        report.fake_calls = vec![calls(1, true, &[0, 1], 0), calls(2, false, &[0, 1], 0)];
+        report.fake_calls.push(calls(3, false, &[0], 0));
+        real.learn(&report);
+        assert!(real.worth_faking(1) && !real.worth_faking(2) && real.worth_faking(3));
+        // A callee never called for real yet is not ruled out.
+        assert!(real.worth_faking(4));
+        report.fake_calls = vec![calls(1, false, &[], 1), calls(3, false, &[], 2)];
+        assert!(!real.fakes_needlessly(&report));
+        report.fake_calls.push(calls(2, false, &[], 1));
+        assert!(real.fakes_needlessly(&report));
+        // A fake set up but never asked for is not one the test relies on.
+        report.fake_calls = vec![calls(2, false, &[], 0)];
+        assert!(!real.fakes_needlessly(&report));
     }
 }

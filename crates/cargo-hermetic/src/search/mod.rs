@@ -431,6 +431,7 @@ impl<'s, 'c> Search<'s, 'c> {
         let take = self.eager.len().min(n / 4).min(n - batch.len());
         batch.extend(self.eager.drain(..take));
         let (rng, space, touched) = (&mut self.rng, &*self.space, &self.touched);
+        let real = &self.real_values;
         let mut attempts = 0;
         while batch.len() < n && attempts < n * 20 {
             attempts += 1;
@@ -471,7 +472,8 @@ impl<'s, 'c> Search<'s, 'c> {
                             .or_else(|| cmp::splice(rng, space, &parent.case, bytes, &compared))
                     })
                     .flatten();
-                substituted.or_else(|| Some(mutate(rng, space, touched, cfg.env_parts, parent)))
+                substituted
+                    .or_else(|| Some(mutate(rng, space, real, touched, cfg.env_parts, parent)))
             };
             let Some(mut candidate) = candidate.filter(|c| !c.stmts.is_empty()) else {
                 continue;
@@ -639,8 +641,7 @@ impl<'s, 'c> Search<'s, 'c> {
             // really do it. Such an execution never becomes a test.
             Ok(test) if test.report.sandbox_blocked > 0 => {}
             Ok(test) => {
-                let mut hit: Vec<usize> = goals.goals_hit(&test.report.covered).collect();
-                hit.extend(self.outputs.goal(&test));
+                let hit = hits(goals, &mut self.outputs, &test);
                 if self.archive.offer(&test, &hit) > 0 {
                     self.last_gain = (self.executions, self.started.elapsed().as_secs_f64());
                     self.last_progress = self.executions;
@@ -670,6 +671,13 @@ impl<'s, 'c> Search<'s, 'c> {
                 eprintln!("archived: {:?} {:?}", t.case.env, t.report.env.accesses);
             }
         }
+        // A test whose fake turned out needless (the callee proved pure and steerable after the
+        // test was found) goes; its goals fall to other tests that cover them, if any.
+        let (real, goals, outputs) = (&self.real_values, self.goals, &mut self.outputs);
+        self.archive.forget(
+            |t| real.fakes_needlessly(&t.report),
+            |t| hits(goals, outputs, t),
+        );
         // The archive keeps a test with crutches for a goal only when none without them
         // covered it.
         let needing = |crutch: fn(&FinishedTest) -> bool| -> usize {
@@ -782,18 +790,26 @@ fn progress_fraction(cfg: &SearchConfig, executions: u64, started: Instant) -> f
     })
 }
 
+/// The goals a test covers: its branches and its outcome.
+fn hits(goals: &GoalMap, outputs: &mut outputs::Outputs, test: &FinishedTest) -> Vec<usize> {
+    let mut hit: Vec<usize> = goals.goals_hit(&test.report.covered).collect();
+    hit.extend(outputs.goal(test));
+    hit
+}
+
 /// A mutant of an archived test: its statements, its environment, or both. Environment genes
 /// come from what this test's last execution touched, or what any execution touched.
 fn mutate(
     rng: &mut ChaCha8Rng,
     space: &Space,
+    real: &fakes::RealValues,
     touched: &env::Touched,
     parts: env::EnvParts,
     parent: &FinishedTest,
 ) -> TestCase {
     // Now and then a fake for a call the parent made for real (seed 000).
     if space.fake_gate > 0.0 && rng.gen_bool((space.fake_gate * P_FAKE).min(1.0)) {
-        if let Some(t) = fakes::insert(rng, space, &parent.case, &parent.report) {
+        if let Some(t) = fakes::insert(rng, space, real, &parent.case, &parent.report) {
             return t;
         }
     }

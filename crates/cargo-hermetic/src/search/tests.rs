@@ -453,6 +453,16 @@ const PAY: &str = "pub mod db { pub fn balance() -> i64 { 0 } }\n\
 
 /// The driver for [`PAY`]: the balance is the fake's first value when the test set one up.
 fn pay(c: &Cluster, request: &ExecRequest) -> ExecReport {
+    pay_with(c, request, vec![Observed::Int(0)], false)
+}
+
+/// [`pay`] whose real balance returned `real_values`, and `touched` the environment or not.
+fn pay_with(
+    c: &Cluster,
+    request: &ExecRequest,
+    real_values: Vec<Observed>,
+    touched: bool,
+) -> ExecReport {
     let fake = c
         .callables
         .iter()
@@ -475,10 +485,45 @@ fn pay(c: &Cluster, request: &ExecRequest) -> ExecReport {
         callable: fake,
         faked: faked.is_some() as u32,
         real: faked.is_none() as u32,
-        real_values: vec![Observed::Int(0)],
+        real_values: if faked.is_none() { real_values } else { vec![] },
+        touched: touched && faked.is_none(),
         ..Default::default()
     }];
     r
+}
+
+#[test]
+fn a_pure_callee_the_tests_steer_is_never_faked() {
+    let mut c = cluster(PAY);
+    let chosen = vec![true; c.callables.len()];
+    let isolation = crate::isolate::Isolation::plan(
+        Some(crate::isolate::Isolate::On),
+        &mut c,
+        &chosen,
+        std::path::Path::new("Cargo.toml"),
+    );
+    assert_eq!(isolation.units.len(), 1);
+    let usable = vec![true; c.callables.len()];
+    let goals = GoalMap::for_tests(&[("pay", 2)], vec![]);
+    let mut cfg = config(1, 3_000);
+    cfg.isolate_start = 0.0;
+    // The balance returned 0 and 1 for real and touched nothing: pure, steered by the test.
+    let two = vec![Observed::Int(0), Observed::Int(1)];
+    for (touched, faked) in [(false, false), (true, true)] {
+        let mut space = Space::new(&c, &usable, vec![callable(&c, "pay")], ValuePool::default());
+        let driver = |r: &ExecRequest| pay_with(&c, r, two.clone(), touched);
+        let out = run(&mut space, &goals, &mut fake(driver), &cfg, &mut |_, _| {}).unwrap();
+        assert_eq!(
+            out.goals_needing_fakes,
+            usize::from(faked),
+            "touched: {touched}"
+        );
+        assert_eq!(
+            out.covered.len(),
+            1 + usize::from(faked),
+            "touched: {touched}"
+        );
+    }
 }
 
 #[test]
