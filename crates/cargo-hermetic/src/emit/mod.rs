@@ -17,7 +17,6 @@
 
 pub mod attributes;
 mod environment;
-mod inherent;
 mod layout;
 mod lints;
 pub mod merge;
@@ -1319,15 +1318,12 @@ fn says_its_type(t: &Ty) -> bool {
 }
 
 /// Whether another method of callable `id`'s type has its name (an inherent method, or one of
-/// another trait; for a std type, one of its own): `value.name()` would not pick it.
+/// another trait): `value.name()` would not pick it.
 fn shares_its_name(cluster: &Cluster, id: CallableId) -> bool {
     let c = &cluster.callables[id];
     let (CallableKind::Method { self_ty, .. } | CallableKind::AssocFn { self_ty }) = &c.kind else {
         return false;
     };
-    if !matches!(self_ty, Ty::Adt(..)) {
-        return inherent::std_has_method(self_ty, &c.name);
-    }
     cluster.callables.iter().enumerate().any(|(i, d)| {
         let other = match &d.kind {
             CallableKind::Method { of_trait, .. } => *of_trait,
