@@ -60,6 +60,9 @@ pub enum SkipReason {
     TraitNotMockable,
     /// A receiver other than `self`, `&self`, `&mut self` (`self: Box<Self>`).
     Receiver,
+    /// An associated function without `self` of a crate trait implemented for a std type
+    /// (`PathBufExt::from_slash`), which a test would call as `PathBuf::from_slash(..)`.
+    TraitAssocFn,
     /// Behind a `#[cfg]` analysis cannot evaluate.
     Cfg,
     UnsafeFn,
@@ -101,6 +104,7 @@ impl fmt::Display for SkipReason {
             SkipReason::WhereClause => "`where` clauses on other types than parameters",
             SkipReason::TraitNotMockable => "traits no mock can implement",
             SkipReason::Receiver => "receivers other than `self`, `&self`, `&mut self`",
+            SkipReason::TraitAssocFn => "associated functions of crate traits for std types",
             SkipReason::Cfg => "behind a `#[cfg]` analysis cannot evaluate",
             SkipReason::UnsafeFn => "`unsafe fn`",
             SkipReason::AsyncFn => "`async fn`",

@@ -392,7 +392,8 @@ fn paths_and_os_strings_are_passed_and_checked_as_paths() {
     let file = fixture.read("src/hermetic_tests.rs");
     // `P: AsRef<Path>` and `impl AsRef<Path>` take a path literal (no turbofish); `&Path`,
     // `PathBuf`, `&OsStr` and `Vec<OsString>` are written by their std constructors, imported
-    // once; a `PathBuf` result (and one in a struct) is compared with its literal.
+    // once; a `PathBuf` result (and one in a struct) is compared with its literal;
+    // `impl SlashExt for Path` gives `Path::new("a").to_slash()`.
     for expected in [
         "use std::path::{Path, PathBuf};",
         "use std::ffi::{OsStr, OsString};",
@@ -402,6 +403,9 @@ fn paths_and_os_strings_are_passed_and_checked_as_paths() {
         "program_name(OsStr::new(\"",
         "OsString::from(\"",
         "source: PathBuf::from(\"",
+        // A crate trait's methods on `Path` itself, the default one included.
+        ".to_slash()",
+        ".slash_len()",
     ] {
         assert!(
             file.contains(expected),

@@ -11,7 +11,7 @@ use super::std_impls::StdImpl;
 use super::syntax::{self, least_visible};
 use super::types::{Mode, TraitInfo, TyCx, TypeInfo};
 use crate::cluster::{
-    Callable, CallableKind, FloatTy, ImplOf, IntTy, ModuleId, Param, Receiver, Skipped, Ty,
+    Callable, CallableKind, FloatTy, ImplOf, IntTy, ModuleId, Param, Receiver, Skipped, StdTy, Ty,
     TypeDef, VariantShape, Vis,
 };
 use crate::skip::{SkipReason, Why};
@@ -19,6 +19,9 @@ use proc_macro2::{TokenStream, TokenTree};
 use quote::ToTokens;
 use std::collections::BTreeMap;
 use syn::{FnArg, ImplItem, Item, Pat, Signature};
+
+mod std_self;
+use std_self::TraitOfStd;
 
 /// Everything a callable needs from its signature.
 struct Sig {
@@ -34,21 +37,28 @@ struct Sig {
     unsafe_fn: bool,
     /// `Self` after instantiating the enclosing impl's parameters.
     self_ty: Option<Ty>,
+    /// Whether `self_ty` is the reference an unsized std `Self` is passed behind (`&Path` for
+    /// `impl PathExt for Path`): a `&self` method takes it by value.
+    self_by_ref: bool,
     subst: BTreeMap<String, Ty>,
 }
 
 /// An `impl` block being walked.
 struct ImplCx<'a> {
     self_ty: &'a syn::Type,
+    /// The module the impl is in, where its self type resolves (a trait's default method is
+    /// mapped in the trait's module).
+    module: ModuleId,
     params: Vec<ParamBounds>,
     /// Its lifetime parameters' names (`a` for `impl<'a> Parser<'a>`), which `Self` mentions.
     lifetimes: Vec<String>,
 }
 
 impl<'a> ImplCx<'a> {
-    fn new(imp: &'a syn::ItemImpl, params: Vec<ParamBounds>) -> Self {
+    fn new(imp: &'a syn::ItemImpl, module: ModuleId, params: Vec<ParamBounds>) -> Self {
         ImplCx {
             self_ty: &imp.self_ty,
+            module,
             params,
             lifetimes: imp
                 .generics
@@ -81,8 +91,19 @@ pub struct Collector<'a> {
 impl Collector<'_> {
     /// Walks every module's items in order.
     pub fn run(&mut self, mods: &[ModuleSrc]) {
-        // Structs and enums are met in the order `items::collect` numbered them.
+        // Structs and enums are met in the order `items::collect` numbered them, traits in the
+        // order `traits::declare` did.
         let mut type_id = 0;
+        let trait_items: Vec<(ModuleId, &syn::ItemTrait)> = mods
+            .iter()
+            .enumerate()
+            .flat_map(|(m, src)| {
+                src.items.iter().filter_map(move |item| match item {
+                    Item::Trait(t) => Some((m, t)),
+                    _ => None,
+                })
+            })
+            .collect();
         for (m, src) in mods.iter().enumerate() {
             let prefix = &src.module.path;
             for item in &src.items {
@@ -114,7 +135,7 @@ impl Collector<'_> {
                         self.derived_default(m, prefix, type_id, &e.generics);
                         type_id += 1;
                     }
-                    Item::Impl(imp) => self.impl_block(m, prefix, imp),
+                    Item::Impl(imp) => self.impl_block(m, prefix, imp, &trait_items),
                     _ => {}
                 }
             }
@@ -241,19 +262,24 @@ impl Collector<'_> {
             })
         });
         subst.extend(own);
-        let self_ty = match imp {
-            Some(i) => Some(
-                self.self_ty(module, i.self_ty, &subst)
-                    .map_err(|e| e.within("self type"))?,
-            ),
-            None => None,
+        let (self_ty, self_by_ref) = match imp {
+            Some(i) => match self.self_ty(i.module, i.self_ty, &subst) {
+                Ok(t) => (Some(t), false),
+                // `impl PathExt for Path`: `Self` is only ever passed behind a reference.
+                Err(e) => match self.unsized_self(i.module, i.self_ty) {
+                    Some(t) => (Some(t), true),
+                    None => return Err(e.within("self type")),
+                },
+            },
+            None => (None, false),
         };
         let cx = TyCx {
             names: self.names,
             infos: self.infos,
             traits: self.traits,
             module,
-            self_ty: self_ty.as_ref(),
+            // An unsized `Self` has no `Ty` of its own: a signature naming it is skipped.
+            self_ty: self_ty.as_ref().filter(|_| !self_by_ref),
             subst: &subst,
             expanding: &[],
         };
@@ -292,8 +318,30 @@ impl Collector<'_> {
             generics_inferred,
             unsafe_fn: sig.unsafety.is_some(),
             self_ty,
+            self_by_ref,
             subst,
         })
+    }
+
+    /// The reference an unsized std self type is passed behind: `&str`, `&Path`, `&OsStr`,
+    /// `&[T]`; `None` for any other type.
+    fn unsized_self(&self, module: ModuleId, ty: &syn::Type) -> Option<Ty> {
+        let no_subst = BTreeMap::new();
+        let cx = TyCx {
+            names: self.names,
+            infos: self.infos,
+            traits: self.traits,
+            module,
+            self_ty: None,
+            subst: &no_subst,
+            expanding: &[],
+        };
+        let borrowed: syn::Type = syn::parse_quote!(&#ty);
+        match cx.map(&borrowed, Mode::Arg).ok()? {
+            t @ (Ty::Str | Ty::Slice(_)) => Some(t),
+            t @ Ty::Std(StdTy::PathRef | StdTy::OsStrRef, _) => Some(t),
+            _ => None,
+        }
     }
 
     /// The impl's self type with its parameters instantiated.
@@ -315,7 +363,13 @@ impl Collector<'_> {
         cx.map(ty, Mode::Owned)
     }
 
-    fn impl_block(&mut self, m: ModuleId, prefix: &[String], imp: &syn::ItemImpl) {
+    fn impl_block(
+        &mut self,
+        m: ModuleId,
+        prefix: &[String],
+        imp: &syn::ItemImpl,
+        trait_items: &[(ModuleId, &syn::ItemTrait)],
+    ) {
         if imp.unsafety.is_some() {
             return;
         }
@@ -341,6 +395,18 @@ impl Collector<'_> {
                     return self.std_impl(m, prefix, imp, &type_name, kind);
                 }
                 _ => match self.crate_trait(m, path) {
+                    // `impl PathExt for Path`: nothing else of the crate's reaches these.
+                    Some(t) if self_type_id(self.names, m, &imp.self_ty).is_none() => {
+                        let Some(&(trait_module, item)) = trait_items.get(t.trait_id) else {
+                            return;
+                        };
+                        let of = TraitOfStd {
+                            of: t,
+                            module: trait_module,
+                            item,
+                        };
+                        return self.std_self_impl(m, prefix, imp, &type_name, of);
+                    }
                     Some(t) if self.trait_impl_methods => {
                         of_trait = Some(t);
                         None
@@ -370,7 +436,7 @@ impl Collector<'_> {
             }
             return;
         };
-        let cx = params.map(|params| ImplCx::new(imp, params));
+        let cx = params.map(|params| ImplCx::new(imp, m, params));
         for f in fns {
             let name = f.sig.ident.to_string();
             let shown = format!("{type_name}::{name}");
@@ -459,7 +525,7 @@ impl Collector<'_> {
         }
         let shown = format!("{type_name}::{}", call.ident);
         let sig = generics::collect(&imp.generics, &mut []).and_then(|params| {
-            let cx = ImplCx::new(imp, params);
+            let cx = ImplCx::new(imp, m, params);
             self.signature(m, &call, Some(&cx))
         });
         let sig = match sig {

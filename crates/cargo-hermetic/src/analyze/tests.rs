@@ -926,6 +926,74 @@ fn trait_impl_methods_are_listed_for_record_only() {
 }
 
 #[test]
+fn crate_traits_for_std_types_are_methods_of_those_types() {
+    let files = [
+        (
+            "lib.rs",
+            "use std::path::{Path, PathBuf};\n\
+             pub mod ext;\n\
+             pub trait PathExt {\n\
+                 fn to_slash(&self) -> Option<String>;\n\
+                 fn depth(&self) -> usize { 0 }\n\
+                 fn into_it(self) -> bool where Self: Sized { true }\n\
+                 fn new_one() -> PathBuf where Self: Sized { PathBuf::new() }\n\
+             }\n\
+             impl PathExt for Path {\n\
+                 fn to_slash(&self) -> Option<String> { self.to_str().map(String::from) }\n\
+                 fn depth(&self) -> usize { self.components().count() }\n\
+             }\n",
+        ),
+        (
+            "ext.rs",
+            "pub trait Shout { fn shout(&self) -> String; fn grow(&mut self, by: u8); fn made() -> Self; }\n\
+             impl Shout for String {\n\
+                 fn shout(&self) -> String { self.to_uppercase() }\n\
+                 fn grow(&mut self, by: u8) { self.push(by as char) }\n\
+                 fn made() -> Self { String::new() }\n\
+             }\n\
+             impl crate::PathExt for str { fn to_slash(&self) -> Option<String> { None } }\n",
+        ),
+    ];
+    let c = inline(&files);
+    let (path_ext, shout) = (trait_id(&c, "PathExt"), trait_id(&c, "Shout"));
+    let method = |name: &str| match &callable(&c, name).kind {
+        CallableKind::Method {
+            receiver, of_trait, ..
+        } => (*receiver, of_trait.map(|o| (o.trait_id, o.in_scope))),
+        k => panic!("{name} is {k:?}"),
+    };
+    // `&self` of an unsized `Path` or `str` is the `&Path` or `&str` value itself.
+    let path_ref = "Std(PathRef, [])";
+    for name in ["to_slash", "depth"] {
+        assert_eq!(
+            method(&format!("{path_ref}::{name}")),
+            (Receiver::Value, Some((path_ext, true)))
+        );
+    }
+    assert_eq!(
+        method("Str::to_slash"),
+        (Receiver::Value, Some((path_ext, false)))
+    );
+    assert_eq!(
+        method("String::grow"),
+        (Receiver::RefMut, Some((shout, true)))
+    );
+    assert_eq!(method("String::shout").0, Receiver::Ref);
+    // `str` keeps the trait's default `depth`, which its impl does not write.
+    assert_eq!(method("Str::depth").0, Receiver::Value);
+    assert!(skip_reason(&c, "Path::into_it").contains("unsized `Path`"));
+    let kind = |item: &str| &c.skipped.iter().find(|s| s.item == item).unwrap().reason;
+    assert_eq!(
+        kind("Path::new_one"),
+        &crate::skip::SkipReason::TraitAssocFn
+    );
+    assert_eq!(
+        kind("ext::String::made"),
+        &crate::skip::SkipReason::TraitAssocFn
+    );
+}
+
+#[test]
 fn aliases_are_followed_with_their_arguments_and_defaults() {
     let c = inline(&[(
         "lib.rs",

@@ -756,6 +756,9 @@ impl TyCx<'_> {
             return Ok(Ty::Std(kind, args));
         }
         let p: Vec<&str> = path.iter().map(String::as_str).collect();
+        if let Some(t) = c_number(&p) {
+            return Ok(t);
+        }
         let known = match p.as_slice() {
             [n @ ("String" | "Vec" | "Option" | "Result" | "Box")] => Some(*n),
             ["std" | "alloc", "string", "String"] => Some("String"),
@@ -841,6 +844,31 @@ impl TyCx<'_> {
             }
         }
     }
+}
+
+/// The C number aliases (`std::os::raw::c_int`, `core::ffi::c_uint`, `libc::c_double`) whose
+/// width is the same on every platform Rust builds for, as the type they alias; `c_char`
+/// and `c_long` differ between platforms, so tests written with them would not travel.
+fn c_number(path: &[&str]) -> Option<Ty> {
+    let name = match path {
+        ["std" | "core", "os", "raw", name] | ["std" | "core", "ffi", name] | ["libc", name] => {
+            *name
+        }
+        _ => return None,
+    };
+    Some(match name {
+        "c_schar" => Ty::Int(IntTy::I8),
+        "c_uchar" => Ty::Int(IntTy::U8),
+        "c_short" => Ty::Int(IntTy::I16),
+        "c_ushort" => Ty::Int(IntTy::U16),
+        "c_int" => Ty::Int(IntTy::I32),
+        "c_uint" => Ty::Int(IntTy::U32),
+        "c_longlong" => Ty::Int(IntTy::I64),
+        "c_ulonglong" => Ty::Int(IntTy::U64),
+        "c_float" => Ty::Float(FloatTy::F32),
+        "c_double" => Ty::Float(FloatTy::F64),
+        _ => return None,
+    })
 }
 
 /// The std type outside the prelude that `path` names (resolved in its module: `[PathBuf]` when
@@ -1227,6 +1255,27 @@ mod tests {
             map("pub struct DirEntry;", "&DirEntry", Mode::Arg),
             Ok(Ty::Ref(b(Ty::Adt(0, vec![]))))
         );
+    }
+
+    #[test]
+    fn c_numbers_of_one_width_everywhere_are_their_rust_types() {
+        let lib = "use libc::{c_char, c_int}; use std::os::raw; use core::ffi::c_double;";
+        assert_eq!(map(lib, "c_int", Mode::Arg), Ok(Ty::Int(IntTy::I32)));
+        assert_eq!(
+            map(lib, "raw::c_ushort", Mode::Arg),
+            Ok(Ty::Int(IntTy::U16))
+        );
+        assert_eq!(
+            map(lib, "Option<c_double>", Mode::Ret),
+            Ok(Ty::Option(b(Ty::Float(FloatTy::F64))))
+        );
+        assert_eq!(
+            map("", "std::ffi::c_ulonglong", Mode::Owned),
+            Ok(Ty::Int(IntTy::U64))
+        );
+        // `c_char` is `i8` on x86 and `u8` on ARM: it stays unsupported.
+        assert!(map(lib, "c_char", Mode::Arg).is_err());
+        assert!(map("", "std::os::raw::c_long", Mode::Arg).is_err());
     }
 
     #[test]

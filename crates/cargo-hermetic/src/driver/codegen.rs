@@ -513,6 +513,17 @@ fn call_body(cluster: &Cluster, id: usize) -> Result<TokenStream, Why> {
             let path = item_path(cluster, m, &c.name, m);
             quote!(#path #turbofish (#(#exprs),*))
         }
+        // A crate trait's method on a std type (`impl PathExt for Path`): by the trait's path,
+        // which `Self` is inferred for from the receiver (`PathExt::to_slash(&path)`).
+        CallableKind::Method {
+            self_ty,
+            of_trait: Some(of),
+            ..
+        } if !matches!(self_ty, Ty::Adt(..)) => {
+            let tr = &cluster.traits[of.trait_id];
+            let path = item_path(cluster, tr.module, &tr.name, m);
+            quote!(#path::#name #turbofish (#(#exprs),*))
+        }
         CallableKind::AssocFn { self_ty } | CallableKind::Method { self_ty, .. } => {
             let owner = ty_in_expr(cluster, self_ty, m);
             quote!(#owner::#name #turbofish (#(#exprs),*))
