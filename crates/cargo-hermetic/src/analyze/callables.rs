@@ -396,7 +396,11 @@ impl Collector<'_> {
                 }
                 _ => match self.crate_trait(m, path) {
                     // `impl PathExt for Path`: nothing else of the crate's reaches these.
-                    Some(t) if self_type_id(self.names, m, &imp.self_ty).is_none() => {
+                    // Not `impl<T: Sys> Sys for &T`: a blanket impl is no std type's API.
+                    Some(t)
+                        if self_type_id(self.names, m, &imp.self_ty).is_none()
+                            && !names_impl_param(imp) =>
+                    {
                         let Some(&(trait_module, item)) = trait_items.get(t.trait_id) else {
                             return;
                         };
@@ -1004,4 +1008,18 @@ fn simple_name(t: &Ty) -> Option<&'static str> {
         Ty::Char => "char",
         _ => return None,
     })
+}
+
+/// Whether an impl's self type names one of its type parameters (`impl<T: Sys> Sys for &T`,
+/// `impl<F: Fn()> Run for F`).
+fn names_impl_param(imp: &syn::ItemImpl) -> bool {
+    let params: Vec<String> = imp
+        .generics
+        .type_params()
+        .map(|p| p.ident.to_string())
+        .collect();
+    imp.self_ty
+        .to_token_stream()
+        .into_iter()
+        .any(|t| matches!(t, TokenTree::Ident(i) if params.contains(&i.to_string())))
 }

@@ -951,7 +951,9 @@ fn crate_traits_for_std_types_are_methods_of_those_types() {
                  fn grow(&mut self, by: u8) { self.push(by as char) }\n\
                  fn made() -> Self { String::new() }\n\
              }\n\
-             impl crate::PathExt for str { fn to_slash(&self) -> Option<String> { None } }\n",
+             impl crate::PathExt for str { fn to_slash(&self) -> Option<String> { None } }\n\
+             impl<T: Shout> Shout for &T { fn shout(&self) -> String { String::new() } fn grow(&mut self, _: u8) {} fn made() -> Self { todo!() } }\n\
+             impl<T: Shout> Shout for Box<T> { fn shout(&self) -> String { String::new() } fn grow(&mut self, _: u8) {} fn made() -> Self { todo!() } }\n",
         ),
     ];
     let c = inline(&files);
@@ -991,6 +993,8 @@ fn crate_traits_for_std_types_are_methods_of_those_types() {
         kind("ext::String::made"),
         &crate::skip::SkipReason::TraitAssocFn
     );
+    // Blanket impls (`for &T`, `for Box<T>`) are no std type's API: neither listed nor skipped.
+    assert_eq!(c.skipped.len(), 6, "{:?}", c.skipped);
 }
 
 #[test]
