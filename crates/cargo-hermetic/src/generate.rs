@@ -472,6 +472,11 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         goals_reached_only_by_findings: outcome.reached_by_findings.len(),
         executions_to_final_coverage: outcome.executions_to_final_coverage,
         time_to_final_coverage_s: outcome.time_to_final_coverage_s,
+        branch_gains: outcome
+            .branch_gains
+            .iter()
+            .map(|&(e, n)| [e, n as u64])
+            .collect(),
         package: target.package.clone(),
         seed: args.seed,
         budget_s: budget.map(|b| b.as_secs()),

@@ -91,6 +91,8 @@ pub struct Report {
     pub goals_reached_only_by_findings: usize,
     pub executions_to_final_coverage: u64,
     pub time_to_final_coverage_s: f64,
+    /// `[executions, branches covered]` each time the search covered more branches.
+    pub branch_gains: Vec<[u64; 2]>,
     /// Parts of the environment the code touched (files, variables, stdin, clock, ...).
     pub environment_touched: Vec<String>,
     /// Parts of the environment the emitted tests set up.

@@ -31,7 +31,7 @@ pub mod values;
 
 use crate::cluster::{CallableKind, Cluster};
 use crate::driver::execute::{ExecRequest, Execute};
-use crate::driver::goals::GoalMap;
+use crate::driver::goals::{GoalKind, GoalMap};
 use crate::test_case::{FinishedTest, Stmt, TestCase};
 use anyhow::Result;
 use archive::Archive;
@@ -106,6 +106,9 @@ pub struct SearchOutcome {
     pub executions_to_final_coverage: u64,
     /// Seconds into the search when the last goal was first covered.
     pub time_to_final_coverage_s: f64,
+    /// `(executions, branches covered)` each time the search covered more branches: how fast it
+    /// got where it got (the benchmark compares strategies on it).
+    pub branch_gains: Vec<(u64, usize)>,
     /// Goals reached only by executions that crashed or hung (no test can show them).
     pub reached_by_findings: BTreeSet<usize>,
     /// What the code touched in its environment.
@@ -227,6 +230,7 @@ pub struct Search<'s, 'c> {
     avoided: u64,
     /// Executions and seconds when the last goal was gained.
     last_gain: (u64, f64),
+    branch_gains: Vec<(u64, usize)>,
     /// Executions when the search last got anywhere: a goal gained, or a comparison of the
     /// code met for the first time (a step towards the branch behind it).
     last_progress: u64,
@@ -292,6 +296,7 @@ impl<'s, 'c> Search<'s, 'c> {
             poisoned: BTreeSet::new(),
             avoided: 0,
             last_gain: (0, 0.0),
+            branch_gains: Vec::new(),
             last_progress: 0,
             reached_by_findings: BTreeSet::new(),
             touched: env::Touched::default(),
@@ -645,6 +650,7 @@ impl<'s, 'c> Search<'s, 'c> {
                 if self.archive.offer(&test, &hit) > 0 {
                     self.last_gain = (self.executions, self.started.elapsed().as_secs_f64());
                     self.last_progress = self.executions;
+                    self.note_branch_gain();
                 }
             }
             Err(finding) => {
@@ -659,6 +665,19 @@ impl<'s, 'c> Search<'s, 'c> {
     }
 
     /// Ends the search: minimises the archive's tests and says what was found.
+    /// Records the branches covered now, when their number rose (a gain may be a check's or an
+    /// output's only).
+    fn note_branch_gain(&mut self) {
+        let branches = self
+            .archive
+            .goals()
+            .filter(|&g| !self.outputs.is_output(g) && self.goals.goals[g].kind == GoalKind::Branch)
+            .count();
+        if self.branch_gains.last().is_none_or(|&(_, n)| branches > n) {
+            self.branch_gains.push((self.executions, branches));
+        }
+    }
+
     pub fn finish(mut self, exec: &mut dyn Execute) -> Result<SearchOutcome> {
         let stopped = self.stop_reason().unwrap_or(StopReason::Time);
         if std::env::var_os("HERMETIC_DEBUG").is_some() {
@@ -722,6 +741,7 @@ impl<'s, 'c> Search<'s, 'c> {
             avoided: self.avoided,
             executions_to_final_coverage: self.last_gain.0,
             time_to_final_coverage_s: self.last_gain.1,
+            branch_gains: self.branch_gains,
             reached_by_findings: self.reached_by_findings,
             touched: self.touched,
             refused_by_runtime: self.refused_by_runtime,
