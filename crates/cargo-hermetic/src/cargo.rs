@@ -325,7 +325,29 @@ pub enum BuildOutcome {
         executable: PathBuf,
         compiled_dependencies: usize,
     },
-    Failed(Vec<CompileError>),
+    /// The compiler's errors; the packages compiled before it stopped still count (a first
+    /// build that fails has built the dependencies all the same).
+    Failed {
+        errors: Vec<CompileError>,
+        compiled_dependencies: usize,
+    },
+}
+
+impl BuildOutcome {
+    /// How many packages cargo compiled rather than found built, whether or not the build
+    /// succeeded.
+    pub fn compiled_dependencies(&self) -> usize {
+        match self {
+            BuildOutcome::Built {
+                compiled_dependencies,
+                ..
+            }
+            | BuildOutcome::Failed {
+                compiled_dependencies,
+                ..
+            } => *compiled_dependencies,
+        }
+    }
 }
 
 /// Builds the library's unit-test binary of the crate at `manifest`, with `rustc_args` for the
@@ -411,7 +433,10 @@ fn run_build(mut cmd: Command, manifest: &Path, progress: bool) -> Result<BuildO
             "cargo built {} but reported no test executable",
             manifest.display()
         ),
-        (false, _) if !errors.is_empty() => Ok(BuildOutcome::Failed(errors)),
+        (false, _) if !errors.is_empty() => Ok(BuildOutcome::Failed {
+            errors,
+            compiled_dependencies,
+        }),
         (false, _) => bail!(
             "cargo failed for {}:\n{}",
             manifest.display(),

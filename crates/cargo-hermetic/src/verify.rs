@@ -87,7 +87,7 @@ fn outside_the_tests(origin: &Origin, features: &[&str], rendered: &str) -> anyh
         cargo::build_tests(&copy.root.join("Cargo.toml"), &copy.target_dir, features)
     });
     match own {
-        Ok(BuildOutcome::Failed(errors)) => crate::errors::Failure::CrateDoesNotCompile {
+        Ok(BuildOutcome::Failed { errors, .. }) => crate::errors::Failure::CrateDoesNotCompile {
             what: format!(
                 "the crate's own tests do not compile, before any generated test is added \
                  (`cargo test` fails the same way): mend this, then run again; nothing was \
@@ -142,7 +142,7 @@ pub fn verify(
         verified.dependencies_build += dependencies_time(&built, building.elapsed());
         let exe = match built {
             BuildOutcome::Built { executable, .. } => executable,
-            BuildOutcome::Failed(errors) => {
+            BuildOutcome::Failed { errors, .. } => {
                 let mut culprits = BTreeSet::new();
                 for e in &errors {
                     let Some(file) = &e.file else { continue };
@@ -268,14 +268,12 @@ pub fn verify(
 }
 
 /// A build's time when it compiled dependencies (all of it: the crate's own share is small
-/// beside theirs), else nothing.
+/// beside theirs), else nothing; a failed build counts too.
 fn dependencies_time(built: &BuildOutcome, took: std::time::Duration) -> std::time::Duration {
-    match built {
-        BuildOutcome::Built {
-            compiled_dependencies,
-            ..
-        } if *compiled_dependencies > 0 => took,
-        _ => std::time::Duration::ZERO,
+    if built.compiled_dependencies() > 0 {
+        took
+    } else {
+        std::time::Duration::ZERO
     }
 }
 
@@ -760,7 +758,12 @@ mod tests {
         };
         assert_eq!(dependencies_time(&built(3), took), took);
         assert!(dependencies_time(&built(0), took).is_zero());
-        assert!(dependencies_time(&BuildOutcome::Failed(Vec::new()), took).is_zero());
+        let failed = |n| BuildOutcome::Failed {
+            errors: Vec::new(),
+            compiled_dependencies: n,
+        };
+        assert!(dependencies_time(&failed(0), took).is_zero());
+        assert_eq!(dependencies_time(&failed(4), took), took);
     }
 
     /// A test binary (libtest's harness, built by rustc) with a test that passes, one that

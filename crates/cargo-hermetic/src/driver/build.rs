@@ -77,6 +77,9 @@ pub fn build_driver(
     let dispatch_dir = work_dir.join("dispatch");
     let mut disabled = Disabled::default();
     let mut injected = false;
+    // Packages compiled over all attempts: a first build whose attempt failed compiled the
+    // dependencies all the same.
+    let mut compiled = 0;
     for _ in 0..=MAX_REBUILDS {
         let (files, unsupported) = codegen::generate(cluster, &disabled);
         let mut paths = Vec::new();
@@ -99,20 +102,18 @@ pub fn build_driver(
             cargo::SANCOV_FLAGS,
             progress,
         )?;
+        compiled += outcome.compiled_dependencies();
         match outcome {
-            BuildOutcome::Built {
-                executable,
-                compiled_dependencies: n,
-            } => {
+            BuildOutcome::Built { executable, .. } => {
                 return Ok(DriverBuild {
                     executable,
                     shadow,
                     unsupported,
                     isolate_time,
-                    compiled_dependencies: n > 0,
+                    compiled_dependencies: compiled > 0,
                 });
             }
-            BuildOutcome::Failed(errors) => {
+            BuildOutcome::Failed { errors, .. } => {
                 let (in_dispatch, in_crate): (Vec<CompileError>, Vec<CompileError>) =
                     errors.into_iter().partition(|e| {
                         e.file
@@ -221,7 +222,7 @@ pub fn build_mutants(job: MutantsJob) -> Result<MutantsBuild> {
                     seconds: started.elapsed().as_secs_f64(),
                 });
             }
-            BuildOutcome::Failed(errors) => errors,
+            BuildOutcome::Failed { errors, .. } => errors,
         };
         if std::env::var_os("HERMETIC_DEBUG").is_some() {
             eprintln!("mutants the compiler rejected:\n{}", render(&errors));
