@@ -143,9 +143,12 @@ enum Cand {
     F64,
     Char,
     PathBuf,
+    /// The other primitive numbers, last: what `Into<u64>` or `From<u32>` names.
+    Int(IntTy),
+    F32,
 }
 
-const CANDIDATES: [Cand; 8] = [
+const CANDIDATES: [Cand; 19] = [
     Cand::I64,
     Cand::Str,
     Cand::String,
@@ -154,6 +157,17 @@ const CANDIDATES: [Cand; 8] = [
     Cand::F64,
     Cand::Char,
     Cand::PathBuf,
+    Cand::Int(IntTy::U64),
+    Cand::Int(IntTy::U32),
+    Cand::Int(IntTy::Usize),
+    Cand::Int(IntTy::I32),
+    Cand::Int(IntTy::U16),
+    Cand::Int(IntTy::I16),
+    Cand::Int(IntTy::I8),
+    Cand::Int(IntTy::U128),
+    Cand::Int(IntTy::I128),
+    Cand::Int(IntTy::Isize),
+    Cand::F32,
 ];
 
 impl Cand {
@@ -167,6 +181,8 @@ impl Cand {
             Cand::F64 => Ty::Float(FloatTy::F64),
             Cand::Char => Ty::Char,
             Cand::PathBuf => Ty::Std(StdTy::PathBuf, Vec::new()),
+            Cand::Int(t) => Ty::Int(t),
+            Cand::F32 => Ty::Float(FloatTy::F32),
         }
     }
 
@@ -181,6 +197,21 @@ impl Cand {
             Cand::F64 => "f64",
             Cand::Char => "char",
             Cand::PathBuf => "PathBuf",
+            Cand::Int(t) => match t {
+                IntTy::I8 => "i8",
+                IntTy::I16 => "i16",
+                IntTy::I32 => "i32",
+                IntTy::I64 => "i64",
+                IntTy::I128 => "i128",
+                IntTy::Isize => "isize",
+                IntTy::U8 => "u8",
+                IntTy::U16 => "u16",
+                IntTy::U32 => "u32",
+                IntTy::U64 => "u64",
+                IntTy::U128 => "u128",
+                IntTy::Usize => "usize",
+            },
+            Cand::F32 => "f32",
         }
     }
 }
@@ -372,8 +403,13 @@ fn satisfies(c: Cand, bound: &TypeParamBound, param: &str) -> bool {
 /// The table of std traits per candidate.
 fn trait_holds(c: Cand, name: &str, args: &[Arg], param: &str) -> bool {
     let is_self = |s: &String| s == param || s == "Self";
-    let int = matches!(c, Cand::I64 | Cand::U8);
-    let num = int || c == Cand::F64;
+    let int = matches!(c, Cand::I64 | Cand::U8 | Cand::Int(_));
+    let float = matches!(c, Cand::F64 | Cand::F32);
+    let num = int || float;
+    let signed = matches!(
+        c,
+        Cand::I64 | Cand::Int(IntTy::I8 | IntTy::I16 | IntTy::I32 | IntTy::I128 | IntTy::Isize)
+    );
     let text = matches!(c, Cand::Str | Cand::String);
     // `Add`, `Add<T>`, `Add<Output = T>`: arithmetic with itself, giving itself.
     let self_op = args.iter().all(|a| match a {
@@ -393,11 +429,11 @@ fn trait_holds(c: Cand, name: &str, args: &[Arg], param: &str) -> bool {
         "Display" | "ToString" if args.is_empty() => c != Cand::PathBuf,
         "FromStr" if args.is_empty() => !matches!(c, Cand::Str | Cand::PathBuf),
         "Copy" if args.is_empty() => !matches!(c, Cand::String | Cand::PathBuf),
-        "Eq" | "Ord" | "Hash" if args.is_empty() => c != Cand::F64,
+        "Eq" | "Ord" | "Hash" if args.is_empty() => !float,
         "PartialEq" | "PartialOrd" => self_op,
         "Add" | "Sub" | "Mul" | "Div" | "Rem" | "AddAssign" | "SubAssign" | "MulAssign"
         | "DivAssign" | "RemAssign" | "Sum" | "Product" => num && self_op,
-        "Neg" => matches!(c, Cand::I64 | Cand::F64) && self_op,
+        "Neg" => (signed || float) && self_op,
         "Not" | "BitAnd" | "BitOr" | "BitXor" | "BitAndAssign" | "BitOrAssign" | "BitXorAssign" => {
             (int || c == Cand::Bool) && self_op
         }
@@ -466,6 +502,14 @@ mod tests {
         let two = pick("fn f<A: Clone, B: AsRef<[u8]>>(a: A, b: B)").unwrap();
         assert_eq!(two[1], ("B".to_string(), Ty::Str));
         assert_eq!(first("fn f<K: Borrow<str> + Hash + Eq>(k: K)"), Ty::Str);
+        // Conversions into one primitive number take that number (bytesize's `kb<V: Into<u64>>`).
+        assert_eq!(first("fn f<V: Into<u64>>(v: V)"), Ty::Int(IntTy::U64));
+        assert_eq!(
+            first("fn f<V: From<u32> + Copy>(v: V)"),
+            Ty::Int(IntTy::U32)
+        );
+        assert_eq!(first("fn f<V: Into<f32>>(v: V)"), Ty::Float(FloatTy::F32));
+        assert_eq!(first("fn f<V: Into<i64>>(v: V)"), Ty::Int(IntTy::I64));
     }
 
     #[test]
