@@ -4,7 +4,8 @@
 //! benchmark (`envtable`: seed 001's Table 2 on `tests/fixtures/envdeps`).
 //!
 //! Usage: `hermetic-bench [--quick] [--cli PATH] [--seeds N] [--max-executions N]
-//! [--env-max-executions N] [--only generation|environment] [--keep]`
+//! [--env-max-executions N] [--only generation|environment] [--fixtures NAME,..] [--keep]`
+//! (`--fixtures parsing,triangle`: only the generation rows whose name starts so)
 //! (normally through `bench/run`, which builds the CLI first).
 
 use hermetic_bench::copy_dir;
@@ -51,6 +52,8 @@ struct Options {
     /// Run the environment benchmark (seed 001's Table 2) and its execution budget.
     environment: bool,
     env_max_executions: u64,
+    /// Rows whose name starts with one of these (`parsing`, `triangle`); all when empty.
+    fixtures: Vec<String>,
 }
 
 /// The figures of one run, read from its JSON report (`None` when the run failed).
@@ -110,10 +113,19 @@ fn main() {
 fn generation(root: &Path, ctx: &Ctx, opts: &Options) -> usize {
     let work = &ctx.work;
     let seeds: Vec<u64> = (1..=opts.seeds).collect();
+    // `--fixtures` matches a row's name: `parsing/config/`, `triangle/`.
+    let chosen = |f: &str, module: Option<&str>| {
+        let name = format!(
+            "{}/{}",
+            Path::new(f).file_name().unwrap().to_string_lossy(),
+            module.unwrap_or("")
+        );
+        opts.fixtures.is_empty() || opts.fixtures.iter().any(|p| name.starts_with(p.as_str()))
+    };
 
     println!(
         "generation benchmark: {} fixtures x {} seed(s) x 2 strategies, --max-executions {}, work dir {}",
-        FIXTURES.len(),
+        FIXTURES.iter().filter(|&&(f, m)| chosen(f, m)).count(),
         seeds.len(),
         opts.max_executions,
         work.display()
@@ -121,6 +133,7 @@ fn generation(root: &Path, ctx: &Ctx, opts: &Options) -> usize {
     // One copy per crate directory; a fixture row may select one of its modules.
     let crates: Vec<(String, PathBuf, Option<&str>)> = FIXTURES
         .iter()
+        .filter(|&&(f, module)| chosen(f, module))
         .map(|&(f, module)| {
             let dir_name = Path::new(f).file_name().unwrap().to_string_lossy();
             let dest = work.join("crates").join(dir_name.as_ref());
@@ -163,7 +176,12 @@ fn generation(root: &Path, ctx: &Ctx, opts: &Options) -> usize {
 
     // Executions per second on small functions: triangle with one and with two jobs.
     // A rate needs no long run: at most JOBS_EXECUTIONS executions each.
-    let (triangle_name, triangle, _) = &crates[0];
+    // (Left out when `--fixtures` leaves triangle out.)
+    let Some((triangle_name, triangle, _)) = crates.iter().find(|(name, ..)| name == "triangle")
+    else {
+        print_table(&crates, &results, opts);
+        return failures;
+    };
     let jobs_ctx = Ctx {
         cli: ctx.cli.clone(),
         work: ctx.work.clone(),
@@ -431,6 +449,7 @@ fn parse_args() -> Options {
         generation: true,
         environment: true,
         env_max_executions: 20_000,
+        fixtures: Vec::new(),
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -453,6 +472,7 @@ fn parse_args() -> Options {
                     .unwrap_or_else(|_| usage("--env-max-executions N"))
             }
             "--cli" => opts.cli = PathBuf::from(value()),
+            "--fixtures" => opts.fixtures = value().split(',').map(str::to_string).collect(),
             "--seeds" => opts.seeds = value().parse().unwrap_or_else(|_| usage("--seeds N")),
             "--max-executions" => {
                 opts.max_executions = value()
@@ -467,6 +487,6 @@ fn parse_args() -> Options {
 }
 
 fn usage(msg: &str) -> ! {
-    eprintln!("{msg}\nusage: hermetic-bench [--quick] [--cli PATH] [--seeds N] [--max-executions N] [--env-max-executions N] [--only generation|environment] [--keep]");
+    eprintln!("{msg}\nusage: hermetic-bench [--quick] [--cli PATH] [--seeds N] [--max-executions N] [--env-max-executions N] [--only generation|environment] [--fixtures NAME,..] [--keep]");
     std::process::exit(2)
 }
