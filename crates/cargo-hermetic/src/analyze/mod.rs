@@ -107,7 +107,7 @@ pub fn analyze_with(lib_rs: &Path, crate_name: &str, options: Options) -> anyhow
     let mods = modules::load(lib_rs, &config, &mut skipped)?;
     let mut names = names::Names::new(&mods);
     let (types, infos) = items::collect(&mods, &mut names, &mut skipped);
-    let mut trait_infos = traits::declare(&mods, &mut names);
+    let mut trait_infos = traits::declare(&mods, &mut names, &types);
     let trait_defs = traits::collect(&mods, &names, &infos, &types, &mut trait_infos);
     skipped.extend(traits::skipped(&mods, &trait_defs, &trait_infos));
     let mut collector = callables::Collector {
@@ -211,15 +211,18 @@ fn add_parse_constructors(cluster: &mut Cluster) {
 
 /// For a callable with trait-typed parameters, a twin taking a crate type that implements
 /// each trait instead of its mock (the first implementor): tests use mocks only where such
-/// values cannot reach a goal (seed 003). Only parameters that coerce to the trait (`T`, `&T`,
-/// `&mut T`, `Box<T>`) are replaced.
+/// values cannot reach a goal (seed 003). Parameters that coerce to the trait (`T`, `&T`,
+/// `&mut T`, `Box<T>`) are replaced, and so is the mock wherever it is a crate type's type
+/// argument (the receiver's, the result's, a parameter's: `WhichFindIterator<RealSys, Noop>`
+/// with `new_path(.., handler: Noop)`), which a type parameter put there, so that the twin's
+/// types agree.
 fn add_implementor_variants(cluster: &mut Cluster) {
     let implementor = |t: usize| cluster.traits[t].implementors.first().copied();
+    let swap = |inner: &Ty| match inner {
+        Ty::Mock(t) => implementor(*t).map(|id| Ty::Adt(id, Vec::new())),
+        _ => None,
+    };
     let replace = |ty: &Ty| -> Option<Ty> {
-        let swap = |inner: &Ty| match inner {
-            Ty::Mock(t) => implementor(*t).map(|id| Ty::Adt(id, Vec::new())),
-            _ => None,
-        };
         match ty {
             Ty::Ref(inner) => swap(inner).map(|t| Ty::Ref(Box::new(t))),
             Ty::RefMut(inner) => swap(inner).map(|t| Ty::RefMut(Box::new(t))),
@@ -242,11 +245,66 @@ fn add_implementor_variants(cluster: &mut Cluster) {
                 changed = true;
             }
         }
+        let self_ty = match &mut twin.kind {
+            CallableKind::AssocFn { self_ty }
+            | CallableKind::Method { self_ty, .. }
+            | CallableKind::TraitFn { self_ty, .. }
+            | CallableKind::StructLiteral { self_ty, .. }
+            | CallableKind::Variant { self_ty, .. }
+            | CallableKind::Parse { self_ty } => Some(self_ty),
+            CallableKind::Function | CallableKind::Mock(_) | CallableKind::Fake(_) => None,
+        };
+        for ty in twin
+            .params
+            .iter_mut()
+            .map(|p| &mut p.ty)
+            .chain(std::iter::once(&mut twin.ret))
+            .chain(self_ty)
+        {
+            changed |= swap_type_arguments(ty, &swap);
+        }
         if changed {
             twins.push(twin);
         }
     }
     cluster.callables.extend(twins);
+}
+
+/// Replaces, by `swap`, every type inside `ty` that is a crate type's type argument (at any
+/// depth); true when one was.
+fn swap_type_arguments(ty: &mut Ty, swap: &impl Fn(&Ty) -> Option<Ty>) -> bool {
+    match ty {
+        Ty::Adt(_, args) => {
+            let mut changed = false;
+            for a in args {
+                if let Some(new) = swap(a) {
+                    *a = new;
+                    changed = true;
+                } else {
+                    changed |= swap_type_arguments(a, swap);
+                }
+            }
+            changed
+        }
+        Ty::Vec(e)
+        | Ty::Slice(e)
+        | Ty::Array(e, _)
+        | Ty::Option(e)
+        | Ty::Box(e)
+        | Ty::Ref(e)
+        | Ty::RefMut(e)
+        | Ty::IntoIter(e)
+        | Ty::Range(e, _)
+        | Ty::Closure(_, e) => swap_type_arguments(e, swap),
+        Ty::Result(a, b) => {
+            let a = swap_type_arguments(a, swap);
+            swap_type_arguments(b, swap) || a
+        }
+        Ty::Tuple(items) | Ty::Std(_, items) => items
+            .iter_mut()
+            .fold(false, |changed, t| swap_type_arguments(t, swap) || changed),
+        _ => false,
+    }
 }
 
 /// One callable per mockable trait: building its mock from the values its methods return.

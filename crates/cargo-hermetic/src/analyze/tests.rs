@@ -1400,3 +1400,66 @@ fn a_type_parameter_seen_only_inside_an_option_is_not_inferred() {
     assert!(callable(&c, "both").generics_inferred);
     assert!(callable(&c, "boxed").generics_inferred);
 }
+
+#[test]
+fn a_trait_no_mock_can_implement_takes_the_crate_type_that_implements_it() {
+    // which 8: `Sys` has associated types (no mock), `RealSys` implements it; a generic
+    // `&T` impl is no type a test can build.
+    let c = inline(&[(
+        "lib.rs",
+        "pub trait Sys { type Entry; fn is_windows(&self) -> bool; }
+         #[derive(Default, Clone, Copy)]
+         pub struct RealSys;
+         impl Sys for RealSys { type Entry = u8; fn is_windows(&self) -> bool { false } }
+         impl<T: Sys> Sys for &T { type Entry = T::Entry; fn is_windows(&self) -> bool { (**self).is_windows() } }
+         pub struct Config<S: Sys> { sys: S, n: u8 }
+         impl<S: Sys> Config<S> {
+             pub fn new_with_sys(sys: S) -> Self { Config { sys, n: 0 } }
+             pub fn windows(&self) -> bool { self.sys.is_windows() && self.n > 0 }
+         }
+         pub fn exists(sys: impl Sys, n: u8) -> bool { sys.is_windows() || n > 3 }
+         pub fn find<S: Sys>(sys: S) -> bool { sys.is_windows() }
+         pub trait Other { type A; fn f(&self); }
+         pub fn none<O: Other>(o: O) { o.f() }",
+    )]);
+    let real = adt(&c, "RealSys");
+    assert_eq!(callable(&c, "find").generic_args, vec![real.clone()]);
+    assert_eq!(callable(&c, "exists").params[0].ty, real);
+    let config = Ty::Adt(ty_id(&c, "Config"), vec![real.clone()]);
+    assert_eq!(callable(&c, "Config::new_with_sys").ret, config);
+    assert!(matches!(&callable(&c, "Config::windows").kind,
+        CallableKind::Method { self_ty, .. } if *self_ty == config));
+    // A trait nobody implements still has no stand-in.
+    assert!(skip_reason(&c, "none").contains("cannot be mocked"));
+}
+
+#[test]
+fn an_implementor_twin_puts_the_implementor_in_the_type_arguments_too() {
+    // which 8: `WhichFindIterator<TSys, F: NonFatalErrorHandler>::new_path(.., handler: F)`;
+    // the twin taking `Noop` must be a method of `Finder<Noop>`, not of `Finder<MockHandler>`.
+    let c = inline(&[(
+        "lib.rs",
+        "pub trait Handler { fn handle(&mut self, e: u8); }
+         #[derive(Default)]
+         pub struct Noop;
+         impl Handler for Noop { fn handle(&mut self, _: u8) {} }
+         pub struct Finder<F: Handler> { handler: F, n: u8 }
+         impl<F: Handler> Finder<F> {
+             pub fn new(n: u8, handler: F) -> Self { Finder { handler, n } }
+             pub fn run(&mut self) { self.handler.handle(self.n) }
+         }",
+    )]);
+    let finder = ty_id(&c, "Finder");
+    let handler = c.traits.iter().position(|t| t.name == "Handler").unwrap();
+    let news: Vec<&Callable> = c.callables.iter().filter(|k| k.name == "new").collect();
+    assert_eq!(news.len(), 2, "{news:?}");
+    for (k, arg) in news.iter().zip([Ty::Mock(handler), adt(&c, "Noop")]) {
+        assert_eq!(k.params[1].ty, arg);
+        assert_eq!(k.ret, Ty::Adt(finder, vec![arg.clone()]));
+        assert!(matches!(&k.kind, CallableKind::AssocFn { self_ty } if *self_ty == k.ret));
+    }
+    let runs: Vec<&Callable> = c.callables.iter().filter(|k| k.name == "run").collect();
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    assert!(matches!(&runs[1].kind, CallableKind::Method { self_ty, .. }
+        if *self_ty == Ty::Adt(finder, vec![adt(&c, "Noop")])));
+}

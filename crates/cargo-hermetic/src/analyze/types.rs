@@ -27,6 +27,10 @@ pub struct TraitInfo {
     /// A primitive type the crate implements it for (`impl Amounts for f64`), which stands in
     /// for a type parameter bounded by it when no mock can.
     pub primitive_implementor: Option<Ty>,
+    /// A crate type without type or lifetime parameters that implements it (`impl Sys for
+    /// RealSys`), which stands in for a type parameter bounded by it when no mock can (a trait
+    /// with associated types, say) and the crate implements it for no primitive.
+    pub type_implementor: Option<Ty>,
 }
 
 /// Where a type occurs, which decides where references are allowed.
@@ -526,7 +530,11 @@ impl TyCx<'_> {
         let primitive = self
             .traits
             .get(id)
-            .and_then(|t| t.primitive_implementor.clone())
+            .and_then(|t| {
+                t.primitive_implementor
+                    .clone()
+                    .or_else(|| t.type_implementor.clone())
+            })
             .filter(|_| sized);
         Some(if extra.is_empty() {
             self.mock(id).or_else(|why| primitive.ok_or(why))
