@@ -205,6 +205,7 @@ fn add_parse_constructors(cluster: &mut Cluster) {
             generics_inferred: false,
             held: Vec::new(),
             unsafe_fn: false,
+            collect: None,
         });
     }
 }
@@ -333,6 +334,7 @@ fn add_mock_constructors(cluster: &mut Cluster, infos: &[types::TraitInfo]) {
             generics_inferred: false,
             held: Vec::new(),
             unsafe_fn: false,
+            collect: None,
         });
     }
 }

@@ -1463,3 +1463,28 @@ fn an_implementor_twin_puts_the_implementor_in_the_type_arguments_too() {
     assert!(matches!(&runs[1].kind, CallableKind::Method { self_ty, .. }
         if *self_ty == Ty::Adt(finder, vec![adt(&c, "Noop")])));
 }
+
+#[test]
+fn a_returned_iterator_is_collected_into_a_vec() {
+    // which 8: `which_all(..) -> Result<impl Iterator<Item = PathBuf>>`.
+    let c = inline(&[(
+        "lib.rs",
+        "pub fn all(n: u8) -> impl Iterator<Item = u8> { 0..n }
+         pub fn some<'a>(s: &'a str) -> Option<impl Iterator<Item = char> + 'a> { s.chars().next().map(|_| s.chars()) }
+         pub fn found(n: u8) -> Result<impl Iterator<Item = String>, std::io::Error> { Ok((0..n).map(|i| i.to_string())) }
+         pub fn pair(n: u8) -> (u8, impl Iterator<Item = u8>) { (n, 0..n) }
+         pub fn shown(n: u8) -> impl std::fmt::Display { n }",
+    )]);
+    let u8_ = Ty::Int(IntTy::U8);
+    assert_eq!(callable(&c, "all").ret, Ty::Vec(b(u8_.clone())));
+    assert_eq!(callable(&c, "all").collect, Some(Collect::Whole));
+    assert_eq!(callable(&c, "some").ret, Ty::Option(b(Ty::Vec(b(Ty::Char)))));
+    assert_eq!(callable(&c, "some").collect, Some(Collect::Inside));
+    assert_eq!(
+        callable(&c, "found").ret,
+        Ty::Result(b(Ty::Vec(b(Ty::String))), b(Ty::IoError))
+    );
+    assert_eq!(callable(&c, "found").collect, Some(Collect::Inside));
+    assert!(skip_reason(&c, "pair").contains("iterator"));
+    assert!(skip_reason(&c, "shown").contains("`impl Trait` return types"));
+}

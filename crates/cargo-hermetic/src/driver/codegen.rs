@@ -586,6 +586,7 @@ fn call_body(cluster: &Cluster, id: usize) -> Result<TokenStream, Why> {
         }
     };
     let ret_ty = ty(cluster, &c.ret, m);
+    let collect = crate::rust_syntax::collect_suffix(c.collect);
     // The value kept for later statements, with what observes it again at the end. A mock is
     // never observed again: its state is the values the test set up, not the crate's doing.
     let store = match c.ret.stored() {
@@ -619,7 +620,7 @@ fn call_body(cluster: &Cluster, id: usize) -> Result<TokenStream, Why> {
     }
     Ok(quote! {
         #(#setup)*
-        let ret: #ret_ty = #call;
+        let ret: #ret_ty = #call #collect;
         let observed = Some(::hermetic_driver::observe(&ret));
         let (stored, observer) = #store;
         #(#teardown)*
