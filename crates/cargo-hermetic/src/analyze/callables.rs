@@ -11,8 +11,8 @@ use super::std_impls::StdImpl;
 use super::syntax::{self, least_visible};
 use super::types::{Mode, TraitInfo, TyCx, TypeInfo};
 use crate::cluster::{
-    Callable, CallableKind, Collect, FloatTy, ImplOf, IntTy, ModuleId, Param, Receiver, Skipped, StdTy, Ty,
-    TypeDef, VariantShape, Vis,
+    Callable, CallableKind, Collect, FloatTy, ImplOf, IntTy, ModuleId, Param, Receiver, Skipped,
+    StdTy, Ty, TypeDef, VariantShape, Vis,
 };
 use crate::skip::{SkipReason, Why};
 use proc_macro2::{TokenStream, TokenTree};

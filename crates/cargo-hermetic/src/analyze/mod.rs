@@ -158,6 +158,7 @@ pub fn analyze_with(lib_rs: &Path, crate_name: &str, options: Options) -> anyhow
     };
     add_implementor_variants(&mut cluster);
     add_mock_constructors(&mut cluster, &trait_infos);
+    drop_unmade_mock_receivers(&mut cluster);
     if options.parse_constructors {
         add_parse_constructors(&mut cluster);
     }
@@ -269,6 +270,48 @@ fn add_implementor_variants(cluster: &mut Cluster) {
         }
     }
     cluster.callables.extend(twins);
+}
+
+/// Leaves out the methods of a generic type instantiated with a mock (`Finder<RealSys,
+/// MockHandler>::home`, from `impl<S: Sys, H: Handler> Finder<S, H>`) when no callable but
+/// the type's own methods makes such a value and a twin of the method on the implementor
+/// (`Finder<RealSys, Noop>::home`) stays: the driver would instantiate it for nothing, and its
+/// branches would count as goals no test can reach.
+fn drop_unmade_mock_receivers(cluster: &mut Cluster) {
+    let made = |t: &Ty| {
+        cluster.callables.iter().any(|c| {
+            !matches!(&c.kind, CallableKind::Method { self_ty, .. } if self_ty == t)
+                && c.ret.stored() == Some(t)
+                || matches!(&c.kind, CallableKind::StructLiteral { self_ty, .. } if self_ty == t)
+        })
+    };
+    let unmade: Vec<bool> = cluster
+        .callables
+        .iter()
+        .map(|c| match &c.kind {
+            CallableKind::Method { self_ty, .. } => {
+                self_ty.mentions(&|t| matches!(t, Ty::Mock(_))) && !made(self_ty)
+            }
+            _ => false,
+        })
+        .collect();
+    let twin_stays = |i: usize| {
+        let c = &cluster.callables[i];
+        cluster.callables.iter().enumerate().any(|(j, d)| {
+            !unmade[j]
+                && d.module == c.module
+                && d.name == c.name
+                && matches!(d.kind, CallableKind::Method { .. })
+        })
+    };
+    let drop: Vec<bool> = (0..unmade.len())
+        .map(|i| unmade[i] && twin_stays(i))
+        .collect();
+    let mut i = 0;
+    cluster.callables.retain(|_| {
+        i += 1;
+        !drop[i - 1]
+    });
 }
 
 /// Replaces, by `swap`, every type inside `ty` that is a crate type's type argument (at any

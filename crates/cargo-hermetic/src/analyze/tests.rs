@@ -639,7 +639,11 @@ fn generic_impls_substitute_their_parameters() {
         .expect("From<&'a str> impl with the lifetime dropped");
     assert_eq!(from_str.params[0].ty, Ty::Str);
     assert!(skip_reason(&c, "Pair::gated").contains("has_x"));
-    assert!(skip_reason(&c, "Pair::iter").starts_with("return type: `impl Trait` return types"));
+    // A returned iterator is collected (`Callable::collect`).
+    assert_eq!(
+        callable(&c, "Pair::iter").ret,
+        Ty::Vec(Box::new(Ty::Int(IntTy::U8)))
+    );
     assert!(
         matches!(&callable(&c, "Pair::default").kind, CallableKind::TraitFn { self_ty: Ty::Adt(_, args), .. } if *args == vec![I64, I64])
     );
@@ -1478,7 +1482,10 @@ fn a_returned_iterator_is_collected_into_a_vec() {
     let u8_ = Ty::Int(IntTy::U8);
     assert_eq!(callable(&c, "all").ret, Ty::Vec(b(u8_.clone())));
     assert_eq!(callable(&c, "all").collect, Some(Collect::Whole));
-    assert_eq!(callable(&c, "some").ret, Ty::Option(b(Ty::Vec(b(Ty::Char)))));
+    assert_eq!(
+        callable(&c, "some").ret,
+        Ty::Option(b(Ty::Vec(b(Ty::Char))))
+    );
     assert_eq!(callable(&c, "some").collect, Some(Collect::Inside));
     assert_eq!(
         callable(&c, "found").ret,
@@ -1487,4 +1494,52 @@ fn a_returned_iterator_is_collected_into_a_vec() {
     assert_eq!(callable(&c, "found").collect, Some(Collect::Inside));
     assert!(skip_reason(&c, "pair").contains("iterator"));
     assert!(skip_reason(&c, "shown").contains("`impl Trait` return types"));
+}
+
+#[test]
+fn methods_of_a_type_only_a_twin_makes_are_left_on_the_mock() {
+    // `Finder<S, H: Handler>`: `new` makes `Finder<Noop>` only, so `run` on
+    // `Finder<MockHandler>` could never be called; its twin on `Finder<Noop>` stays.
+    let c = inline(&[(
+        "lib.rs",
+        "pub trait Handler { fn handle(&mut self, e: u8); }
+         #[derive(Default)]
+         pub struct Noop;
+         impl Handler for Noop { fn handle(&mut self, _: u8) {} }
+         pub struct Finder<H = Noop> { handler: H, n: u8 }
+         impl Finder<Noop> { pub fn new(n: u8) -> Self { Finder { handler: Noop, n } } }
+         impl<H: Handler> Finder<H> {
+             pub fn run(&mut self) { self.handler.handle(self.n) }
+             pub fn with(n: u8, handler: H) -> Self { Finder { handler, n } }
+         }
+         impl<H: Handler> Finder<H> { pub fn again(&mut self) { self.run() } }",
+    )]);
+    let noop = Ty::Adt(ty_id(&c, "Finder"), vec![adt(&c, "Noop")]);
+    let runs: Vec<&Callable> = c.callables.iter().filter(|k| k.name == "run").collect();
+    // `with` makes `Finder<MockHandler>`: both stay.
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    assert!(runs.iter().any(|k| k.kind.self_ty() == Some(&noop)));
+}
+
+#[test]
+fn methods_on_a_mock_instantiation_nothing_makes_are_left_out() {
+    let c = inline(&[(
+        "lib.rs",
+        "pub trait Handler { fn handle(&mut self, e: u8); }
+         #[derive(Default)]
+         pub struct Noop;
+         impl Handler for Noop { fn handle(&mut self, _: u8) {} }
+         pub struct Finder<H = Noop> { handler: H, n: u8 }
+         impl Finder<Noop> { pub fn new(n: u8) -> Self { Finder { handler: Noop, n } } }
+         impl<H: Handler> Finder<H> {
+             pub fn run(&mut self) { self.handler.handle(self.n) }
+             pub fn limit(self, n: u8) -> Self { Finder { n, ..self } }
+         }",
+    )]);
+    let noop = Ty::Adt(ty_id(&c, "Finder"), vec![adt(&c, "Noop")]);
+    for name in ["run", "limit"] {
+        let all: Vec<&Callable> = c.callables.iter().filter(|k| k.name == name).collect();
+        assert_eq!(all.len(), 1, "{all:?}");
+        assert_eq!(all[0].kind.self_ty(), Some(&noop));
+    }
 }
