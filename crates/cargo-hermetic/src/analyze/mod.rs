@@ -344,9 +344,14 @@ fn swap_type_arguments(ty: &mut Ty, swap: &impl Fn(&Ty) -> Option<Ty>) -> bool {
             let a = swap_type_arguments(a, swap);
             swap_type_arguments(b, swap) || a
         }
-        Ty::Tuple(items) | Ty::Std(_, items) => items
-            .iter_mut()
-            .fold(false, |changed, t| swap_type_arguments(t, swap) || changed),
+        Ty::Tuple(items) | Ty::Std(_, items) => {
+            // Every item, not only up to the first that changed.
+            let mut changed = false;
+            for t in items {
+                changed |= swap_type_arguments(t, swap);
+            }
+            changed
+        }
         _ => false,
     }
 }
