@@ -199,6 +199,16 @@ fn run_crate(
     if let Some(api) = &api {
         let tested = api.iter().filter(|f| f.called_in(&tests, api)).count();
         row.api = Some((tested, api.len()));
+        // Which ones no test calls, for `--keep`'s reader.
+        let untested: String = api
+            .iter()
+            .filter(|f| !f.called_in(&tests, api))
+            .map(|f| match &f.owner {
+                Some(o) => format!("{o}::{}\n", f.name),
+                None => format!("{}\n", f.name),
+            })
+            .collect();
+        let _ = std::fs::write(work.join(format!("{name}.untested")), untested);
     }
     if coverage {
         let lines = |args: &[&str], out: &str| -> Option<f64> {

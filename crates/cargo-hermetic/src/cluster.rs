@@ -534,6 +534,18 @@ pub struct Callable {
     /// An `unsafe fn` (listed for record only, `analyze::Options::unsafe_fns`): a test calls
     /// it inside `unsafe { .. }`, as the recorded run did.
     pub unsafe_fn: bool,
+    /// The callable returns `impl Iterator<Item = T>` (alone, or as a `Result`'s or an
+    /// `Option`'s value), which the call collects at once: `ret` says `Vec<T>` there.
+    pub collect: Option<Collect>,
+}
+
+/// Where a returned `impl Iterator` is collected into a `Vec` (`Callable::collect`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Collect {
+    /// The result is the iterator: `.collect::<Vec<_>>()`.
+    Whole,
+    /// The result is a `Result` or `Option` of it: `.map(|i| i.collect::<Vec<_>>())`.
+    Inside,
 }
 
 #[derive(Debug, Clone, PartialEq)]

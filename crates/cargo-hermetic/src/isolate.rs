@@ -135,6 +135,7 @@ fn plan(cluster: &mut Cluster, selected: impl Fn(CallableId) -> bool) -> Vec<Uni
                         generics_inferred: false,
                         held: Vec::new(),
                         unsafe_fn: false,
+                        collect: None,
                     };
                     cluster.fakes.push(FakeDef {
                         callee: call.callee,

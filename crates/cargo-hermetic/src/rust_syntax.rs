@@ -4,7 +4,7 @@
 //! the module it serves and starts with `use super::*;`, so that module's own items are named
 //! directly and everything else by its `crate::` path.
 
-use crate::cluster::{Cluster, FloatTy, IntTy, ModuleId, RangeKind, StdTy, Ty, Vis};
+use crate::cluster::{Cluster, Collect, FloatTy, IntTy, ModuleId, RangeKind, StdTy, Ty, Vis};
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 
@@ -42,6 +42,16 @@ pub fn int_ty(t: IntTy) -> TokenStream {
         IntTy::U64 => quote!(u64),
         IntTy::U128 => quote!(u128),
         IntTy::Usize => quote!(usize),
+    }
+}
+
+/// What a call's expression is followed by so that a returned iterator is collected
+/// (`Callable::collect`): the driver and the emitted tests write the same.
+pub fn collect_suffix(collect: Option<Collect>) -> TokenStream {
+    match collect {
+        None => quote!(),
+        Some(Collect::Whole) => quote!(.collect::<Vec<_>>()),
+        Some(Collect::Inside) => quote!(.map(|items| items.collect::<Vec<_>>())),
     }
 }
 

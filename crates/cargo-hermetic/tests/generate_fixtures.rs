@@ -477,6 +477,33 @@ fn durations_and_times_are_passed_and_checked_from_the_epoch() {
 }
 
 #[test]
+fn a_crate_implementation_stands_in_for_a_trait_no_mock_can_implement_and_iterators_are_collected()
+{
+    let (fixture, run) = generate("systems", 1, 3_000);
+    let file = fixture.read("src/hermetic_tests.rs");
+    let flat: String = file.chars().filter(|c| !c.is_whitespace()).collect();
+    // `Sys` has an associated type, so no mock: the crate's `RealSys` is passed, in the test's
+    // virtual environment; a generic type's methods run on `Finder<RealSys, Noop>`; returned
+    // iterators are collected and compared as vectors.
+    for expected in [
+        "letreal_sys=RealSys;",
+        "candidates(real_sys,\"",
+        ".map(|items|items.collect::<Vec<_>>()),Some(vec![PathBuf::from(",
+        "Finder::<RealSys,Noop>::new_with_sys(real_sys);",
+        "long_words(\"",
+        ").collect::<Vec<_>>(),vec![",
+        "Err(\"nolimit\".to_string())",
+    ] {
+        assert!(
+            flat.contains(expected),
+            "no {expected}:\n{file}\n{}",
+            run.describe()
+        );
+    }
+    assert_full_coverage(&run);
+}
+
+#[test]
 fn cow_text_iterables_and_std_trait_impls_are_called_as_users_write_them() {
     let (fixture, run) = generate("texts", 1, 3_000);
     let file = fixture.read("src/hermetic_tests.rs");

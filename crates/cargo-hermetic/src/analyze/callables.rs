@@ -11,8 +11,8 @@ use super::std_impls::StdImpl;
 use super::syntax::{self, least_visible};
 use super::types::{Mode, TraitInfo, TyCx, TypeInfo};
 use crate::cluster::{
-    Callable, CallableKind, FloatTy, ImplOf, IntTy, ModuleId, Param, Receiver, Skipped, StdTy, Ty,
-    TypeDef, VariantShape, Vis,
+    Callable, CallableKind, Collect, FloatTy, ImplOf, IntTy, ModuleId, Param, Receiver, Skipped,
+    StdTy, Ty, TypeDef, VariantShape, Vis,
 };
 use crate::skip::{SkipReason, Why};
 use proc_macro2::{TokenStream, TokenTree};
@@ -35,6 +35,8 @@ struct Sig {
     /// The arguments the result borrows from (`Callable::held`).
     held: Vec<usize>,
     unsafe_fn: bool,
+    /// Where a returned `impl Iterator` is collected (`Callable::collect`).
+    collect: Option<Collect>,
     /// `Self` after instantiating the enclosing impl's parameters.
     self_ty: Option<Ty>,
     /// Whether `self_ty` is the reference an unsized std `Self` is passed behind (`&Path` for
@@ -158,6 +160,7 @@ impl Collector<'_> {
             generics_inferred: sig.generics_inferred,
             held: sig.held,
             unsafe_fn: sig.unsafe_fn,
+            collect: sig.collect,
         });
     }
 
@@ -306,6 +309,7 @@ impl Collector<'_> {
                 cx.map(t, Mode::Ret).map_err(|e| e.within("return type"))?
             }
         };
+        let (ret, collect) = collected(ret).map_err(|e| e.within("return type"))?;
         let hides_lifetimes =
             ret.mentions(&|t| matches!(t, Ty::Adt(id, _) if self.defs[*id].lifetimes > 0));
         let held = held_args(sig, imp.map_or(&[][..], |i| &i.lifetimes), hides_lifetimes);
@@ -317,6 +321,7 @@ impl Collector<'_> {
             generic_args,
             generics_inferred,
             unsafe_fn: sig.unsafety.is_some(),
+            collect,
             self_ty,
             self_by_ref,
             subst,
@@ -713,6 +718,7 @@ impl Collector<'_> {
             generics_inferred: false,
             held,
             unsafe_fn: false,
+            collect: None,
         });
     }
 
@@ -752,6 +758,7 @@ impl Collector<'_> {
                 generics_inferred: false,
                 held,
                 unsafe_fn: false,
+                collect: None,
             });
         }
     }
@@ -778,6 +785,7 @@ impl Collector<'_> {
                 generics_inferred: false,
                 held: Vec::new(),
                 unsafe_fn: false,
+                collect: None,
             }),
             Err(why) => {
                 let name = format!("{}::default", self.defs[id].name);
@@ -1022,4 +1030,26 @@ fn names_impl_param(imp: &syn::ItemImpl) -> bool {
         .to_token_stream()
         .into_iter()
         .any(|t| matches!(t, TokenTree::Ident(i) if params.contains(&i.to_string())))
+}
+
+/// A returned iterator (`Ty::IntoIter`: `impl Iterator<Item = T>`) as the `Vec<T>` the call
+/// collects it into, and where; an iterator anywhere else in the result is not supported.
+fn collected(ret: Ty) -> Result<(Ty, Option<Collect>), Why> {
+    let iter = |t: &Ty| matches!(t, Ty::IntoIter(_));
+    match ret {
+        Ty::IntoIter(item) => Ok((Ty::Vec(item), Some(Collect::Whole))),
+        Ty::Result(ok, err) if !err.mentions(&iter) && matches!(&*ok, Ty::IntoIter(item) if !item.mentions(&iter)) => {
+            let Ty::IntoIter(item) = *ok else { unreachable!() };
+            Ok((Ty::Result(Box::new(Ty::Vec(item)), err), Some(Collect::Inside)))
+        }
+        Ty::Option(inner) if matches!(&*inner, Ty::IntoIter(item) if !item.mentions(&iter)) => {
+            let Ty::IntoIter(item) = *inner else { unreachable!() };
+            Ok((Ty::Option(Box::new(Ty::Vec(item))), Some(Collect::Inside)))
+        }
+        t if t.mentions(&iter) => Err(Why::new(
+            SkipReason::OpaqueReturn,
+            "an iterator is collected only as the result, or as a `Result`'s or an `Option`'s value",
+        )),
+        t => Ok((t, None)),
+    }
 }

@@ -107,7 +107,7 @@ pub fn analyze_with(lib_rs: &Path, crate_name: &str, options: Options) -> anyhow
     let mods = modules::load(lib_rs, &config, &mut skipped)?;
     let mut names = names::Names::new(&mods);
     let (types, infos) = items::collect(&mods, &mut names, &mut skipped);
-    let mut trait_infos = traits::declare(&mods, &mut names);
+    let mut trait_infos = traits::declare(&mods, &mut names, &types);
     let trait_defs = traits::collect(&mods, &names, &infos, &types, &mut trait_infos);
     skipped.extend(traits::skipped(&mods, &trait_defs, &trait_infos));
     let mut collector = callables::Collector {
@@ -158,6 +158,7 @@ pub fn analyze_with(lib_rs: &Path, crate_name: &str, options: Options) -> anyhow
     };
     add_implementor_variants(&mut cluster);
     add_mock_constructors(&mut cluster, &trait_infos);
+    drop_unmade_mock_receivers(&mut cluster);
     if options.parse_constructors {
         add_parse_constructors(&mut cluster);
     }
@@ -205,21 +206,25 @@ fn add_parse_constructors(cluster: &mut Cluster) {
             generics_inferred: false,
             held: Vec::new(),
             unsafe_fn: false,
+            collect: None,
         });
     }
 }
 
 /// For a callable with trait-typed parameters, a twin taking a crate type that implements
 /// each trait instead of its mock (the first implementor): tests use mocks only where such
-/// values cannot reach a goal (seed 003). Only parameters that coerce to the trait (`T`, `&T`,
-/// `&mut T`, `Box<T>`) are replaced.
+/// values cannot reach a goal (seed 003). Parameters that coerce to the trait (`T`, `&T`,
+/// `&mut T`, `Box<T>`) are replaced, and so is the mock wherever it is a crate type's type
+/// argument (the receiver's, the result's, a parameter's: `WhichFindIterator<RealSys, Noop>`
+/// with `new_path(.., handler: Noop)`), which a type parameter put there, so that the twin's
+/// types agree.
 fn add_implementor_variants(cluster: &mut Cluster) {
     let implementor = |t: usize| cluster.traits[t].implementors.first().copied();
+    let swap = |inner: &Ty| match inner {
+        Ty::Mock(t) => implementor(*t).map(|id| Ty::Adt(id, Vec::new())),
+        _ => None,
+    };
     let replace = |ty: &Ty| -> Option<Ty> {
-        let swap = |inner: &Ty| match inner {
-            Ty::Mock(t) => implementor(*t).map(|id| Ty::Adt(id, Vec::new())),
-            _ => None,
-        };
         match ty {
             Ty::Ref(inner) => swap(inner).map(|t| Ty::Ref(Box::new(t))),
             Ty::RefMut(inner) => swap(inner).map(|t| Ty::RefMut(Box::new(t))),
@@ -242,11 +247,113 @@ fn add_implementor_variants(cluster: &mut Cluster) {
                 changed = true;
             }
         }
+        let self_ty = match &mut twin.kind {
+            CallableKind::AssocFn { self_ty }
+            | CallableKind::Method { self_ty, .. }
+            | CallableKind::TraitFn { self_ty, .. }
+            | CallableKind::StructLiteral { self_ty, .. }
+            | CallableKind::Variant { self_ty, .. }
+            | CallableKind::Parse { self_ty } => Some(self_ty),
+            CallableKind::Function | CallableKind::Mock(_) | CallableKind::Fake(_) => None,
+        };
+        for ty in twin
+            .params
+            .iter_mut()
+            .map(|p| &mut p.ty)
+            .chain(std::iter::once(&mut twin.ret))
+            .chain(self_ty)
+        {
+            changed |= swap_type_arguments(ty, &swap);
+        }
         if changed {
             twins.push(twin);
         }
     }
     cluster.callables.extend(twins);
+}
+
+/// Leaves out the methods of a generic type instantiated with a mock (`Finder<RealSys,
+/// MockHandler>::home`, from `impl<S: Sys, H: Handler> Finder<S, H>`) when no callable but
+/// the type's own methods makes such a value and a twin of the method on the implementor
+/// (`Finder<RealSys, Noop>::home`) stays: the driver would instantiate it for nothing, and its
+/// branches would count as goals no test can reach.
+fn drop_unmade_mock_receivers(cluster: &mut Cluster) {
+    let made = |t: &Ty| {
+        cluster.callables.iter().any(|c| {
+            !matches!(&c.kind, CallableKind::Method { self_ty, .. } if self_ty == t)
+                && c.ret.stored() == Some(t)
+                || matches!(&c.kind, CallableKind::StructLiteral { self_ty, .. } if self_ty == t)
+        })
+    };
+    let unmade: Vec<bool> = cluster
+        .callables
+        .iter()
+        .map(|c| match &c.kind {
+            CallableKind::Method { self_ty, .. } => {
+                self_ty.mentions(&|t| matches!(t, Ty::Mock(_))) && !made(self_ty)
+            }
+            _ => false,
+        })
+        .collect();
+    let twin_stays = |i: usize| {
+        let c = &cluster.callables[i];
+        cluster.callables.iter().enumerate().any(|(j, d)| {
+            !unmade[j]
+                && d.module == c.module
+                && d.name == c.name
+                && matches!(d.kind, CallableKind::Method { .. })
+        })
+    };
+    let drop: Vec<bool> = (0..unmade.len())
+        .map(|i| unmade[i] && twin_stays(i))
+        .collect();
+    let mut i = 0;
+    cluster.callables.retain(|_| {
+        i += 1;
+        !drop[i - 1]
+    });
+}
+
+/// Replaces, by `swap`, every type inside `ty` that is a crate type's type argument (at any
+/// depth); true when one was.
+fn swap_type_arguments(ty: &mut Ty, swap: &impl Fn(&Ty) -> Option<Ty>) -> bool {
+    match ty {
+        Ty::Adt(_, args) => {
+            let mut changed = false;
+            for a in args {
+                if let Some(new) = swap(a) {
+                    *a = new;
+                    changed = true;
+                } else {
+                    changed |= swap_type_arguments(a, swap);
+                }
+            }
+            changed
+        }
+        Ty::Vec(e)
+        | Ty::Slice(e)
+        | Ty::Array(e, _)
+        | Ty::Option(e)
+        | Ty::Box(e)
+        | Ty::Ref(e)
+        | Ty::RefMut(e)
+        | Ty::IntoIter(e)
+        | Ty::Range(e, _)
+        | Ty::Closure(_, e) => swap_type_arguments(e, swap),
+        Ty::Result(a, b) => {
+            let a = swap_type_arguments(a, swap);
+            swap_type_arguments(b, swap) || a
+        }
+        Ty::Tuple(items) | Ty::Std(_, items) => {
+            // Every item, not only up to the first that changed.
+            let mut changed = false;
+            for t in items {
+                changed |= swap_type_arguments(t, swap);
+            }
+            changed
+        }
+        _ => false,
+    }
 }
 
 /// One callable per mockable trait: building its mock from the values its methods return.
@@ -275,6 +382,7 @@ fn add_mock_constructors(cluster: &mut Cluster, infos: &[types::TraitInfo]) {
             generics_inferred: false,
             held: Vec::new(),
             unsafe_fn: false,
+            collect: None,
         });
     }
 }

@@ -639,7 +639,11 @@ fn generic_impls_substitute_their_parameters() {
         .expect("From<&'a str> impl with the lifetime dropped");
     assert_eq!(from_str.params[0].ty, Ty::Str);
     assert!(skip_reason(&c, "Pair::gated").contains("has_x"));
-    assert!(skip_reason(&c, "Pair::iter").starts_with("return type: `impl Trait` return types"));
+    // A returned iterator is collected (`Callable::collect`).
+    assert_eq!(
+        callable(&c, "Pair::iter").ret,
+        Ty::Vec(Box::new(Ty::Int(IntTy::U8)))
+    );
     assert!(
         matches!(&callable(&c, "Pair::default").kind, CallableKind::TraitFn { self_ty: Ty::Adt(_, args), .. } if *args == vec![I64, I64])
     );
@@ -1399,4 +1403,143 @@ fn a_type_parameter_seen_only_inside_an_option_is_not_inferred() {
     assert!(!callable(&c, "which_in").generics_inferred);
     assert!(callable(&c, "both").generics_inferred);
     assert!(callable(&c, "boxed").generics_inferred);
+}
+
+#[test]
+fn a_trait_no_mock_can_implement_takes_the_crate_type_that_implements_it() {
+    // which 8: `Sys` has associated types (no mock), `RealSys` implements it; a generic
+    // `&T` impl is no type a test can build.
+    let c = inline(&[(
+        "lib.rs",
+        "pub trait Sys { type Entry; fn is_windows(&self) -> bool; }
+         #[derive(Default, Clone, Copy)]
+         pub struct RealSys;
+         impl Sys for RealSys { type Entry = u8; fn is_windows(&self) -> bool { false } }
+         impl<T: Sys> Sys for &T { type Entry = T::Entry; fn is_windows(&self) -> bool { (**self).is_windows() } }
+         pub struct Config<S: Sys> { sys: S, n: u8 }
+         impl<S: Sys> Config<S> {
+             pub fn new_with_sys(sys: S) -> Self { Config { sys, n: 0 } }
+             pub fn windows(&self) -> bool { self.sys.is_windows() && self.n > 0 }
+         }
+         pub fn exists(sys: impl Sys, n: u8) -> bool { sys.is_windows() || n > 3 }
+         pub fn find<S: Sys>(sys: S) -> bool { sys.is_windows() }
+         pub trait Other { type A; fn f(&self); }
+         pub fn none<O: Other>(o: O) { o.f() }",
+    )]);
+    let real = adt(&c, "RealSys");
+    assert_eq!(callable(&c, "find").generic_args, vec![real.clone()]);
+    assert_eq!(callable(&c, "exists").params[0].ty, real);
+    let config = Ty::Adt(ty_id(&c, "Config"), vec![real.clone()]);
+    assert_eq!(callable(&c, "Config::new_with_sys").ret, config);
+    assert!(matches!(&callable(&c, "Config::windows").kind,
+        CallableKind::Method { self_ty, .. } if *self_ty == config));
+    // A trait nobody implements still has no stand-in.
+    assert!(skip_reason(&c, "none").contains("cannot be mocked"));
+}
+
+#[test]
+fn an_implementor_twin_puts_the_implementor_in_the_type_arguments_too() {
+    // which 8: `WhichFindIterator<TSys, F: NonFatalErrorHandler>::new_path(.., handler: F)`;
+    // the twin taking `Noop` must be a method of `Finder<Noop>`, not of `Finder<MockHandler>`.
+    let c = inline(&[(
+        "lib.rs",
+        "pub trait Handler { fn handle(&mut self, e: u8); }
+         #[derive(Default)]
+         pub struct Noop;
+         impl Handler for Noop { fn handle(&mut self, _: u8) {} }
+         pub struct Finder<F: Handler> { handler: F, n: u8 }
+         impl<F: Handler> Finder<F> {
+             pub fn new(n: u8, handler: F) -> Self { Finder { handler, n } }
+             pub fn run(&mut self) { self.handler.handle(self.n) }
+         }",
+    )]);
+    let finder = ty_id(&c, "Finder");
+    let handler = c.traits.iter().position(|t| t.name == "Handler").unwrap();
+    let news: Vec<&Callable> = c.callables.iter().filter(|k| k.name == "new").collect();
+    assert_eq!(news.len(), 2, "{news:?}");
+    for (k, arg) in news.iter().zip([Ty::Mock(handler), adt(&c, "Noop")]) {
+        assert_eq!(k.params[1].ty, arg);
+        assert_eq!(k.ret, Ty::Adt(finder, vec![arg.clone()]));
+        assert!(matches!(&k.kind, CallableKind::AssocFn { self_ty } if *self_ty == k.ret));
+    }
+    let runs: Vec<&Callable> = c.callables.iter().filter(|k| k.name == "run").collect();
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    assert!(matches!(&runs[1].kind, CallableKind::Method { self_ty, .. }
+        if *self_ty == Ty::Adt(finder, vec![adt(&c, "Noop")])));
+}
+
+#[test]
+fn a_returned_iterator_is_collected_into_a_vec() {
+    // which 8: `which_all(..) -> Result<impl Iterator<Item = PathBuf>>`.
+    let c = inline(&[(
+        "lib.rs",
+        "pub fn all(n: u8) -> impl Iterator<Item = u8> { 0..n }
+         pub fn some<'a>(s: &'a str) -> Option<impl Iterator<Item = char> + 'a> { s.chars().next().map(|_| s.chars()) }
+         pub fn found(n: u8) -> Result<impl Iterator<Item = String>, std::io::Error> { Ok((0..n).map(|i| i.to_string())) }
+         pub fn pair(n: u8) -> (u8, impl Iterator<Item = u8>) { (n, 0..n) }
+         pub fn shown(n: u8) -> impl std::fmt::Display { n }",
+    )]);
+    let u8_ = Ty::Int(IntTy::U8);
+    assert_eq!(callable(&c, "all").ret, Ty::Vec(b(u8_.clone())));
+    assert_eq!(callable(&c, "all").collect, Some(Collect::Whole));
+    assert_eq!(
+        callable(&c, "some").ret,
+        Ty::Option(b(Ty::Vec(b(Ty::Char))))
+    );
+    assert_eq!(callable(&c, "some").collect, Some(Collect::Inside));
+    assert_eq!(
+        callable(&c, "found").ret,
+        Ty::Result(b(Ty::Vec(b(Ty::String))), b(Ty::IoError))
+    );
+    assert_eq!(callable(&c, "found").collect, Some(Collect::Inside));
+    assert!(skip_reason(&c, "pair").contains("iterator"));
+    assert!(skip_reason(&c, "shown").contains("`impl Trait` return types"));
+}
+
+#[test]
+fn methods_of_a_type_only_a_twin_makes_are_left_on_the_mock() {
+    // `Finder<S, H: Handler>`: `new` makes `Finder<Noop>` only, so `run` on
+    // `Finder<MockHandler>` could never be called; its twin on `Finder<Noop>` stays.
+    let c = inline(&[(
+        "lib.rs",
+        "pub trait Handler { fn handle(&mut self, e: u8); }
+         #[derive(Default)]
+         pub struct Noop;
+         impl Handler for Noop { fn handle(&mut self, _: u8) {} }
+         pub struct Finder<H = Noop> { handler: H, n: u8 }
+         impl Finder<Noop> { pub fn new(n: u8) -> Self { Finder { handler: Noop, n } } }
+         impl<H: Handler> Finder<H> {
+             pub fn run(&mut self) { self.handler.handle(self.n) }
+             pub fn with(n: u8, handler: H) -> Self { Finder { handler, n } }
+         }
+         impl<H: Handler> Finder<H> { pub fn again(&mut self) { self.run() } }",
+    )]);
+    let noop = Ty::Adt(ty_id(&c, "Finder"), vec![adt(&c, "Noop")]);
+    let runs: Vec<&Callable> = c.callables.iter().filter(|k| k.name == "run").collect();
+    // `with` makes `Finder<MockHandler>`: both stay.
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    assert!(runs.iter().any(|k| k.kind.self_ty() == Some(&noop)));
+}
+
+#[test]
+fn methods_on_a_mock_instantiation_nothing_makes_are_left_out() {
+    let c = inline(&[(
+        "lib.rs",
+        "pub trait Handler { fn handle(&mut self, e: u8); }
+         #[derive(Default)]
+         pub struct Noop;
+         impl Handler for Noop { fn handle(&mut self, _: u8) {} }
+         pub struct Finder<H = Noop> { handler: H, n: u8 }
+         impl Finder<Noop> { pub fn new(n: u8) -> Self { Finder { handler: Noop, n } } }
+         impl<H: Handler> Finder<H> {
+             pub fn run(&mut self) { self.handler.handle(self.n) }
+             pub fn limit(self, n: u8) -> Self { Finder { n, ..self } }
+         }",
+    )]);
+    let noop = Ty::Adt(ty_id(&c, "Finder"), vec![adt(&c, "Noop")]);
+    for name in ["run", "limit"] {
+        let all: Vec<&Callable> = c.callables.iter().filter(|k| k.name == name).collect();
+        assert_eq!(all.len(), 1, "{all:?}");
+        assert_eq!(all[0].kind.self_ty(), Some(&noop));
+    }
 }

@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use syn::{FnArg, Item, TraitItem, TypeParamBound};
 
 /// Gives every trait an id (module order, then source order) so that names resolve.
-pub fn declare(mods: &[ModuleSrc], names: &mut Names) -> Vec<TraitInfo> {
+pub fn declare(mods: &[ModuleSrc], names: &mut Names, types: &[TypeDef]) -> Vec<TraitInfo> {
     let mut infos = Vec::new();
     for (m, src) in mods.iter().enumerate() {
         for item in &src.items {
@@ -23,12 +23,38 @@ pub fn declare(mods: &[ModuleSrc], names: &mut Names) -> Vec<TraitInfo> {
                     name: t.ident.to_string(),
                     unmockable: None,
                     primitive_implementor: None,
+                    type_implementor: None,
                 });
             }
         }
     }
     find_primitive_implementors(mods, names, &mut infos);
+    find_type_implementors(mods, names, types, &mut infos);
     infos
+}
+
+/// For each trait, the first crate type (module order, then source order of the impls)
+/// without type or lifetime parameters that implements it: a value tests can build where a
+/// parameter is bounded by a trait no mock can implement (`fn which_in<S: Sys>(sys: S)` with
+/// `impl Sys for RealSys`).
+fn find_type_implementors(
+    mods: &[ModuleSrc],
+    names: &Names,
+    types: &[TypeDef],
+    infos: &mut [TraitInfo],
+) {
+    for (m, t, imp) in trait_impls(mods, names) {
+        if infos[t].type_implementor.is_some() || !imp.generics.params.is_empty() {
+            continue;
+        }
+        let Some(id) = self_type_id(names, m, &imp.self_ty) else {
+            continue;
+        };
+        let def = &types[id];
+        if def.generics.is_empty() && def.lifetimes == 0 && def.unsupported_generics.is_none() {
+            infos[t].type_implementor = Some(Ty::Adt(id, Vec::new()));
+        }
+    }
 }
 
 /// For each trait the crate implements for primitive types (`impl Amounts for f64`), the one

@@ -27,6 +27,10 @@ pub struct TraitInfo {
     /// A primitive type the crate implements it for (`impl Amounts for f64`), which stands in
     /// for a type parameter bounded by it when no mock can.
     pub primitive_implementor: Option<Ty>,
+    /// A crate type without type or lifetime parameters that implements it (`impl Sys for
+    /// RealSys`), which stands in for a type parameter bounded by it when no mock can (a trait
+    /// with associated types, say) and the crate implements it for no primitive.
+    pub type_implementor: Option<Ty>,
 }
 
 /// Where a type occurs, which decides where references are allowed.
@@ -163,13 +167,17 @@ impl TyCx<'_> {
                 SkipReason::Closure,
                 format!("function pointers are not supported (`{}`)", text(ty)),
             )),
-            Type::ImplTrait(_) if mode == Mode::Ret => Err(Why::new(
-                SkipReason::OpaqueReturn,
-                format!(
-                    "`impl Trait` return types are not supported (`{}`)",
-                    text(ty)
-                ),
-            )),
+            Type::ImplTrait(t) if mode == Mode::Ret => {
+                self.returned_iterator(t).unwrap_or_else(|| {
+                    Err(Why::new(
+                        SkipReason::OpaqueReturn,
+                        format!(
+                            "`impl Trait` return types are not supported (`{}`)",
+                            text(ty)
+                        ),
+                    ))
+                })
+            }
             Type::ImplTrait(t) => self
                 .mock_for_bounds(t.bounds.iter(), mode, true)
                 .unwrap_or_else(|| self.impl_std(t, ty)),
@@ -526,7 +534,11 @@ impl TyCx<'_> {
         let primitive = self
             .traits
             .get(id)
-            .and_then(|t| t.primitive_implementor.clone())
+            .and_then(|t| {
+                t.primitive_implementor
+                    .clone()
+                    .or_else(|| t.type_implementor.clone())
+            })
             .filter(|_| sized);
         Some(if extra.is_empty() {
             self.mock(id).or_else(|why| primitive.ok_or(why))
@@ -664,6 +676,38 @@ impl TyCx<'_> {
                 }
             })
             .map_err(|e| e.within(format!("closure `{written}`"))),
+        )
+    }
+
+    /// `impl Iterator<Item = T> + 'a` returned: `Ty::IntoIter(T)`, which the callable's
+    /// signature turns into the `Vec<T>` its call collects (`Callable::collect`). `None` for
+    /// any other bounds.
+    fn returned_iterator(&self, t: &syn::TypeImplTrait) -> Option<Result<Ty, Why>> {
+        let mut item = None;
+        for b in &t.bounds {
+            match b {
+                TypeParamBound::Lifetime(_) => {}
+                TypeParamBound::Trait(tb) if item.is_none() => {
+                    let last = tb.path.segments.last()?;
+                    let PathArguments::AngleBracketed(a) = &last.arguments else {
+                        return None;
+                    };
+                    match (last.ident.to_string().as_str(), a.args.first()) {
+                        ("Iterator", Some(GenericArgument::AssocType(i)))
+                            if i.ident == "Item" && a.args.len() == 1 =>
+                        {
+                            item = Some(&i.ty)
+                        }
+                        _ => return None,
+                    }
+                }
+                _ => return None,
+            }
+        }
+        Some(
+            self.map(item?, Mode::Ret)
+                .map(|t| Ty::IntoIter(Box::new(t)))
+                .map_err(|e| e.within("the returned iterator's items")),
         )
     }
 

@@ -123,6 +123,12 @@ pub fn build_driver(
                 if !in_crate.is_empty() {
                     return Err(crate_does_not_compile(&in_crate).into());
                 }
+                if std::env::var_os("HERMETIC_DEBUG").is_some() {
+                    eprintln!(
+                        "driver calls the compiler rejected:\n{}",
+                        render(&in_dispatch)
+                    );
+                }
                 let culprits = blame(&in_dispatch, &paths, cluster)?;
                 if culprits.callables.is_subset(&disabled.callables)
                     && culprits.types.is_subset(&disabled.types)

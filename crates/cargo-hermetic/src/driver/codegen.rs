@@ -586,6 +586,7 @@ fn call_body(cluster: &Cluster, id: usize) -> Result<TokenStream, Why> {
         }
     };
     let ret_ty = ty(cluster, &c.ret, m);
+    let collect = crate::rust_syntax::collect_suffix(c.collect);
     // The value kept for later statements, with what observes it again at the end. A mock is
     // never observed again: its state is the values the test set up, not the crate's doing.
     let store = match c.ret.stored() {
@@ -619,7 +620,7 @@ fn call_body(cluster: &Cluster, id: usize) -> Result<TokenStream, Why> {
     }
     Ok(quote! {
         #(#setup)*
-        let ret: #ret_ty = #call;
+        let ret: #ret_ty = #call #collect;
         let observed = Some(::hermetic_driver::observe(&ret));
         let (stored, observer) = #store;
         #(#teardown)*
@@ -632,10 +633,17 @@ fn type_impls(cluster: &Cluster, id: usize) -> TokenStream {
     let def = &cluster.types[id];
     let name = ident(&def.name);
     let params: Vec<_> = def.generics.iter().map(|g| ident(g)).collect();
+    let (observe_body, by_debug) = observe_body(cluster, id);
+    // Taking a stored value asks only `'static`; observing one field by field asks `Observe`
+    // of the parameters, and by its `Debug` text (derived: `Debug` of the parameters) `Debug`
+    // too. A type argument that has neither (`RealSys` standing in for `S: Sys`) still works
+    // wherever the impl does not need it.
+    let debug = by_debug.then(|| quote!(+ ::std::fmt::Debug));
     let bounded: Vec<TokenStream> = params
         .iter()
-        .map(|p| quote!(#p: 'static + ::hermetic_driver::Observe + ::std::fmt::Debug))
+        .map(|p| quote!(#p: 'static + ::hermetic_driver::Observe #debug))
         .collect();
+    let stored: Vec<TokenStream> = params.iter().map(|p| quote!(#p: 'static)).collect();
     let params: Vec<TokenStream> = params.iter().map(|p| quote!(#p)).collect();
     // Values the driver stores hold `'static` data; any may be observed.
     let lifetimes: Vec<TokenStream> = (0..def.lifetimes)
@@ -648,7 +656,7 @@ fn type_impls(cluster: &Cluster, id: usize) -> TokenStream {
     let decode_args = angled(statics.chain(params.iter().cloned()));
     let observe_args = angled(lifetimes.iter().chain(&params).cloned());
     let observe_decl = angled(lifetimes.iter().chain(&bounded).cloned());
-    let decode_decl = angled(bounded.iter().cloned());
+    let decode_decl = angled(stored.iter().cloned());
     // The type's own bounds (`struct Finder<S: Sys>`): without them neither impl compiles.
     // Those naming its lifetimes are left out: the driver's impls name none of them.
     let bounds: Vec<syn::WherePredicate> = def
@@ -658,7 +666,6 @@ fn type_impls(cluster: &Cluster, id: usize) -> TokenStream {
         .filter_map(|b| syn::parse_str(b).ok())
         .collect();
     let clause = (!bounds.is_empty()).then(|| quote!(where #(#bounds),*));
-    let observe_body = observe_body(cluster, id);
     quote! {
         impl #decode_decl ::hermetic_driver::Decode for #name #decode_args #clause {
             fn decode(value: &::hermetic_driver::Value, slots: &mut ::hermetic_driver::Slots) -> ::std::result::Result<Self, ::hermetic_driver::DecodeError> {
@@ -684,7 +691,8 @@ fn angled(items: impl Iterator<Item = TokenStream>) -> TokenStream {
 }
 
 /// Field by field when every field's type is known; else the `Debug` text; else nothing.
-fn observe_body(cluster: &Cluster, id: usize) -> TokenStream {
+/// True with the body when it observes by the `Debug` text.
+fn observe_body(cluster: &Cluster, id: usize) -> (TokenStream, bool) {
     let def = &cluster.types[id];
     let debug = def.implements("Debug");
     let fields_known = |f: &Fields| {
@@ -708,7 +716,7 @@ fn observe_body(cluster: &Cluster, id: usize) -> TokenStream {
         let list = quote!(vec![#((#names.to_string(), ::hermetic_driver::observe(#vars))),*]);
         (pattern, list)
     };
-    match &def.kind {
+    let body = match &def.kind {
         TypeKind::Struct(fields) if fields_known(fields) => {
             let (pattern, list) = observe_fields(fields, true);
             quote! {
@@ -729,9 +737,10 @@ fn observe_body(cluster: &Cluster, id: usize) -> TokenStream {
                 quote!(match self { #(#arms)* })
             }
         }
-        _ if debug => quote!(::hermetic_driver::observe::debug_text(self)),
+        _ if debug => return (quote!(::hermetic_driver::observe::debug_text(self)), true),
         _ => quote!(::hermetic_driver::Observed::Opaque),
-    }
+    };
+    (body, false)
 }
 
 #[cfg(test)]

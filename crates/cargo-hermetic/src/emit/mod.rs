@@ -919,6 +919,18 @@ impl Writer<'_> {
         args: &[Value],
         vars: &[Option<(Ident, Ty)>],
     ) -> Option<TokenStream> {
+        let call = self.bare_call(id, args, vars)?;
+        let collect = rust_syntax::collect_suffix(self.cluster.callables[id].collect);
+        Some(quote!(#call #collect))
+    }
+
+    /// [`Self::call`] without collecting a returned iterator.
+    fn bare_call(
+        &self,
+        id: CallableId,
+        args: &[Value],
+        vars: &[Option<(Ident, Ty)>],
+    ) -> Option<TokenStream> {
         let cluster = self.cluster;
         let c = &cluster.callables[id];
         let name = rust_syntax::ident(&c.name);

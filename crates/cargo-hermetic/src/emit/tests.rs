@@ -64,6 +64,7 @@ fn callable(name: &str, kind: CallableKind, params: Vec<Param>, ret: Ty) -> Call
         generics_inferred: false,
         held: Vec::new(),
         unsafe_fn: false,
+        collect: None,
     }
 }
 
