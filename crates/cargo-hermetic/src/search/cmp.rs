@@ -248,6 +248,146 @@ pub fn eager(
     (ints, out)
 }
 
+/// How far from a string's or byte slice's length an operand may be and still be taken for
+/// it: code often compares the length of what is left after a prefix (`"Wednesday, "`) or
+/// after trimming.
+const LEN_SLACK: u64 = 16;
+/// No input grows past this many bytes by a resize.
+const MAX_RESIZED: i128 = 4096;
+/// What code subtracts from a byte before it compares it (`b.wrapping_sub(b'0') < 10`, a hex
+/// digit's `b - b'a'`); 0: the byte compared as it is (`s[16] == b' '`).
+const BYTE_BASES: [u8; 4] = [0, b'0', b'a', b'A'];
+/// The bytes a string or byte slice is padded with, each once while they last: a byte the
+/// code later compares at a fixed offset (`s[16] == b' '`) is then found at that one place.
+const PAD: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+/// A change to one string or byte slice of a test, towards a comparison the code made.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Edit {
+    /// Padded (at its end) or cut to this many bytes: an operand near its length was compared
+    /// with another (`s.len() != 29`, `rest.len() < 22`).
+    Resize(usize),
+    /// The byte at this offset becomes this one: the byte (less one of [`BYTE_BASES`]) was
+    /// compared with another value.
+    Byte(usize, u8),
+}
+
+/// One [`Edit`] at a place: (statement, argument, byte leaf, edit).
+pub type Reshape = (usize, usize, usize, Edit);
+
+/// Every edit of a string or byte slice of `case` that the run's integer comparisons
+/// (`cmp_ints`, `(site, operand)` pairs of the code under test) point to: a length compared
+/// with another value becomes that value (the difference kept when the code compared what is
+/// left after a prefix), and a byte compared with another value becomes it, or one less (for
+/// `<`), the base the code subtracted added back. Arrays keep their length. Deterministic:
+/// the order follows the test and the sites.
+pub fn reshapes(space: &Space, case: &TestCase, cmp_ints: &[(u64, u64)]) -> Vec<Reshape> {
+    let mut by_site: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+    for &(site, v) in cmp_ints {
+        by_site.entry(site).or_default().push(v);
+    }
+    let mut out = Vec::new();
+    for (i, stmt) in case.stmts.iter().enumerate() {
+        for (k, (ty, arg)) in space
+            .arg_types(stmt.callable)
+            .iter()
+            .zip(&stmt.args)
+            .enumerate()
+        {
+            let mut leaves = Vec::new();
+            byte_leaves_kind(ty, arg, &mut leaves);
+            for (leaf, (bytes, text, fixed)) in leaves.iter().enumerate() {
+                let mut edits = std::collections::BTreeSet::new();
+                let len = bytes.len() as u64;
+                for operands in by_site.values() {
+                    for &x in operands {
+                        for &y in operands.iter().filter(|&&y| y != x) {
+                            if !fixed && x.abs_diff(len) <= LEN_SLACK {
+                                let to = len as i128 + y as i128 - x as i128;
+                                if (0..=MAX_RESIZED).contains(&to) && to != len as i128 {
+                                    edits.insert(Edit::Resize(to as usize));
+                                }
+                            }
+                            if x > 0xff || y > 0xff {
+                                continue;
+                            }
+                            // Through a base only for a range check missed from above
+                            // (`b - b'0' < 10` for a letter, or for a byte below `'0'`).
+                            let bases = if y <= 36 && x > y {
+                                &BYTE_BASES[..]
+                            } else {
+                                &BYTE_BASES[..1]
+                            };
+                            for &base in bases {
+                                let from = (x as u8).wrapping_add(base);
+                                let tos = [y as u8, (y as u8).wrapping_sub(1)];
+                                for to in tos.map(|t| t.wrapping_add(base)) {
+                                    if to == from || (*text && (from >= 0x80 || to >= 0x80)) {
+                                        continue;
+                                    }
+                                    for (at, _) in
+                                        bytes.iter().enumerate().filter(|(_, &b)| b == from)
+                                    {
+                                        edits.insert(Edit::Byte(at, to));
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                out.extend(edits.into_iter().map(|e| (i, k, leaf, e)));
+            }
+        }
+    }
+    out
+}
+
+/// The test with one [`Reshape`] made, and the key it is tried under; `None` when it does not
+/// fit (text cut inside a char).
+pub fn reshape(space: &Space, case: &TestCase, r: &Reshape) -> Option<Eager> {
+    let (i, k, leaf, edit) = r;
+    let mut t = case.clone();
+    let ty = &space.arg_types(t.stmts[*i].callable)[*k];
+    let done = set_bytes(
+        ty,
+        &mut t.stmts[*i].args[*k],
+        &mut { *leaf },
+        &mut |b| match edit {
+            Edit::Resize(n) if *n <= b.len() => b[..*n].to_vec(),
+            Edit::Resize(n) => {
+                let mut new = b.to_vec();
+                let fresh: Vec<u8> = PAD.iter().copied().filter(|c| !b.contains(c)).collect();
+                let pad = if fresh.is_empty() { PAD } else { &fresh };
+                new.extend(pad.iter().cycle().take(n - b.len()));
+                new
+            }
+            Edit::Byte(at, to) => {
+                let mut new = b.to_vec();
+                new[*at] = *to;
+                new
+            }
+        },
+    );
+    // Keyed by the callable and what the leaf held too: the same edit of another call's
+    // argument, or of another length or byte, is another try.
+    let callable = case.stmts[*i].callable as u64;
+    let mut held = Vec::new();
+    byte_leaves(ty, &case.stmts[*i].args[*k], &mut held);
+    let mut tag = callable.to_le_bytes().to_vec();
+    let key = match edit {
+        Edit::Resize(n) => {
+            tag.extend((*n as u64).to_le_bytes());
+            tag.extend((held[*leaf].len() as u64).to_le_bytes());
+            (tag, *i, *k, *leaf, usize::MAX - 1)
+        }
+        Edit::Byte(at, to) => {
+            tag.extend([held[*leaf][*at], *to]);
+            (tag, *i, *k, *leaf, *at)
+        }
+    };
+    done.then_some((key, t))
+}
+
 /// Where `needle` starts in `hay`, ASCII case aside (code often compares an upper-cased copy).
 fn occurrences(hay: &[u8], needle: &[u8]) -> Vec<usize> {
     if needle.is_empty() || needle.len() > hay.len() {
@@ -278,21 +418,30 @@ fn bytes_kind(ty: &Ty) -> Option<Bytes> {
 
 /// The strings and byte sequences of a value, in order, as bytes.
 fn byte_leaves(ty: &Ty, v: &Value, out: &mut Vec<Vec<u8>>) {
+    let mut all = Vec::new();
+    byte_leaves_kind(ty, v, &mut all);
+    out.extend(all.into_iter().map(|(bytes, _, _)| bytes));
+}
+
+/// As [`byte_leaves`], each leaf with whether it is text and whether its length is fixed.
+fn byte_leaves_kind(ty: &Ty, v: &Value, out: &mut Vec<(Vec<u8>, bool, bool)>) {
     match (bytes_kind(ty), v) {
-        (Some(Bytes::Text), Value::Str(s)) => out.push(s.as_bytes().to_vec()),
-        (Some(Bytes::Raw(_)), Value::Seq(items)) => out.push(items.iter().map(byte_of).collect()),
+        (Some(Bytes::Text), Value::Str(s)) => out.push((s.as_bytes().to_vec(), true, false)),
+        (Some(Bytes::Raw(fixed)), Value::Seq(items)) => {
+            out.push((items.iter().map(byte_of).collect(), false, fixed.is_some()))
+        }
         _ => match (ty, v) {
             (Ty::Box(t) | Ty::Ref(t) | Ty::RefMut(t) | Ty::Closure(_, t), v) => {
-                byte_leaves(t, v, out)
+                byte_leaves_kind(t, v, out)
             }
-            (Ty::Option(t), Value::Opt(Some(v))) => byte_leaves(t, v, out),
+            (Ty::Option(t), Value::Opt(Some(v))) => byte_leaves_kind(t, v, out),
             (Ty::Vec(t) | Ty::Slice(t) | Ty::Array(t, _), Value::Seq(items)) => {
-                items.iter().for_each(|i| byte_leaves(t, i, out))
+                items.iter().for_each(|i| byte_leaves_kind(t, i, out))
             }
             (Ty::Tuple(ts), Value::Tuple(items)) => ts
                 .iter()
                 .zip(items)
-                .for_each(|(t, i)| byte_leaves(t, i, out)),
+                .for_each(|(t, i)| byte_leaves_kind(t, i, out)),
             _ => {}
         },
     }

@@ -133,6 +133,11 @@ const P_CLIMB: f64 = 0.25;
 /// At most this many eager substitutions of integers, and as many of bytes, follow one
 /// execution ([`cmp::eager`]).
 const EAGER_PER_RUN: usize = 2;
+/// As many of each kind follow a run that reached a new goal.
+const EAGER_ON_GAIN: usize = 16;
+/// How often input-to-state tries a string's or byte slice's length or one of its bytes
+/// first ([`cmp::reshapes`]).
+const P_RESHAPE: f64 = 0.4;
 /// How often a candidate with a file-system handle argument gets a file at the handle's path
 /// ([`env::back_handle`]).
 const P_BACK_HANDLE: f64 = 0.5;
@@ -468,7 +473,16 @@ impl<'s, 'c> Search<'s, 'c> {
                             .filter(|(pc, _)| self.goals.in_selected_code(*pc))
                             .collect();
                         let bytes = &parent.report.cmp_bytes;
-                        cmp::substitute(rng, &parent.case, &compared)
+                        let reshaped = rng
+                            .gen_bool(P_RESHAPE)
+                            .then(|| {
+                                let options = cmp::reshapes(space, &parent.case, &compared);
+                                let r = options.choose(rng)?;
+                                cmp::reshape(space, &parent.case, r).map(|(_, t)| t)
+                            })
+                            .flatten();
+                        reshaped
+                            .or_else(|| cmp::substitute(rng, &parent.case, &compared))
                             .or_else(|| cmp::splice(rng, space, &parent.case, bytes, &compared))
                     })
                     .flatten();
@@ -544,6 +558,9 @@ impl<'s, 'c> Search<'s, 'c> {
 
     fn learn_one(&mut self, case: TestCase, report: ExecReport) {
         let goals = self.goals;
+        // Eager substitutions this run points to (integers, bytes, reshapes), queued once it
+        // is known whether the run gained anything.
+        let mut follow: [Vec<cmp::Eager>; 3] = Default::default();
         check_infeasible(goals, &report, &mut self.infeasible_covered);
         if self.cfg.strategy == Strategy::Archive {
             // Only what the code under test compared: the driver's and std's comparisons are
@@ -560,19 +577,15 @@ impl<'s, 'c> Search<'s, 'c> {
             // time that operand could go to that place. A near miss (a key of the right length
             // compared with `"name"`, a mock's second value compared with 42) need not be kept
             // in the archive to be followed up.
-            if self.eager.len() < 4 * self.cfg.batch {
+            {
                 let (ints, bytes) = cmp::eager(self.space, &case, &compared, &report.cmp_bytes);
-                // As many of each kind: a run compares far more integers than bytes.
-                for mut options in [ints, bytes] {
-                    options.retain(|(key, _)| !self.tried.contains(key));
-                    let n = EAGER_PER_RUN.min(options.len());
-                    for i in rand::seq::index::sample(&mut self.rng, options.len(), n) {
-                        let (key, candidate) = options[i].clone();
-                        if self.tried.insert(key) {
-                            self.eager.push_back(candidate);
-                        }
-                    }
-                }
+                // Strings and byte slices resized to a compared length, a compared byte put
+                // at the offset that holds the other.
+                let shaped: Vec<cmp::Eager> = cmp::reshapes(self.space, &case, &compared)
+                    .iter()
+                    .filter_map(|r| cmp::reshape(self.space, &case, r))
+                    .collect();
+                follow = [ints, bytes, shaped];
             }
             if matches!(
                 report.outcome,
@@ -622,11 +635,13 @@ impl<'s, 'c> Search<'s, 'c> {
         if mocks::ran_out(&report) {
             let grown = mocks::grow(&mut self.rng, self.space, &case, &report);
             self.pending.extend(grown);
+            self.follow_up(follow, EAGER_PER_RUN);
             return;
         }
         if fakes::ran_out(&report) {
             let grown = fakes::grow(&mut self.rng, self.space, &case, &report);
             self.pending.extend(grown);
+            self.follow_up(follow, EAGER_PER_RUN);
             return;
         }
         // A repeated last value stands in for the values of later calls; now and then try a
@@ -635,6 +650,7 @@ impl<'s, 'c> Search<'s, 'c> {
             let grown = mocks::grow(&mut self.rng, self.space, &case, &report);
             self.pending.extend(grown);
         }
+        let mut gained = false;
         match finish(self.space.cluster, case, report) {
             // The sandbox stopped something the code did behind the runtime's back (or, with
             // `--env real`, anything harmful): run as a test, outside the sandbox, it would
@@ -645,6 +661,7 @@ impl<'s, 'c> Search<'s, 'c> {
                 if self.archive.offer(&test, &hit) > 0 {
                     self.last_gain = (self.executions, self.started.elapsed().as_secs_f64());
                     self.last_progress = self.executions;
+                    gained = true;
                 }
             }
             Err(finding) => {
@@ -655,6 +672,38 @@ impl<'s, 'c> Search<'s, 'c> {
                     self.findings.push(*finding);
                 }
             }
+        }
+        // A run that reached a new goal is followed up in full, as a fuzzer does with a new
+        // input of its corpus: the comparisons behind that goal are those it now stands at.
+        self.follow_up(follow, if gained { EAGER_ON_GAIN } else { EAGER_PER_RUN });
+    }
+
+    /// Queues at most `n` of each kind of eager substitution (as many of each: a run compares
+    /// far more integers than bytes), each the first time its operand goes to its place. The
+    /// queue holds four batches; the follow-ups of a run that gained a goal go first, past
+    /// that limit (the newest ground is where the next comparisons are).
+    fn follow_up(&mut self, follow: [Vec<cmp::Eager>; 3], n: usize) {
+        let first = n > EAGER_PER_RUN;
+        if !first && self.eager.len() >= 4 * self.cfg.batch {
+            return;
+        }
+        let mut chosen = Vec::new();
+        for mut options in follow {
+            options.retain(|(key, _)| !self.tried.contains(key));
+            let n = n.min(options.len());
+            for i in rand::seq::index::sample(&mut self.rng, options.len(), n) {
+                let (key, candidate) = options[i].clone();
+                if self.tried.insert(key) {
+                    chosen.push(candidate);
+                }
+            }
+        }
+        if first {
+            for c in chosen.into_iter().rev() {
+                self.eager.push_front(c);
+            }
+        } else {
+            self.eager.extend(chosen);
         }
     }
 
