@@ -275,18 +275,26 @@ pub enum Edit {
 /// One [`Edit`] at a place: (statement, argument, byte leaf, edit).
 pub type Reshape = (usize, usize, usize, Edit);
 
+/// Which comparison sites are still open (never met): edits towards them come first.
+pub type Open<'a> = &'a dyn Fn(u64) -> bool;
+
 /// Every edit of a string or byte slice of `case` that the run's integer comparisons
 /// (`cmp_ints`, `(site, operand)` pairs of the code under test) point to: a length compared
 /// with another value becomes that value (the difference kept when the code compared what is
 /// left after a prefix), and a byte compared with another value becomes it, or one less (for
 /// `<`), the base the code subtracted added back. Arrays keep their length. Deterministic:
-/// the order follows the test and the sites.
-pub fn reshapes(space: &Space, case: &TestCase, cmp_ints: &[(u64, u64)]) -> Vec<Reshape> {
+/// the order follows the test and the sites, edits towards `open` sites first.
+pub fn reshapes(
+    space: &Space,
+    case: &TestCase,
+    cmp_ints: &[(u64, u64)],
+    open: Open,
+) -> Vec<Reshape> {
     let mut by_site: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
     for &(site, v) in cmp_ints {
         by_site.entry(site).or_default().push(v);
     }
-    let mut out = Vec::new();
+    let mut out: Vec<(bool, Reshape)> = Vec::new();
     for (i, stmt) in case.stmts.iter().enumerate() {
         for (k, (ty, arg)) in space
             .arg_types(stmt.callable)
@@ -297,54 +305,65 @@ pub fn reshapes(space: &Space, case: &TestCase, cmp_ints: &[(u64, u64)]) -> Vec<
             let mut leaves = Vec::new();
             byte_leaves_kind(ty, arg, &mut leaves);
             for (leaf, (bytes, text, fixed)) in leaves.iter().enumerate() {
-                let mut edits = std::collections::BTreeSet::new();
+                // Edit -> whether an open site asks for it.
+                let mut edits: BTreeMap<Edit, bool> = BTreeMap::new();
                 let len = bytes.len() as u64;
-                for operands in by_site.values() {
-                    for &x in operands {
-                        for &y in operands.iter().filter(|&&y| y != x) {
-                            if !fixed && x.abs_diff(len) <= LEN_SLACK {
+                let mut at_byte: Vec<Vec<usize>> = vec![Vec::new(); 256];
+                for (at, &b) in bytes.iter().enumerate() {
+                    at_byte[b as usize].push(at);
+                }
+                for (&site, operands) in &by_site {
+                    let open = open(site);
+                    let mut add = |e: Edit| *edits.entry(e).or_default() |= open;
+                    if !fixed {
+                        for &x in operands.iter().filter(|x| x.abs_diff(len) <= LEN_SLACK) {
+                            for &y in operands.iter().filter(|&&y| y != x) {
                                 let to = len as i128 + y as i128 - x as i128;
                                 if (0..=MAX_RESIZED).contains(&to) && to != len as i128 {
-                                    edits.insert(Edit::Resize(to as usize));
+                                    add(Edit::Resize(to as usize));
                                 }
                             }
-                            if x > 0xff || y > 0xff {
+                        }
+                    }
+                    let small: Vec<u8> = operands
+                        .iter()
+                        .filter(|&&v| v <= 0xff)
+                        .map(|&v| v as u8)
+                        .collect();
+                    for &x in &small {
+                        for base in BYTE_BASES {
+                            let from = x.wrapping_add(base);
+                            let places = &at_byte[from as usize];
+                            if places.is_empty() || (*text && from >= 0x80) {
                                 continue;
                             }
-                            // Through a base only for a range check missed from above
-                            // (`b - b'0' < 10` for a letter, or for a byte below `'0'`).
-                            let bases = if y <= 36 && x > y {
-                                &BYTE_BASES[..]
-                            } else {
-                                &BYTE_BASES[..1]
-                            };
-                            for &base in bases {
-                                let from = (x as u8).wrapping_add(base);
-                                let tos = [y as u8, (y as u8).wrapping_sub(1)];
-                                for to in tos.map(|t| t.wrapping_add(base)) {
-                                    if to == from || (*text && (from >= 0x80 || to >= 0x80)) {
+                            for &y in small.iter().filter(|&&y| y != x) {
+                                // Through a base only for a range check missed from above
+                                // (`b - b'0' < 10` for a letter, or for a byte below `'0'`).
+                                if base != 0 && !(y <= 36 && x > y) {
+                                    continue;
+                                }
+                                for to in [y, y.wrapping_sub(1)].map(|t| t.wrapping_add(base)) {
+                                    if to == from || (*text && to >= 0x80) {
                                         continue;
                                     }
-                                    for (at, _) in
-                                        bytes.iter().enumerate().filter(|(_, &b)| b == from)
-                                    {
-                                        edits.insert(Edit::Byte(at, to));
-                                    }
+                                    places.iter().for_each(|&at| add(Edit::Byte(at, to)));
                                 }
                             }
                         }
                     }
                 }
-                out.extend(edits.into_iter().map(|e| (i, k, leaf, e)));
+                out.extend(edits.into_iter().map(|(e, open)| (!open, (i, k, leaf, e))));
             }
         }
     }
-    out
+    // Stable: open sites' edits first, each group in the test's order.
+    out.sort_by_key(|(closed, _)| *closed);
+    out.into_iter().map(|(_, r)| r).collect()
 }
 
-/// The test with one [`Reshape`] made, and the key it is tried under; `None` when it does not
-/// fit (text cut inside a char).
-pub fn reshape(space: &Space, case: &TestCase, r: &Reshape) -> Option<Eager> {
+/// The test with one [`Reshape`] made; `None` when it does not fit (text cut inside a char).
+pub fn reshape(space: &Space, case: &TestCase, r: &Reshape) -> Option<TestCase> {
     let (i, k, leaf, edit) = r;
     let mut t = case.clone();
     let ty = &space.arg_types(t.stmts[*i].callable)[*k];
@@ -368,13 +387,22 @@ pub fn reshape(space: &Space, case: &TestCase, r: &Reshape) -> Option<Eager> {
             }
         },
     );
-    // Keyed by the callable and what the leaf held too: the same edit of another call's
-    // argument, or of another length or byte, is another try.
-    let callable = case.stmts[*i].callable as u64;
+    done.then_some(t)
+}
+
+/// The key a [`Reshape`] is tried under: the callable and what the leaf held are part of it,
+/// so the same edit of another call's argument, or of another length or byte, is another try.
+pub fn reshape_key(space: &Space, case: &TestCase, r: &Reshape) -> Tried {
+    let (i, k, leaf, edit) = r;
+    let stmt = &case.stmts[*i];
     let mut held = Vec::new();
-    byte_leaves(ty, &case.stmts[*i].args[*k], &mut held);
-    let mut tag = callable.to_le_bytes().to_vec();
-    let key = match edit {
+    byte_leaves(
+        &space.arg_types(stmt.callable)[*k],
+        &stmt.args[*k],
+        &mut held,
+    );
+    let mut tag = (stmt.callable as u64).to_le_bytes().to_vec();
+    match edit {
         Edit::Resize(n) => {
             tag.extend((*n as u64).to_le_bytes());
             tag.extend((held[*leaf].len() as u64).to_le_bytes());
@@ -384,8 +412,7 @@ pub fn reshape(space: &Space, case: &TestCase, r: &Reshape) -> Option<Eager> {
             tag.extend([held[*leaf][*at], *to]);
             (tag, *i, *k, *leaf, *at)
         }
-    };
-    done.then_some((key, t))
+    }
 }
 
 /// Where `needle` starts in `hay`, ASCII case aside (code often compares an upper-cased copy).

@@ -476,9 +476,11 @@ impl<'s, 'c> Search<'s, 'c> {
                         let reshaped = rng
                             .gen_bool(P_RESHAPE)
                             .then(|| {
-                                let options = cmp::reshapes(space, &parent.case, &compared);
+                                let frontier = &self.frontier;
+                                let open = |site| !frontier.is_met(site);
+                                let options = cmp::reshapes(space, &parent.case, &compared, &open);
                                 let r = options.choose(rng)?;
-                                cmp::reshape(space, &parent.case, r).map(|(_, t)| t)
+                                cmp::reshape(space, &parent.case, r)
                             })
                             .flatten();
                         reshaped
@@ -558,9 +560,6 @@ impl<'s, 'c> Search<'s, 'c> {
 
     fn learn_one(&mut self, case: TestCase, report: ExecReport) {
         let goals = self.goals;
-        // Eager substitutions this run points to (integers, bytes, reshapes), queued once it
-        // is known whether the run gained anything.
-        let mut follow: [Vec<cmp::Eager>; 3] = Default::default();
         check_infeasible(goals, &report, &mut self.infeasible_covered);
         if self.cfg.strategy == Strategy::Archive {
             // Only what the code under test compared: the driver's and std's comparisons are
@@ -573,20 +572,6 @@ impl<'s, 'c> Search<'s, 'c> {
                 .collect();
             let ints: Vec<u64> = compared.iter().map(|&(_, v)| v).collect();
             self.space.pool.learn(&ints, &report.cmp_bytes);
-            // Input-to-state at once: an operand put where the test holds the other, the first
-            // time that operand could go to that place. A near miss (a key of the right length
-            // compared with `"name"`, a mock's second value compared with 42) need not be kept
-            // in the archive to be followed up.
-            {
-                let (ints, bytes) = cmp::eager(self.space, &case, &compared, &report.cmp_bytes);
-                // Strings and byte slices resized to a compared length, a compared byte put
-                // at the offset that holds the other.
-                let shaped: Vec<cmp::Eager> = cmp::reshapes(self.space, &case, &compared)
-                    .iter()
-                    .filter_map(|r| cmp::reshape(self.space, &case, r))
-                    .collect();
-                follow = [ints, bytes, shaped];
-            }
             if matches!(
                 report.outcome,
                 Outcome::Completed | Outcome::Panicked { .. }
@@ -635,13 +620,13 @@ impl<'s, 'c> Search<'s, 'c> {
         if mocks::ran_out(&report) {
             let grown = mocks::grow(&mut self.rng, self.space, &case, &report);
             self.pending.extend(grown);
-            self.follow_up(follow, EAGER_PER_RUN);
+            self.follow_up(&case, &report, false);
             return;
         }
         if fakes::ran_out(&report) {
             let grown = fakes::grow(&mut self.rng, self.space, &case, &report);
             self.pending.extend(grown);
-            self.follow_up(follow, EAGER_PER_RUN);
+            self.follow_up(&case, &report, false);
             return;
         }
         // A repeated last value stands in for the values of later calls; now and then try a
@@ -650,7 +635,6 @@ impl<'s, 'c> Search<'s, 'c> {
             let grown = mocks::grow(&mut self.rng, self.space, &case, &report);
             self.pending.extend(grown);
         }
-        let mut gained = false;
         match finish(self.space.cluster, case, report) {
             // The sandbox stopped something the code did behind the runtime's back (or, with
             // `--env real`, anything harmful): run as a test, outside the sandbox, it would
@@ -658,11 +642,12 @@ impl<'s, 'c> Search<'s, 'c> {
             Ok(test) if test.report.sandbox_blocked > 0 => {}
             Ok(test) => {
                 let hit = hits(goals, &mut self.outputs, &test);
-                if self.archive.offer(&test, &hit) > 0 {
+                let gained = self.archive.offer(&test, &hit) > 0;
+                if gained {
                     self.last_gain = (self.executions, self.started.elapsed().as_secs_f64());
                     self.last_progress = self.executions;
-                    gained = true;
                 }
+                self.follow_up(&test.case, &test.report, gained);
             }
             Err(finding) => {
                 self.reached_by_findings
@@ -673,22 +658,55 @@ impl<'s, 'c> Search<'s, 'c> {
                 }
             }
         }
-        // A run that reached a new goal is followed up in full, as a fuzzer does with a new
-        // input of its corpus: the comparisons behind that goal are those it now stands at.
-        self.follow_up(follow, if gained { EAGER_ON_GAIN } else { EAGER_PER_RUN });
     }
 
-    /// Queues at most `n` of each kind of eager substitution (as many of each: a run compares
-    /// far more integers than bytes), each the first time its operand goes to its place. The
-    /// queue holds four batches; the follow-ups of a run that gained a goal go first, past
-    /// that limit (the newest ground is where the next comparisons are).
-    fn follow_up(&mut self, follow: [Vec<cmp::Eager>; 3], n: usize) {
-        let first = n > EAGER_PER_RUN;
-        if !first && self.eager.len() >= 4 * self.cfg.batch {
+    /// Input-to-state at once: an operand put where the test holds the other, the first time
+    /// that operand could go to that place. A near miss (a key of the right length compared
+    /// with `"name"`, a mock's second value compared with 42) need not be kept in the archive
+    /// to be followed up. At most [`EAGER_PER_RUN`] of each kind (integers, bytes, reshapes: as
+    /// many of each, a run compares far more integers than bytes) while the queue holds less
+    /// than four batches; a run that gained a goal ([`EAGER_ON_GAIN`] of each) goes first and
+    /// past that limit, as a fuzzer follows a new input of its corpus: the comparisons behind
+    /// the goal are those it now stands at.
+    fn follow_up(&mut self, case: &TestCase, report: &ExecReport, gained: bool) {
+        if self.cfg.strategy != Strategy::Archive
+            || (!gained && self.eager.len() >= 4 * self.cfg.batch)
+        {
             return;
         }
+        let compared: Vec<(u64, u64)> = report
+            .cmp_ints
+            .iter()
+            .copied()
+            .filter(|(pc, _)| self.goals.in_selected_code(*pc))
+            .collect();
+        let (ints, bytes) = cmp::eager(self.space, case, &compared, &report.cmp_bytes);
+        // Strings and byte slices resized to a compared length, a compared byte put at the
+        // offset that holds the other.
+        let frontier = &self.frontier;
+        let mut shapes = cmp::reshapes(self.space, case, &compared, &|site| !frontier.is_met(site));
+        shapes.retain(|r| !self.tried.contains(&cmp::reshape_key(self.space, case, r)));
+        let n = if gained { EAGER_ON_GAIN } else { EAGER_PER_RUN };
         let mut chosen = Vec::new();
-        for mut options in follow {
+        // Towards open comparisons first (they come first), the rest at random.
+        let first = shapes.len().min(n * 3 / 4);
+        let rest = rand::seq::index::sample(
+            &mut self.rng,
+            shapes.len() - first,
+            (n - first).min(shapes.len() - first),
+        );
+        let picked: Vec<usize> = (0..first)
+            .chain(rest.into_iter().map(|i| i + first))
+            .collect();
+        for i in picked {
+            let r = &shapes[i];
+            if let Some(t) = cmp::reshape(self.space, case, r) {
+                if self.tried.insert(cmp::reshape_key(self.space, case, r)) {
+                    chosen.push(t);
+                }
+            }
+        }
+        for mut options in [ints, bytes] {
             options.retain(|(key, _)| !self.tried.contains(key));
             let n = n.min(options.len());
             for i in rand::seq::index::sample(&mut self.rng, options.len(), n) {
@@ -698,7 +716,7 @@ impl<'s, 'c> Search<'s, 'c> {
                 }
             }
         }
-        if first {
+        if gained {
             for c in chosen.into_iter().rev() {
                 self.eager.push_front(c);
             }
