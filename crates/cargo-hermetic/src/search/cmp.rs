@@ -275,26 +275,27 @@ pub enum Edit {
 /// One [`Edit`] at a place: (statement, argument, byte leaf, edit).
 pub type Reshape = (usize, usize, usize, Edit);
 
-/// Which comparison sites are still open (never met): edits towards them come first.
-pub type Open<'a> = &'a dyn Fn(u64) -> bool;
+/// How urgent a comparison site is, lowest first: one this run reached for the first time,
+/// one never met, the rest.
+pub type Rank<'a> = &'a dyn Fn(u64) -> u8;
 
 /// Every edit of a string or byte slice of `case` that the run's integer comparisons
 /// (`cmp_ints`, `(site, operand)` pairs of the code under test) point to: a length compared
 /// with another value becomes that value (the difference kept when the code compared what is
 /// left after a prefix), and a byte compared with another value becomes it, or one less (for
 /// `<`), the base the code subtracted added back. Arrays keep their length. Deterministic:
-/// the order follows the test and the sites, edits towards `open` sites first.
+/// the order follows the sites' `rank`, then the test.
 pub fn reshapes(
     space: &Space,
     case: &TestCase,
     cmp_ints: &[(u64, u64)],
-    open: Open,
+    rank: Rank,
 ) -> Vec<Reshape> {
     let mut by_site: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
     for &(site, v) in cmp_ints {
         by_site.entry(site).or_default().push(v);
     }
-    let mut out: Vec<(bool, Reshape)> = Vec::new();
+    let mut out: Vec<(u8, Reshape)> = Vec::new();
     for (i, stmt) in case.stmts.iter().enumerate() {
         for (k, (ty, arg)) in space
             .arg_types(stmt.callable)
@@ -305,16 +306,19 @@ pub fn reshapes(
             let mut leaves = Vec::new();
             byte_leaves_kind(ty, arg, &mut leaves);
             for (leaf, (bytes, text, fixed)) in leaves.iter().enumerate() {
-                // Edit -> whether an open site asks for it.
-                let mut edits: BTreeMap<Edit, bool> = BTreeMap::new();
+                // Edit -> the most urgent rank of the sites that ask for it.
+                let mut edits: BTreeMap<Edit, u8> = BTreeMap::new();
                 let len = bytes.len() as u64;
                 let mut at_byte: Vec<Vec<usize>> = vec![Vec::new(); 256];
                 for (at, &b) in bytes.iter().enumerate() {
                     at_byte[b as usize].push(at);
                 }
                 for (&site, operands) in &by_site {
-                    let open = open(site);
-                    let mut add = |e: Edit| *edits.entry(e).or_default() |= open;
+                    let rank = rank(site);
+                    let mut add = |e: Edit| {
+                        let r = edits.entry(e).or_insert(rank);
+                        *r = (*r).min(rank);
+                    };
                     if !fixed {
                         for &x in operands.iter().filter(|x| x.abs_diff(len) <= LEN_SLACK) {
                             for &y in operands.iter().filter(|&&y| y != x) {
@@ -353,12 +357,12 @@ pub fn reshapes(
                         }
                     }
                 }
-                out.extend(edits.into_iter().map(|(e, open)| (!open, (i, k, leaf, e))));
+                out.extend(edits.into_iter().map(|(e, rank)| (rank, (i, k, leaf, e))));
             }
         }
     }
-    // Stable: open sites' edits first, each group in the test's order.
-    out.sort_by_key(|(closed, _)| *closed);
+    // Stable: by rank, each rank in the test's order.
+    out.sort_by_key(|(rank, _)| *rank);
     out.into_iter().map(|(_, r)| r).collect()
 }
 

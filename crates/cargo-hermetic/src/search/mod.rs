@@ -137,7 +137,7 @@ const EAGER_PER_RUN: usize = 2;
 const EAGER_ON_GAIN: usize = 16;
 /// How often input-to-state tries a string's or byte slice's length or one of its bytes
 /// first ([`cmp::reshapes`]).
-const P_RESHAPE: f64 = 0.4;
+const P_RESHAPE: f64 = 0.25;
 /// How often a candidate with a file-system handle argument gets a file at the handle's path
 /// ([`env::back_handle`]).
 const P_BACK_HANDLE: f64 = 0.5;
@@ -244,6 +244,8 @@ pub struct Search<'s, 'c> {
     eager: std::collections::VecDeque<TestCase>,
     /// Operands already put in a place by an eager substitution.
     tried: BTreeSet<cmp::Tried>,
+    /// Comparison sites of the code under test some run reached.
+    sites: BTreeSet<u64>,
     frontier: frontier::Frontier,
     outputs: outputs::Outputs,
     /// The output goals every search should reach (both outcomes of `bool` functions).
@@ -303,6 +305,7 @@ impl<'s, 'c> Search<'s, 'c> {
             pending: Vec::new(),
             eager: Default::default(),
             tried: BTreeSet::new(),
+            sites: BTreeSet::new(),
             frontier: frontier::Frontier::default(),
             outputs,
             expected,
@@ -477,7 +480,7 @@ impl<'s, 'c> Search<'s, 'c> {
                             .gen_bool(P_RESHAPE)
                             .then(|| {
                                 let frontier = &self.frontier;
-                                let open = |site| !frontier.is_met(site);
+                                let open = |site| u8::from(frontier.is_met(site));
                                 let options = cmp::reshapes(space, &parent.case, &compared, &open);
                                 let r = options.choose(rng)?;
                                 cmp::reshape(space, &parent.case, r)
@@ -560,6 +563,9 @@ impl<'s, 'c> Search<'s, 'c> {
 
     fn learn_one(&mut self, case: TestCase, report: ExecReport) {
         let goals = self.goals;
+        // Comparison sites this run reached first: the reshapes a gain follows up go to
+        // them first.
+        let mut fresh = BTreeSet::new();
         check_infeasible(goals, &report, &mut self.infeasible_covered);
         if self.cfg.strategy == Strategy::Archive {
             // Only what the code under test compared: the driver's and std's comparisons are
@@ -572,6 +578,11 @@ impl<'s, 'c> Search<'s, 'c> {
                 .collect();
             let ints: Vec<u64> = compared.iter().map(|&(_, v)| v).collect();
             self.space.pool.learn(&ints, &report.cmp_bytes);
+            for &(site, _) in &compared {
+                if self.sites.insert(site) {
+                    fresh.insert(site);
+                }
+            }
             if matches!(
                 report.outcome,
                 Outcome::Completed | Outcome::Panicked { .. }
@@ -620,13 +631,13 @@ impl<'s, 'c> Search<'s, 'c> {
         if mocks::ran_out(&report) {
             let grown = mocks::grow(&mut self.rng, self.space, &case, &report);
             self.pending.extend(grown);
-            self.follow_up(&case, &report, false);
+            self.follow_up(&case, &report, false, &fresh);
             return;
         }
         if fakes::ran_out(&report) {
             let grown = fakes::grow(&mut self.rng, self.space, &case, &report);
             self.pending.extend(grown);
-            self.follow_up(&case, &report, false);
+            self.follow_up(&case, &report, false, &fresh);
             return;
         }
         // A repeated last value stands in for the values of later calls; now and then try a
@@ -647,7 +658,7 @@ impl<'s, 'c> Search<'s, 'c> {
                     self.last_gain = (self.executions, self.started.elapsed().as_secs_f64());
                     self.last_progress = self.executions;
                 }
-                self.follow_up(&test.case, &test.report, gained);
+                self.follow_up(&test.case, &test.report, gained, &fresh);
             }
             Err(finding) => {
                 self.reached_by_findings
@@ -668,7 +679,13 @@ impl<'s, 'c> Search<'s, 'c> {
     /// than four batches; a run that gained a goal ([`EAGER_ON_GAIN`] of each) goes first and
     /// past that limit, as a fuzzer follows a new input of its corpus: the comparisons behind
     /// the goal are those it now stands at.
-    fn follow_up(&mut self, case: &TestCase, report: &ExecReport, gained: bool) {
+    fn follow_up(
+        &mut self,
+        case: &TestCase,
+        report: &ExecReport,
+        gained: bool,
+        fresh: &BTreeSet<u64>,
+    ) {
         if self.cfg.strategy != Strategy::Archive
             || (!gained && self.eager.len() >= 4 * self.cfg.batch)
         {
@@ -683,8 +700,23 @@ impl<'s, 'c> Search<'s, 'c> {
         let (ints, bytes) = cmp::eager(self.space, case, &compared, &report.cmp_bytes);
         // Strings and byte slices resized to a compared length, a compared byte put at the
         // offset that holds the other.
+        // Only after a gain: reshapes would crowd the queue with edits towards comparisons
+        // the search met long ago.
         let frontier = &self.frontier;
-        let mut shapes = cmp::reshapes(self.space, case, &compared, &|site| !frontier.is_met(site));
+        let rank = |site| {
+            if fresh.contains(&site) {
+                0
+            } else if !frontier.is_met(site) {
+                1
+            } else {
+                2
+            }
+        };
+        let mut shapes = if gained {
+            cmp::reshapes(self.space, case, &compared, &rank)
+        } else {
+            Vec::new()
+        };
         shapes.retain(|r| !self.tried.contains(&cmp::reshape_key(self.space, case, r)));
         let n = if gained { EAGER_ON_GAIN } else { EAGER_PER_RUN };
         let mut chosen = Vec::new();
@@ -706,7 +738,8 @@ impl<'s, 'c> Search<'s, 'c> {
                 }
             }
         }
-        for mut options in [ints, bytes] {
+        // Integers as before a gain: a run compares many, and each has its own site.
+        for (mut options, n) in [(ints, EAGER_PER_RUN), (bytes, n)] {
             options.retain(|(key, _)| !self.tried.contains(key));
             let n = n.min(options.len());
             for i in rand::seq::index::sample(&mut self.rng, options.len(), n) {

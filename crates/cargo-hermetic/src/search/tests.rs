@@ -631,7 +631,7 @@ fn strings_are_resized_to_a_compared_length_and_a_compared_byte_goes_to_its_offs
     let usable = vec![true; c.callables.len()];
     let space = Space::new(&c, &usable, vec![0, 1], ValuePool::default());
     let edited = |case: &TestCase, ints: &[(u64, u64)]| -> Vec<Value> {
-        cmp::reshapes(&space, case, ints, &|_| true)
+        cmp::reshapes(&space, case, ints, &|_| 0)
             .iter()
             .filter_map(|r| cmp::reshape(&space, case, r))
             .map(|t| t.stmts[0].args[0].clone())
