@@ -8,6 +8,11 @@
 //! with `starts_with`), the other operand goes in at that offset; where it holds an integer
 //! operand, as decimal text or as little- or big-endian bytes (a checksum read from a trailer),
 //! the other operand goes there in the same form.
+//!
+//! And the shape of text and bytes ([`reshapes`]), from the integer comparisons alone: a length
+//! compared with another value (`s.len() != 29`, or what is left after a prefix) becomes that
+//! value, the string padded with bytes it does not hold yet or cut; a byte compared with another
+//! (`s[16] != b' '`, or `s[23].wrapping_sub(b'0') < 10`) becomes it where the test holds it.
 
 use super::ops::Space;
 use crate::cluster::{IntTy, Ty};
