@@ -8,6 +8,11 @@
 //! with `starts_with`), the other operand goes in at that offset; where it holds an integer
 //! operand, as decimal text or as little- or big-endian bytes (a checksum read from a trailer),
 //! the other operand goes there in the same form.
+//!
+//! And the shape of text and bytes ([`reshapes`]), from the integer comparisons alone: a length
+//! compared with another value (`s.len() != 29`, or what is left after a prefix) becomes that
+//! value, the string padded with bytes it does not hold yet or cut; a byte compared with another
+//! (`s[16] != b' '`, or `s[23].wrapping_sub(b'0') < 10`) becomes it where the test holds it.
 
 use super::ops::Space;
 use crate::cluster::{IntTy, Ty};
@@ -248,6 +253,177 @@ pub fn eager(
     (ints, out)
 }
 
+/// How far from a string's or byte slice's length an operand may be and still be taken for
+/// it: code often compares the length of what is left after a prefix (`"Wednesday, "`) or
+/// after trimming.
+const LEN_SLACK: u64 = 16;
+/// No input grows past this many bytes by a resize.
+const MAX_RESIZED: i128 = 4096;
+/// What code subtracts from a byte before it compares it (`b.wrapping_sub(b'0') < 10`, a hex
+/// digit's `b - b'a'`); 0: the byte compared as it is (`s[16] == b' '`).
+const BYTE_BASES: [u8; 4] = [0, b'0', b'a', b'A'];
+/// The bytes a string or byte slice is padded with, each once while they last: a byte the
+/// code later compares at a fixed offset (`s[16] == b' '`) is then found at that one place.
+const PAD: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+/// A change to one string or byte slice of a test, towards a comparison the code made.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Edit {
+    /// Padded (at its end) or cut to this many bytes: an operand near its length was compared
+    /// with another (`s.len() != 29`, `rest.len() < 22`).
+    Resize(usize),
+    /// The byte at this offset becomes this one: the byte (less one of [`BYTE_BASES`]) was
+    /// compared with another value.
+    Byte(usize, u8),
+}
+
+/// One [`Edit`] at a place: (statement, argument, byte leaf, edit).
+pub type Reshape = (usize, usize, usize, Edit);
+
+/// How urgent a comparison site is, lowest first: one this run reached for the first time,
+/// one never met, the rest.
+pub type Rank<'a> = &'a dyn Fn(u64) -> u8;
+
+/// Every edit of a string or byte slice of `case` that the run's integer comparisons
+/// (`cmp_ints`, `(site, operand)` pairs of the code under test) point to: a length compared
+/// with another value becomes that value (the difference kept when the code compared what is
+/// left after a prefix), and a byte compared with another value becomes it, or one less (for
+/// `<`), the base the code subtracted added back. Arrays keep their length. Deterministic:
+/// the order follows the sites' `rank`, then the test.
+pub fn reshapes(
+    space: &Space,
+    case: &TestCase,
+    cmp_ints: &[(u64, u64)],
+    rank: Rank,
+) -> Vec<Reshape> {
+    let mut by_site: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+    for &(site, v) in cmp_ints {
+        by_site.entry(site).or_default().push(v);
+    }
+    let mut out: Vec<(u8, Reshape)> = Vec::new();
+    for (i, stmt) in case.stmts.iter().enumerate() {
+        for (k, (ty, arg)) in space
+            .arg_types(stmt.callable)
+            .iter()
+            .zip(&stmt.args)
+            .enumerate()
+        {
+            let mut leaves = Vec::new();
+            byte_leaves_kind(ty, arg, &mut leaves);
+            for (leaf, (bytes, text, fixed)) in leaves.iter().enumerate() {
+                // Edit -> the most urgent rank of the sites that ask for it.
+                let mut edits: BTreeMap<Edit, u8> = BTreeMap::new();
+                let len = bytes.len() as u64;
+                let mut at_byte: Vec<Vec<usize>> = vec![Vec::new(); 256];
+                for (at, &b) in bytes.iter().enumerate() {
+                    at_byte[b as usize].push(at);
+                }
+                for (&site, operands) in &by_site {
+                    let rank = rank(site);
+                    let mut add = |e: Edit| {
+                        let r = edits.entry(e).or_insert(rank);
+                        *r = (*r).min(rank);
+                    };
+                    if !fixed {
+                        for &x in operands.iter().filter(|x| x.abs_diff(len) <= LEN_SLACK) {
+                            for &y in operands.iter().filter(|&&y| y != x) {
+                                let to = len as i128 + y as i128 - x as i128;
+                                if (0..=MAX_RESIZED).contains(&to) && to != len as i128 {
+                                    add(Edit::Resize(to as usize));
+                                }
+                            }
+                        }
+                    }
+                    let small: Vec<u8> = operands
+                        .iter()
+                        .filter(|&&v| v <= 0xff)
+                        .map(|&v| v as u8)
+                        .collect();
+                    for &x in &small {
+                        for base in BYTE_BASES {
+                            let from = x.wrapping_add(base);
+                            let places = &at_byte[from as usize];
+                            if places.is_empty() || (*text && from >= 0x80) {
+                                continue;
+                            }
+                            for &y in small.iter().filter(|&&y| y != x) {
+                                // Through a base only for a range check missed from above
+                                // (`b - b'0' < 10` for a letter, or for a byte below `'0'`).
+                                if base != 0 && !(y <= 36 && x > y) {
+                                    continue;
+                                }
+                                for to in [y, y.wrapping_sub(1)].map(|t| t.wrapping_add(base)) {
+                                    if to == from || (*text && to >= 0x80) {
+                                        continue;
+                                    }
+                                    places.iter().for_each(|&at| add(Edit::Byte(at, to)));
+                                }
+                            }
+                        }
+                    }
+                }
+                out.extend(edits.into_iter().map(|(e, rank)| (rank, (i, k, leaf, e))));
+            }
+        }
+    }
+    // Stable: by rank, each rank in the test's order.
+    out.sort_by_key(|(rank, _)| *rank);
+    out.into_iter().map(|(_, r)| r).collect()
+}
+
+/// The test with one [`Reshape`] made; `None` when it does not fit (text cut inside a char).
+pub fn reshape(space: &Space, case: &TestCase, r: &Reshape) -> Option<TestCase> {
+    let (i, k, leaf, edit) = r;
+    let mut t = case.clone();
+    let ty = &space.arg_types(t.stmts[*i].callable)[*k];
+    let done = set_bytes(
+        ty,
+        &mut t.stmts[*i].args[*k],
+        &mut { *leaf },
+        &mut |b| match edit {
+            Edit::Resize(n) if *n <= b.len() => b[..*n].to_vec(),
+            Edit::Resize(n) => {
+                let mut new = b.to_vec();
+                let fresh: Vec<u8> = PAD.iter().copied().filter(|c| !b.contains(c)).collect();
+                let pad = if fresh.is_empty() { PAD } else { &fresh };
+                new.extend(pad.iter().cycle().take(n - b.len()));
+                new
+            }
+            Edit::Byte(at, to) => {
+                let mut new = b.to_vec();
+                new[*at] = *to;
+                new
+            }
+        },
+    );
+    done.then_some(t)
+}
+
+/// The key a [`Reshape`] is tried under: the callable and what the leaf held are part of it,
+/// so the same edit of another call's argument, or of another length or byte, is another try.
+pub fn reshape_key(space: &Space, case: &TestCase, r: &Reshape) -> Tried {
+    let (i, k, leaf, edit) = r;
+    let stmt = &case.stmts[*i];
+    let mut held = Vec::new();
+    byte_leaves(
+        &space.arg_types(stmt.callable)[*k],
+        &stmt.args[*k],
+        &mut held,
+    );
+    let mut tag = (stmt.callable as u64).to_le_bytes().to_vec();
+    match edit {
+        Edit::Resize(n) => {
+            tag.extend((*n as u64).to_le_bytes());
+            tag.extend((held[*leaf].len() as u64).to_le_bytes());
+            (tag, *i, *k, *leaf, usize::MAX - 1)
+        }
+        Edit::Byte(at, to) => {
+            tag.extend([held[*leaf][*at], *to]);
+            (tag, *i, *k, *leaf, *at)
+        }
+    }
+}
+
 /// Where `needle` starts in `hay`, ASCII case aside (code often compares an upper-cased copy).
 fn occurrences(hay: &[u8], needle: &[u8]) -> Vec<usize> {
     if needle.is_empty() || needle.len() > hay.len() {
@@ -278,21 +454,30 @@ fn bytes_kind(ty: &Ty) -> Option<Bytes> {
 
 /// The strings and byte sequences of a value, in order, as bytes.
 fn byte_leaves(ty: &Ty, v: &Value, out: &mut Vec<Vec<u8>>) {
+    let mut all = Vec::new();
+    byte_leaves_kind(ty, v, &mut all);
+    out.extend(all.into_iter().map(|(bytes, _, _)| bytes));
+}
+
+/// As [`byte_leaves`], each leaf with whether it is text and whether its length is fixed.
+fn byte_leaves_kind(ty: &Ty, v: &Value, out: &mut Vec<(Vec<u8>, bool, bool)>) {
     match (bytes_kind(ty), v) {
-        (Some(Bytes::Text), Value::Str(s)) => out.push(s.as_bytes().to_vec()),
-        (Some(Bytes::Raw(_)), Value::Seq(items)) => out.push(items.iter().map(byte_of).collect()),
+        (Some(Bytes::Text), Value::Str(s)) => out.push((s.as_bytes().to_vec(), true, false)),
+        (Some(Bytes::Raw(fixed)), Value::Seq(items)) => {
+            out.push((items.iter().map(byte_of).collect(), false, fixed.is_some()))
+        }
         _ => match (ty, v) {
             (Ty::Box(t) | Ty::Ref(t) | Ty::RefMut(t) | Ty::Closure(_, t), v) => {
-                byte_leaves(t, v, out)
+                byte_leaves_kind(t, v, out)
             }
-            (Ty::Option(t), Value::Opt(Some(v))) => byte_leaves(t, v, out),
+            (Ty::Option(t), Value::Opt(Some(v))) => byte_leaves_kind(t, v, out),
             (Ty::Vec(t) | Ty::Slice(t) | Ty::Array(t, _), Value::Seq(items)) => {
-                items.iter().for_each(|i| byte_leaves(t, i, out))
+                items.iter().for_each(|i| byte_leaves_kind(t, i, out))
             }
             (Ty::Tuple(ts), Value::Tuple(items)) => ts
                 .iter()
                 .zip(items)
-                .for_each(|(t, i)| byte_leaves(t, i, out)),
+                .for_each(|(t, i)| byte_leaves_kind(t, i, out)),
             _ => {}
         },
     }

@@ -77,6 +77,11 @@ impl Frontier {
         eprintln!("comparisons met: {}", self.met.len());
     }
 
+    /// Whether the operands of this comparison site were ever equal.
+    pub fn is_met(&self, site: u64) -> bool {
+        self.met.contains(&site)
+    }
+
     pub fn is_empty(&self) -> bool {
         self.closest.is_empty()
     }

@@ -136,6 +136,11 @@ const P_CLIMB: f64 = 0.25;
 /// At most this many eager substitutions of integers, and as many of bytes, follow one
 /// execution ([`cmp::eager`]).
 const EAGER_PER_RUN: usize = 2;
+/// As many of each kind follow a run that reached a new goal.
+const EAGER_ON_GAIN: usize = 16;
+/// How often input-to-state tries a string's or byte slice's length or one of its bytes
+/// first ([`cmp::reshapes`]).
+const P_RESHAPE: f64 = 0.25;
 /// How often a candidate with a file-system handle argument gets a file at the handle's path
 /// ([`env::back_handle`]).
 const P_BACK_HANDLE: f64 = 0.5;
@@ -243,6 +248,8 @@ pub struct Search<'s, 'c> {
     eager: std::collections::VecDeque<TestCase>,
     /// Operands already put in a place by an eager substitution.
     tried: BTreeSet<cmp::Tried>,
+    /// Comparison sites of the code under test some run reached.
+    sites: BTreeSet<u64>,
     frontier: frontier::Frontier,
     outputs: outputs::Outputs,
     /// The output goals every search should reach (both outcomes of `bool` functions).
@@ -303,6 +310,7 @@ impl<'s, 'c> Search<'s, 'c> {
             pending: Vec::new(),
             eager: Default::default(),
             tried: BTreeSet::new(),
+            sites: BTreeSet::new(),
             frontier: frontier::Frontier::default(),
             outputs,
             expected,
@@ -473,7 +481,18 @@ impl<'s, 'c> Search<'s, 'c> {
                             .filter(|(pc, _)| self.goals.in_selected_code(*pc))
                             .collect();
                         let bytes = &parent.report.cmp_bytes;
-                        cmp::substitute(rng, &parent.case, &compared)
+                        let reshaped = rng
+                            .gen_bool(P_RESHAPE)
+                            .then(|| {
+                                let frontier = &self.frontier;
+                                let open = |site| u8::from(frontier.is_met(site));
+                                let options = cmp::reshapes(space, &parent.case, &compared, &open);
+                                let r = options.choose(rng)?;
+                                cmp::reshape(space, &parent.case, r)
+                            })
+                            .flatten();
+                        reshaped
+                            .or_else(|| cmp::substitute(rng, &parent.case, &compared))
                             .or_else(|| cmp::splice(rng, space, &parent.case, bytes, &compared))
                     })
                     .flatten();
@@ -549,6 +568,9 @@ impl<'s, 'c> Search<'s, 'c> {
 
     fn learn_one(&mut self, case: TestCase, report: ExecReport) {
         let goals = self.goals;
+        // Comparison sites this run reached first: the reshapes a gain follows up go to
+        // them first.
+        let mut fresh = BTreeSet::new();
         check_infeasible(goals, &report, &mut self.infeasible_covered);
         if self.cfg.strategy == Strategy::Archive {
             // Only what the code under test compared: the driver's and std's comparisons are
@@ -561,22 +583,9 @@ impl<'s, 'c> Search<'s, 'c> {
                 .collect();
             let ints: Vec<u64> = compared.iter().map(|&(_, v)| v).collect();
             self.space.pool.learn(&ints, &report.cmp_bytes);
-            // Input-to-state at once: an operand put where the test holds the other, the first
-            // time that operand could go to that place. A near miss (a key of the right length
-            // compared with `"name"`, a mock's second value compared with 42) need not be kept
-            // in the archive to be followed up.
-            if self.eager.len() < 4 * self.cfg.batch {
-                let (ints, bytes) = cmp::eager(self.space, &case, &compared, &report.cmp_bytes);
-                // As many of each kind: a run compares far more integers than bytes.
-                for mut options in [ints, bytes] {
-                    options.retain(|(key, _)| !self.tried.contains(key));
-                    let n = EAGER_PER_RUN.min(options.len());
-                    for i in rand::seq::index::sample(&mut self.rng, options.len(), n) {
-                        let (key, candidate) = options[i].clone();
-                        if self.tried.insert(key) {
-                            self.eager.push_back(candidate);
-                        }
-                    }
+            for &(site, _) in &compared {
+                if self.sites.insert(site) {
+                    fresh.insert(site);
                 }
             }
             if matches!(
@@ -627,11 +636,13 @@ impl<'s, 'c> Search<'s, 'c> {
         if mocks::ran_out(&report) {
             let grown = mocks::grow(&mut self.rng, self.space, &case, &report);
             self.pending.extend(grown);
+            self.follow_up(&case, &report, false, &fresh);
             return;
         }
         if fakes::ran_out(&report) {
             let grown = fakes::grow(&mut self.rng, self.space, &case, &report);
             self.pending.extend(grown);
+            self.follow_up(&case, &report, false, &fresh);
             return;
         }
         // A repeated last value stands in for the values of later calls; now and then try a
@@ -647,11 +658,13 @@ impl<'s, 'c> Search<'s, 'c> {
             Ok(test) if test.report.sandbox_blocked > 0 => {}
             Ok(test) => {
                 let hit = hits(goals, &mut self.outputs, &test);
-                if self.archive.offer(&test, &hit) > 0 {
+                let gained = self.archive.offer(&test, &hit) > 0;
+                if gained {
                     self.last_gain = (self.executions, self.started.elapsed().as_secs_f64());
                     self.last_progress = self.executions;
                     self.note_branch_gain();
                 }
+                self.follow_up(&test.case, &test.report, gained, &fresh);
             }
             Err(finding) => {
                 self.reached_by_findings
@@ -661,6 +674,93 @@ impl<'s, 'c> Search<'s, 'c> {
                     self.findings.push(*finding);
                 }
             }
+        }
+    }
+
+    /// Input-to-state at once: an operand put where the test holds the other, the first time
+    /// that operand could go to that place. A near miss (a key of the right length compared
+    /// with `"name"`, a mock's second value compared with 42) need not be kept in the archive
+    /// to be followed up. At most [`EAGER_PER_RUN`] of each kind (integers, bytes, reshapes: as
+    /// many of each, a run compares far more integers than bytes) while the queue holds less
+    /// than four batches; a run that gained a goal ([`EAGER_ON_GAIN`] of each) goes first and
+    /// past that limit, as a fuzzer follows a new input of its corpus: the comparisons behind
+    /// the goal are those it now stands at.
+    fn follow_up(
+        &mut self,
+        case: &TestCase,
+        report: &ExecReport,
+        gained: bool,
+        fresh: &BTreeSet<u64>,
+    ) {
+        if self.cfg.strategy != Strategy::Archive
+            || (!gained && self.eager.len() >= 4 * self.cfg.batch)
+        {
+            return;
+        }
+        let compared: Vec<(u64, u64)> = report
+            .cmp_ints
+            .iter()
+            .copied()
+            .filter(|(pc, _)| self.goals.in_selected_code(*pc))
+            .collect();
+        let (ints, bytes) = cmp::eager(self.space, case, &compared, &report.cmp_bytes);
+        // Strings and byte slices resized to a compared length, a compared byte put at the
+        // offset that holds the other.
+        // Only after a gain: reshapes would crowd the queue with edits towards comparisons
+        // the search met long ago.
+        let frontier = &self.frontier;
+        let rank = |site| {
+            if fresh.contains(&site) {
+                0
+            } else if !frontier.is_met(site) {
+                1
+            } else {
+                2
+            }
+        };
+        let mut shapes = if gained {
+            cmp::reshapes(self.space, case, &compared, &rank)
+        } else {
+            Vec::new()
+        };
+        shapes.retain(|r| !self.tried.contains(&cmp::reshape_key(self.space, case, r)));
+        let n = if gained { EAGER_ON_GAIN } else { EAGER_PER_RUN };
+        let mut chosen = Vec::new();
+        // Towards open comparisons first (they come first), the rest at random.
+        let first = shapes.len().min(n * 3 / 4);
+        let rest = rand::seq::index::sample(
+            &mut self.rng,
+            shapes.len() - first,
+            (n - first).min(shapes.len() - first),
+        );
+        let picked: Vec<usize> = (0..first)
+            .chain(rest.into_iter().map(|i| i + first))
+            .collect();
+        for i in picked {
+            let r = &shapes[i];
+            if let Some(t) = cmp::reshape(self.space, case, r) {
+                if self.tried.insert(cmp::reshape_key(self.space, case, r)) {
+                    chosen.push(t);
+                }
+            }
+        }
+        // Integers as before a gain: a run compares many, and each has its own site.
+        for (mut options, n) in [(ints, EAGER_PER_RUN), (bytes, n)] {
+            options.retain(|(key, _)| !self.tried.contains(key));
+            let n = n.min(options.len());
+            for i in rand::seq::index::sample(&mut self.rng, options.len(), n) {
+                let (key, candidate) = options[i].clone();
+                if self.tried.insert(key) {
+                    chosen.push(candidate);
+                }
+            }
+        }
+        if gained {
+            for c in chosen.into_iter().rev() {
+                self.eager.push_front(c);
+            }
+        } else {
+            self.eager.extend(chosen);
         }
     }
 

@@ -619,3 +619,64 @@ fn near_misses_are_followed_up_at_once_and_each_place_once() {
     search.learn(vec![case], vec![r]);
     assert_eq!(search.eager.len(), before);
 }
+
+/// What `httpdate` does before it reads a date: `s.len() != 29`, then `s[16] != b' '`, then
+/// `s[23].wrapping_sub(b'0') < 10`. The length is met by padding, the byte at its one offset,
+/// the digit through the base the code subtracted.
+#[test]
+fn strings_are_resized_to_a_compared_length_and_a_compared_byte_goes_to_its_offset() {
+    const DATES: &str = "pub fn date(s: &str) -> bool { s.len() == 29 }\n\
+                         pub fn raw(s: &[u8]) -> bool { s.len() == 29 }\n";
+    let c = cluster(DATES);
+    let usable = vec![true; c.callables.len()];
+    let space = Space::new(&c, &usable, vec![0, 1], ValuePool::default());
+    let edited = |case: &TestCase, ints: &[(u64, u64)]| -> Vec<Value> {
+        cmp::reshapes(&space, case, ints, &|_| 0)
+            .iter()
+            .filter_map(|r| cmp::reshape(&space, case, r))
+            .map(|t| t.stmts[0].args[0].clone())
+            .collect()
+    };
+    // `"  ab".trim().len()` (2) compared with 29: padded to 29 + 2, with bytes not in it.
+    let case = one_call(&c, "date", Value::Str("  ab".into()));
+    let got = edited(&case, &[(SITE, 2), (SITE, 29)]);
+    let Value::Str(padded) = &got[0] else {
+        panic!("{got:?}")
+    };
+    assert_eq!(
+        padded, "  abABCDEFGHIJKLMNOPQRSTUVWXYZc",
+        "`a` and `b` are not padding"
+    );
+    // Longer than compared: cut.
+    let case = one_call(&c, "date", Value::Str("x".repeat(40)));
+    assert!(edited(&case, &[(SITE, 40), (SITE, 29)]).contains(&Value::Str("x".repeat(29))));
+    // `s[16] != b' '` saw b'Q' (81): only the offset holding it changes.
+    let s = "ABCDEFGHIJKLMNOPQRSTUVWXYZabc";
+    let case = one_call(&c, "date", Value::Str(s.into()));
+    let got = edited(&case, &[(SITE + 8, 81), (SITE + 8, 32)]);
+    assert!(
+        got.contains(&Value::Str("ABCDEFGHIJKLMNOP RSTUVWXYZabc".into())),
+        "{got:?}"
+    );
+    let others = got.iter().filter(|v| match v {
+        Value::Str(t) => t.len() == s.len() && t.as_bytes()[16] == b'Q',
+        _ => false,
+    });
+    assert_eq!(others.count(), 0, "no other offset changes: {got:?}");
+    // `s[23].wrapping_sub(b'0') < 10` saw b'X' - b'0' = 40: a digit goes there (`'9'` for
+    // `< 10`, `':'` for `<= 10`); the same in a byte slice.
+    let got = edited(&case, &[(SITE + 9, 40), (SITE + 9, 10)]);
+    assert!(
+        got.contains(&Value::Str("ABCDEFGHIJKLMNOPQRSTUVW9YZabc".into())),
+        "{got:?}"
+    );
+    let bytes = |b: &[u8]| Value::Seq(b.iter().map(|&x| Value::Int(x.into())).collect());
+    let case = one_call(&c, "raw", bytes(s.as_bytes()));
+    let got = edited(&case, &[(SITE + 9, 40), (SITE + 9, 10)]);
+    assert!(
+        got.contains(&bytes(b"ABCDEFGHIJKLMNOPQRSTUVW9YZabc")),
+        "{got:?}"
+    );
+    // Nothing near the length and no byte of the test compared: nothing to do.
+    assert!(edited(&case, &[(SITE, 1000), (SITE, 2000)]).is_empty());
+}

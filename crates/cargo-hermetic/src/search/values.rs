@@ -189,6 +189,14 @@ pub fn random_value(rng: &mut ChaCha8Rng, pool: &ValuePool, ty: &Ty, depth: usiz
         Ty::Float(t) => Value::float(random_float(rng, pool, *t)),
         Ty::String | Ty::Str | Ty::Reader => Value::Str(random_string(rng, pool)),
         Ty::Std(kind, args) => random_std(rng, pool, *kind, args, depth),
+        // Bytes are often text the code parses (`parse(s: &[u8])`): now and then a known
+        // string's bytes.
+        Ty::Vec(e) | Ty::Slice(e) | Ty::IntoIter(e)
+            if **e == Ty::Int(IntTy::U8) && !pool.string_list.is_empty() && rng.gen_bool(0.3) =>
+        {
+            let s = random_string(rng, pool);
+            Value::Seq(s.bytes().map(|b| Value::Int(b.into())).collect())
+        }
         Ty::Vec(e) | Ty::Slice(e) | Ty::IntoIter(e) => {
             let len = if depth > 2 { 0 } else { small_len(rng) };
             Value::Seq(
