@@ -124,8 +124,10 @@ pub fn analyse(
         .collect();
     analysis.reached = reach.iter().flatten().copied().collect();
 
-    // Rounds: the r-th test reaching each mutant; a mutant that hangs once is taken to hang
-    // wherever it is reached, and is not run again.
+    // Rounds: the r-th test reaching each mutant. Each test's fates are its own (a mutant that
+    // hangs under one test is run under the others too: a hang by count is quickly told), so
+    // the assertions a test keeps do not depend on the tests beside it (a rerun that analyses
+    // the last run's tests together keeps what the first run chose for each).
     let mut fates: Vec<BTreeMap<u32, Fate>> = vec![BTreeMap::new(); tests.len()];
     let mut runs: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
     for (t, ids) in reach.iter().enumerate() {
@@ -133,7 +135,6 @@ pub fn analyse(
             runs.entry(id).or_default().push(t);
         }
     }
-    let mut hangs: BTreeSet<u32> = BTreeSet::new();
     let rounds = runs.values().map(Vec::len).max().unwrap_or(0);
     // Hangs are told by count (`hang_limit`); the time limit is the search's backstop.
     let timeout = pool.timeout_ms;
@@ -170,10 +171,6 @@ pub fn analyse(
         let mut batch = Vec::new();
         for (&id, ts) in &runs {
             let Some(&t) = ts.get(round) else { continue };
-            if hangs.contains(&id) {
-                fates[t].insert(id, Fate::Fails);
-                continue;
-            }
             batch.push((t, id));
         }
         let reports = pool.exec_mutants(
@@ -196,9 +193,6 @@ pub fn analyse(
         )?;
         analysis.executions += reports.len() as u64;
         for ((t, id), report) in batch.into_iter().zip(reports) {
-            if matches!(report.outcome, Outcome::Timeout { .. }) {
-                hangs.insert(id);
-            }
             fates[t].insert(id, fate(cluster, &baselines[t], &keys[t], report));
         }
     }
