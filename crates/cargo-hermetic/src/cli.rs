@@ -155,8 +155,8 @@ pub struct GenerateArgs {
     pub no_early_stop: bool,
     /// Mutation analysis: compile mutants of the selected code into the driver, keep the
     /// assertions that kill them, look for tests that kill the others and report the mutation
-    /// score (`off`, the default for now: a faster run, every assertion kept).
-    #[arg(long, value_enum, default_value = "off")]
+    /// score (`off`: a faster run, every assertion kept).
+    #[arg(long, value_enum, default_value = "on")]
     pub mutation: Switch,
     #[command(flatten)]
     pub output: OutputArgs,

@@ -275,6 +275,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
             max_executions: args.max_executions.map_or(u64::MAX, |m| m / 5),
             stagnation_floor: (!args.no_early_stop)
                 .then_some(crate::mutation::hunt::STAGNATION_FLOOR),
+            hunt: !kept_only,
         };
         Some(crate::mutation::run(
             building,

@@ -1,6 +1,6 @@
 //! End to end on mutation analysis (triangle fixture): mutants compiled into the driver, the
 //! score and the alive mutants in the report, every written test asserting something, the tests
-//! passing under `cargo test --release` too; `--mutation off` does without.
+//! passing under `cargo test --release` too; on by default, `--mutation off` does without.
 
 mod common;
 
@@ -10,13 +10,8 @@ use std::process::Command;
 #[test]
 fn tests_keep_the_assertions_that_kill_mutants_and_the_score_is_reported() {
     let fixture = Fixture::copy("triangle");
-    let run = fixture
-        .generate()
-        .seed(1)
-        .max_executions(3_000)
-        .arg("--mutation")
-        .arg("on")
-        .run();
+    // On by default.
+    let run = fixture.generate().seed(1).max_executions(3_000).run();
     run.assert_success();
     let m = &run.report()["mutation"];
     let count = |k: &str| {

@@ -28,14 +28,27 @@ const REACHED_WORDS: usize = 1024;
 /// Whether [`reached`] reports the sites (the engine asks only when it needs them).
 static REPORT: AtomicBool = AtomicBool::new(false);
 
-/// Switches mutant `id` on (0: none), forgets the sites reached so far, and says whether
-/// [`reached`] reports them.
-pub fn set_active(id: u32, report_reached: bool) {
+/// Mutation sites evaluated in this execution.
+static EVALUATIONS: AtomicU64 = AtomicU64::new(0);
+/// With a mutant on, the evaluations past which the execution is stopped as a hang; 0: none.
+static LIMIT: AtomicU64 = AtomicU64::new(0);
+
+/// Switches mutant `id` on (0: none), forgets the sites reached so far, says whether
+/// [`reached`] reports them, and how many site evaluations the execution may make with the
+/// mutant on before it is stopped as a hang (0: no limit).
+pub fn set_active(id: u32, report_reached: bool, limit: u64) {
     ACTIVE.store(id, Ordering::Relaxed);
     REPORT.store(report_reached, Ordering::Relaxed);
+    EVALUATIONS.store(0, Ordering::Relaxed);
+    LIMIT.store(limit, Ordering::Relaxed);
     for w in &REACHED {
         w.store(0, Ordering::Relaxed);
     }
+}
+
+/// How many times the execution evaluated a mutation site.
+pub fn evaluations() -> u64 {
+    EVALUATIONS.load(Ordering::Relaxed)
 }
 
 /// The first ids of the sites reached since [`set_active`], if it asked for them.
@@ -66,6 +79,17 @@ pub extern "C" fn on(first: u32, n: u32) -> u32 {
         }
     }
     let active = ACTIVE.load(Ordering::Relaxed);
+    let evaluated = EVALUATIONS.fetch_add(1, Ordering::Relaxed) + 1;
+    if active != 0 {
+        let limit = LIMIT.load(Ordering::Relaxed);
+        if limit != 0 && evaluated > limit {
+            // A hang by count, so that whether a mutant hangs does not depend on how busy the
+            // machine is: the child's timeout handler (`server::on_timeout`) saves coverage
+            // and leaves, and the engine sees `Outcome::Timeout`.
+            // SAFETY: raising a signal on the calling thread; the driver's child handles it.
+            unsafe { libc::raise(libc::SIGUSR1) };
+        }
+    }
     if active >= first && active - first < n {
         active - first + 1
     } else {
@@ -290,23 +314,25 @@ mod tests {
     // One test: the switch is process-wide.
     #[test]
     fn sites_answer_only_their_own_mutants_and_record_that_they_were_reached() {
-        set_active(0, true);
+        set_active(0, true, 0);
         assert!(lt(10, true, &1, &2));
         assert_eq!(add(20, 2, 3, 5), 5);
         assert_eq!(reached(), vec![10, 20]);
-        set_active(11, true);
+        assert_eq!(evaluations(), 2);
+        set_active(11, true, 1_000);
         assert_eq!(reached(), Vec::<u32>::new());
+        assert_eq!(evaluations(), 0, "counted afresh");
         assert!(!lt(10, true, &1, &2), "`<` → `>`");
         assert_eq!(add(20, 2, 3, 5), 5, "another site's id");
-        set_active(21, true);
+        set_active(21, true, 0);
         assert_eq!(add(20, 2, 3, 5), 6, "`+` → `*`");
         assert_eq!(constant(30, 7u8), 7);
-        set_active(31, true);
+        set_active(31, true, 0);
         assert_eq!(constant(30, 0u8), 255, "wraps");
-        set_active(40, true);
+        set_active(40, true, 0);
         assert!(!flip(40, true));
         assert!(!unary(41, true, false), "another site");
         assert_eq!(replaced(40, 1, |k| k + 7), 7);
-        set_active(0, true);
+        set_active(0, true, 0);
     }
 }

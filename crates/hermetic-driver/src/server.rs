@@ -171,9 +171,10 @@ pub fn serve(entries: &[Entry]) {
                 timeout_ms,
                 mutant,
                 report_reached,
+                max_site_evaluations,
             }) => {
                 // Set before the fork: the child inherits the switch.
-                crate::mutant::set_active(mutant, report_reached);
+                crate::mutant::set_active(mutant, report_reached, max_site_evaluations);
                 let report = if shared_child {
                     run_in_worker(&mut worker, entries, &line, timeout_ms, &shared)
                 } else {
@@ -243,6 +244,7 @@ fn report_after(status: Option<i32>, shared: &Shared) -> ExecReport {
         mock_calls: Vec::new(),
         fake_calls: Vec::new(),
         reached_mutants: Vec::new(),
+        site_evaluations: 0,
         finals: Vec::new(),
     };
     if let Some(status) = status.filter(|&s| libc::WIFSIGNALED(s)) {
@@ -415,10 +417,11 @@ fn spawn_worker(entries: &[Entry], shared: &Shared) -> Worker {
                 env,
                 mutant,
                 report_reached,
+                max_site_evaluations,
                 ..
             }) = serde_json::from_str::<Request>(&line)
             {
-                crate::mutant::set_active(mutant, report_reached);
+                crate::mutant::set_active(mutant, report_reached, max_site_evaluations);
                 run_on_fresh_thread(entries, &calls, &env, shared);
                 crate::leftovers::check(&before);
             }
@@ -584,6 +587,7 @@ fn run_case(
         mock_calls: crate::mock::take_calls(),
         fake_calls: crate::fakes::take_calls(),
         reached_mutants: crate::mutant::reached(),
+        site_evaluations: crate::mutant::evaluations(),
         finals,
     };
     // The values the calls returned and the case kept are dropped last, as before, one at a

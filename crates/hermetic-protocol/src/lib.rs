@@ -203,6 +203,11 @@ pub enum Request {
         /// Whether to report the mutation sites the calls reached.
         #[serde(default)]
         report_reached: bool,
+        /// With a mutant switched on, the mutation sites the calls may evaluate before the
+        /// execution is stopped as a hang (`Outcome::Timeout`); 0: no limit. A count, unlike
+        /// the time limit, ends the same way on a busy machine as on an idle one.
+        #[serde(default)]
+        max_site_evaluations: u64,
     },
     Quit,
 }
@@ -287,6 +292,9 @@ pub struct ExecReport {
     /// The mutation sites the calls reached, by their first mutant id (when asked for).
     #[serde(default)]
     pub reached_mutants: Vec<u32>,
+    /// How many times the calls evaluated a mutation site (the mutants' driver only).
+    #[serde(default)]
+    pub site_evaluations: u64,
     /// The final state of the results later calls borrowed mutably (a `&mut` argument, a
     /// `&mut self` receiver), observed after the last statement of a completed run, by
     /// statement.
@@ -311,6 +319,7 @@ impl ExecReport {
             mock_calls: Vec::new(),
             fake_calls: Vec::new(),
             reached_mutants: Vec::new(),
+            site_evaluations: 0,
             finals: Vec::new(),
         }
     }

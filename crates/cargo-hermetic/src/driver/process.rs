@@ -25,6 +25,9 @@ pub struct Mutation {
     /// The mutant's id; 0: the original code.
     pub mutant: u32,
     pub report_reached: bool,
+    /// The mutation sites the execution may evaluate with the mutant on before it is stopped
+    /// as a hang; 0: no limit (`mutation::analysis::hang_limit`).
+    pub max_site_evaluations: u64,
 }
 
 /// One running driver.
@@ -160,6 +163,7 @@ impl Driver {
             timeout_ms,
             mutant: mutation.mutant,
             report_reached: mutation.report_reached,
+            max_site_evaluations: mutation.max_site_evaluations,
         })?;
         line.push(b'\n');
         self.requests

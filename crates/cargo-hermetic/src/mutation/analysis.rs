@@ -19,8 +19,19 @@ use hermetic_protocol::{ExecReport, Outcome};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
-/// A mutant run longer than this (and than the search's limit) hangs: killed.
-pub(crate) const MUTANT_TIMEOUT_MS: u64 = 250;
+/// A mutant hangs (and is killed) when, run by a test, it evaluates more mutation sites than
+/// `HANG_FACTOR` times the original code did under the same test, and at least `HANG_FLOOR`:
+/// a count, so the verdict is the same on a busy machine as on an idle one and the tests
+/// chosen by it do not change with the load. The search's time limit (`--timeout-ms`) stays
+/// as a backstop for hangs that evaluate no site (a loop outside the mutated code).
+pub(crate) const HANG_FACTOR: u64 = 10;
+pub(crate) const HANG_FLOOR: u64 = 1 << 20;
+
+/// The site evaluations a mutant run may make, for a test whose original run made
+/// `original` (`Mutation::max_site_evaluations`).
+pub(crate) fn hang_limit(original: u64) -> u64 {
+    original.saturating_mul(HANG_FACTOR).max(HANG_FLOOR)
+}
 
 /// What the analysis found, for the report.
 #[derive(Debug, Default)]
@@ -92,6 +103,7 @@ pub fn analyse(
                     Mutation {
                         mutant: 0,
                         report_reached: true,
+                        max_site_evaluations: 0,
                     },
                 )
             })
@@ -112,8 +124,10 @@ pub fn analyse(
         .collect();
     analysis.reached = reach.iter().flatten().copied().collect();
 
-    // Rounds: the r-th test reaching each mutant; a mutant that hangs once is taken to hang
-    // wherever it is reached, and is not run again.
+    // Rounds: the r-th test reaching each mutant. Each test's fates are its own (a mutant that
+    // hangs under one test is run under the others too: a hang by count is quickly told), so
+    // the assertions a test keeps do not depend on the tests beside it (a rerun that analyses
+    // the last run's tests together keeps what the first run chose for each).
     let mut fates: Vec<BTreeMap<u32, Fate>> = vec![BTreeMap::new(); tests.len()];
     let mut runs: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
     for (t, ids) in reach.iter().enumerate() {
@@ -121,9 +135,9 @@ pub fn analyse(
             runs.entry(id).or_default().push(t);
         }
     }
-    let mut hangs: BTreeSet<u32> = BTreeSet::new();
     let rounds = runs.values().map(Vec::len).max().unwrap_or(0);
-    let timeout = MUTANT_TIMEOUT_MS.min(pool.timeout_ms);
+    // Hangs are told by count (`hang_limit`); the time limit is the search's backstop.
+    let timeout = pool.timeout_ms;
     // Mutants are judged against the original code in the same build: an observation that
     // differs between this build and the search's (an address, say) catches nothing.
     let baselines: Vec<FinishedTest> = tests
@@ -157,10 +171,6 @@ pub fn analyse(
         let mut batch = Vec::new();
         for (&id, ts) in &runs {
             let Some(&t) = ts.get(round) else { continue };
-            if hangs.contains(&id) {
-                fates[t].insert(id, Fate::Fails);
-                continue;
-            }
             batch.push((t, id));
         }
         let reports = pool.exec_mutants(
@@ -174,6 +184,7 @@ pub fn analyse(
                         Mutation {
                             mutant: id,
                             report_reached: false,
+                            max_site_evaluations: hang_limit(baselines[t].report.site_evaluations),
                         },
                     )
                 })
@@ -182,9 +193,6 @@ pub fn analyse(
         )?;
         analysis.executions += reports.len() as u64;
         for ((t, id), report) in batch.into_iter().zip(reports) {
-            if matches!(report.outcome, Outcome::Timeout { .. }) {
-                hangs.insert(id);
-            }
             fates[t].insert(id, fate(cluster, &baselines[t], &keys[t], report));
         }
     }
@@ -318,6 +326,14 @@ fn choose(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_mutant_hangs_past_ten_times_the_original_s_site_evaluations_and_at_least_the_floor() {
+        assert_eq!(hang_limit(0), HANG_FLOOR);
+        assert_eq!(hang_limit(HANG_FLOOR / 10), HANG_FLOOR);
+        assert_eq!(hang_limit(HANG_FLOOR), 10 * HANG_FLOOR);
+        assert_eq!(hang_limit(u64::MAX), u64::MAX);
+    }
 
     fn caught(a: &[Assertion]) -> Fate {
         Fate::Caught(a.iter().cloned().collect())

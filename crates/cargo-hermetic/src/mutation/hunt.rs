@@ -3,7 +3,7 @@
 //! test that reaches the mutant (the search's own operators); it becomes a test when its
 //! execution against the mutant would fail it: another value, a panic gone or come.
 
-use super::analysis::{fate, Fate};
+use super::analysis::{fate, hang_limit, Fate, HANG_FLOOR};
 use crate::cluster::CallableKind;
 use crate::driver::execute::ExecRequest;
 use crate::driver::process::{DriverPool, Mutation};
@@ -11,7 +11,7 @@ use crate::emit;
 use crate::search::{self, mocks, ops, ops::Space};
 use crate::test_case::{FinishedTest, TestCase};
 use anyhow::Result;
-use hermetic_protocol::ExecReport;
+use hermetic_protocol::{ExecReport, Outcome};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -48,7 +48,7 @@ pub fn hunt(
     let mut alive: Vec<u32> = reaching.keys().copied().collect();
     let mut found = Vec::new();
     let mut executions = 0u64;
-    let timeout = super::analysis::MUTANT_TIMEOUT_MS.min(pool.timeout_ms);
+    let timeout = pool.timeout_ms;
     // Executions when the last kill came.
     let mut last_kill = 0u64;
     let stagnated = |executions: u64, last_kill: u64| {
@@ -84,6 +84,7 @@ pub fn hunt(
                         Mutation {
                             mutant,
                             report_reached: false,
+                            max_site_evaluations: HANG_FLOOR,
                         },
                     )
                 })
@@ -136,6 +137,9 @@ fn killing(
     if !about_a_target || mocks::ran_out(&original) || original.sandbox_blocked > 0 {
         return None;
     }
+    if stopped_short(&original, &mutated) {
+        return None;
+    }
     let test = search::finish(space.cluster, candidate, original).ok()?;
     let keys = emit::assertion_keys(space.cluster, &test);
     let kills = match fate(space.cluster, &test, &keys, mutated) {
@@ -143,6 +147,15 @@ fn killing(
         Fate::Caught(by) => !by.is_empty(),
     };
     kills.then_some(test)
+}
+
+/// Whether the mutant's run was stopped as a hang under a lower limit than the hang rule's
+/// (`analysis::hang_limit`): the hunt runs the candidate on the original and on the mutant at
+/// once, so the mutant runs under the rule's floor; where the original's own count puts the
+/// rule's limit above it, the stop proves no hang.
+fn stopped_short(original: &ExecReport, mutated: &ExecReport) -> bool {
+    matches!(mutated.outcome, Outcome::Timeout { .. })
+        && hang_limit(original.site_evaluations) > HANG_FLOOR
 }
 
 /// The test without the statements it needs neither to reach its last call nor to kill the
@@ -173,6 +186,7 @@ fn shrink(
                     Mutation {
                         mutant: m,
                         report_reached: false,
+                        max_site_evaluations: HANG_FLOOR,
                     },
                 )
             })
@@ -188,4 +202,22 @@ fn shrink(
         }
     }
     Ok((best, executions))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stop_under_the_floor_is_a_hang_only_where_the_rule_s_limit_is_the_floor() {
+        let completed = |site_evaluations| ExecReport {
+            site_evaluations,
+            ..ExecReport::empty(Outcome::Completed)
+        };
+        let hung = ExecReport::empty(Outcome::Timeout { stmt: 0 });
+        assert!(!stopped_short(&completed(10), &hung));
+        assert!(!stopped_short(&completed(HANG_FLOOR / 10), &hung));
+        assert!(stopped_short(&completed(HANG_FLOOR / 10 + 1), &hung));
+        assert!(!stopped_short(&completed(HANG_FLOOR), &completed(5)));
+    }
 }

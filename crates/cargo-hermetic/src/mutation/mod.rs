@@ -37,6 +37,9 @@ pub struct Settings<'a> {
     pub max_executions: u64,
     /// The hunt's stagnation floor (`hunt::Stop`); `None` with `--no-early-stop`.
     pub stagnation_floor: Option<u64>,
+    /// Whether to hunt at all: not when the last run's tests are all there is to write (the
+    /// sources and the command as it left them), which a hunt would add to.
+    pub hunt: bool,
 }
 
 /// The mutants' build, running beside the coverage search: the schemata rewrite needs only the
@@ -105,14 +108,18 @@ pub fn run(
         max_executions: settings.max_executions,
         stagnation_floor: settings.stagnation_floor,
     };
-    let (mut more, executions) = hunt::hunt(
-        space,
-        tests,
-        &analysis.alive_reached,
-        &mut pool,
-        settings.seed,
-        &stop,
-    )?;
+    let (mut more, executions) = if settings.hunt {
+        hunt::hunt(
+            space,
+            tests,
+            &analysis.alive_reached,
+            &mut pool,
+            settings.seed,
+            &stop,
+        )?
+    } else {
+        (Vec::new(), 0)
+    };
     analysis.executions += executions;
     if !more.is_empty() {
         let found = analysis::analyse(cluster, &mut more, &mutants.mutants, &mut pool, None)?;
