@@ -1,7 +1,7 @@
 //! The final tests against the mutants they reach: which mutants each test kills, and with
 //! which of its assertions; the assertions kept are the fewest that kill every mutant the test
-//! can kill, with the one on the call's result always among them (EvoSuite's assertion
-//! minimisation by mutation analysis).
+//! can kill, with the one on the call's result and those on the output and files the code left
+//! always among them (EvoSuite's assertion minimisation by mutation analysis).
 //!
 //! A test kills a mutant when, run against it, it would fail: the mutant makes a call panic,
 //! crash or hang where the original did not, or the other way round (a `should_panic` test whose
@@ -289,7 +289,9 @@ pub(crate) fn fate(
 }
 
 /// The fewest assertions that kill every mutant the test can kill by its assertions, the one
-/// on the last call's result always kept (greedy set cover, ties to the earlier assertion).
+/// on the last call's result and those on what the code left in its environment (output,
+/// files) always kept: a side effect is part of what the test is about (greedy set cover, ties
+/// to the earlier assertion).
 fn choose(
     test: &FinishedTest,
     candidates: &[Assertion],
@@ -300,6 +302,17 @@ fn choose(
     if candidates.contains(&last) {
         kept.insert(last);
     }
+    kept.extend(
+        candidates
+            .iter()
+            .filter(|a| {
+                matches!(
+                    a,
+                    Assertion::Stdout | Assertion::Stderr | Assertion::File(_)
+                )
+            })
+            .cloned(),
+    );
     let mut left: Vec<&BTreeSet<Assertion>> = fates
         .values()
         .filter_map(|f| match f {
@@ -340,7 +353,7 @@ mod tests {
     }
 
     #[test]
-    fn the_fewest_assertions_that_kill_what_can_be_killed_and_always_the_result() {
+    fn the_fewest_assertions_that_kill_what_can_be_killed_and_always_the_result_and_side_effects() {
         let test = FinishedTest {
             case: crate::test_case::TestCase {
                 home: 0,
@@ -378,10 +391,11 @@ mod tests {
         ]
         .into_iter()
         .collect();
-        // The result kills 1; r1 kills 2 and 3; r0 and stdout add nothing.
+        // The result kills 1; r1 kills 2 and 3; r0 adds nothing; stdout, a side effect, stays
+        // though it adds nothing either.
         assert_eq!(
             choose(&test, &candidates, &fates),
-            [r1, r2].into_iter().collect()
+            [r1, r2, out].into_iter().collect()
         );
     }
 }

@@ -108,7 +108,10 @@ pub fn hunt(
             }
         }
         for (id, test) in kills {
-            let (test, spent) = shrink(space, pool, test, id, timeout)?;
+            let (mut test, spent) = shrink(space, pool, test, id, timeout)?;
+            // Placed as the search places its tests, so that a later run, which starts from
+            // the stored cases, writes it into the same file.
+            test.case.home = search::home_of(space.cluster, &test.case);
             executions += spent;
             found.push(test);
             alive.retain(|&a| a != id);

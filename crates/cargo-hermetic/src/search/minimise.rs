@@ -211,7 +211,7 @@ pub fn minimise(
 
 /// Where a test belongs: with the function it is about (its last call) when every call it
 /// makes can be written there; else where it was built.
-fn home_of(cluster: &Cluster, case: &TestCase) -> crate::cluster::ModuleId {
+pub fn home_of(cluster: &Cluster, case: &TestCase) -> crate::cluster::ModuleId {
     let Some(last) = case.stmts.last() else {
         return case.home;
     };

@@ -36,6 +36,7 @@ use crate::test_case::{FinishedTest, Stmt, TestCase};
 use anyhow::Result;
 use archive::Archive;
 use hermetic_protocol::{AccessReport, ExecReport, Outcome};
+pub use minimise::home_of;
 use ops::Space;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
