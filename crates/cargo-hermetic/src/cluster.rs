@@ -26,7 +26,8 @@ pub struct Cluster {
     /// Module 0 is the crate root.
     pub modules: Vec<Module>,
     /// Paths of modules the test build compiles but analysis leaves out, the crate's own
-    /// `#[cfg(test)] mod unit_checks` whatever its name: their code is never a goal.
+    /// `#[cfg(test)] mod unit_checks` whatever its name, and of its `#[test]` functions outside
+    /// such modules: their code is never a goal.
     pub left_out_modules: Vec<Vec<String>>,
     pub types: Vec<TypeDef>,
     pub callables: Vec<Callable>,

@@ -18,7 +18,8 @@ pub struct ModuleSrc {
     /// own) and without `#[test]` functions.
     pub items: Vec<Item>,
     /// Child `mod` items whose `#[cfg]` leaves them out of the code under test (`#[cfg(test)]
-    /// mod unit_checks`, another platform's module), by name.
+    /// mod unit_checks`, another platform's module), and the module's own `#[test]` functions
+    /// (shlex's `fn test_invalid_utf8` beside its code), by name.
     pub left_out: Vec<String>,
 }
 
@@ -178,10 +179,14 @@ fn walk(
         }
         match item {
             Item::Mod(m) => child(out, loader, id, &prefix, m, dirs, file)?,
-            Item::Fn(f) if syntax::has_attr(&f.attrs, "test") => loader.skipped.push(
-                Why::new(SkipReason::TestCode, "#[test] function")
-                    .skipped(qualified(&prefix, &f.sig.ident.to_string())),
-            ),
+            Item::Fn(f) if syntax::has_attr(&f.attrs, "test") => {
+                let name = f.sig.ident.to_string();
+                loader.skipped.push(
+                    Why::new(SkipReason::TestCode, "#[test] function")
+                        .skipped(qualified(&prefix, &name)),
+                );
+                out[id].left_out.push(name);
+            }
             mut other => {
                 cfg::strip_compiled_out(&mut other, loader.config);
                 kept.push(other)

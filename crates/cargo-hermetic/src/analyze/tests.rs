@@ -668,6 +668,23 @@ fn inline_modules_and_cfg_test_code() {
     assert_eq!(callable(&c, "b").vis, Vis::Super);
     assert!(matches!(c.modules[1].body, ModuleBody::Inline { .. }));
     assert!(c.skipped.is_empty(), "{:?}", c.skipped);
+    assert_eq!(c.left_out_modules, [vec!["tests".to_string()]]);
+}
+
+#[test]
+fn test_functions_beside_the_code_are_left_out_of_the_goals() {
+    let c = inline(&[(
+        "lib.rs",
+        "pub fn a() -> u8 { 1 }\nmod inner {\n    pub fn b() {}\n    #[test]\n    fn b_works() { b(); }\n}\n#[test]\nfn a_works() { a(); }\n",
+    )]);
+    assert_eq!(c.callables.len(), 2);
+    assert_eq!(
+        c.left_out_modules,
+        [
+            vec!["a_works".to_string()],
+            vec!["inner".to_string(), "b_works".to_string()]
+        ]
+    );
 }
 
 #[test]
