@@ -145,21 +145,10 @@ pub fn splice(
     swaps.dedup();
     // (statement, argument, byte leaf, offset, replacement index)
     let mut options: Vec<(usize, usize, usize, usize, usize)> = Vec::new();
-    for (i, stmt) in case.stmts.iter().enumerate() {
-        for (k, (ty, arg)) in space
-            .arg_types(stmt.callable)
-            .iter()
-            .zip(&stmt.args)
-            .enumerate()
-        {
-            let mut leaves = Vec::new();
-            byte_leaves(ty, arg, &mut leaves);
-            for (leaf, bytes) in leaves.iter().enumerate() {
-                for (w, (from, _)) in swaps.iter().enumerate() {
-                    for at in occurrences(bytes, from) {
-                        options.push((i, k, leaf, at, w));
-                    }
-                }
+    for l in arg_leaves(space, case) {
+        for (w, (from, _)) in swaps.iter().enumerate() {
+            for at in occurrences(&l.bytes, from) {
+                options.push((l.stmt, l.arg, l.leaf, at, w));
             }
         }
     }
@@ -222,30 +211,19 @@ pub fn eager(
             swaps.push((&pair[1], &pair[0]));
         }
     }
-    for (i, stmt) in case.stmts.iter().enumerate() {
-        for (k, (ty, arg)) in space
-            .arg_types(stmt.callable)
-            .iter()
-            .zip(&stmt.args)
-            .enumerate()
-        {
-            let mut leaves = Vec::new();
-            byte_leaves(ty, arg, &mut leaves);
-            for (leaf, bytes) in leaves.iter().enumerate() {
-                for &(from, to) in &swaps {
-                    for at in occurrences(bytes, from) {
-                        let mut t = case.clone();
-                        let done =
-                            set_bytes(ty, &mut t.stmts[i].args[k], &mut { leaf }, &mut |b| {
-                                let mut new = b[..at].to_vec();
-                                new.extend_from_slice(to);
-                                new.extend_from_slice(&b[at + from.len()..]);
-                                new
-                            });
-                        if done {
-                            out.push(((to.to_vec(), i, k, leaf, at), t));
-                        }
-                    }
+    for l in arg_leaves(space, case) {
+        let (i, k, leaf) = (l.stmt, l.arg, l.leaf);
+        for &(from, to) in &swaps {
+            for at in occurrences(&l.bytes, from) {
+                let mut t = case.clone();
+                let done = set_bytes(&l.ty, &mut t.stmts[i].args[k], &mut { leaf }, &mut |b| {
+                    let mut new = b[..at].to_vec();
+                    new.extend_from_slice(to);
+                    new.extend_from_slice(&b[at + from.len()..]);
+                    new
+                });
+                if done {
+                    out.push(((to.to_vec(), i, k, leaf, at), t));
                 }
             }
         }
@@ -301,70 +279,60 @@ pub fn reshapes(
         by_site.entry(site).or_default().push(v);
     }
     let mut out: Vec<(u8, Reshape)> = Vec::new();
-    for (i, stmt) in case.stmts.iter().enumerate() {
-        for (k, (ty, arg)) in space
-            .arg_types(stmt.callable)
-            .iter()
-            .zip(&stmt.args)
-            .enumerate()
-        {
-            let mut leaves = Vec::new();
-            byte_leaves_kind(ty, arg, &mut leaves);
-            for (leaf, (bytes, text, fixed)) in leaves.iter().enumerate() {
-                // Edit -> the most urgent rank of the sites that ask for it.
-                let mut edits: BTreeMap<Edit, u8> = BTreeMap::new();
-                let len = bytes.len() as u64;
-                let mut at_byte: Vec<Vec<usize>> = vec![Vec::new(); 256];
-                for (at, &b) in bytes.iter().enumerate() {
-                    at_byte[b as usize].push(at);
-                }
-                for (&site, operands) in &by_site {
-                    let rank = rank(site);
-                    let mut add = |e: Edit| {
-                        let r = edits.entry(e).or_insert(rank);
-                        *r = (*r).min(rank);
-                    };
-                    if !fixed {
-                        for &x in operands.iter().filter(|x| x.abs_diff(len) <= LEN_SLACK) {
-                            for &y in operands.iter().filter(|&&y| y != x) {
-                                let to = len as i128 + y as i128 - x as i128;
-                                if (0..=MAX_RESIZED).contains(&to) && to != len as i128 {
-                                    add(Edit::Resize(to as usize));
-                                }
-                            }
+    for l in arg_leaves(space, case) {
+        let (i, k, leaf, bytes, text, fixed) = (l.stmt, l.arg, l.leaf, &l.bytes, &l.text, l.fixed);
+        // Edit -> the most urgent rank of the sites that ask for it.
+        let mut edits: BTreeMap<Edit, u8> = BTreeMap::new();
+        let len = bytes.len() as u64;
+        let mut at_byte: Vec<Vec<usize>> = vec![Vec::new(); 256];
+        for (at, &b) in bytes.iter().enumerate() {
+            at_byte[b as usize].push(at);
+        }
+        for (&site, operands) in &by_site {
+            let rank = rank(site);
+            let mut add = |e: Edit| {
+                let r = edits.entry(e).or_insert(rank);
+                *r = (*r).min(rank);
+            };
+            if !fixed {
+                for &x in operands.iter().filter(|x| x.abs_diff(len) <= LEN_SLACK) {
+                    for &y in operands.iter().filter(|&&y| y != x) {
+                        let to = len as i128 + y as i128 - x as i128;
+                        if (0..=MAX_RESIZED).contains(&to) && to != len as i128 {
+                            add(Edit::Resize(to as usize));
                         }
                     }
-                    let small: Vec<u8> = operands
-                        .iter()
-                        .filter(|&&v| v <= 0xff)
-                        .map(|&v| v as u8)
-                        .collect();
-                    for &x in &small {
-                        for base in BYTE_BASES {
-                            let from = x.wrapping_add(base);
-                            let places = &at_byte[from as usize];
-                            if places.is_empty() || (*text && from >= 0x80) {
+                }
+            }
+            let small: Vec<u8> = operands
+                .iter()
+                .filter(|&&v| v <= 0xff)
+                .map(|&v| v as u8)
+                .collect();
+            for &x in &small {
+                for base in BYTE_BASES {
+                    let from = x.wrapping_add(base);
+                    let places = &at_byte[from as usize];
+                    if places.is_empty() || (*text && from >= 0x80) {
+                        continue;
+                    }
+                    for &y in small.iter().filter(|&&y| y != x) {
+                        // Through a base only for a range check missed from above
+                        // (`b - b'0' < 10` for a letter, or for a byte below `'0'`).
+                        if base != 0 && !(y <= 36 && x > y) {
+                            continue;
+                        }
+                        for to in [y, y.wrapping_sub(1)].map(|t| t.wrapping_add(base)) {
+                            if to == from || (*text && to >= 0x80) {
                                 continue;
                             }
-                            for &y in small.iter().filter(|&&y| y != x) {
-                                // Through a base only for a range check missed from above
-                                // (`b - b'0' < 10` for a letter, or for a byte below `'0'`).
-                                if base != 0 && !(y <= 36 && x > y) {
-                                    continue;
-                                }
-                                for to in [y, y.wrapping_sub(1)].map(|t| t.wrapping_add(base)) {
-                                    if to == from || (*text && to >= 0x80) {
-                                        continue;
-                                    }
-                                    places.iter().for_each(|&at| add(Edit::Byte(at, to)));
-                                }
-                            }
+                            places.iter().for_each(|&at| add(Edit::Byte(at, to)));
                         }
                     }
                 }
-                out.extend(edits.into_iter().map(|(e, rank)| (rank, (i, k, leaf, e))));
             }
         }
+        out.extend(edits.into_iter().map(|(e, rank)| (rank, (i, k, leaf, e))));
     }
     // Stable: by rank, each rank in the test's order.
     out.sort_by_key(|(rank, _)| *rank);
@@ -481,6 +449,47 @@ fn byte_leaves_kind(ty: &Ty, v: &Value, out: &mut Vec<(Vec<u8>, bool, bool)>) {
             _ => {}
         },
     }
+}
+
+/// A byte leaf of one of a test's arguments, with where it sits.
+struct ArgLeaf {
+    stmt: usize,
+    arg: usize,
+    /// The argument's type.
+    ty: Ty,
+    /// Its index among the argument's leaves ([`byte_leaves_kind`] order).
+    leaf: usize,
+    bytes: Vec<u8>,
+    text: bool,
+    fixed: bool,
+}
+
+/// Every byte leaf of the test's arguments, statement by statement, argument by argument.
+fn arg_leaves(space: &Space, case: &TestCase) -> Vec<ArgLeaf> {
+    let mut out = Vec::new();
+    for (stmt, s) in case.stmts.iter().enumerate() {
+        for (arg, (ty, value)) in space
+            .arg_types(s.callable)
+            .into_iter()
+            .zip(&s.args)
+            .enumerate()
+        {
+            let mut leaves = Vec::new();
+            byte_leaves_kind(&ty, value, &mut leaves);
+            for (leaf, (bytes, text, fixed)) in leaves.into_iter().enumerate() {
+                out.push(ArgLeaf {
+                    stmt,
+                    arg,
+                    ty: ty.clone(),
+                    leaf,
+                    bytes,
+                    text,
+                    fixed,
+                });
+            }
+        }
+    }
+    out
 }
 
 fn byte_of(v: &Value) -> u8 {
