@@ -208,24 +208,48 @@ pub enum Ty {
 impl Ty {
     /// Whether this type, or any type inside it, satisfies `pred`.
     pub fn mentions(&self, pred: &impl Fn(&Ty) -> bool) -> bool {
-        pred(self)
-            || match self {
-                Ty::Vec(e)
-                | Ty::Slice(e)
-                | Ty::Array(e, _)
-                | Ty::Option(e)
-                | Ty::Box(e)
-                | Ty::Ref(e)
-                | Ty::RefMut(e)
-                | Ty::IntoIter(e)
-                | Ty::Range(e, _)
-                | Ty::Closure(_, e) => e.mentions(pred),
-                Ty::Result(a, b) => a.mentions(pred) || b.mentions(pred),
-                Ty::Tuple(items) | Ty::Adt(_, items) | Ty::Std(_, items) => {
-                    items.iter().any(|t| t.mentions(pred))
-                }
-                _ => false,
+        pred(self) || self.children().into_iter().any(|t| t.mentions(pred))
+    }
+
+    /// The types this one is made of, one level down: the element of `Vec<T>`, both sides of
+    /// `Result<T, E>`, a crate type's type arguments, ..
+    pub fn children(&self) -> Vec<&Ty> {
+        match self {
+            Ty::Vec(e)
+            | Ty::Slice(e)
+            | Ty::Array(e, _)
+            | Ty::Option(e)
+            | Ty::Box(e)
+            | Ty::Ref(e)
+            | Ty::RefMut(e)
+            | Ty::IntoIter(e)
+            | Ty::Range(e, _)
+            | Ty::Closure(_, e) => vec![e],
+            Ty::Result(a, b) => vec![a, b],
+            Ty::Tuple(items) | Ty::Adt(_, items) | Ty::Std(_, items) => items.iter().collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// [`Ty::children`], to change in place.
+    pub fn children_mut(&mut self) -> Vec<&mut Ty> {
+        match self {
+            Ty::Vec(e)
+            | Ty::Slice(e)
+            | Ty::Array(e, _)
+            | Ty::Option(e)
+            | Ty::Box(e)
+            | Ty::Ref(e)
+            | Ty::RefMut(e)
+            | Ty::IntoIter(e)
+            | Ty::Range(e, _)
+            | Ty::Closure(_, e) => vec![e],
+            Ty::Result(a, b) => vec![a, b],
+            Ty::Tuple(items) | Ty::Adt(_, items) | Ty::Std(_, items) => {
+                items.iter_mut().collect()
             }
+            _ => Vec::new(),
+        }
     }
 }
 

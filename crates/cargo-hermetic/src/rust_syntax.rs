@@ -302,29 +302,18 @@ impl Cluster {
 
     /// Whether every crate type mentioned by `t` can be named from `from`.
     pub fn ty_visible_from(&self, t: &Ty, from: ModuleId) -> bool {
-        match t {
-            Ty::Adt(id, args) => {
+        let own = match t {
+            Ty::Adt(id, _) => {
                 let def = &self.types[*id];
                 self.visible_from(def.module, def.vis, from)
-                    && args.iter().all(|a| self.ty_visible_from(a, from))
             }
-            Ty::Vec(e)
-            | Ty::Slice(e)
-            | Ty::Array(e, _)
-            | Ty::Option(e)
-            | Ty::Box(e)
-            | Ty::IntoIter(e)
-            | Ty::Closure(_, e) => self.ty_visible_from(e, from),
-            Ty::Std(_, args) => args.iter().all(|a| self.ty_visible_from(a, from)),
-            Ty::Ref(e) | Ty::RefMut(e) => self.ty_visible_from(e, from),
-            Ty::Result(a, b) => self.ty_visible_from(a, from) && self.ty_visible_from(b, from),
-            Ty::Tuple(items) => items.iter().all(|i| self.ty_visible_from(i, from)),
             Ty::Mock(id) => {
                 let def = &self.traits[*id];
                 self.visible_from(def.module, def.vis, from)
             }
             _ => true,
-        }
+        };
+        own && t.children().into_iter().all(|c| self.ty_visible_from(c, from))
     }
 
     /// The name of a module for users: `parser::lexer`, or `crate` for the root.

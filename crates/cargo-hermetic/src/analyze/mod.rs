@@ -317,43 +317,19 @@ fn drop_unmade_mock_receivers(cluster: &mut Cluster) {
 /// Replaces, by `swap`, every type inside `ty` that is a crate type's type argument (at any
 /// depth); true when one was.
 fn swap_type_arguments(ty: &mut Ty, swap: &impl Fn(&Ty) -> Option<Ty>) -> bool {
-    match ty {
-        Ty::Adt(_, args) => {
-            let mut changed = false;
-            for a in args {
-                if let Some(new) = swap(a) {
-                    *a = new;
-                    changed = true;
-                } else {
-                    changed |= swap_type_arguments(a, swap);
-                }
+    let swappable = matches!(ty, Ty::Adt(..));
+    // Every child, not only up to the first that changed.
+    let mut changed = false;
+    for child in ty.children_mut() {
+        match swap(child).filter(|_| swappable) {
+            Some(new) => {
+                *child = new;
+                changed = true;
             }
-            changed
+            None => changed |= swap_type_arguments(child, swap),
         }
-        Ty::Vec(e)
-        | Ty::Slice(e)
-        | Ty::Array(e, _)
-        | Ty::Option(e)
-        | Ty::Box(e)
-        | Ty::Ref(e)
-        | Ty::RefMut(e)
-        | Ty::IntoIter(e)
-        | Ty::Range(e, _)
-        | Ty::Closure(_, e) => swap_type_arguments(e, swap),
-        Ty::Result(a, b) => {
-            let a = swap_type_arguments(a, swap);
-            swap_type_arguments(b, swap) || a
-        }
-        Ty::Tuple(items) | Ty::Std(_, items) => {
-            // Every item, not only up to the first that changed.
-            let mut changed = false;
-            for t in items {
-                changed |= swap_type_arguments(t, swap);
-            }
-            changed
-        }
-        _ => false,
     }
+    changed
 }
 
 /// One callable per mockable trait: building its mock from the values its methods return.
