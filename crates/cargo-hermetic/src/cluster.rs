@@ -245,9 +245,7 @@ impl Ty {
             | Ty::Range(e, _)
             | Ty::Closure(_, e) => vec![e],
             Ty::Result(a, b) => vec![a, b],
-            Ty::Tuple(items) | Ty::Adt(_, items) | Ty::Std(_, items) => {
-                items.iter_mut().collect()
-            }
+            Ty::Tuple(items) | Ty::Adt(_, items) | Ty::Std(_, items) => items.iter_mut().collect(),
             _ => Vec::new(),
         }
     }
@@ -583,8 +581,13 @@ pub struct Param {
 pub enum CallableKind {
     /// `name(args)`
     Function,
-    /// `Type::name(args)`: an associated function without receiver (constructors).
-    AssocFn { self_ty: Ty },
+    /// `Type::name(args)`: an associated function without receiver (constructors); with
+    /// `of_trait`, one a crate trait gives a std type (`impl PathBufExt for PathBuf`), called
+    /// as `<PathBuf as PathBufExt>::from_slash(args)`.
+    AssocFn {
+        self_ty: Ty,
+        of_trait: Option<ImplOf>,
+    },
     /// `receiver.name(args)`; `of_trait` for a method of an `impl Trait for Type` block (only
     /// `cargo hermetic record` lists those: see `analyze::Options`).
     Method {
@@ -616,7 +619,7 @@ impl CallableKind {
     pub fn self_ty(&self) -> Option<&Ty> {
         match self {
             CallableKind::Function | CallableKind::Mock(_) | CallableKind::Fake(_) => None,
-            CallableKind::AssocFn { self_ty }
+            CallableKind::AssocFn { self_ty, .. }
             | CallableKind::Method { self_ty, .. }
             | CallableKind::TraitFn { self_ty, .. }
             | CallableKind::StructLiteral { self_ty, .. }

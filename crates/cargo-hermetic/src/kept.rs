@@ -71,7 +71,7 @@ pub fn callable_key(cluster: &Cluster, c: CallableId) -> String {
     let mut path = cluster.modules[from].path.clone();
     let kind = match &callable.kind {
         CallableKind::Function => "fn".to_string(),
-        CallableKind::AssocFn { self_ty } => format!("assoc {}", ty(self_ty)),
+        CallableKind::AssocFn { self_ty, .. } => format!("assoc {}", ty(self_ty)),
         CallableKind::Method {
             self_ty, receiver, ..
         } => {

@@ -313,7 +313,10 @@ impl Cluster {
             }
             _ => true,
         };
-        own && t.children().into_iter().all(|c| self.ty_visible_from(c, from))
+        own && t
+            .children()
+            .into_iter()
+            .all(|c| self.ty_visible_from(c, from))
     }
 
     /// The name of a module for users: `parser::lexer`, or `crate` for the root.

@@ -60,8 +60,8 @@ pub enum SkipReason {
     TraitNotMockable,
     /// A receiver other than `self`, `&self`, `&mut self` (`self: Box<Self>`).
     Receiver,
-    /// An associated function without `self` of a crate trait implemented for a std type
-    /// (`PathBufExt::from_slash`), which a test would call as `PathBuf::from_slash(..)`.
+    /// An associated function without `self` of a crate trait implemented for an unsized std
+    /// type (`impl PathExt for Path`), whose `Self` no value can be.
     TraitAssocFn,
     /// Behind a `#[cfg]` analysis cannot evaluate.
     Cfg,
@@ -104,7 +104,9 @@ impl fmt::Display for SkipReason {
             SkipReason::WhereClause => "`where` clauses on other types than parameters",
             SkipReason::TraitNotMockable => "traits no mock can implement",
             SkipReason::Receiver => "receivers other than `self`, `&self`, `&mut self`",
-            SkipReason::TraitAssocFn => "associated functions of crate traits for std types",
+            SkipReason::TraitAssocFn => {
+                "associated functions of crate traits for unsized std types"
+            }
             SkipReason::Cfg => "behind a `#[cfg]` analysis cannot evaluate",
             SkipReason::UnsafeFn => "`unsafe fn`",
             SkipReason::AsyncFn => "`async fn`",

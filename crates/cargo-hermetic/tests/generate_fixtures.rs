@@ -406,6 +406,8 @@ fn paths_and_os_strings_are_passed_and_checked_as_paths() {
         // A crate trait's methods on `Path` itself, the default one included.
         ".to_slash()",
         ".slash_len()",
+        // Its associated function on `PathBuf`, by the trait.
+        "<PathBuf as FromSlash>::from_slash(\"",
     ] {
         assert!(
             file.contains(expected),

@@ -483,7 +483,13 @@ impl Collector<'_> {
                 // Associated functions of trait impls are not listed (a test would name them
                 // `<Type as Trait>::name`).
                 (None, None) if of_trait.is_some() => continue,
-                (None, None) => (vis, CallableKind::AssocFn { self_ty }),
+                (None, None) => (
+                    vis,
+                    CallableKind::AssocFn {
+                        self_ty,
+                        of_trait: None,
+                    },
+                ),
                 // Trait impls are as visible as the type they are for.
                 (Some(path), None) => {
                     let trait_name = substituted_text(path, &sig.subst);

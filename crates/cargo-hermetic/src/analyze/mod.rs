@@ -248,7 +248,7 @@ fn add_implementor_variants(cluster: &mut Cluster) {
             }
         }
         let self_ty = match &mut twin.kind {
-            CallableKind::AssocFn { self_ty }
+            CallableKind::AssocFn { self_ty, .. }
             | CallableKind::Method { self_ty, .. }
             | CallableKind::TraitFn { self_ty, .. }
             | CallableKind::StructLiteral { self_ty, .. }

@@ -524,7 +524,17 @@ fn call_body(cluster: &Cluster, id: usize) -> Result<TokenStream, Why> {
             let path = item_path(cluster, tr.module, &tr.name, m);
             quote!(#path::#name #turbofish (#(#exprs),*))
         }
-        CallableKind::AssocFn { self_ty } | CallableKind::Method { self_ty, .. } => {
+        // A crate trait's associated function on a std type: nothing infers `Self`.
+        CallableKind::AssocFn {
+            self_ty,
+            of_trait: Some(of),
+        } => {
+            let owner = ty(cluster, self_ty, m);
+            let tr = &cluster.traits[of.trait_id];
+            let path = item_path(cluster, tr.module, &tr.name, m);
+            quote!(<#owner as #path>::#name #turbofish (#(#exprs),*))
+        }
+        CallableKind::AssocFn { self_ty, .. } | CallableKind::Method { self_ty, .. } => {
             let owner = ty_in_expr(cluster, self_ty, m);
             quote!(#owner::#name #turbofish (#(#exprs),*))
         }

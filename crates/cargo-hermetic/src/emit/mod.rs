@@ -962,10 +962,25 @@ impl Writer<'_> {
                 let a = params(args)?;
                 quote!(#path #turbofish(#(#a),*))
             }
-            CallableKind::AssocFn { self_ty } => {
+            CallableKind::AssocFn {
+                self_ty,
+                of_trait: None,
+            } => {
                 let t = in_expr(self_ty);
                 let a = params(args)?;
                 quote!(#t::#name #turbofish(#(#a),*))
+            }
+            // A crate trait's associated function on a std type: by the trait, which nothing
+            // would pick otherwise (`<PathBuf as PathBufExt>::from_slash("a/b")`).
+            CallableKind::AssocFn {
+                self_ty,
+                of_trait: Some(of),
+            } => {
+                let t = rust_syntax::ty(cluster, self_ty, self.home);
+                let tr = &cluster.traits[of.trait_id];
+                let path = rust_syntax::item_path(cluster, tr.module, &tr.name, self.home);
+                let a = params(args)?;
+                quote!(<#t as #path>::#name #turbofish(#(#a),*))
             }
             CallableKind::Method {
                 self_ty, of_trait, ..
@@ -1342,7 +1357,8 @@ fn says_its_type(t: &Ty) -> bool {
 /// another trait): `value.name()` would not pick it.
 fn shares_its_name(cluster: &Cluster, id: CallableId) -> bool {
     let c = &cluster.callables[id];
-    let (CallableKind::Method { self_ty, .. } | CallableKind::AssocFn { self_ty }) = &c.kind else {
+    let (CallableKind::Method { self_ty, .. } | CallableKind::AssocFn { self_ty, .. }) = &c.kind
+    else {
         return false;
     };
     cluster.callables.iter().enumerate().any(|(i, d)| {

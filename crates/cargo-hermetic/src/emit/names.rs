@@ -91,7 +91,7 @@ pub(crate) fn callee(cluster: &Cluster, id: CallableId) -> String {
         CallableKind::Function => snake_words(&c.name),
         CallableKind::Mock(t) => snake_words(&cluster.traits[*t].mock_name),
         CallableKind::Fake(_) => "fakes".to_string(),
-        CallableKind::AssocFn { self_ty } | CallableKind::Method { self_ty, .. } => {
+        CallableKind::AssocFn { self_ty, .. } | CallableKind::Method { self_ty, .. } => {
             let mine = self_ty_name(self_ty);
             let ambiguous = cluster.callables.iter().enumerate().any(|(i, d)| {
                 i != id && d.name == c.name && d.kind.self_ty().and_then(self_ty_name) != mine

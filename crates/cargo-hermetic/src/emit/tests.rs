@@ -198,6 +198,7 @@ fn cluster() -> Cluster {
                 "new",
                 CallableKind::AssocFn {
                     self_ty: adt(STACK),
+                    of_trait: None,
                 },
                 vec![param("capacity", USIZE)],
                 Ty::Result(Box::new(adt(STACK)), Box::new(adt(STACK_ERROR))),

@@ -78,7 +78,7 @@ pub fn insert(
         let callable = &cluster.callables[c];
         let (owner, of_trait) = match &callable.kind {
             CallableKind::Function => (None, None),
-            CallableKind::AssocFn { self_ty } | CallableKind::Method { self_ty, .. } => {
+            CallableKind::AssocFn { self_ty, .. } | CallableKind::Method { self_ty, .. } => {
                 let of_trait = match &callable.kind {
                     CallableKind::Method {
                         of_trait: Some(of), ..

@@ -20,9 +20,8 @@ pub(super) struct TraitOfStd<'a> {
 }
 
 impl Collector<'_> {
-    /// Lists the methods of `imp`, an impl of a crate trait for the std type `type_name`.
-    /// Associated functions without `self` are skipped with a reason (a test would name them
-    /// `<PathBuf as PathBufExt>::from_slash`).
+    /// Lists the methods and associated functions of `imp`, an impl of a crate trait for the
+    /// std type `type_name`.
     pub(super) fn std_self_impl(
         &mut self,
         m: ModuleId,
@@ -75,13 +74,22 @@ impl Collector<'_> {
                 continue;
             };
             let receiver = match (sig.receiver, sig.self_by_ref) {
-                (None, _) => {
+                // `Self` is `Path` or `str` itself, which no function returns or takes by value.
+                (None, true) => {
                     let why = format!(
-                        "associated function of trait `{}` implemented for a std type",
+                        "associated function of trait `{}` for the unsized `{type_name}`",
                         tr.item.ident
                     );
                     self.skipped
                         .push(Why::new(SkipReason::TraitAssocFn, why).skipped(shown));
+                    continue;
+                }
+                (None, false) => {
+                    let kind = CallableKind::AssocFn {
+                        self_ty,
+                        of_trait: Some(tr.of),
+                    };
+                    self.push(m, name, vis, kind, sig);
                     continue;
                 }
                 // `&self` of `Path` is the `&Path` value itself.
