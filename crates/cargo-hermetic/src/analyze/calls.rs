@@ -335,6 +335,7 @@ impl<'a> Walk<'a> {
         let has_lifetimes = |t: &Ty| matches!(t, Ty::Adt(id, _) if types[*id].lifetimes > 0);
         let fakeable = c.ret != Ty::Unit
             && c.generic_args.is_empty()
+            && c.item_params().is_some()
             && !c.ret.borrows()
             && !c.ret.mentions(&has_lifetimes)
             && !matches!(c.kind.self_ty(), Some(t @ Ty::Adt(id, _)) if !types[*id].generics.is_empty() || has_lifetimes(t));
@@ -368,6 +369,9 @@ impl<'a> Walk<'a> {
             .map(|(callee, entry)| OutCall {
                 restriction: attribute.as_ref().and_then(|a| a.restriction(&entry)),
                 ret: self.cluster.callables[callee].ret.clone(),
+                params: self.cluster.callables[callee]
+                    .item_params()
+                    .unwrap_or_default(),
                 callee: Callee::Crate(callee),
                 entry,
             })
