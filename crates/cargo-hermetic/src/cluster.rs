@@ -753,6 +753,9 @@ pub struct OutCall {
     /// Its parameter types as its function item takes them (the receiver first): `None` where
     /// the type is not the signature's own (`Written`).
     pub params: Vec<Option<Ty>>,
+    /// Every call of it in the unit passes the unit's inputs only (its parameters, `self`, parts
+    /// of them, constants): the test steers what the callee gets.
+    pub steered: bool,
     /// How the unit's `only(..)` names it: as the call writes the path (`db::run_query`), or
     /// for a method its type's path from the unit and its name (`crate::db::Database::query`).
     pub entry: String,
@@ -778,6 +781,9 @@ pub struct FakeDef {
     /// Its parameter types (`OutCall::params`), which the set-up writes out: a test whose
     /// callee's parameters changed then fails to compile.
     pub params: Vec<Option<Ty>>,
+    /// Every unit calls it with its inputs only (`OutCall::steered`): a fake of it is worth
+    /// trying only when its real calls touch the environment.
+    pub steered: bool,
     /// The units that call it, whose attributes list it.
     pub units: Vec<UnitId>,
     /// The restriction of the first unit that has one.

@@ -105,6 +105,7 @@ fn plan(cluster: &mut Cluster, selected: impl Fn(CallableId) -> bool) -> Vec<Uni
                 Some(f) => {
                     let def = &mut cluster.fakes[f];
                     def.units.push(u);
+                    def.steered &= call.steered;
                     if def.restriction.is_none() {
                         def.restriction = call.restriction;
                     }
@@ -143,6 +144,7 @@ fn plan(cluster: &mut Cluster, selected: impl Fn(CallableId) -> bool) -> Vec<Uni
                         callee: call.callee,
                         ret: call.ret,
                         params: call.params,
+                        steered: call.steered,
                         units: vec![u],
                         restriction: call.restriction,
                     });
@@ -210,6 +212,9 @@ fn resolve_externs(cluster: &mut Cluster, deps: &[(String, PathBuf)]) {
                 callee: Callee::Extern(path.clone()),
                 ret: f.ret.clone(),
                 params,
+                // Not followed into the call's arguments: its fakes are judged by what it
+                // returns and whether it touches the environment.
+                steered: false,
                 entry,
                 restriction,
             });
