@@ -205,6 +205,33 @@ pub enum Ty {
     Closure(usize, Box<Ty>),
 }
 
+impl Callable {
+    /// The parameter types of its function item (`Type::method` takes the receiver first), each
+    /// `None` where the type is not the signature's own; `None` for a callable with an
+    /// `impl Trait` parameter, whose item names no one function.
+    pub fn item_params(&self) -> Option<Vec<Option<Ty>>> {
+        let receiver = match &self.kind {
+            CallableKind::Method {
+                self_ty, receiver, ..
+            } => Some(match receiver {
+                Receiver::Ref => Ty::Ref(Box::new(self_ty.clone())),
+                Receiver::RefMut => Ty::RefMut(Box::new(self_ty.clone())),
+                Receiver::Value => self_ty.clone(),
+            }),
+            _ => None,
+        };
+        let mut params: Vec<Option<Ty>> = receiver.into_iter().map(Some).collect();
+        for p in &self.params {
+            params.push(match p.written {
+                Written::AsIs => Some(p.ty.clone()),
+                Written::StandIn => None,
+                Written::ImplTrait => return None,
+            });
+        }
+        Some(params)
+    }
+}
+
 impl Ty {
     /// Whether this type, or any type inside it, satisfies `pred`.
     pub fn mentions(&self, pred: &impl Fn(&Ty) -> bool) -> bool {
@@ -575,6 +602,21 @@ pub enum Collect {
 pub struct Param {
     pub name: String,
     pub ty: Ty,
+    /// How `ty` relates to the type the signature writes.
+    pub written: Written,
+}
+
+/// How a parameter's `Ty` relates to the type its signature writes: a fake's set-up writes the
+/// callee's parameter types out only where they are the signature's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Written {
+    /// The signature's type, as `rust_syntax::ty` writes it back.
+    AsIs,
+    /// A value that stands in for a trait object or a type parameter (`&dyn Write` gets a
+    /// `Vec<u8>`, `&dyn Ledger` a mock): the signature's type is another.
+    StandIn,
+    /// `impl Trait`: the function is generic, so its item names no one function.
+    ImplTrait,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -735,6 +777,12 @@ pub struct OutCall {
     pub callee: Callee,
     /// What it returns: what a fake of it returns.
     pub ret: Ty,
+    /// Its parameter types as its function item takes them (the receiver first): `None` where
+    /// the type is not the signature's own (`Written`).
+    pub params: Vec<Option<Ty>>,
+    /// Every call of it in the unit passes the unit's inputs only (its parameters, `self`, parts
+    /// of them, constants): the test steers what the callee gets.
+    pub steered: bool,
     /// How the unit's `only(..)` names it: as the call writes the path (`db::run_query`), or
     /// for a method its type's path from the unit and its name (`crate::db::Database::query`).
     pub entry: String,
@@ -757,6 +805,12 @@ pub struct FakeDef {
     pub callee: Callee,
     /// The callee's return type: the fake's values.
     pub ret: Ty,
+    /// Its parameter types (`OutCall::params`), which the set-up writes out: a test whose
+    /// callee's parameters changed then fails to compile.
+    pub params: Vec<Option<Ty>>,
+    /// Every unit calls it with its inputs only (`OutCall::steered`): a fake of it is worth
+    /// trying only when its real calls touch the environment.
+    pub steered: bool,
     /// The units that call it, whose attributes list it.
     pub units: Vec<UnitId>,
     /// The restriction of the first unit that has one.

@@ -255,13 +255,20 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     let containment = pool.layers;
     let real_env = pool.real_env;
     drop(pool);
-    let (branches, uncovered) = branches_in_source(
+    let (branches, mut uncovered) = branches_in_source(
         &goal_map,
         &outcome.covered,
         &pool_pcs,
         &built,
         &target.crate_dir,
     );
+    for u in &mut uncovered {
+        let callable = (0..cluster.callables.len())
+            .find(|&c| crate::selection::callable_name(&cluster, c) == u.function);
+        if let Some(c) = callable {
+            u.refused_by_environment = outcome.refused.by_environment(c);
+        }
+    }
     let mutation_started = Instant::now();
     let mutation_report = if let Some(building) = building {
         status.say("running the tests against mutants of the code");
@@ -620,6 +627,7 @@ fn branches_in_source(
                 function: function.to_string(),
                 goals,
                 branches: lines,
+                refused_by_environment: Vec::new(),
             }
         })
         .collect();

@@ -21,6 +21,7 @@ use crate::analyze::calls::{impl_name, isolate_attr};
 use crate::analyze::syntax::Offsets;
 use crate::cluster::{
     Callable, CallableId, CallableKind, Callee, Cluster, FakeDef, OutCall, Param, Ty, UnitId, Vis,
+    Written,
 };
 use anyhow::{Context, Result};
 use std::collections::{BTreeMap, BTreeSet};
@@ -104,6 +105,7 @@ fn plan(cluster: &mut Cluster, selected: impl Fn(CallableId) -> bool) -> Vec<Uni
                 Some(f) => {
                     let def = &mut cluster.fakes[f];
                     def.units.push(u);
+                    def.steered &= call.steered;
                     if def.restriction.is_none() {
                         def.restriction = call.restriction;
                     }
@@ -129,6 +131,7 @@ fn plan(cluster: &mut Cluster, selected: impl Fn(CallableId) -> bool) -> Vec<Uni
                         params: vec![Param {
                             name: "values".into(),
                             ty: Ty::Vec(Box::new(call.ret.clone())),
+                            written: Written::AsIs,
                         }],
                         ret: Ty::Unit,
                         generic_args: Vec::new(),
@@ -140,6 +143,8 @@ fn plan(cluster: &mut Cluster, selected: impl Fn(CallableId) -> bool) -> Vec<Uni
                     cluster.fakes.push(FakeDef {
                         callee: call.callee,
                         ret: call.ret,
+                        params: call.params,
+                        steered: call.steered,
                         units: vec![u],
                         restriction: call.restriction,
                     });
@@ -186,10 +191,19 @@ fn resolve_externs(cluster: &mut Cluster, deps: &[(String, PathBuf)]) {
                     && dep.is_public_api(c.module, c.vis)
             });
             let Some(f) = found else { continue };
-            let std_only = !f.ret.mentions(&|t| matches!(t, Ty::Adt(..) | Ty::Mock(_)));
-            if f.ret == Ty::Unit || !std_only || !f.generic_args.is_empty() || f.ret.borrows() {
+            let std_only = |t: &Ty| !t.mentions(&|t| matches!(t, Ty::Adt(..) | Ty::Mock(_)));
+            if f.ret == Ty::Unit
+                || !std_only(&f.ret)
+                || !f.generic_args.is_empty()
+                || f.ret.borrows()
+            {
                 continue;
             }
+            let Some(params) = f.item_params() else {
+                continue;
+            };
+            // The other crate's types cannot be named from this one's tests.
+            let params = params.into_iter().map(|t| t.filter(std_only)).collect();
             let restriction = cluster.units[u]
                 .attribute
                 .as_ref()
@@ -197,6 +211,10 @@ fn resolve_externs(cluster: &mut Cluster, deps: &[(String, PathBuf)]) {
             cluster.units[u].calls.push(OutCall {
                 callee: Callee::Extern(path.clone()),
                 ret: f.ret.clone(),
+                params,
+                // Not followed into the call's arguments: its fakes are judged by what it
+                // returns and whether it touches the environment.
+                steered: false,
                 entry,
                 restriction,
             });
@@ -571,6 +589,45 @@ mod inner {
         assert_eq!(
             c.callables[setter].params[0].ty,
             Ty::Vec(Box::new(c.fakes[0].ret.clone()))
+        );
+    }
+
+    #[test]
+    fn fakes_know_their_callees_parameter_types_where_the_signature_writes_them() {
+        let lib = "pub mod db {
+    pub struct Database;
+    impl Database {
+        pub fn query(&self, sql: &str, out: &mut dyn std::io::Write) -> Option<u32> {
+            None
+        }
+    }
+    pub fn count(rows: Vec<u8>) -> usize {
+        rows.len()
+    }
+    pub fn log(message: impl Into<String>) -> usize {
+        message.into().len()
+    }
+}
+
+pub fn report(db: &db::Database) -> usize {
+    db.query(\"x\", &mut Vec::new()).unwrap_or(0) as usize + db::count(vec![1]) + db::log(\"x\")
+}
+";
+        let (_d, mut c) = crate_with(lib);
+        plan(&mut c, |_| true);
+        let database = c.types.iter().position(|t| t.name == "Database").unwrap();
+        let params: Vec<&[Option<Ty>]> = c.fakes.iter().map(|f| &f.params[..]).collect();
+        // `&mut dyn Write` has a stand-in, not its own type; `log` names no one function.
+        assert_eq!(
+            params,
+            [
+                &[
+                    Some(Ty::Ref(Box::new(Ty::Adt(database, Vec::new())))),
+                    Some(Ty::Str),
+                    None
+                ][..],
+                &[Some(Ty::Vec(Box::new(Ty::Int(crate::cluster::IntTy::U8))))][..],
+            ]
         );
     }
 

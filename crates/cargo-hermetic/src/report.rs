@@ -199,6 +199,10 @@ pub struct UncoveredReport {
     pub goals: usize,
     /// Where the branches no test took start, by line.
     pub branches: Vec<UncoveredLine>,
+    /// What the environment refused in the function's runs (`connect db.example:5432`): its
+    /// branches past such an attempt are out of a test's reach.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub refused_by_environment: Vec<String>,
 }
 
 /// A line where branches start that no test took.
@@ -603,6 +607,19 @@ impl Report {
                 "  ~ {} branch(es) in {} (no line known)",
                 u.goals, u.function
             )?;
+        }
+        for u in self.uncovered.iter() {
+            if let Some(tried) = u.refused_by_environment.first() {
+                writeln!(
+                    out,
+                    "  ~ {}'s runs tried `{tried}`{}, which the environment refuses: its branches past that are out of reach",
+                    u.function,
+                    match u.refused_by_environment.len() {
+                        1 => String::new(),
+                        n => format!(" (and {} more)", n - 1),
+                    }
+                )?;
+            }
         }
         for d in self.dropped.iter().take(5) {
             writeln!(out, "  x dropped {} ({})", d.test, d.reason)?;

@@ -68,8 +68,9 @@ fn isolation_reaches_every_outcome_and_fails_loudly_when_a_callee_changes() {
     ] {
         assert!(bank.contains(&format!("fn {name}")), "no {name}:\n{bank}");
     }
+    // The set-up writes out each callee's parameter types (the receiver first).
     assert!(
-        bank.contains(".returns(crate::db::Database::run_query, [Ok("),
+        squashed(bank).contains("&str,&str),_>(crate::db::Database::run_query,[Ok("),
         "{bank}"
     );
     assert!(
@@ -77,18 +78,19 @@ fn isolation_reaches_every_outcome_and_fails_loudly_when_a_callee_changes() {
         "{bank}"
     );
     assert!(
-        files["src/weather/hermetic_tests.rs"].contains(".returns(crate::http::Client::get, [Ok("),
+        squashed(&files["src/weather/hermetic_tests.rs"])
+            .contains("_>(crate::http::Client::get,[Ok("),
         "{}",
         files["src/weather/hermetic_tests.rs"]
     );
     let greetings = &files["src/greeting/hermetic_tests.rs"];
     assert!(
-        greetings.contains(".returns(settings::load, [Some("),
+        squashed(greetings).contains("_>(settings::load,[Some("),
         "{greetings}"
     );
     // The restriction holds: no fake of the settings returns `None`, and it stays in place.
     assert!(
-        !greetings.contains(".returns(settings::load, [None"),
+        !squashed(greetings).contains("(settings::load,[None"),
         "{greetings}"
     );
     assert!(
@@ -192,6 +194,45 @@ fn isolation_reaches_every_outcome_and_fails_loudly_when_a_callee_changes() {
     );
     fixture.write("src/processor.rs", &processor);
 
+    // A callee's parameters change, its return type stays: the tests that fake it do not
+    // compile, whether a parameter is added (`run_query`) or changes type (`process`).
+    fixture.write(
+        "src/db.rs",
+        &db.replace(
+            "user: &str) -> Result<i64, DbError> {",
+            "user: &str, limit: u32) -> Result<i64, DbError> {",
+        )
+        .replace(
+            "writeln!(stream, \"{query} {user}\")",
+            "writeln!(stream, \"{query} {user} {limit}\")",
+        ),
+    );
+    fixture.write(
+        "src/bank.rs",
+        &bank_src.replace(
+            ".run_query(\"GetBalance\", user)",
+            ".run_query(\"GetBalance\", user, 1)",
+        ),
+    );
+    assert_fails_to_compile(&fixture, "run_query took one more parameter");
+    fixture.write("src/db.rs", &db);
+    fixture.write(
+        "src/processor.rs",
+        &processor.replace(
+            "amount: i64, destination: &str)",
+            "amount: u64, destination: &str)",
+        ),
+    );
+    fixture.write(
+        "src/bank.rs",
+        &bank_src.replace(
+            "processor.process(amount, destination)",
+            "processor.process(amount as u64, destination)",
+        ),
+    );
+    assert_fails_to_compile(&fixture, "process's amount became a u64");
+    fixture.write("src/processor.rs", &processor);
+
     // The code calls a faked callee once more than its test set up: the test says to
     // regenerate it.
     fixture.write(
@@ -225,6 +266,21 @@ fn isolation_reaches_every_outcome_and_fails_loudly_when_a_callee_changes() {
     assert_eq!(
         fixture.read("src/bank.rs"),
         format!("{original_bank}\n#[cfg(test)]\nmod hermetic_tests;\n")
+    );
+}
+
+/// `text` without whitespace: what the set-up says, however rustfmt broke its lines.
+fn squashed(text: &str) -> String {
+    text.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// `cargo test` fails because the tests do not compile (after `what`), not on made-up values.
+fn assert_fails_to_compile(fixture: &Fixture, what: &str) {
+    let (passed, output) = fixture.cargo_test();
+    assert!(!passed, "tests passed after {what}");
+    assert!(
+        output.contains("error[E") && !output.contains("test result:"),
+        "not a compile error after {what}:\n{output}"
     );
 }
 

@@ -40,7 +40,9 @@
 //! function item), a method by its type's and its own (`Database::query`).
 //!
 //! A test names a callee through [`Callee`] (functions of up to 12 arguments), which fixes the type
-//! of its values. The call sites `#[hermetic::isolate]` writes go through `call0`..`call12`
+//! of its values; generated tests also write out its parameter types
+//! (`.returns::<(&str, &str), _>(db::run_query, [Ok(5)])`), so a callee whose parameters change
+//! makes them fail to compile too. The call sites `#[hermetic::isolate]` writes go through `call0`..`call12`
 //! (functions, as a `fn` pointer the arguments were coerced to) and `call_method` (methods, the
 //! real call as a closure), with `_checked` forms for `returns(..)` restrictions. A [`Listener`]
 //! (one per process, installed with [`listen`]: the driver's) hears every isolated call's answer;
@@ -114,8 +116,10 @@ impl Fakes {
     }
 
     /// Isolated calls of `callee` return `values`, one per call, in order; one call more
-    /// fails the test with a message to regenerate it.
-    pub fn returns<F, Args>(
+    /// fails the test with a message to regenerate it. `Args` is the tuple of the callee's
+    /// parameter types, which generated tests write out (`returns::<(&str, u32), _>(..)`) so
+    /// that a callee whose parameters change makes them fail to compile.
+    pub fn returns<Args, F>(
         mut self,
         callee: F,
         values: impl IntoIterator<Item = F::Output>,
@@ -474,6 +478,15 @@ mod tests {
 
     fn isolated(sql: &str) -> Result<i64, String> {
         call2(&db::run_query, db::run_query, sql, "ada")
+    }
+
+    #[test]
+    fn set_up_may_name_the_parameter_types() {
+        let _fakes = Fakes::new()
+            .returns::<(&str, &str), _>(db::run_query, [Ok(9)])
+            .returns::<(&db::Database, &str), _>(db::Database::query, [1])
+            .enter();
+        assert_eq!(isolated("a"), Ok(9));
     }
 
     #[test]

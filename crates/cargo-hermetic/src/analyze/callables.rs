@@ -12,7 +12,7 @@ use super::syntax::{self, least_visible};
 use super::types::{Mode, TraitInfo, TyCx, TypeInfo};
 use crate::cluster::{
     Callable, CallableKind, Collect, FloatTy, ImplOf, IntTy, ModuleId, Param, Receiver, Skipped,
-    StdTy, Ty, TypeDef, VariantShape, Vis,
+    StdTy, Ty, TypeDef, VariantShape, Vis, Written,
 };
 use crate::skip::{SkipReason, Why};
 use proc_macro2::{TokenStream, TokenTree};
@@ -43,6 +43,58 @@ struct Sig {
     /// `impl PathExt for Path`): a `&self` method takes it by value.
     self_by_ref: bool,
     subst: BTreeMap<String, Ty>,
+}
+
+/// How the `Ty` a parameter got (`mapped`) relates to the type it is written with (`ty`), where
+/// `params` are the type parameters in scope.
+fn written(ty: &syn::Type, mapped: &Ty, params: &BTreeMap<String, Ty>) -> Written {
+    struct Find<'a> {
+        params: &'a BTreeMap<String, Ty>,
+        impl_trait: bool,
+        stand_in: bool,
+    }
+    impl<'ast> syn::visit::Visit<'ast> for Find<'_> {
+        fn visit_type_impl_trait(&mut self, _: &'ast syn::TypeImplTrait) {
+            self.impl_trait = true;
+        }
+        fn visit_type_trait_object(&mut self, _: &'ast syn::TypeTraitObject) {
+            self.stand_in = true;
+        }
+        fn visit_type_path(&mut self, p: &'ast syn::TypePath) {
+            let param = p.qself.is_none()
+                && p.path
+                    .segments
+                    .first()
+                    .is_some_and(|s| self.params.contains_key(&s.ident.to_string()));
+            self.stand_in |= param || p.qself.is_some();
+            syn::visit::visit_type_path(self, p);
+        }
+    }
+    let mut find = Find {
+        params,
+        impl_trait: false,
+        stand_in: false,
+    };
+    syn::visit::Visit::visit_type(&mut find, ty);
+    // The values standing in for std traits (a reader, an iterator, any range) and crate ones.
+    let stand_in_ty = mapped.mentions(&|t| {
+        matches!(
+            t,
+            Ty::Mock(_)
+                | Ty::Reader
+                | Ty::IntoIter(_)
+                | Ty::Closure(..)
+                | Ty::Range(_, crate::cluster::RangeKind::Bounds)
+                | Ty::Std(StdTy::PathStr, _)
+        )
+    });
+    if find.impl_trait {
+        Written::ImplTrait
+    } else if find.stand_in || stand_in_ty {
+        Written::StandIn
+    } else {
+        Written::AsIs
+    }
 }
 
 /// An `impl` block being walked.
@@ -299,7 +351,8 @@ impl Collector<'_> {
                     let ty = cx
                         .map(&t.ty, Mode::Arg)
                         .map_err(|e| e.within(format!("parameter `{name}`")))?;
-                    params.push(Param { name, ty });
+                    let written = written(&t.ty, &ty, &subst);
+                    params.push(Param { name, ty, written });
                 }
             }
         }
@@ -688,7 +741,8 @@ impl Collector<'_> {
                     .map(&f.ty, Mode::Arg)
                     .and_then(super::types::not_kept)
                     .map_err(|e| e.within(format!("field `{name}`")))?;
-                Ok((Param { name, ty }, syntax::vis(&f.vis)))
+                let written = written(&f.ty, &ty, subst);
+                Ok((Param { name, ty, written }, syntax::vis(&f.vis)))
             })
             .collect()
     }

@@ -23,7 +23,7 @@ use crate::cluster::{
     CallableId, CallableKind, Callee, Cluster, IsolateAttr, ModuleId, OutCall, Ty, TypeKind, Unit,
 };
 use proc_macro2::LineColumn;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::{Expr, FnArg, ImplItem, Item, Pat};
@@ -156,6 +156,11 @@ struct Walk<'a> {
     calls: Vec<(CallableId, String)>,
     /// Other crates' functions called, by path, with how the unit names them.
     extern_calls: Vec<(Vec<String>, String)>,
+    /// The names of the walked function's parameters (`self` included) that still hold them.
+    inputs: BTreeSet<String>,
+    /// Callees called somewhere with a receiver or an argument that is not the unit's input
+    /// (`OutCall::steered`).
+    unsteered: BTreeSet<CallableId>,
 }
 
 impl<'a> Walk<'a> {
@@ -173,6 +178,8 @@ impl<'a> Walk<'a> {
             locals: BTreeMap::new(),
             calls: Vec::new(),
             extern_calls: Vec::new(),
+            inputs: BTreeSet::new(),
+            unsteered: BTreeSet::new(),
         }
     }
 
@@ -189,14 +196,17 @@ impl<'a> Walk<'a> {
     }
 
     fn params(&mut self, inputs: &syn::punctuated::Punctuated<FnArg, syn::Token![,]>) {
+        self.inputs.clear();
         for input in inputs {
             match input {
                 FnArg::Receiver(_) => {
+                    self.inputs.insert("self".into());
                     if let Some(t) = self.self_ty.clone() {
                         self.locals.insert("self".into(), t);
                     }
                 }
                 FnArg::Typed(t) => {
+                    self.inputs.extend(bound_names(&t.pat));
                     if let (Pat::Ident(p), Ok(ty)) = (&*t.pat, self.tycx().map(&t.ty, Mode::Ret)) {
                         self.locals.insert(p.ident.to_string(), ty);
                     }
@@ -272,6 +282,53 @@ impl<'a> Walk<'a> {
         })
     }
 
+    /// Whether a call with these receiver and arguments is steered by the unit's inputs: each
+    /// is an input as it came (a parameter or `self`, a part of one, a reference to one, a
+    /// constant, or arithmetic on those) and one at least names a parameter. A callee that
+    /// never touches the environment and is called so answers what the test's inputs make it
+    /// answer: faking it would pin a state the test can reach for real, or none.
+    fn steered<'e>(&self, exprs: impl IntoIterator<Item = &'e Expr>) -> bool {
+        let mut names_input = false;
+        for e in exprs {
+            match self.input(e) {
+                Some(names) => names_input |= names,
+                None => return false,
+            }
+        }
+        names_input
+    }
+
+    /// `Some(names_a_parameter)` when `e` is an input as it came (see [`Self::steered`]).
+    fn input(&self, e: &Expr) -> Option<bool> {
+        let both = |a: Option<bool>, b: Option<bool>| Some(a? | b?);
+        match e {
+            Expr::Lit(_) => Some(false),
+            Expr::Path(p) => p
+                .path
+                .get_ident()
+                .is_some_and(|i| self.inputs.contains(&i.to_string()))
+                .then_some(true),
+            Expr::Paren(p) => self.input(&p.expr),
+            Expr::Group(g) => self.input(&g.expr),
+            Expr::Reference(r) => self.input(&r.expr),
+            Expr::Field(f) => self.input(&f.base),
+            Expr::Unary(u) => self.input(&u.expr),
+            Expr::Cast(c) => self.input(&c.expr),
+            Expr::Binary(b) => both(self.input(&b.left), self.input(&b.right)),
+            Expr::Index(i) => both(self.input(&i.expr), self.input(&i.index)),
+            Expr::MethodCall(m)
+                if m.args.is_empty()
+                    && matches!(
+                        m.method.to_string().as_str(),
+                        "clone" | "as_ref" | "as_str" | "as_slice" | "as_deref"
+                    ) =>
+            {
+                self.input(&m.receiver)
+            }
+            _ => None,
+        }
+    }
+
     /// What the walk knows of an expression's type.
     fn type_of(&self, e: &Expr) -> Option<Ty> {
         match e {
@@ -335,6 +392,7 @@ impl<'a> Walk<'a> {
         let has_lifetimes = |t: &Ty| matches!(t, Ty::Adt(id, _) if types[*id].lifetimes > 0);
         let fakeable = c.ret != Ty::Unit
             && c.generic_args.is_empty()
+            && c.item_params().is_some()
             && !c.ret.borrows()
             && !c.ret.mentions(&has_lifetimes)
             && !matches!(c.kind.self_ty(), Some(t @ Ty::Adt(id, _)) if !types[*id].generics.is_empty() || has_lifetimes(t));
@@ -368,6 +426,10 @@ impl<'a> Walk<'a> {
             .map(|(callee, entry)| OutCall {
                 restriction: attribute.as_ref().and_then(|a| a.restriction(&entry)),
                 ret: self.cluster.callables[callee].ret.clone(),
+                steered: !self.unsteered.contains(&callee),
+                params: self.cluster.callables[callee]
+                    .item_params()
+                    .unwrap_or_default(),
                 callee: Callee::Crate(callee),
                 entry,
             })
@@ -412,6 +474,9 @@ impl Visit<'_> for Walk<'_> {
             if p.qself.is_none() {
                 let entry = segments(&p.path).join("::");
                 if let Some(callee) = self.path_callee(&p.path) {
+                    if !self.steered(&call.args) {
+                        self.unsteered.insert(callee);
+                    }
                     self.record(callee, entry);
                 } else if let Some(path) = self.extern_callee(&p.path) {
                     if !self.extern_calls.iter().any(|(known, _)| *known == path) {
@@ -439,7 +504,17 @@ impl Visit<'_> for Walk<'_> {
         let def = &self.cluster.types[*t];
         let ty = crate::rust_syntax::item_path(self.cluster, def.module, &def.name, self.module);
         let entry = format!("{}::{}", squash(&ty.to_string()), call.method);
+        if !self.steered(std::iter::once(&*call.receiver).chain(&call.args)) {
+            self.unsteered.insert(callee);
+        }
         self.record(callee, entry);
+    }
+
+    fn visit_pat_ident(&mut self, p: &syn::PatIdent) {
+        // A name bound in the body (`let`, a closure's or a loop's pattern, a match arm) no
+        // longer holds the parameter of that name, from here on.
+        self.inputs.remove(&p.ident.to_string());
+        syn::visit::visit_pat_ident(self, p);
     }
 
     // Nested items are units of their own.
@@ -447,6 +522,20 @@ impl Visit<'_> for Walk<'_> {
 }
 
 /// `&T`, `&mut T`, `Box<T>` → `T`.
+/// The names a pattern binds.
+fn bound_names(pat: &Pat) -> Vec<String> {
+    struct Names(Vec<String>);
+    impl Visit<'_> for Names {
+        fn visit_pat_ident(&mut self, p: &syn::PatIdent) {
+            self.0.push(p.ident.to_string());
+            syn::visit::visit_pat_ident(self, p);
+        }
+    }
+    let mut names = Names(Vec::new());
+    names.visit_pat(pat);
+    names.0
+}
+
 fn strip(t: &Ty) -> &Ty {
     match t {
         Ty::Ref(i) | Ty::RefMut(i) | Ty::Box(i) => strip(i),
@@ -619,6 +708,42 @@ mod tests {
             .iter()
             .map(|k| (k.entry.clone(), k.restriction.clone()))
             .collect()
+    }
+
+    #[test]
+    fn calls_on_the_units_inputs_alone_are_steered() {
+        let c = analyze_lib(BANK);
+        let steered = |unit: &str| -> Vec<(String, bool)> {
+            let u = c.units.iter().find(|u| u.name == unit).unwrap();
+            u.calls
+                .iter()
+                .map(|k| (k.entry.clone(), k.steered))
+                .collect()
+        };
+        // `self.db` and `user` are the method's inputs; `db` is a value `transfer` made.
+        assert_eq!(
+            steered("Teller"),
+            [("crate::db::Database::balance".to_string(), true)]
+        );
+        assert_eq!(
+            steered("transfer"),
+            [
+                ("Database::connect".to_string(), true),
+                // Constants only: what it answers is fixed, no input steers it.
+                ("run_query".to_string(), false),
+                ("crate::db::Database::balance".to_string(), false),
+            ]
+        );
+        let shadowed = analyze_lib(
+            "pub mod db { pub fn count(n: u8) -> u8 { n } }
+            pub fn twice(n: u8) -> u8 {
+                let m = db::count(n);
+                let n = m + 1;
+                db::count(n) + [1u8].iter().map(|n| db::count(*n)).sum::<u8>()
+            }",
+        );
+        let u = &shadowed.units[0];
+        assert!(!u.calls[0].steered, "{:?}", u.calls);
     }
 
     #[test]

@@ -30,7 +30,7 @@ pub(crate) mod syntax;
 mod traits;
 mod types;
 
-use crate::cluster::{Callable, CallableKind, Cluster, Module, Param, Ty};
+use crate::cluster::{Callable, CallableKind, Cluster, Module, Param, Ty, Written};
 use std::path::Path;
 
 /// What analysis lists besides what every test generator can use.
@@ -200,6 +200,7 @@ fn add_parse_constructors(cluster: &mut Cluster) {
             params: vec![Param {
                 name: "text".into(),
                 ty: Ty::Str,
+                written: Written::AsIs,
             }],
             ret: Ty::Adt(id, Vec::new()),
             generic_args: Vec::new(),
@@ -344,6 +345,7 @@ fn add_mock_constructors(cluster: &mut Cluster, infos: &[types::TraitInfo]) {
             .map(|(_, m)| Param {
                 name: m.name.clone(),
                 ty: Ty::Vec(Box::new(m.ret.clone())),
+                written: Written::AsIs,
             })
             .collect();
         let def = &cluster.traits[id];

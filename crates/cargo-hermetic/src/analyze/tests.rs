@@ -101,7 +101,8 @@ fn stack_fixture() {
         new.params,
         vec![Param {
             name: "capacity".into(),
-            ty: Ty::Int(IntTy::Usize)
+            ty: Ty::Int(IntTy::Usize),
+            written: Written::AsIs,
         }]
     );
     assert_eq!(new.ret, Ty::Result(b(stack.clone()), b(err.clone())));
@@ -144,7 +145,8 @@ fn stack_fixture() {
         full.params,
         vec![Param {
             name: "capacity".into(),
-            ty: Ty::Int(IntTy::Usize)
+            ty: Ty::Int(IntTy::Usize),
+            written: Written::AsIs,
         }]
     );
     let too_large = callable(&c, "StackError::TooLarge");

@@ -157,11 +157,14 @@ fn faked_elsewhere(
 }
 
 /// The callees a test file sets fakes up for, by the `Fake` callables' names as written in
-/// `.returns(<path>, ..)`: for `--isolate=off`, which needs every test file of the crate.
+/// `.returns(<path>, ..)` or `.returns::<(<parameter types>), _>(<path>, ..)`: for
+/// `--isolate=off`, which needs every test file of the crate.
 fn faked_in(cluster: &Cluster, text: &str) -> BTreeSet<Callee> {
     let mut out = BTreeSet::new();
-    for (i, piece) in text.split(".returns(").enumerate().skip(1) {
-        let _ = i;
+    for piece in text.split(".returns").skip(1) {
+        let Some(piece) = after_turbofish(piece).strip_prefix('(') else {
+            continue;
+        };
         let path: String = piece
             .chars()
             .take_while(|c| !matches!(c, ',' | ')'))
@@ -186,6 +189,31 @@ fn faked_in(cluster: &Cluster, text: &str) -> BTreeSet<Callee> {
         }
     }
     out
+}
+
+/// `text` after a leading turbofish (`::<(&str, u32), _>`), if any, and whitespace.
+fn after_turbofish(text: &str) -> &str {
+    let text = text.trim_start();
+    let Some(rest) = text.strip_prefix("::<") else {
+        return text;
+    };
+    let mut depth = 1;
+    let mut previous = ' ';
+    for (i, c) in rest.char_indices() {
+        match c {
+            '<' => depth += 1,
+            // `->` in a function pointer's type closes nothing.
+            '>' if previous != '-' => {
+                depth -= 1;
+                if depth == 0 {
+                    return rest[i + 1..].trim_start();
+                }
+            }
+            _ => {}
+        }
+        previous = c;
+    }
+    ""
 }
 
 /// `--isolate` (seed 000): the units isolated, the time it took, and the fakes to review.
@@ -292,7 +320,7 @@ mod tests {
         let (_d, mut c) = crate_with(LIB);
         let chosen = vec![true; c.callables.len()];
         Isolation::plan(Some(Isolate::On), &mut c, &chosen, Path::new("Cargo.toml"));
-        let text = "let _fakes = hermetic::Fakes::new()\n    .returns(crate::db::run_query, [Ok(1)])\n    .returns(Database::query, [Ok(2)])\n    .enter();";
+        let text = "let _fakes = hermetic::Fakes::new()\n    .returns(crate::db::run_query, [Ok(1)])\n    .returns::<(&Database, Vec<u8>), _>(\n        Database::query,\n        [Ok(2)],\n    )\n    .enter();";
         let got: Vec<String> = faked_in(&c, text)
             .into_iter()
             .map(|callee| match callee {

@@ -462,7 +462,7 @@ fn render_test(cluster: &Cluster, test: &FinishedTest, suite: Suite) -> Option<R
         let s = &stmts[i];
         let c = &cluster.callables[s.callable];
         if let CallableKind::Fake(f) = c.kind {
-            let (callee, values) = writer.fake(f, &s.args, &vars)?;
+            let (callee, params, values) = writer.fake(f, &s.args, &vars)?;
             let callee_text = layout::expression_text(&callee);
             let calls = report.fake_calls.iter().find(|k| k.callable == s.callable);
             for &(_, k) in test.unseen_fakes.iter().filter(|(c, _)| *c == s.callable) {
@@ -478,7 +478,9 @@ fn render_test(cluster: &Cluster, test: &FinishedTest, suite: Suite) -> Option<R
                     }
                 }
             }
-            fakes.chain.push(quote!(.returns(#callee, [#(#values),*])));
+            fakes
+                .chain
+                .push(quote!(.returns::<#params, _>(#callee, [#(#values),*])));
             continue;
         }
         fakes.flush(&mut body);
@@ -1144,15 +1146,32 @@ impl Writer<'_> {
         })
     }
 
-    /// A fake's callee, named from the test's module, and its values.
+    /// A fake's callee, named from the test's module, its parameter types (`(&str, u32)`, `_`
+    /// for one the test cannot name) and its values. Written out, the parameter types make a
+    /// test whose callee's parameters changed fail to compile, as its values do for the return
+    /// type.
     fn fake(
         &self,
         f: crate::cluster::FakeId,
         args: &[Value],
         vars: &[Option<(Ident, Ty)>],
-    ) -> Option<(TokenStream, Vec<TokenStream>)> {
+    ) -> Option<(TokenStream, TokenStream, Vec<TokenStream>)> {
         let def = &self.cluster.fakes[f];
         let callee = rust_syntax::callee_path(self.cluster, &def.callee, self.home);
+        let params: Vec<TokenStream> = def
+            .params
+            .iter()
+            .map(|t| match t {
+                Some(t) if self.cluster.ty_visible_from(t, self.home) => {
+                    rust_syntax::ty(self.cluster, t, self.home)
+                }
+                _ => quote!(_),
+            })
+            .collect();
+        let params = match params.as_slice() {
+            [one] => quote!((#one,)),
+            all => quote!((#(#all),*)),
+        };
         let [Value::Seq(items)] = args else {
             return None;
         };
@@ -1160,7 +1179,7 @@ impl Writer<'_> {
             .iter()
             .map(|v| self.value(v, &def.ret, vars))
             .collect::<Option<Vec<_>>>()?;
-        Some((callee, values))
+        Some((callee, params, values))
     }
 
     /// An argument of type `ty`.

@@ -4,7 +4,7 @@ use super::place::plan;
 use super::place::{Applied, ModLine};
 use super::*;
 use crate::cluster::{
-    Callable, Field, IntTy, Module, Param, Receiver, StdTy, TypeDef, Variant, Vis,
+    Callable, Field, IntTy, Module, Param, Receiver, StdTy, TypeDef, Variant, Vis, Written,
 };
 use crate::test_case::{Stmt, TestCase};
 use hermetic_protocol::{ExecReport, Observed, StmtReport};
@@ -49,6 +49,7 @@ fn param(name: &str, ty: Ty) -> Param {
     Param {
         name: name.into(),
         ty,
+        written: Written::AsIs,
     }
 }
 

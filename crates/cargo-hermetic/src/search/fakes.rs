@@ -11,10 +11,11 @@
 //! after all others.
 //!
 //! Only callees worth faking get fakes ([`RealValues::worth_faking`]): those whose real calls
-//! touched the environment, or that the run never got to return more than one value. A pure
-//! callee that returned several is steered by the test's own inputs; faking it pins states the
-//! real code may never be in (semver's `Identifier::is_empty` faked `false` for an empty
-//! prerelease).
+//! touched the environment, or that the run never got to return more than one value and that
+//! the unit calls on values of its own making (`FakeDef::steered` is false). A pure callee that
+//! returned several, or that the unit calls on its inputs only, is steered by the test's own
+//! inputs; faking it pins states the real code may never be in (semver's `Prerelease::is_empty`
+//! faked `false` for an empty prerelease).
 
 use super::ops::{self, Space};
 use crate::cluster::{CallableId, CallableKind, FakeId};
@@ -409,12 +410,29 @@ pub struct RealValues {
     by_callee: BTreeMap<CallableId, Vec<Observed>>,
     /// Callees a real call of which touched the environment.
     touched: BTreeSet<CallableId>,
+    /// Callees the units call on their inputs only (`FakeDef::steered`).
+    steered: BTreeSet<CallableId>,
 }
 
 /// Distinct real values kept per callee.
 const MAX_REAL_VALUES: usize = 64;
 
 impl RealValues {
+    /// Nothing learnt yet, with the callees of `cluster`'s fakes that the units steer.
+    pub fn new(cluster: &crate::cluster::Cluster) -> RealValues {
+        let steered = cluster
+            .callables
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| matches!(c.kind, CallableKind::Fake(f) if cluster.fakes[f].steered))
+            .map(|(id, _)| id)
+            .collect();
+        RealValues {
+            steered,
+            ..RealValues::default()
+        }
+    }
+
     pub fn learn(&mut self, report: &ExecReport) {
         for c in &report.fake_calls {
             if c.touched {
@@ -431,9 +449,12 @@ impl RealValues {
 
     /// Whether a fake of `callee` (its `Fake` callable) can show what the test could not get
     /// otherwise: a real call of it touched the environment, or real calls returned one value
-    /// at most (the run could not steer it; what its fake returns is then told for review).
+    /// at most and the units call it on values of their own making (the run could not steer
+    /// it; what its fake returns is then told for review).
     pub fn worth_faking(&self, callee: CallableId) -> bool {
-        self.touched.contains(&callee) || self.by_callee.get(&callee).is_none_or(|v| v.len() <= 1)
+        self.touched.contains(&callee)
+            || (!self.steered.contains(&callee)
+                && self.by_callee.get(&callee).is_none_or(|v| v.len() <= 1))
     }
 
     /// Whether the test fakes a callee not worth faking (learnt since it was found).
@@ -553,5 +574,20 @@ mod tests {
         // A fake set up but never asked for is not one the test relies on.
         report.fake_calls = vec![calls(2, false, &[], 0)];
         assert!(!real.fakes_needlessly(&report));
+    }
+
+    #[test]
+    fn a_callee_the_units_call_on_their_inputs_is_faked_only_when_it_touched_the_environment() {
+        let mut real = RealValues {
+            steered: BTreeSet::from([5, 6]),
+            ..RealValues::default()
+        };
+        // 5 always returned one value (as `is_empty` on prereleases the run left empty), 6 read
+        // a file; 3 is called on a value the unit made and returned one value.
+        let mut report = ExecReport::empty(Outcome::Completed);
+        report.fake_calls = vec![calls(5, false, &[0], 0), calls(6, true, &[0], 0)];
+        report.fake_calls.push(calls(3, false, &[0], 0));
+        real.learn(&report);
+        assert!(!real.worth_faking(5) && real.worth_faking(6) && real.worth_faking(3));
     }
 }

@@ -288,6 +288,7 @@ impl<'s, 'c> Search<'s, 'c> {
                 )
             })
             .collect();
+        let real_values = fakes::RealValues::new(space.cluster);
         let boolean: Vec<usize> = (0..space.cluster.callables.len())
             .filter(|&c| space.cluster.callables[c].ret == crate::cluster::Ty::Bool)
             .collect();
@@ -319,7 +320,7 @@ impl<'s, 'c> Search<'s, 'c> {
             refused_by_sandbox: 0,
             refused: refused::Refused::default(),
             infeasible_covered: BTreeSet::new(),
-            real_values: fakes::RealValues::default(),
+            real_values,
             started: Instant::now(),
             exhausted: false,
             all_kept: false,
