@@ -429,6 +429,17 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
             .filter(|&&g| goal_map.goals[g].kind == kind)
             .count()
     };
+    let unit_branches = {
+        let units = isolated.unit_functions(&cluster);
+        let in_units = |g: usize| {
+            let goal = &goal_map.goals[g];
+            goal.kind == goals::GoalKind::Branch && units.contains(&goal.function)
+        };
+        [
+            outcome.covered.iter().filter(|&&g| in_units(g)).count(),
+            (0..goal_map.goals.len()).filter(|&g| in_units(g)).count(),
+        ]
+    };
     let mut varied = std::collections::BTreeSet::new();
     for t in &outcome.tests {
         let e = &t.case.env;
@@ -507,7 +518,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         tests_using_mocks: files.iter().map(|f| f.using_mocks.len()).sum(),
         tests_using_fakes: files.iter().map(|f| f.using_fakes.len()).sum(),
         goals_needing_fakes: outcome.goals_needing_fakes,
-        isolation: isolated.report(&cluster, &files),
+        isolation: isolated.report(&cluster, &files, unit_branches),
         goals_needing_private: outcome.goals_needing_private,
         goals_needing_mocks: outcome.goals_needing_mocks,
         executions: outcome.executions,

@@ -533,6 +533,15 @@ impl Report {
                 iso.transform_s * 1e3,
                 100.0 * iso.transform_s / self.elapsed_s.max(1e-9)
             )?;
+            let [covered, total] = iso.unit_branches;
+            if total > 0 {
+                writeln!(
+                    out,
+                    "  {:<34}{covered} / {total} ({:.1}%)",
+                    "branches of the isolated units",
+                    100.0 * covered as f64 / total as f64
+                )?;
+            }
             for a in &iso.attributes {
                 if a.only.is_empty() {
                     writeln!(

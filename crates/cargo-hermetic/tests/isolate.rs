@@ -114,6 +114,20 @@ fn isolation_reaches_every_outcome_and_fails_loudly_when_a_callee_changes() {
         "{}",
         run.describe()
     );
+    // The isolated units' own branches are counted apart from their callees' code.
+    let unit_branches: Vec<u64> = isolation["unit_branches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_u64().unwrap())
+        .collect();
+    assert!(
+        unit_branches[1] > 0
+            && unit_branches[0] <= unit_branches[1]
+            && unit_branches[1] < run.count("goals_total"),
+        "{unit_branches:?}\n{}",
+        run.describe()
+    );
     // The transformation is a small part of the run.
     let transform = isolation["transform_s"].as_f64().unwrap();
     let elapsed = run.report()["elapsed_s"].as_f64().unwrap();

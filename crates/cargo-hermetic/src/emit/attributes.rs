@@ -103,12 +103,30 @@ impl Isolated {
             .collect()
     }
 
-    /// What the report says of it; `files` are the kept tests.
-    pub fn report(&self, cluster: &Cluster, files: &[GeneratedFile]) -> Option<IsolationReport> {
+    /// The functions of the units it looks at, named as goals name theirs
+    /// (`bank::transfer_money`, `processor::TransferProcessor::process`).
+    pub fn unit_functions(&self, cluster: &Cluster) -> BTreeSet<String> {
+        self.plan
+            .units
+            .iter()
+            .flat_map(|&u| &cluster.units[u].members)
+            .map(|&c| crate::selection::callable_name(cluster, c))
+            .collect()
+    }
+
+    /// What the report says of it; `files` are the kept tests; `unit_branches` the branches
+    /// of [`Isolated::unit_functions`] covered, and in all.
+    pub fn report(
+        &self,
+        cluster: &Cluster,
+        files: &[GeneratedFile],
+        unit_branches: [usize; 2],
+    ) -> Option<IsolationReport> {
         let mode = self.plan.mode?;
         Some(IsolationReport {
             mode: format!("{mode:?}").to_lowercase(),
             units: self.plan.units.len(),
+            unit_branches,
             callees: cluster.fakes.len(),
             transform_s: self.plan.time.as_secs_f64(),
             attributes: self
@@ -224,6 +242,9 @@ pub struct IsolationReport {
     /// Units (functions, `impl` blocks) of the selected code whose outgoing calls the search
     /// could fake (`on`), or that had an attribute of ours (`off`).
     pub units: usize,
+    /// Branches of the units' own code (their functions and the closures in them) covered,
+    /// and in all: what isolation is for, apart from the callees' code the fakes stand in for.
+    pub unit_branches: [usize; 2],
     /// Callees the search could fake.
     pub callees: usize,
     /// Time spent finding the units and writing their attributes (the shadow copy's and the
