@@ -142,7 +142,7 @@ const EAGER_PER_RUN: usize = 2;
 const EAGER_ON_GAIN: usize = 16;
 /// At most this many edits towards the comparisons that decided a run follow a run that
 /// reached a new goal ([`deciding::follow`]), first in the queue.
-const DECIDING_ON_GAIN: usize = 24;
+const DECIDING_ON_GAIN: usize = 12;
 /// How often input-to-state tries a string's or byte slice's length or one of its bytes
 /// first ([`cmp::reshapes`]).
 const P_RESHAPE: f64 = 0.25;
@@ -744,10 +744,12 @@ impl<'s, 'c> Search<'s, 'c> {
         let mut decided = deciding::follow(self.space, case, &pairs);
         decided.retain(|(key, _)| !self.tried.contains(key));
         let mut chosen: Vec<(TestCase, Option<deciding::Aim>)> = Vec::new();
+        // Only after a gain or a step: runs that end at comparisons met long ago would crowd
+        // the queue.
         let quota = if gained || stepped {
             DECIDING_ON_GAIN
         } else {
-            EAGER_PER_RUN
+            0
         };
         for (key, candidate) in decided {
             if chosen.len() == quota {
