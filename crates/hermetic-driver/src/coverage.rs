@@ -573,5 +573,26 @@ mod tests {
             vec![(0x10, 0)],
             "cleared before the next execution"
         );
+
+        // The latest comparisons in order, the operand read first (a constant second), the
+        // last one kept however many came before.
+        start_recording();
+        log_cmp(b'J' as u64, b'X' as u64, 8, 0x100, true);
+        log_cmp(5, 7, 32, 0x200, false);
+        stop_recording();
+        assert_eq!(
+            cmp_last(8, 0),
+            vec![(0x100, b'X' as u64, b'J' as u64), (0x200, 5, 7), (0x200, 7, 5)]
+        );
+        start_recording();
+        for i in 0..LAST_CMPS as u64 + 5 {
+            log_cmp(1, i + 1000, 32, 0x300, true);
+        }
+        log_cmp(24, 29, 64, 0x400, true);
+        stop_recording();
+        assert_eq!(
+            cmp_last(2, 0),
+            vec![(0x300, LAST_CMPS as u64 + 1004, 1), (0x400, 29, 24)]
+        );
     }
 }
