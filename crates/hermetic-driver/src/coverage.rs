@@ -582,7 +582,11 @@ mod tests {
         stop_recording();
         assert_eq!(
             cmp_last(8, 0),
-            vec![(0x100, b'X' as u64, b'J' as u64), (0x200, 5, 7), (0x200, 7, 5)]
+            vec![
+                (0x100, b'X' as u64, b'J' as u64),
+                (0x200, 5, 7),
+                (0x200, 7, 5)
+            ]
         );
         start_recording();
         for i in 0..LAST_CMPS as u64 + 5 {
