@@ -14,6 +14,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 const MAX_REGIONS: usize = 64;
 const MAX_CMP_INTS: usize = 4096;
+/// The latest integer comparisons kept in order ([`LAST`]): enough that the code's own last
+/// ones survive what the harness compares after the call returns.
+const LAST_CMPS: usize = 1024;
 /// `memcmp`/`bcmp` calls logged per execution (each with both operands).
 const MAX_CMP_BYTES: usize = 128;
 const MAX_CMP_BYTES_LEN: usize = 64;
@@ -74,6 +77,51 @@ type BytePair = ([u8; MAX_CMP_BYTES_LEN], [u8; MAX_CMP_BYTES_LEN], usize);
 static CMP_BYTES: Table<BytePair, MAX_CMP_BYTES> =
     Table::new(([0; MAX_CMP_BYTES_LEN], [0; MAX_CMP_BYTES_LEN], 0));
 static RECORDING: AtomicBool = AtomicBool::new(false);
+
+/// The latest integer comparisons of the execution in the order made, `(pc, operand,
+/// other operand)`, the operand first that the code read (a constant comes second): the
+/// last one of the code under test is usually the one that failed and decided where the run
+/// went, and the search aims at it. A ring: older comparisons are overwritten.
+struct Last {
+    items: UnsafeCell<[(usize, u64, u64); LAST_CMPS]>,
+    /// Comparisons logged since the last clear (the next write goes to `n % LAST_CMPS`).
+    n: AtomicUsize,
+}
+
+// SAFETY: as for `Table`: written by the one thread that runs the test case, read after.
+unsafe impl Sync for Last {}
+
+static LAST: Last = Last {
+    items: UnsafeCell::new([(0, 0, 0); LAST_CMPS]),
+    n: AtomicUsize::new(0),
+};
+
+impl Last {
+    #[inline(always)]
+    fn push(&self, item: (usize, u64, u64)) {
+        let n = self.n.load(Ordering::Relaxed);
+        // SAFETY: see the `Sync` impl; the index is reduced modulo the length.
+        let items = unsafe { &mut *self.items.get() };
+        // A loop comparing the same operands again adds nothing.
+        if n > 0 && items[(n - 1) % LAST_CMPS] == item {
+            return;
+        }
+        items[n % LAST_CMPS] = item;
+        self.n.store(n + 1, Ordering::Relaxed);
+    }
+
+    /// What the ring holds, oldest first.
+    fn in_order(&self) -> Vec<(usize, u64, u64)> {
+        let n = self.n.load(Ordering::Relaxed);
+        // SAFETY: see the `Sync` impl; read after the test case ran.
+        let items = unsafe { &*self.items.get() };
+        if n <= LAST_CMPS {
+            return items[..n].to_vec();
+        }
+        let at = n % LAST_CMPS;
+        items[at..].iter().chain(&items[..at]).copied().collect()
+    }
+}
 
 /// Per comparison site, how close its operands came in this execution: `(pc, distance)`, open
 /// addressing by `pc` (0 = a free slot), linear probing. The search climbs these distances towards equality (seed 003's branch distance,
@@ -189,6 +237,7 @@ pub fn start_recording() {
     CMP_INTS.clear();
     CMP_BYTES.clear();
     CLOSEST.clear();
+    LAST.n.store(0, Ordering::Relaxed);
     RECORDING.store(true, Ordering::Relaxed);
 }
 
@@ -218,6 +267,25 @@ pub fn cmp_ints(limit: usize, base: usize) -> Vec<(u64, u64)> {
     v.dedup();
     v.truncate(limit);
     v
+}
+
+/// The distinct integer comparisons of the latest ones made since `start_recording`, at most
+/// `limit`, as `(pc relative to base, operand, other operand)`, each where it was last made,
+/// the latest last.
+pub fn cmp_last(limit: usize, base: usize) -> Vec<(u64, u64, u64)> {
+    let mut out: Vec<(u64, u64, u64)> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for (pc, a, b) in LAST.in_order().into_iter().rev() {
+        if out.len() == limit {
+            break;
+        }
+        let item = (pc.wrapping_sub(base) as u64, a, b);
+        if seen.insert(item) {
+            out.push(item);
+        }
+    }
+    out.reverse();
+    out
 }
 
 /// Each comparison site seen since `start_recording` (relative to `base`) with the smallest
@@ -252,7 +320,7 @@ pub fn cmp_bytes() -> Vec<Vec<u8>> {
 /// the search values that change from run to run, and the same seed would not give the same
 /// tests.
 #[inline(always)]
-fn log_cmp(a: u64, b: u64, bits: u32, pc: usize) {
+fn log_cmp(a: u64, b: u64, bits: u32, pc: usize, constant_first: bool) {
     if !RECORDING.load(Ordering::Relaxed) {
         return;
     }
@@ -265,6 +333,16 @@ fn log_cmp(a: u64, b: u64, bits: u32, pc: usize) {
         for (x, address) in [a, b].into_iter().zip(addresses) {
             if !address {
                 CMP_INTS.push((pc, x));
+            }
+        }
+        if addresses == [false, false] {
+            // The operand read from the input first; either may be for a comparison of two
+            // variables.
+            if constant_first {
+                LAST.push((pc, b, a));
+            } else {
+                LAST.push((pc, a, b));
+                LAST.push((pc, b, a));
             }
         }
     }
@@ -297,7 +375,7 @@ fn looks_like_an_address(x: u64) -> bool {
 /// the engine's proofs of infeasible edges (`driver/infeasible.rs`) keep what they know of the
 /// frame across calls to `__sanitizer_cov_trace_*`.
 macro_rules! cmp_hook {
-    ($hook:ident, $handler:ident, $t:ty) => {
+    ($hook:ident, $handler:ident, $t:ty, $constant_first:expr) => {
         #[cfg(target_arch = "x86_64")]
         #[unsafe(naked)]
         #[no_mangle]
@@ -312,19 +390,19 @@ macro_rules! cmp_hook {
         }
 
         extern "C" fn $handler(a: $t, b: $t, pc: usize) {
-            log_cmp(a as u64, b as u64, <$t>::BITS, pc)
+            log_cmp(a as u64, b as u64, <$t>::BITS, pc, $constant_first)
         }
     };
 }
 
-cmp_hook!(__sanitizer_cov_trace_cmp1, on_cmp1, u8);
-cmp_hook!(__sanitizer_cov_trace_cmp2, on_cmp2, u16);
-cmp_hook!(__sanitizer_cov_trace_cmp4, on_cmp4, u32);
-cmp_hook!(__sanitizer_cov_trace_cmp8, on_cmp8, u64);
-cmp_hook!(__sanitizer_cov_trace_const_cmp1, on_const_cmp1, u8);
-cmp_hook!(__sanitizer_cov_trace_const_cmp2, on_const_cmp2, u16);
-cmp_hook!(__sanitizer_cov_trace_const_cmp4, on_const_cmp4, u32);
-cmp_hook!(__sanitizer_cov_trace_const_cmp8, on_const_cmp8, u64);
+cmp_hook!(__sanitizer_cov_trace_cmp1, on_cmp1, u8, false);
+cmp_hook!(__sanitizer_cov_trace_cmp2, on_cmp2, u16, false);
+cmp_hook!(__sanitizer_cov_trace_cmp4, on_cmp4, u32, false);
+cmp_hook!(__sanitizer_cov_trace_cmp8, on_cmp8, u64, false);
+cmp_hook!(__sanitizer_cov_trace_const_cmp1, on_const_cmp1, u8, true);
+cmp_hook!(__sanitizer_cov_trace_const_cmp2, on_const_cmp2, u16, true);
+cmp_hook!(__sanitizer_cov_trace_const_cmp4, on_const_cmp4, u32, true);
+cmp_hook!(__sanitizer_cov_trace_const_cmp8, on_const_cmp8, u64, true);
 
 #[cfg(target_arch = "x86_64")]
 #[unsafe(naked)]
@@ -349,6 +427,9 @@ unsafe extern "C" fn on_switch(value: u64, cases: *const u64, pc: usize) {
     CMP_INTS.push((pc, value));
     for &c in values {
         CMP_INTS.push((pc, c));
+        if c != value {
+            LAST.push((pc, value, c));
+        }
     }
 }
 
@@ -461,9 +542,9 @@ mod tests {
         // One test: the table is global, so two tests using it would race in parallel threads.
         start_recording();
         for (a, b) in [(100, 10), (100, 90), (100, 200)] {
-            log_cmp(a, b, 64, 0x1000);
+            log_cmp(a, b, 64, 0x1000, false);
         }
-        log_cmp(5, 5, 32, 0x2000);
+        log_cmp(5, 5, 32, 0x2000, false);
         stop_recording();
         assert_eq!(cmp_closest(0x100), vec![(0xf00, 10), (0x1f00, 0)]);
         start_recording();
@@ -475,9 +556,9 @@ mod tests {
         // Every site is kept while there is room; past it, the later sites are dropped.
         start_recording();
         for site in 0..MAX_CMP_SITES + 10 {
-            log_cmp(3, 1, 32, 0x40_0000 + 5 * site);
+            log_cmp(3, 1, 32, 0x40_0000 + 5 * site, false);
         }
-        log_cmp(1, 1, 32, 0x40_0000); // a kept site still gets closer
+        log_cmp(1, 1, 32, 0x40_0000, false); // a kept site still gets closer
         stop_recording();
         let got = cmp_closest(0x40_0000);
         assert_eq!(got.len(), MAX_CMP_SITES);
@@ -485,12 +566,37 @@ mod tests {
         assert!(got[1..].iter().all(|&(site, d)| site % 5 == 0 && d == 2));
         assert_eq!(got.last().unwrap().0, 5 * (MAX_CMP_SITES as u64 - 1));
         start_recording();
-        log_cmp(1, 1, 8, 0x10);
+        log_cmp(1, 1, 8, 0x10, false);
         stop_recording();
         assert_eq!(
             cmp_closest(0),
             vec![(0x10, 0)],
             "cleared before the next execution"
+        );
+
+        // The latest comparisons in order, the operand read first (a constant second), the
+        // last one kept however many came before.
+        start_recording();
+        log_cmp(b'J' as u64, b'X' as u64, 8, 0x100, true);
+        log_cmp(5, 7, 32, 0x200, false);
+        stop_recording();
+        assert_eq!(
+            cmp_last(8, 0),
+            vec![
+                (0x100, b'X' as u64, b'J' as u64),
+                (0x200, 5, 7),
+                (0x200, 7, 5)
+            ]
+        );
+        start_recording();
+        for i in 0..LAST_CMPS as u64 + 5 {
+            log_cmp(1, i + 1000, 32, 0x300, true);
+        }
+        log_cmp(24, 29, 64, 0x400, true);
+        stop_recording();
+        assert_eq!(
+            cmp_last(2, 0),
+            vec![(0x300, LAST_CMPS as u64 + 1004, 1), (0x400, 29, 24)]
         );
     }
 }

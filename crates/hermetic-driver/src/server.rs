@@ -35,6 +35,8 @@ pub use crate::protocol::{DRIVER_ENV, REPLY_FD, REQUEST_FD, SHARED_CHILD_ENV, UN
 const TIMEOUT_EXIT: i32 = 124;
 const REPORT_MAX: usize = 8 << 20;
 const MAX_CMP_INTS: usize = 512;
+/// The latest distinct integer comparisons reported in order.
+const MAX_CMP_LAST: usize = 256;
 
 /// The header of the shared area; the counters and the report follow it.
 #[repr(C)]
@@ -238,6 +240,7 @@ fn report_after(status: Option<i32>, shared: &Shared) -> ExecReport {
         cmp_ints: Vec::new(),
         cmp_bytes: Vec::new(),
         cmp_closest: Vec::new(),
+        cmp_last: Vec::new(),
         env: EnvReport::default(),
         sandbox_blocked,
         refusals: refusals.clone(),
@@ -581,6 +584,7 @@ fn run_case(
         cmp_ints: coverage::cmp_ints(MAX_CMP_INTS, base),
         cmp_bytes: coverage::cmp_bytes(),
         cmp_closest: coverage::cmp_closest(base),
+        cmp_last: coverage::cmp_last(MAX_CMP_LAST, base),
         env: env_report,
         sandbox_blocked: 0,
         refusals: Vec::new(),

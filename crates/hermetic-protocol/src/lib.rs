@@ -273,6 +273,11 @@ pub struct ExecReport {
     /// operands in this execution; 0 when they were equal.
     #[serde(default)]
     pub cmp_closest: Vec<(u64, u64)>,
+    /// The latest distinct integer comparisons, in the order last made (the latest last):
+    /// `(address, operand, other operand)`, the operand the code read first (a constant, or
+    /// a `match` arm's value, second).
+    #[serde(default)]
+    pub cmp_last: Vec<(u64, u64, u64)>,
     /// What the calls did to their environment.
     #[serde(default)]
     pub env: EnvReport,
@@ -313,6 +318,7 @@ impl ExecReport {
             cmp_ints: Vec::new(),
             cmp_bytes: Vec::new(),
             cmp_closest: Vec::new(),
+            cmp_last: Vec::new(),
             env: EnvReport::default(),
             sandbox_blocked: 0,
             refusals: Vec::new(),

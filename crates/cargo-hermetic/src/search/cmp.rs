@@ -77,7 +77,7 @@ fn int_swaps(case: &TestCase, cmp_ints: &[(u64, u64)]) -> Vec<(usize, usize, usi
 }
 
 /// `other`, read as a `width`-bit value, signed when the value it replaces was negative.
-fn widen(other: u64, width: u32, signed: bool) -> i128 {
+pub(super) fn widen(other: u64, width: u32, signed: bool) -> i128 {
     if !signed || width == 64 {
         return if signed {
             other as i64 as i128
@@ -234,12 +234,12 @@ pub fn eager(
 /// How far from a string's or byte slice's length an operand may be and still be taken for
 /// it: code often compares the length of what is left after a prefix (`"Wednesday, "`) or
 /// after trimming.
-const LEN_SLACK: u64 = 16;
+pub(super) const LEN_SLACK: u64 = 16;
 /// No input grows past this many bytes by a resize.
-const MAX_RESIZED: i128 = 4096;
+pub(super) const MAX_RESIZED: i128 = 4096;
 /// What code subtracts from a byte before it compares it (`b.wrapping_sub(b'0') < 10`, a hex
 /// digit's `b - b'a'`); 0: the byte compared as it is (`s[16] == b' '`).
-const BYTE_BASES: [u8; 4] = [0, b'0', b'a', b'A'];
+pub(super) const BYTE_BASES: [u8; 4] = [0, b'0', b'a', b'A'];
 /// The bytes a string or byte slice is padded with, each once while they last: a byte the
 /// code later compares at a fixed offset (`s[16] == b' '`) is then found at that one place.
 const PAD: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
@@ -393,7 +393,7 @@ pub fn reshape_key(space: &Space, case: &TestCase, r: &Reshape) -> Tried {
 }
 
 /// Where `needle` starts in `hay`, ASCII case aside (code often compares an upper-cased copy).
-fn occurrences(hay: &[u8], needle: &[u8]) -> Vec<usize> {
+pub(super) fn occurrences(hay: &[u8], needle: &[u8]) -> Vec<usize> {
     if needle.is_empty() || needle.len() > hay.len() {
         return Vec::new();
     }
@@ -452,20 +452,20 @@ fn byte_leaves_kind(ty: &Ty, v: &Value, out: &mut Vec<(Vec<u8>, bool, bool)>) {
 }
 
 /// A byte leaf of one of a test's arguments, with where it sits.
-struct ArgLeaf {
-    stmt: usize,
-    arg: usize,
+pub(super) struct ArgLeaf {
+    pub stmt: usize,
+    pub arg: usize,
     /// The argument's type.
-    ty: Ty,
+    pub ty: Ty,
     /// Its index among the argument's leaves ([`byte_leaves_kind`] order).
-    leaf: usize,
-    bytes: Vec<u8>,
-    text: bool,
-    fixed: bool,
+    pub leaf: usize,
+    pub bytes: Vec<u8>,
+    pub text: bool,
+    pub fixed: bool,
 }
 
 /// Every byte leaf of the test's arguments, statement by statement, argument by argument.
-fn arg_leaves(space: &Space, case: &TestCase) -> Vec<ArgLeaf> {
+pub(super) fn arg_leaves(space: &Space, case: &TestCase) -> Vec<ArgLeaf> {
     let mut out = Vec::new();
     for (stmt, s) in case.stmts.iter().enumerate() {
         for (arg, (ty, value)) in space
@@ -555,6 +555,38 @@ fn set_bytes(ty: &Ty, v: &mut Value, n: &mut usize, f: &mut dyn FnMut(&[u8]) -> 
             _ => false,
         },
     }
+}
+
+/// The test with `len` bytes of a leaf at `at` replaced by `to`; `None` when the result does
+/// not fit (text no longer UTF-8, an array of another length).
+pub(super) fn splice_at(
+    case: &TestCase,
+    l: &ArgLeaf,
+    at: usize,
+    len: usize,
+    to: &[u8],
+) -> Option<TestCase> {
+    let mut t = case.clone();
+    let done = set_bytes(
+        &l.ty,
+        &mut t.stmts[l.stmt].args[l.arg],
+        &mut { l.leaf },
+        &mut |b| {
+            let mut new = b[..at].to_vec();
+            new.extend_from_slice(to);
+            new.extend_from_slice(&b[at + len..]);
+            new
+        },
+    );
+    done.then_some(t)
+}
+
+/// Whether the integers of the `k`-th argument of the `i`-th statement lie in its type's range.
+pub(super) fn arg_fits(space: &Space, t: &TestCase, i: usize, k: usize) -> bool {
+    space
+        .arg_types(t.stmts[i].callable)
+        .get(k)
+        .is_some_and(|ty| ints_fit(ty, &t.stmts[i].args[k]))
 }
 
 /// Whether every integer of a value lies in its type's range (an `Ordering` is -1, 0 or 1).

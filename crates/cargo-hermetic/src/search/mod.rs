@@ -18,6 +18,7 @@
 
 pub mod archive;
 mod cmp;
+mod deciding;
 pub mod env;
 pub mod fakes;
 mod frontier;
@@ -139,6 +140,9 @@ const P_CLIMB: f64 = 0.25;
 const EAGER_PER_RUN: usize = 2;
 /// As many of each kind follow a run that reached a new goal.
 const EAGER_ON_GAIN: usize = 16;
+/// At most this many edits towards the comparisons that decided a run follow a run that
+/// reached a new goal ([`deciding::follow`]), first in the queue.
+const DECIDING_ON_GAIN: usize = 12;
 /// How often input-to-state tries a string's or byte slice's length or one of its bytes
 /// first ([`cmp::reshapes`]).
 const P_RESHAPE: f64 = 0.25;
@@ -246,7 +250,10 @@ pub struct Search<'s, 'c> {
     pending: Vec<TestCase>,
     /// Eager substitutions waiting ([`cmp::eager`]): a quarter of each batch at most, so they
     /// never crowd out the rest of the search.
-    eager: std::collections::VecDeque<TestCase>,
+    eager: std::collections::VecDeque<(TestCase, Option<deciding::Aim>)>,
+    /// What each candidate of the batch in flight aimed at, when it was made towards its
+    /// parent's deciding comparison (in the batch's order; empty: none did).
+    aims: Vec<Option<deciding::Aim>>,
     /// Operands already put in a place by an eager substitution.
     tried: BTreeSet<cmp::Tried>,
     /// Comparison sites of the code under test some run reached.
@@ -311,6 +318,7 @@ impl<'s, 'c> Search<'s, 'c> {
             touched: env::Touched::default(),
             pending: Vec::new(),
             eager: Default::default(),
+            aims: Vec::new(),
             tried: BTreeSet::new(),
             sites: BTreeSet::new(),
             frontier: frontier::Frontier::default(),
@@ -444,7 +452,11 @@ impl<'s, 'c> Search<'s, 'c> {
         let take = self.pending.len().min(n);
         batch.extend(self.pending.drain(..take));
         let take = self.eager.len().min(n / 4).min(n - batch.len());
-        batch.extend(self.eager.drain(..take));
+        self.aims = vec![None; batch.len()];
+        for (t, aim) in self.eager.drain(..take) {
+            batch.push(t);
+            self.aims.push(aim);
+        }
         let (rng, space, touched) = (&mut self.rng, &*self.space, &self.touched);
         let real = &self.real_values;
         let mut attempts = 0;
@@ -563,12 +575,13 @@ impl<'s, 'c> Search<'s, 'c> {
     /// Learns from the executions of a batch: the i-th report answers the i-th candidate.
     pub fn learn(&mut self, batch: Vec<TestCase>, reports: Vec<ExecReport>) {
         self.executions += batch.len() as u64;
+        let mut aims = std::mem::take(&mut self.aims).into_iter();
         for (case, report) in batch.into_iter().zip(reports) {
-            self.learn_one(case, report);
+            self.learn_one(case, report, aims.next().flatten());
         }
     }
 
-    fn learn_one(&mut self, case: TestCase, report: ExecReport) {
+    fn learn_one(&mut self, case: TestCase, report: ExecReport, aim: Option<deciding::Aim>) {
         let goals = self.goals;
         // Comparison sites this run reached first: the reshapes a gain follows up go to
         // them first.
@@ -638,13 +651,13 @@ impl<'s, 'c> Search<'s, 'c> {
         if mocks::ran_out(&report) {
             let grown = mocks::grow(&mut self.rng, self.space, &case, &report);
             self.pending.extend(grown);
-            self.follow_up(&case, &report, false, &fresh);
+            self.follow_up(&case, &report, false, aim, &fresh);
             return;
         }
         if fakes::ran_out(&report) {
             let grown = fakes::grow(&mut self.rng, self.space, &case, &report);
             self.pending.extend(grown);
-            self.follow_up(&case, &report, false, &fresh);
+            self.follow_up(&case, &report, false, aim, &fresh);
             return;
         }
         // A repeated last value stands in for the values of later calls; now and then try a
@@ -666,7 +679,7 @@ impl<'s, 'c> Search<'s, 'c> {
                     self.last_progress = self.executions;
                     self.note_branch_gain();
                 }
-                self.follow_up(&test.case, &test.report, gained, &fresh);
+                self.follow_up(&test.case, &test.report, gained, aim, &fresh);
             }
             Err(finding) => {
                 self.reached_by_findings
@@ -692,12 +705,35 @@ impl<'s, 'c> Search<'s, 'c> {
         case: &TestCase,
         report: &ExecReport,
         gained: bool,
+        aim: Option<deciding::Aim>,
         fresh: &BTreeSet<u64>,
     ) {
-        if self.cfg.strategy != Strategy::Archive
-            || (!gained && self.eager.len() >= 4 * self.cfg.batch)
-        {
+        if self.cfg.strategy != Strategy::Archive {
             return;
+        }
+        // The comparisons that decided where the run went, in order.
+        let last: Vec<(u64, u64, u64)> = report
+            .cmp_last
+            .iter()
+            .copied()
+            .filter(|(pc, _, _)| self.goals.in_selected_code(*pc))
+            .collect();
+        let pairs = deciding::deciding(&last);
+        let here = deciding::Aim::of(&pairs, last.len());
+        // A candidate made towards its parent's deciding comparison that got past it is
+        // followed as a gain is: a chain of checks through helpers whose branches other calls
+        // covered already (`toint_2` for each field of a date) gains no goal at each step.
+        let stepped = aim.is_some_and(|a| a.passed_by(here.as_ref()));
+        if !gained && !stepped && self.eager.len() >= 4 * self.cfg.batch {
+            return;
+        }
+        if (gained || stepped) && std::env::var_os("HERMETIC_DEBUG").is_some() {
+            let args: Vec<_> = case.stmts.iter().map(|s| &s.args).collect();
+            eprintln!(
+                "{} at {}: {args:?} deciding {pairs:x?}",
+                if gained { "gain" } else { "step" },
+                self.executions
+            );
         }
         let compared: Vec<(u64, u64)> = report
             .cmp_ints
@@ -706,6 +742,24 @@ impl<'s, 'c> Search<'s, 'c> {
             .filter(|(pc, _)| self.goals.in_selected_code(*pc))
             .collect();
         let (ints, bytes) = cmp::eager(self.space, case, &compared, &report.cmp_bytes);
+        let mut decided = deciding::follow(self.space, case, &pairs);
+        decided.retain(|(key, _)| !self.tried.contains(key));
+        let mut chosen: Vec<(TestCase, Option<deciding::Aim>)> = Vec::new();
+        // Only after a gain or a step: runs that end at comparisons met long ago would crowd
+        // the queue.
+        let quota = if gained || stepped {
+            DECIDING_ON_GAIN
+        } else {
+            0
+        };
+        for (key, candidate) in decided {
+            if chosen.len() == quota {
+                break;
+            }
+            if self.tried.insert(key) {
+                chosen.push((candidate, here));
+            }
+        }
         // Strings and byte slices resized to a compared length, a compared byte put at the
         // offset that holds the other.
         // Only after a gain: reshapes would crowd the queue with edits towards comparisons
@@ -727,7 +781,6 @@ impl<'s, 'c> Search<'s, 'c> {
         };
         shapes.retain(|r| !self.tried.contains(&cmp::reshape_key(self.space, case, r)));
         let n = if gained { EAGER_ON_GAIN } else { EAGER_PER_RUN };
-        let mut chosen = Vec::new();
         // Towards open comparisons first (they come first), the rest at random.
         let first = shapes.len().min(n * 3 / 4);
         let rest = rand::seq::index::sample(
@@ -742,7 +795,7 @@ impl<'s, 'c> Search<'s, 'c> {
             let r = &shapes[i];
             if let Some(t) = cmp::reshape(self.space, case, r) {
                 if self.tried.insert(cmp::reshape_key(self.space, case, r)) {
-                    chosen.push(t);
+                    chosen.push((t, None));
                 }
             }
         }
@@ -753,11 +806,11 @@ impl<'s, 'c> Search<'s, 'c> {
             for i in rand::seq::index::sample(&mut self.rng, options.len(), n) {
                 let (key, candidate) = options[i].clone();
                 if self.tried.insert(key) {
-                    chosen.push(candidate);
+                    chosen.push((candidate, None));
                 }
             }
         }
-        if gained {
+        if gained || stepped {
             for c in chosen.into_iter().rev() {
                 self.eager.push_front(c);
             }

@@ -604,7 +604,7 @@ fn near_misses_are_followed_up_at_once_and_each_place_once() {
     let args: Vec<Vec<Value>> = search
         .eager
         .iter()
-        .map(|t| t.stmts.iter().flat_map(|s| s.args.clone()).collect())
+        .map(|(t, _)| t.stmts.iter().flat_map(|s| s.args.clone()).collect())
         .collect();
     assert!(
         args.contains(&vec![Value::Str("x=name".into()), Value::Int(41)]),
@@ -679,4 +679,63 @@ fn strings_are_resized_to_a_compared_length_and_a_compared_byte_goes_to_its_offs
     );
     // Nothing near the length and no byte of the test compared: nothing to do.
     assert!(edited(&case, &[(SITE, 1000), (SITE, 2000)]).is_empty());
+}
+
+/// The comparisons that decided a run are followed at once, in the form the test holds their
+/// operand: a `match` on a byte (the driver logs the byte with each arm's value) edits that
+/// byte only, not the arms' letters found elsewhere in the string; a checksum read from a
+/// little-endian trailer gets the computed one in its place.
+#[test]
+fn the_deciding_comparison_is_met_in_the_form_the_test_holds_its_operand() {
+    const SRC: &str = "pub fn month(s: &str) -> bool { s.len() == 8 }\n\
+                       pub fn frame(b: &[u8]) -> bool { b.len() == 6 }\n";
+    let c = cluster(SRC);
+    let usable = vec![true; c.callables.len()];
+    let space = Space::new(&c, &usable, vec![0, 1], ValuePool::default());
+    let month = TestCase {
+        home: 0,
+        stmts: vec![Stmt {
+            callable: callable(&c, "month"),
+            args: vec![Value::Str("Sun Xyz ".into())],
+        }],
+        env: Default::default(),
+    };
+    // An earlier site, then the switch on s[4] ('X') with arms 'J', 'S'.
+    let last = [
+        (SITE, 3, 8),
+        (SITE + 8, b'X' as u64, b'J' as u64),
+        (SITE + 8, b'X' as u64, b'S' as u64),
+    ];
+    let got: Vec<Value> = deciding::follow(&space, &month, &deciding::deciding(&last))
+        .into_iter()
+        .map(|(_, t)| t.stmts[0].args[0].clone())
+        .collect();
+    assert_eq!(got[0], Value::Str("Sun Syz ".into()), "{got:?}");
+    assert_eq!(got[1], Value::Str("Sun Jyz ".into()), "{got:?}");
+    assert!(
+        !got.iter()
+            .any(|v| matches!(v, Value::Str(s) if !s.starts_with("Sun "))),
+        "the arms' letters elsewhere stay: {got:?}"
+    );
+    let bytes = |b: &[u8]| Value::Seq(b.iter().map(|&x| Value::Int(x.into())).collect());
+    let frame = TestCase {
+        home: 0,
+        stmts: vec![Stmt {
+            callable: callable(&c, "frame"),
+            args: vec![bytes(&[b'N', 0xC0, 0xDE, 1, 2, 3, 4])],
+        }],
+        env: Default::default(),
+    };
+    let last = [
+        (SITE, 0x0403_0201, 0x00AB_00CD),
+        (SITE, 0x00AB_00CD, 0x0403_0201),
+    ];
+    let got: Vec<Value> = deciding::follow(&space, &frame, &deciding::deciding(&last))
+        .into_iter()
+        .map(|(_, t)| t.stmts[0].args[0].clone())
+        .collect();
+    assert!(
+        got.contains(&bytes(&[b'N', 0xC0, 0xDE, 0xCD, 0, 0xAB, 0])),
+        "{got:?}"
+    );
 }
