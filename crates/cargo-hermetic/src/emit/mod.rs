@@ -570,6 +570,13 @@ fn render_test(cluster: &Cluster, test: &FinishedTest, suite: Suite) -> Option<R
     // A generated test that checks nothing shows nothing (records keep theirs: a recorded
     // mock checks its calls).
     if !asserted && suite == Suite::Generated {
+        if std::env::var_os("HERMETIC_DEBUG").is_some() {
+            let calls: Vec<String> = stmts
+                .iter()
+                .map(|s| names::callee(cluster, s.callable))
+                .collect();
+            eprintln!("not written, nothing to check: {}", calls.join(", "));
+        }
         return None;
     }
     let last = &stmts[len - 1];
