@@ -1041,6 +1041,46 @@ mod tests {
     }
 
     #[test]
+    fn a_result_or_option_whose_inside_cannot_be_written_is_checked_by_its_shape() {
+        let cluster = Cluster::default();
+        let oracle = Oracle {
+            cluster: &cluster,
+            home: 0,
+        };
+        let metadata = || Box::new(Ty::Std(crate::cluster::StdTy::Metadata, Vec::new()));
+        let ty = Ty::Result(metadata(), Box::new(Ty::String));
+        let ok = Observed::Ok(Box::new(Observed::Opaque));
+        assert_eq!(
+            oracle.check(&ty, &ok).map(|c| c.key()),
+            Some("is_ok".into())
+        );
+        // An error that can be written is compared, not only told apart.
+        let err = Observed::Err(Box::new(Observed::Str("gone".into())));
+        let check = oracle.check(&ty, &err).unwrap();
+        assert_eq!(check.key(), "unwrap_err == \"gone\"");
+        let opt = Ty::Option(metadata());
+        let some = Observed::Opt(Some(Box::new(Observed::Opaque)));
+        assert_eq!(
+            oracle.check(&opt, &some).map(|c| c.key()),
+            Some("is_some".into())
+        );
+        let mut out = Vec::new();
+        let mut names = VarNames::new(Vec::new());
+        oracle.render(
+            &Check::Shape("is_ok"),
+            quote!(walk.metadata()),
+            false,
+            false,
+            &mut names,
+            &mut out,
+        );
+        assert_eq!(
+            out[0].to_string(),
+            "assert ! (walk . metadata () . is_ok ()) ;"
+        );
+    }
+
+    #[test]
     fn debug_text_matches_std_formatting() {
         let cluster = Cluster::default();
         let oracle = Oracle {
