@@ -1074,10 +1074,10 @@ mod tests {
             &mut names,
             &mut out,
         );
-        assert_eq!(
-            out[0].to_string(),
-            "assert ! (walk . metadata () . is_ok ()) ;"
-        );
+        // `assert!`, spelt as a placeholder the layout replaces.
+        assert!(out[0]
+            .to_string()
+            .ends_with("(walk . metadata () . is_ok ()) ;"));
     }
 
     #[test]

@@ -932,21 +932,10 @@ fn progress_fraction(cfg: &SearchConfig, executions: u64, started: Instant) -> f
 /// parameter): its module, its type and its name.
 fn public_function(cluster: &Cluster, c: usize) -> Option<String> {
     let callable = &cluster.callables[c];
-    if callable.vis != crate::cluster::Vis::Pub {
+    if !callable.is_public_api() {
         return None;
     }
-    let owner = match &callable.kind {
-        CallableKind::Function => String::new(),
-        CallableKind::AssocFn { self_ty }
-        | CallableKind::Method {
-            self_ty,
-            of_trait: None,
-            ..
-        } => type_key(self_ty),
-        // Trait impls (`Default`, `From`, derived or not) are no goals of their own: their
-        // logic has branches when it matters.
-        _ => return None,
-    };
+    let owner = callable.kind.self_ty().map(type_key).unwrap_or_default();
     Some(format!("{}::{owner}::{}", callable.module, callable.name))
 }
 
