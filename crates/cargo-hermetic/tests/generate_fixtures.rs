@@ -512,12 +512,13 @@ fn every_public_function_of_a_builder_gets_a_test_though_its_setters_have_no_bra
     // is called by a test of its own (a method goal). `handler<G>` takes a handler that
     // satisfies `H`'s bounds; `metadata`'s `fs::Metadata` cannot be written, its call is.
     for expected in [
-        "Walk::new(\"",
+        "Walk::<Noop>::new(\"",
         ".depth(",
         ".hidden(",
         ".root(),",
         ".max_depth(),",
-        ".handler(",
+        // `G` takes `H`'s bound, `Handler`: the walk it returns is used further.
+        ".handler(noop);letwalk_3=walk_2.",
         ".metadata()",
         ".check()",
     ] {
