@@ -444,7 +444,9 @@ struct ApiFn {
 impl ApiFn {
     /// Whether a test calls it: a function by its name, an associated function as
     /// `Owner::name(..)`, a method as `.name(..)` in a test that names its type (or any test,
-    /// when no other public method has its name).
+    /// when no other public method has its name), or on a variable named after its type
+    /// (`into_iter.skip_current_dir()` for `IntoIter`, `dir_entry_2.path()` for `DirEntry`),
+    /// as generated tests name values of the crate's types.
     fn called_in(&self, tests: &[TestCalls], api: &[ApiFn]) -> bool {
         tests.iter().any(|t| match &self.owner {
             None => t.calls.iter().any(|(_, n)| *n == self.name),
@@ -452,6 +454,7 @@ impl ApiFn {
                 t.calls
                     .iter()
                     .any(|(o, n)| *n == self.name && o.as_deref() == Some(owner))
+                    || t.on_vars.contains(&(snake_case(owner), self.name.clone()))
                     || (t.methods.contains(&self.name)
                         && (t.names.contains(owner)
                             || api
@@ -473,6 +476,29 @@ struct TestCalls {
     methods: BTreeSet<String>,
     /// Every identifier in the test (the types it names).
     names: BTreeSet<String>,
+    /// Method calls on a variable: (the variable's name without a `_2`-style number, the
+    /// method).
+    on_vars: BTreeSet<(String, String)>,
+}
+
+/// `IntoIter` → `into_iter`.
+fn snake_case(name: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in name.chars().enumerate() {
+        if c.is_uppercase() && i > 0 {
+            out.push('_');
+        }
+        out.extend(c.to_lowercase());
+    }
+    out
+}
+
+/// `dir_entry_2` → `dir_entry`.
+fn unnumbered(var: &str) -> &str {
+    match var.rsplit_once('_') {
+        Some((base, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => base,
+        _ => var,
+    }
 }
 
 /// The generated tests of the crate (`src/**/hermetic_tests.rs`).
@@ -507,6 +533,12 @@ fn test_calls(text: &str) -> Vec<TestCalls> {
         }
         fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
             self.0.methods.insert(m.method.to_string());
+            if let syn::Expr::Path(p) = &*m.receiver {
+                if let Some(var) = p.path.get_ident() {
+                    let var = unnumbered(&var.to_string()).to_string();
+                    self.0.on_vars.insert((var, m.method.to_string()));
+                }
+            }
             syn::visit::visit_expr_method_call(self, m);
         }
         fn visit_ident(&mut self, i: &'ast proc_macro2::Ident) {
@@ -807,5 +839,26 @@ mod tests {
         );
         assert!(calls.contains(&(Some("Config".to_string()), "load".to_string())));
         assert!(tests[0].methods.contains("is_empty"));
+    }
+
+    #[test]
+    fn a_method_on_a_variable_named_after_its_type_counts() {
+        let api = |owner: &str, name: &str| ApiFn {
+            owner: Some(owner.to_string()),
+            name: name.to_string(),
+        };
+        let all = [
+            api("IntoIter", "skip_current_dir"),
+            api("FilterEntry", "skip_current_dir"),
+        ];
+        let tests = test_calls(
+            "#[test]\nfn t() {\n    let mut into_iter_2 = WalkDir::new(\"a\").into_iter();\n    \
+             into_iter_2.skip_current_dir();\n}\n",
+        );
+        assert!(all[0].called_in(&tests, &all));
+        assert!(!all[1].called_in(&tests, &all));
+        assert_eq!(snake_case("DirEntry"), "dir_entry");
+        assert_eq!(unnumbered("walk_dir_3"), "walk_dir");
+        assert_eq!(unnumbered("walk_dir"), "walk_dir");
     }
 }

@@ -656,6 +656,21 @@ pub enum CallableKind {
     Fake(FakeId),
 }
 
+impl Callable {
+    /// Whether the callable is part of the crate's public API as its users call it: a `pub`
+    /// free function, associated function or method of an inherent impl (trait impls' methods,
+    /// literals, mocks and fakes are not).
+    pub fn is_public_api(&self) -> bool {
+        self.vis == Vis::Pub
+            && matches!(
+                self.kind,
+                CallableKind::Function
+                    | CallableKind::AssocFn { .. }
+                    | CallableKind::Method { of_trait: None, .. }
+            )
+    }
+}
+
 impl CallableKind {
     /// The type the callable belongs to, if any.
     pub fn self_ty(&self) -> Option<&Ty> {

@@ -501,6 +501,8 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         budget_s: budget.map(|b| b.as_secs()),
         goals_total: goal_map.count(goals::GoalKind::Branch),
         goals_covered: count_covered(goals::GoalKind::Branch),
+        public_functions: outcome.public_functions,
+        public_functions_called: outcome.public_functions_called,
         checks_total: goal_map.count(goals::GoalKind::Check),
         checks_covered: count_covered(goals::GoalKind::Check),
         goals_infeasible: goal_map.count_infeasible(goals::GoalKind::Branch),

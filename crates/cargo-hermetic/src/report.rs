@@ -22,6 +22,11 @@ pub struct Report {
     /// Branches of the selected code (edges between its basic blocks).
     pub goals_total: usize,
     pub goals_covered: usize,
+    /// Public functions and methods of the selected code (one per function, however many types
+    /// analysis chose for its type parameters), and those a test calls (method goals, counted
+    /// apart from the branches).
+    pub public_functions: usize,
+    pub public_functions_called: usize,
     /// Edges to the panics the compiler inserts (overflow, bounds): searched for, reported apart.
     pub checks_total: usize,
     pub checks_covered: usize,
@@ -347,6 +352,13 @@ impl Report {
                     self.goals_covered,
                     self.goals_total,
                     self.coverage_percent()
+                ),
+            ),
+            (
+                "public functions called",
+                format!(
+                    "{} / {}",
+                    self.public_functions_called, self.public_functions
                 ),
             ),
             (

@@ -506,6 +506,42 @@ fn a_crate_implementation_stands_in_for_a_trait_no_mock_can_implement_and_iterat
 }
 
 #[test]
+fn every_public_function_of_a_builder_gets_a_test_though_its_setters_have_no_branches() {
+    let (fixture, run) = generate("builders", 1, 1_500);
+    let file = fixture.read("src/hermetic_tests.rs");
+    let flat: String = file.chars().filter(|c| !c.is_whitespace()).collect();
+    // Setters and getters cover no branch that `check`'s tests have not covered already: each
+    // is called by a test of its own (a method goal). `handler<G>` takes a handler that
+    // satisfies `H`'s bounds; `metadata`'s `fs::Metadata` cannot be written, its call is.
+    for expected in [
+        "Walk::<Noop>::new(\"",
+        ".depth(",
+        ".hidden(",
+        ".root(),",
+        ".max_depth(),",
+        // `G` takes `H`'s bound, `Handler`: the walk it returns is used further.
+        ".handler(noop);letwalk_3=walk_2.",
+        ".metadata()",
+        ".check()",
+    ] {
+        assert!(
+            flat.contains(expected),
+            "no {expected}:\n{file}\n{}",
+            run.describe()
+        );
+    }
+    // `new`, `depth`, `hidden`, `root`, `max_depth`, `handler`, `check`, `metadata`.
+    assert_eq!(run.count("public_functions"), 8, "{}", run.describe());
+    assert_eq!(
+        run.count("public_functions_called"),
+        8,
+        "{}",
+        run.describe()
+    );
+    assert_full_coverage(&run);
+}
+
+#[test]
 fn cow_text_iterables_and_std_trait_impls_are_called_as_users_write_them() {
     let (fixture, run) = generate("texts", 1, 3_000);
     let file = fixture.read("src/hermetic_tests.rs");

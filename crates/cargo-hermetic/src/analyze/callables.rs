@@ -259,6 +259,9 @@ impl Collector<'_> {
         }
         let mut outer = imp.map(|i| i.params.clone()).unwrap_or_default();
         let mut own = generics::collect(&sig.generics, &mut outer)?;
+        if let Some(i) = imp {
+            generics::bounds_from_impl(&mut own, &outer, i.self_ty, &sig.output);
+        }
         let no_subst = BTreeMap::new();
         let scope = TyCx {
             names: self.names,

@@ -81,6 +81,60 @@ pub fn collect(
     Ok(own)
 }
 
+/// A method that swaps one of its type's parameters for its own (`fn handler<NewF>(self, h:
+/// NewF) -> Config<S, NewF>` in `impl<S, F: Handler> Config<S, F>`) and leaves its own
+/// parameter unbounded gives a value only the impl's methods use, which need `F`'s bounds: the
+/// unbounded parameter takes the bounds of the impl's parameter in that place, so the value it
+/// returns can be used further (an `i64` handler makes a `Config` no method accepts).
+pub fn bounds_from_impl(
+    own: &mut [ParamBounds],
+    outer: &[ParamBounds],
+    impl_self: &syn::Type,
+    output: &syn::ReturnType,
+) {
+    let syn::ReturnType::Type(_, ret) = output else {
+        return;
+    };
+    let (Some((ret_name, ret_args)), Some((self_name, self_args))) =
+        (type_args(ret), type_args(impl_self))
+    else {
+        return;
+    };
+    if ret_name != self_name || ret_args.len() != self_args.len() {
+        return;
+    }
+    for (r, s) in ret_args.iter().zip(&self_args) {
+        let (Some(r), Some(s)) = (r, s) else { continue };
+        let from = outer.iter().find(|q| q.name == *s && !q.bounds.is_empty());
+        let to = own.iter_mut().find(|p| p.name == *r && p.bounds.is_empty());
+        if let (Some(from), Some(to)) = (from, to) {
+            to.bounds = from.bounds.clone();
+        }
+    }
+}
+
+/// A path type's last name and, for each of its type arguments, the argument's name when it is
+/// one plain word (`Config<S, NewF>`: `Config`, `[Some(S), Some(NewF)]`).
+fn type_args(ty: &syn::Type) -> Option<(String, Vec<Option<String>>)> {
+    let syn::Type::Path(p) = ty else { return None };
+    let last = p.path.segments.last()?;
+    let PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    let args = args
+        .args
+        .iter()
+        .filter_map(|a| match a {
+            GenericArgument::Type(syn::Type::Path(t)) => {
+                Some(t.path.get_ident().map(|i| i.to_string()))
+            }
+            GenericArgument::Type(_) => Some(None),
+            _ => None,
+        })
+        .collect();
+    Some((last.ident.to_string(), args))
+}
+
 /// `P` of a where clause's bounded type `P::Item`.
 fn item_of(ty: &syn::Type) -> Option<String> {
     let syn::Type::Path(p) = ty else { return None };
@@ -475,6 +529,28 @@ mod tests {
 
     fn first(src: &str) -> Ty {
         pick(src).unwrap().remove(0).1
+    }
+
+    #[test]
+    fn a_parameter_swapped_into_the_impl_type_takes_the_impl_parameter_bounds() {
+        let imp: syn::ItemImpl = syn::parse_str(
+            "impl<S: Sys, F: Handler> Config<S, F> { \
+                fn handler<NewF>(self, h: NewF) -> Config<S, NewF> {} \
+                fn other<G>(self, g: G) -> Vec<G> {} }",
+        )
+        .unwrap();
+        let outer = collect(&imp.generics, &mut []).unwrap();
+        let bounds = |i: usize| {
+            let syn::ImplItem::Fn(f) = &imp.items[i] else {
+                unreachable!()
+            };
+            let mut own = collect(&f.sig.generics, &mut outer.clone()).unwrap();
+            bounds_from_impl(&mut own, &outer, &imp.self_ty, &f.sig.output);
+            own[0].bounds.iter().map(text).collect::<Vec<_>>()
+        };
+        assert_eq!(bounds(0), ["Handler"]);
+        // A type other than the impl's own says nothing about the parameter.
+        assert!(bounds(1).is_empty());
     }
 
     #[test]

@@ -643,16 +643,18 @@ fn type_impls(cluster: &Cluster, id: usize) -> TokenStream {
     let def = &cluster.types[id];
     let name = ident(&def.name);
     let params: Vec<_> = def.generics.iter().map(|g| ident(g)).collect();
-    let (observe_body, by_debug) = observe_body(cluster, id);
+    let (observe_body, by) = observe_body(cluster, id);
     // Taking a stored value asks only `'static`; observing one field by field asks `Observe`
-    // of the parameters, and by its `Debug` text (derived: `Debug` of the parameters) `Debug`
-    // too. A type argument that has neither (`RealSys` standing in for `S: Sys`) still works
-    // wherever the impl does not need it.
-    let debug = by_debug.then(|| quote!(+ ::std::fmt::Debug));
-    let bounded: Vec<TokenStream> = params
-        .iter()
-        .map(|p| quote!(#p: 'static + ::hermetic_driver::Observe #debug))
-        .collect();
+    // of the parameters, by its `Debug` text (derived: `Debug` of the parameters) `Debug`, and
+    // observing nothing asks nothing. A type argument that has neither (`RealSys` standing in
+    // for `S: Sys`, a `Cursor<String>` for `R: Read`) still works wherever the impl does not
+    // need it.
+    let asked = match by {
+        ObservedBy::Fields => quote!(+ ::hermetic_driver::Observe),
+        ObservedBy::Debug => quote!(+ ::std::fmt::Debug),
+        ObservedBy::Nothing => quote!(),
+    };
+    let bounded: Vec<TokenStream> = params.iter().map(|p| quote!(#p: 'static #asked)).collect();
     let stored: Vec<TokenStream> = params.iter().map(|p| quote!(#p: 'static)).collect();
     let params: Vec<TokenStream> = params.iter().map(|p| quote!(#p)).collect();
     // Values the driver stores hold `'static` data; any may be observed.
@@ -700,9 +702,16 @@ fn angled(items: impl Iterator<Item = TokenStream>) -> TokenStream {
     }
 }
 
+/// How a crate type's `Observe` impl observes its values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ObservedBy {
+    Fields,
+    Debug,
+    Nothing,
+}
+
 /// Field by field when every field's type is known; else the `Debug` text; else nothing.
-/// True with the body when it observes by the `Debug` text.
-fn observe_body(cluster: &Cluster, id: usize) -> (TokenStream, bool) {
+fn observe_body(cluster: &Cluster, id: usize) -> (TokenStream, ObservedBy) {
     let def = &cluster.types[id];
     let debug = def.implements("Debug");
     let fields_known = |f: &Fields| {
@@ -747,10 +756,20 @@ fn observe_body(cluster: &Cluster, id: usize) -> (TokenStream, bool) {
                 quote!(match self { #(#arms)* })
             }
         }
-        _ if debug => return (quote!(::hermetic_driver::observe::debug_text(self)), true),
-        _ => quote!(::hermetic_driver::Observed::Opaque),
+        _ if debug => {
+            return (
+                quote!(::hermetic_driver::observe::debug_text(self)),
+                ObservedBy::Debug,
+            )
+        }
+        _ => {
+            return (
+                quote!(::hermetic_driver::Observed::Opaque),
+                ObservedBy::Nothing,
+            )
+        }
     };
-    (body, false)
+    (body, ObservedBy::Fields)
 }
 
 #[cfg(test)]
@@ -828,6 +847,24 @@ mod tests {
         for imp in ["Decode", "Observe"] {
             let head = format!("::hermetic_driver::{imp}forFinder<S,T>whereS:Sys+Clone,T:Copy,{{");
             assert!(src.contains(&head), "{imp}: {}", files[0].source);
+        }
+    }
+
+    #[test]
+    fn a_type_observed_as_nothing_asks_nothing_of_its_parameters() {
+        // `Lines<R>`'s field is no type analysis knows and it has no `Debug`: it is observed as
+        // nothing, so `Lines<Cursor<String>>` needs no `Observe` of the cursor.
+        let cluster = crate::analyze::analyze_lib(
+            "pub struct Lines<R> { inner: std::io::BufReader<R> }\n\
+             #[derive(Debug)] pub struct Shown<T> { inner: std::io::BufReader<T> }\n",
+        );
+        let (files, _) = generate(&cluster, &Disabled::default());
+        let src = files[0].source.replace(char::is_whitespace, "");
+        for head in [
+            "impl<R:'static>::hermetic_driver::ObserveforLines<R>",
+            "impl<T:'static+::std::fmt::Debug>::hermetic_driver::ObserveforShown<T>",
+        ] {
+            assert!(src.contains(head), "no {head}: {}", files[0].source);
         }
     }
 }

@@ -28,6 +28,9 @@ pub(crate) enum Check {
     IsNone,
     /// `assert!(value.is_empty())`, for an empty `Vec` or slice.
     IsEmpty,
+    /// `assert!(value.is_ok())` (`is_err`, `is_some`): the shape of a `Result` or an `Option`
+    /// whose inside cannot be written (a `fs::Metadata`, an error without `Debug`).
+    Shape(&'static str),
     /// `assert_eq!(format!("{:?}", value), text)`
     DebugText(String),
     /// One check per visible field of a struct; `var` is the name to bind the struct to.
@@ -53,6 +56,7 @@ impl Check {
             Check::IsNan => "is_nan".into(),
             Check::IsNone => "is_none".into(),
             Check::IsEmpty => "is_empty".into(),
+            Check::Shape(method) => (*method).into(),
             Check::DebugText(text) => format!("debug {text:?}"),
             Check::Fields { fields, .. } => fields
                 .iter()
@@ -73,6 +77,17 @@ impl Check {
             _ => false,
         }
     }
+}
+
+/// Which way a `Result` or an `Option` came out, when nothing inside it can be checked: a test
+/// of a call whose value cannot be written still says whether it succeeded.
+fn shape(ty: &Ty, obs: &Observed) -> Option<Check> {
+    Some(Check::Shape(match (ty, obs) {
+        (Ty::Result(..), Observed::Ok(_)) => "is_ok",
+        (Ty::Result(..), Observed::Err(_)) => "is_err",
+        (Ty::Option(_), Observed::Opt(Some(_))) => "is_some",
+        _ => return None,
+    }))
 }
 
 /// Writes values of the cluster's types as Rust expressions in the module `home`.
@@ -124,7 +139,7 @@ impl Oracle<'_> {
             (Ty::Adt(id, _), Observed::Struct(fields)) => self.field_checks(*id, fields),
             _ => None,
         };
-        match inner {
+        let checked = match inner {
             Some(c) if !c.is_debug_text() => Some(c),
             inner => {
                 let whole = self
@@ -133,7 +148,8 @@ impl Oracle<'_> {
                     .flatten();
                 whole.map(Check::DebugText).or(inner)
             }
-        }
+        };
+        checked.or_else(|| shape(ty, obs))
     }
 
     /// Checks on the fields of a struct that the test's module can see.
@@ -191,6 +207,10 @@ impl Oracle<'_> {
             Check::IsNan => out.push(quote!(#assert(#target.is_nan());)),
             Check::IsNone => out.push(quote!(#assert(#target.is_none());)),
             Check::IsEmpty => out.push(quote!(#assert(#target.is_empty());)),
+            Check::Shape(method) => {
+                let method = Ident::new(method, Span::call_site());
+                out.push(quote!(#assert(#target.#method());))
+            }
             Check::DebugText(text) => {
                 let text = Literal::string(text);
                 out.push(quote!(#assert_eq(#format("{:?}", #target), #text);));
@@ -1018,6 +1038,46 @@ mod tests {
             int_literal(i128::MIN).to_string(),
             "- 170141183460469231731687303715884105728"
         );
+    }
+
+    #[test]
+    fn a_result_or_option_whose_inside_cannot_be_written_is_checked_by_its_shape() {
+        let cluster = Cluster::default();
+        let oracle = Oracle {
+            cluster: &cluster,
+            home: 0,
+        };
+        let metadata = || Box::new(Ty::Std(crate::cluster::StdTy::Metadata, Vec::new()));
+        let ty = Ty::Result(metadata(), Box::new(Ty::String));
+        let ok = Observed::Ok(Box::new(Observed::Opaque));
+        assert_eq!(
+            oracle.check(&ty, &ok).map(|c| c.key()),
+            Some("is_ok".into())
+        );
+        // An error that can be written is compared, not only told apart.
+        let err = Observed::Err(Box::new(Observed::Str("gone".into())));
+        let check = oracle.check(&ty, &err).unwrap();
+        assert_eq!(check.key(), "unwrap_err == \"gone\"");
+        let opt = Ty::Option(metadata());
+        let some = Observed::Opt(Some(Box::new(Observed::Opaque)));
+        assert_eq!(
+            oracle.check(&opt, &some).map(|c| c.key()),
+            Some("is_some".into())
+        );
+        let mut out = Vec::new();
+        let mut names = VarNames::new(Vec::new());
+        oracle.render(
+            &Check::Shape("is_ok"),
+            quote!(walk.metadata()),
+            false,
+            false,
+            &mut names,
+            &mut out,
+        );
+        // `assert!`, spelt as a placeholder the layout replaces.
+        assert!(out[0]
+            .to_string()
+            .ends_with("(walk . metadata () . is_ok ()) ;"));
     }
 
     #[test]

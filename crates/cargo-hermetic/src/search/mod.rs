@@ -129,6 +129,10 @@ pub struct SearchOutcome {
     pub goals_needing_fakes: usize,
     /// Counters proven infeasible that some execution covered: bugs in the proof.
     pub infeasible_covered: BTreeSet<u32>,
+    /// Public functions and methods of the selected code (method goals), and how many of them
+    /// a kept test calls.
+    pub public_functions: usize,
+    pub public_functions_called: usize,
     /// Why the search ended.
     pub stopped: StopReason,
 }
@@ -299,7 +303,12 @@ impl<'s, 'c> Search<'s, 'c> {
         let boolean: Vec<usize> = (0..space.cluster.callables.len())
             .filter(|&c| space.cluster.callables[c].ret == crate::cluster::Ty::Bool)
             .collect();
-        let outputs = outputs::Outputs::new(goals.len(), eligible, &boolean);
+        let public: Vec<(usize, String)> = space
+            .targets
+            .iter()
+            .filter_map(|&c| Some((c, public_function(space.cluster, c)?)))
+            .collect();
+        let outputs = outputs::Outputs::new(goals.len(), eligible, &boolean, &public);
         let expected: Vec<usize> = outputs.expected().collect();
         Search {
             space,
@@ -888,6 +897,11 @@ impl<'s, 'c> Search<'s, 'c> {
             .filter(|&g| !self.outputs.is_output(g))
             .collect();
         self.reached_by_findings.retain(|g| !covered.contains(g));
+        let public_functions_called = self
+            .archive
+            .goals()
+            .filter(|&g| self.outputs.is_method(g))
+            .count();
         Ok(SearchOutcome {
             tests,
             covered,
@@ -906,6 +920,8 @@ impl<'s, 'c> Search<'s, 'c> {
             goals_needing_mocks,
             goals_needing_fakes,
             infeasible_covered: self.infeasible_covered,
+            public_functions: self.outputs.methods(),
+            public_functions_called,
             stopped,
         })
     }
@@ -963,6 +979,26 @@ fn progress_fraction(cfg: &SearchConfig, executions: u64, started: Instant) -> f
             1.0
         }
     })
+}
+
+/// The function a public callable is (a free function, an inherent method or associated
+/// function), as one key for the twins analysis made of it (one per type chosen for a type
+/// parameter): its module, its type and its name.
+fn public_function(cluster: &Cluster, c: usize) -> Option<String> {
+    let callable = &cluster.callables[c];
+    if !callable.is_public_api() {
+        return None;
+    }
+    let owner = callable.kind.self_ty().map(type_key).unwrap_or_default();
+    Some(format!("{}::{owner}::{}", callable.module, callable.name))
+}
+
+/// A crate type by its definition, whatever its type arguments.
+fn type_key(ty: &crate::cluster::Ty) -> String {
+    match ty {
+        crate::cluster::Ty::Adt(id, _) => format!("type {id}"),
+        other => format!("{other:?}"),
+    }
 }
 
 /// The goals a test covers: its branches and its outcome.
