@@ -100,17 +100,10 @@ pub fn emit_keeping_names(
     old: &dyn Fn(&Path) -> Option<String>,
 ) -> Vec<GeneratedFile> {
     let mut by_module: BTreeMap<ModuleId, Vec<RenderedTest>> = BTreeMap::new();
-    let mut rendered = Vec::new();
     for (i, test) in tests.iter().enumerate() {
-        if let Some(mut r) = render_test(cluster, test, suite) {
-            r.source = i;
-            rendered.push((test.case.home, r));
-        }
-    }
-    let keep = unchecked_kept(rendered.iter().map(|(_, r)| (r.target, r.checks)));
-    for ((home, r), keep) in rendered.into_iter().zip(keep) {
-        if keep {
-            by_module.entry(home).or_default().push(r);
+        if let Some(mut rendered) = render_test(cluster, test, suite) {
+            rendered.source = i;
+            by_module.entry(test.case.home).or_default().push(rendered);
         }
     }
     let crate_root = guess_crate_root(cluster);
@@ -149,21 +142,6 @@ pub fn emit_keeping_names(
                 test_names: written.into_iter().map(|w| w.name).collect(),
             }
         })
-        .collect()
-}
-
-/// Which tests are written, given each one's target (its last call) and whether it checks
-/// anything: every test that checks something, and, for a public function no such test ends
-/// with, the first that calls it and checks nothing (its result cannot be written: a
-/// `fs::OpenOptions`, a `File`): the call returning is what it shows, as a user's smoke test
-/// would.
-fn unchecked_kept(tests: impl Iterator<Item = (CallableId, bool)>) -> Vec<bool> {
-    let tests: Vec<(CallableId, bool)> = tests.collect();
-    let checked: BTreeSet<CallableId> = tests.iter().filter(|t| t.1).map(|t| t.0).collect();
-    let mut shown = BTreeSet::new();
-    tests
-        .iter()
-        .map(|&(target, checks)| checks || (!checked.contains(&target) && shown.insert(target)))
         .collect()
 }
 
@@ -215,9 +193,6 @@ struct RenderedTest {
     uses_fakes: bool,
     /// Fake values the real callee never returned: (callee, value) as written.
     unseen: Vec<(String, String)>,
-    /// Whether the test checks anything; one that does not shows only that a public function
-    /// returns (see [`unchecked_kept`]).
-    checks: bool,
 }
 
 /// A test as written to its file.
@@ -596,8 +571,7 @@ fn render_test(cluster: &Cluster, test: &FinishedTest, suite: Suite) -> Option<R
 
     // A generated test that checks nothing shows nothing (records keep theirs: a recorded
     // mock checks its calls).
-    let public_last = cluster.callables[stmts[len - 1].callable].is_public_api();
-    if !asserted && suite == Suite::Generated && !public_last {
+    if !asserted && suite == Suite::Generated {
         if std::env::var_os("HERMETIC_DEBUG").is_some() {
             let calls: Vec<String> = stmts
                 .iter()
@@ -668,7 +642,6 @@ fn render_test(cluster: &Cluster, test: &FinishedTest, suite: Suite) -> Option<R
             .iter()
             .any(|s| matches!(cluster.callables[s.callable].kind, CallableKind::Fake(_))),
         unseen,
-        checks: asserted || suite == Suite::Recorded,
     })
 }
 

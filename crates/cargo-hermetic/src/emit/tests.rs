@@ -1785,11 +1785,3 @@ fn review_comments_list_callees_as_a_sentence_does() {
     assert_eq!(in_words(&names(&["`a`", "`b`"])), "`a` and `b`");
     assert_eq!(in_words(&names(&["`a`", "`b`", "`c`"])), "`a`, `b` and `c`");
 }
-
-#[test]
-fn a_public_function_whose_result_cannot_be_checked_keeps_one_test_that_calls_it() {
-    // Targets 1 and 2 have tests that check nothing; 2 also has one that checks its result.
-    let kept =
-        unchecked_kept([(1, false), (2, false), (1, false), (2, true), (3, true)].into_iter());
-    assert_eq!(kept, [true, false, false, true, true]);
-}
