@@ -985,7 +985,13 @@ impl Writer<'_> {
                 self_ty,
                 of_trait: Some(of),
             } => {
-                let t = rust_syntax::ty(cluster, self_ty, self.home);
+                // `PathBuf` by its own name, which the file imports, as its values write it.
+                let t = match self_ty {
+                    Ty::Std(kind, args) if args.is_empty() => {
+                        rust_syntax::std_name(cluster, *kind, self.home)
+                    }
+                    other => rust_syntax::ty(cluster, other, self.home),
+                };
                 let tr = &cluster.traits[of.trait_id];
                 let path = rust_syntax::item_path(cluster, tr.module, &tr.name, self.home);
                 let a = params(args)?;
