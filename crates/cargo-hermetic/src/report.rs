@@ -633,8 +633,10 @@ impl Report {
             if let Some(tried) = u.refused_by_environment.first() {
                 writeln!(
                     out,
-                    "  ~ {}'s runs tried `{tried}`{}, which the environment refuses: its branches past that are out of reach",
+                    "  ~ {}'s runs tried `{}`{}, which the environment refuses: its branches past that are out of reach",
                     u.function,
+                    // A host name the search made may hold newlines: one line each.
+                    tried.escape_debug(),
                     match u.refused_by_environment.len() {
                         1 => String::new(),
                         n => format!(" (and {} more)", n - 1),
