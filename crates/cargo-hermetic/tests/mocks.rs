@@ -60,13 +60,22 @@ fn mocks_reach_every_branch_and_fail_loudly_when_the_trait_changes() {
     let all: String = files.values().cloned().collect();
     assert!(!all.contains("should_panic"), "{all}");
 
-    // Where the crate has an implementation, tests use it; a mock only for what it cannot do.
+    // Where the crate has an implementation, tests use it; a mock only for what it cannot do:
+    // a rate other than Flat's 10 (above 50 for the capped branch; 0 or 50 where a test kills
+    // a mutant of the arithmetic or of the comparison).
     let tariff = &files["src/tariff/hermetic_tests.rs"];
     assert!(tariff.contains("= Flat;"), "no test uses Flat:\n{tariff}");
-    assert_eq!(
-        tariff.matches("MockTariff::default()").count(),
-        1,
-        "{tariff}"
+    let first_rates: Vec<u64> = tariff
+        .split("MockTariff::default().rate_returns([")
+        .skip(1)
+        .map(|rest| {
+            let end = rest.find([',', ']']).unwrap();
+            rest[..end].trim().parse().unwrap()
+        })
+        .collect();
+    assert!(
+        first_rates.iter().any(|&r| r > 50) && !first_rates.contains(&10),
+        "{first_rates:?}\n{tariff}"
     );
 
     // Mocks and private access only where a goal needed them.
