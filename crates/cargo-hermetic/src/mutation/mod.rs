@@ -103,8 +103,14 @@ pub fn run(
         &mut pool,
         settings.deadline,
     )?;
+    // The hunt leaves a quarter of what is left of the share to analyse the tests it finds,
+    // which keeps the whole phase within its share of the budget.
+    let hunt_deadline = settings.deadline.map(|d| {
+        let now = Instant::now();
+        now + d.saturating_duration_since(now).mul_f64(0.75)
+    });
     let stop = hunt::Stop {
-        deadline: settings.deadline,
+        deadline: hunt_deadline,
         max_executions: settings.max_executions,
         stagnation_floor: settings.stagnation_floor,
     };
@@ -122,7 +128,13 @@ pub fn run(
     };
     analysis.executions += executions;
     if !more.is_empty() {
-        let found = analysis::analyse(cluster, &mut more, &mutants.mutants, &mut pool, None)?;
+        let found = analysis::analyse(
+            cluster,
+            &mut more,
+            &mutants.mutants,
+            &mut pool,
+            settings.deadline,
+        )?;
         analysis.merge(found);
         tests.extend(more);
     }
