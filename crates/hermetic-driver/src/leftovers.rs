@@ -179,6 +179,9 @@ mod tests {
 
     #[test]
     fn the_quiet_hook_is_known_by_its_address() {
+        // The first environment entered in a process wraps the hook then in place, on any
+        // thread: here other tests do, so enter one first, as the server does before forking.
+        drop(hermetic::Env::new().enter());
         quiet_panic_hook();
         let hook = std::panic::take_hook();
         assert_eq!(address(&*hook), QUIET_HOOK.load(Ordering::SeqCst));
