@@ -479,6 +479,10 @@ mod tests {
             .unwrap()
             .parse()
             .unwrap();
+        // A shell starts background jobs with SIGINT ignored, and the commit rightly keeps an
+        // inherited disposition: the signal must end this process however it was launched.
+        // SAFETY: the default disposition, set before any other thread of the test uses it.
+        unsafe { libc::signal(libc::SIGINT, libc::SIG_DFL) };
         let mut changes = Changes::default();
         for (rel, text) in changes_in(Path::new(&dir)) {
             changes.write(Path::new(&dir).join(rel), text);

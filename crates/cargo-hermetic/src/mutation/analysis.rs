@@ -326,10 +326,9 @@ fn choose(
             .filter(|a| !kept.contains(*a))
             .map(|a| (left.iter().filter(|by| by.contains(a)).count(), a))
             .max_by_key(|&(n, a)| (n, std::cmp::Reverse(a)));
-        let Some((n, a)) = best.filter(|&(n, _)| n > 0) else {
+        let Some((_, a)) = best.filter(|&(n, _)| n > 0) else {
             break;
         };
-        let _ = n;
         kept.insert(a.clone());
         left.retain(|by| !by.contains(a));
     }
