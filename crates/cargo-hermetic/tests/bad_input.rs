@@ -280,7 +280,17 @@ fn an_interrupted_write_leaves_the_crate_as_it_was_or_fully_updated() {
     let fixture = Fixture::copy("abc");
     let before = fixture.snapshot();
     assert_ne!(before, updated, "the uninterrupted run changed nothing");
-    let mut child = Command::new(common::BIN)
+    let mut command = Command::new(common::BIN);
+    // A shell starts background jobs with SIGINT ignored; the tool keeps an inherited
+    // disposition, so the child gets the default one whatever ran this suite.
+    // SAFETY: `signal` is async-signal-safe, and nothing else runs in the forked child.
+    unsafe {
+        std::os::unix::process::CommandExt::pre_exec(&mut command, || {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            Ok(())
+        })
+    };
+    let mut child = command
         .args(["hermetic", "generate", "--quiet", "--manifest-path"])
         .arg(fixture.manifest())
         .args(args)
