@@ -45,6 +45,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeSet;
 use std::time::Instant;
+use yields::Kind;
 
 pub struct SearchConfig {
     pub seed: u64,
@@ -772,11 +773,11 @@ impl<'s, 'c> Search<'s, 'c> {
             0
         };
         for (key, candidate) in decided {
-            if lists[0].len() == quota {
+            if lists[Kind::Deciding.index()].len() == quota {
                 break;
             }
             if self.tried.insert(key) {
-                lists[0].push((candidate, Origin::new(yields::Kind::Deciding, here)));
+                lists[Kind::Deciding.index()].push((candidate, Origin::new(Kind::Deciding, here)));
             }
         }
         // Strings and byte slices resized to a compared length, a compared byte put at the
@@ -814,15 +815,12 @@ impl<'s, 'c> Search<'s, 'c> {
             let r = &shapes[i];
             if let Some(t) = cmp::reshape(self.space, case, r) {
                 if self.tried.insert(cmp::reshape_key(self.space, case, r)) {
-                    lists[1].push((t, Origin::new(yields::Kind::Reshape, None)));
+                    lists[Kind::Reshape.index()].push((t, Origin::new(Kind::Reshape, None)));
                 }
             }
         }
         // Integers as before a gain: a run compares many, and each has its own site.
-        for (mut options, n, kind) in [
-            (ints, EAGER_PER_RUN, yields::Kind::Int),
-            (bytes, n, yields::Kind::Byte),
-        ] {
+        for (mut options, n, kind) in [(ints, EAGER_PER_RUN, Kind::Int), (bytes, n, Kind::Byte)] {
             options.retain(|(key, _)| !self.tried.contains(key));
             let n = n.min(options.len());
             for i in rand::seq::index::sample(&mut self.rng, options.len(), n) {
@@ -999,12 +997,12 @@ fn progress_fraction(cfg: &SearchConfig, executions: u64, started: Instant) -> f
 /// parent's deciding comparison.
 #[derive(Debug, Clone, Copy)]
 struct Origin {
-    kind: yields::Kind,
+    kind: Kind,
     aim: Option<deciding::Aim>,
 }
 
 impl Origin {
-    fn new(kind: yields::Kind, aim: Option<deciding::Aim>) -> Origin {
+    fn new(kind: Kind, aim: Option<deciding::Aim>) -> Origin {
         Origin { kind, aim }
     }
 }
