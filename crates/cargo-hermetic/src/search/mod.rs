@@ -29,6 +29,7 @@ pub mod outputs;
 pub mod refused;
 mod shorter;
 pub mod values;
+mod yields;
 
 use crate::cluster::{CallableKind, Cluster};
 use crate::driver::execute::{ExecRequest, Execute};
@@ -44,6 +45,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::collections::BTreeSet;
 use std::time::Instant;
+use yields::Kind;
 
 pub struct SearchConfig {
     pub seed: u64,
@@ -254,10 +256,12 @@ pub struct Search<'s, 'c> {
     pending: Vec<TestCase>,
     /// Eager substitutions waiting ([`cmp::eager`]): a quarter of each batch at most, so they
     /// never crowd out the rest of the search.
-    eager: std::collections::VecDeque<(TestCase, Option<deciding::Aim>)>,
-    /// What each candidate of the batch in flight aimed at, when it was made towards its
-    /// parent's deciding comparison (in the batch's order; empty: none did).
-    aims: Vec<Option<deciding::Aim>>,
+    eager: std::collections::VecDeque<(TestCase, Origin)>,
+    /// Where each candidate of the batch in flight came from, when it is an eager edit (in
+    /// the batch's order; empty: none is).
+    origins: Vec<Option<Origin>>,
+    /// How often each kind of eager edit paid off: the order a gain's edits go in.
+    yields: yields::Yields,
     /// Operands already put in a place by an eager substitution.
     tried: BTreeSet<cmp::Tried>,
     /// Comparison sites of the code under test some run reached.
@@ -327,7 +331,8 @@ impl<'s, 'c> Search<'s, 'c> {
             touched: env::Touched::default(),
             pending: Vec::new(),
             eager: Default::default(),
-            aims: Vec::new(),
+            origins: Vec::new(),
+            yields: yields::Yields::default(),
             tried: BTreeSet::new(),
             sites: BTreeSet::new(),
             frontier: frontier::Frontier::default(),
@@ -461,10 +466,10 @@ impl<'s, 'c> Search<'s, 'c> {
         let take = self.pending.len().min(n);
         batch.extend(self.pending.drain(..take));
         let take = self.eager.len().min(n / 4).min(n - batch.len());
-        self.aims = vec![None; batch.len()];
-        for (t, aim) in self.eager.drain(..take) {
+        self.origins = vec![None; batch.len()];
+        for (t, origin) in self.eager.drain(..take) {
             batch.push(t);
-            self.aims.push(aim);
+            self.origins.push(Some(origin));
         }
         let (rng, space, touched) = (&mut self.rng, &*self.space, &self.touched);
         let real = &self.real_values;
@@ -584,13 +589,13 @@ impl<'s, 'c> Search<'s, 'c> {
     /// Learns from the executions of a batch: the i-th report answers the i-th candidate.
     pub fn learn(&mut self, batch: Vec<TestCase>, reports: Vec<ExecReport>) {
         self.executions += batch.len() as u64;
-        let mut aims = std::mem::take(&mut self.aims).into_iter();
+        let mut origins = std::mem::take(&mut self.origins).into_iter();
         for (case, report) in batch.into_iter().zip(reports) {
-            self.learn_one(case, report, aims.next().flatten());
+            self.learn_one(case, report, origins.next().flatten());
         }
     }
 
-    fn learn_one(&mut self, case: TestCase, report: ExecReport, aim: Option<deciding::Aim>) {
+    fn learn_one(&mut self, case: TestCase, report: ExecReport, origin: Option<Origin>) {
         let goals = self.goals;
         // Comparison sites this run reached first: the reshapes a gain follows up go to
         // them first.
@@ -660,13 +665,13 @@ impl<'s, 'c> Search<'s, 'c> {
         if mocks::ran_out(&report) {
             let grown = mocks::grow(&mut self.rng, self.space, &case, &report);
             self.pending.extend(grown);
-            self.follow_up(&case, &report, false, aim, &fresh);
+            self.follow_up(&case, &report, false, origin, &fresh);
             return;
         }
         if fakes::ran_out(&report) {
             let grown = fakes::grow(&mut self.rng, self.space, &case, &report);
             self.pending.extend(grown);
-            self.follow_up(&case, &report, false, aim, &fresh);
+            self.follow_up(&case, &report, false, origin, &fresh);
             return;
         }
         // A repeated last value stands in for the values of later calls; now and then try a
@@ -688,7 +693,7 @@ impl<'s, 'c> Search<'s, 'c> {
                     self.last_progress = self.executions;
                     self.note_branch_gain();
                 }
-                self.follow_up(&test.case, &test.report, gained, aim, &fresh);
+                self.follow_up(&test.case, &test.report, gained, origin, &fresh);
             }
             Err(finding) => {
                 self.reached_by_findings
@@ -714,7 +719,7 @@ impl<'s, 'c> Search<'s, 'c> {
         case: &TestCase,
         report: &ExecReport,
         gained: bool,
-        aim: Option<deciding::Aim>,
+        origin: Option<Origin>,
         fresh: &BTreeSet<u64>,
     ) {
         if self.cfg.strategy != Strategy::Archive {
@@ -732,7 +737,12 @@ impl<'s, 'c> Search<'s, 'c> {
         // A candidate made towards its parent's deciding comparison that got past it is
         // followed as a gain is: a chain of checks through helpers whose branches other calls
         // covered already (`toint_2` for each field of a date) gains no goal at each step.
-        let stepped = aim.is_some_and(|a| a.passed_by(here.as_ref()));
+        let stepped = origin
+            .and_then(|o| o.aim)
+            .is_some_and(|a| a.passed_by(here.as_ref()));
+        if let Some(o) = origin {
+            self.yields.record(o.kind, gained || stepped);
+        }
         if !gained && !stepped && self.eager.len() >= 4 * self.cfg.batch {
             return;
         }
@@ -753,7 +763,8 @@ impl<'s, 'c> Search<'s, 'c> {
         let (ints, bytes) = cmp::eager(self.space, case, &compared, &report.cmp_bytes);
         let mut decided = deciding::follow(self.space, case, &pairs);
         decided.retain(|(key, _)| !self.tried.contains(key));
-        let mut chosen: Vec<(TestCase, Option<deciding::Aim>)> = Vec::new();
+        // One list per kind, merged in the order their yields so far say.
+        let mut lists: [Vec<(TestCase, Origin)>; 4] = Default::default();
         // Only after a gain or a step: runs that end at comparisons met long ago would crowd
         // the queue.
         let quota = if gained || stepped {
@@ -762,11 +773,11 @@ impl<'s, 'c> Search<'s, 'c> {
             0
         };
         for (key, candidate) in decided {
-            if chosen.len() == quota {
+            if lists[Kind::Deciding.index()].len() == quota {
                 break;
             }
             if self.tried.insert(key) {
-                chosen.push((candidate, here));
+                lists[Kind::Deciding.index()].push((candidate, Origin::new(Kind::Deciding, here)));
             }
         }
         // Strings and byte slices resized to a compared length, a compared byte put at the
@@ -804,21 +815,22 @@ impl<'s, 'c> Search<'s, 'c> {
             let r = &shapes[i];
             if let Some(t) = cmp::reshape(self.space, case, r) {
                 if self.tried.insert(cmp::reshape_key(self.space, case, r)) {
-                    chosen.push((t, None));
+                    lists[Kind::Reshape.index()].push((t, Origin::new(Kind::Reshape, None)));
                 }
             }
         }
         // Integers as before a gain: a run compares many, and each has its own site.
-        for (mut options, n) in [(ints, EAGER_PER_RUN), (bytes, n)] {
+        for (mut options, n, kind) in [(ints, EAGER_PER_RUN, Kind::Int), (bytes, n, Kind::Byte)] {
             options.retain(|(key, _)| !self.tried.contains(key));
             let n = n.min(options.len());
             for i in rand::seq::index::sample(&mut self.rng, options.len(), n) {
                 let (key, candidate) = options[i].clone();
                 if self.tried.insert(key) {
-                    chosen.push((candidate, None));
+                    lists[kind.index()].push((candidate, Origin::new(kind, None)));
                 }
             }
         }
+        let chosen = self.yields.interleave(lists);
         if gained || stepped {
             for c in chosen.into_iter().rev() {
                 self.eager.push_front(c);
@@ -979,6 +991,20 @@ fn progress_fraction(cfg: &SearchConfig, executions: u64, started: Instant) -> f
             1.0
         }
     })
+}
+
+/// Where an eager edit came from: its kind, and what it aimed at when it was made towards its
+/// parent's deciding comparison.
+#[derive(Debug, Clone, Copy)]
+struct Origin {
+    kind: Kind,
+    aim: Option<deciding::Aim>,
+}
+
+impl Origin {
+    fn new(kind: Kind, aim: Option<deciding::Aim>) -> Origin {
+        Origin { kind, aim }
+    }
 }
 
 /// The function a public callable is (a free function, an inherent method or associated
