@@ -202,8 +202,12 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     let search_started = Instant::now();
     // Writing and verifying the tests get the last part of the budget; a slow build must not
     // leave the search without time: it gets at least a fifth.
+    // With `--max-executions` the phases are bounded by executions and `--budget` is a stop
+    // for the whole run only: shares of the time would end a phase early on a loaded machine
+    // (a slow build eats into them) and change the tests written.
+    let shared_out = args.max_executions.is_none();
     let budget_len = budget.unwrap_or_default();
-    let verification_share = if args.output.no_verify {
+    let verification_share = if args.output.no_verify || !shared_out {
         Duration::ZERO
     } else {
         budget_len.mul_f64(VERIFICATION_SHARE)
@@ -216,7 +220,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     // Mutation analysis (the tests run against mutants, and the tests sought for those alive)
     // takes the last part of the rest; its build ran beside the search.
     let search_deadline = deadline.map(|d| {
-        if mutation {
+        if mutation && shared_out {
             d.checked_sub(budget_len.mul_f64(MUTATION_SHARE))
                 .unwrap_or(d)
                 .max(search_started + budget_len / 5)
@@ -279,6 +283,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
             real_env,
             seed: args.seed,
             deadline,
+            shared_out,
             max_executions: args.max_executions.map_or(u64::MAX, |m| m / 5),
             stagnation_floor: (!args.no_early_stop)
                 .then_some(crate::mutation::hunt::STAGNATION_FLOOR),
