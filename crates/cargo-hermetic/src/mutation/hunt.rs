@@ -66,9 +66,7 @@ pub fn hunt(
             .is_some_and(|floor| executions - last_kill > floor.max(STAGNATION_FACTOR * last_kill))
     };
     let mut stopped_by_time = false;
-    while !alive.is_empty()
-        && executions < stop.max_executions
-        && !stagnated(executions, last_kill)
+    while !alive.is_empty() && executions < stop.max_executions && !stagnated(executions, last_kill)
     {
         if stop.deadline.is_some_and(|d| Instant::now() >= d) {
             stopped_by_time = true;
