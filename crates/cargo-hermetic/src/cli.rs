@@ -98,7 +98,8 @@ pub struct GenerateArgs {
     /// Executions run at once (default: the number of CPUs).
     #[arg(short, long, value_name = "N")]
     pub jobs: Option<usize>,
-    /// Time limit for one execution, in milliseconds.
+    /// Time limit for one execution, in milliseconds of CPU time (so that a busy machine does
+    /// not change the verdicts; an execution that blocks is stopped at five times the limit).
     #[arg(long, value_name = "MS", default_value_t = 1000)]
     pub timeout_ms: u64,
     /// Also write which branches the tests take, in the lcov format, to this file.

@@ -30,6 +30,55 @@ const VERIFICATION_SHARE: f64 = 0.35;
 /// (the mutants' build runs beside the search; a wait for it after the search counts here).
 const MUTATION_SHARE: f64 = 0.3;
 
+/// When the search and the mutation phase stop (writing and verifying have no deadline).
+#[derive(Debug, PartialEq)]
+struct Deadlines {
+    search: Option<Instant>,
+    mutation: Option<Instant>,
+}
+
+/// The phases that take part of the budget, and whether they get shares of it.
+struct Phases {
+    verify: bool,
+    mutation: bool,
+    /// Whether the time is shared out between the phases (a run bounded by time). With
+    /// `--max-executions` the phases are bounded by executions and `--budget` is a stop for
+    /// the whole run only: shares of the time would end a phase early on a loaded machine (a
+    /// slow build eats into them) and change the tests written.
+    shared_out: bool,
+}
+
+/// The deadlines of a run that must end by `end` (`--budget` after it started, a first build
+/// of the dependencies left out), whose search starts at `search_started`.
+fn phase_deadlines(
+    end: Option<Instant>,
+    budget: Duration,
+    search_started: Instant,
+    phases: Phases,
+) -> Deadlines {
+    // Writing and verifying the tests get the last part of the budget; a slow build must not
+    // leave the search without time: it gets at least a fifth.
+    let verification_share = if phases.verify && phases.shared_out {
+        budget.mul_f64(VERIFICATION_SHARE)
+    } else {
+        Duration::ZERO
+    };
+    let at_least = search_started + budget / 5;
+    let mutation = end.map(|d| d.checked_sub(verification_share).unwrap_or(d).max(at_least));
+    // Mutation analysis (the tests run against mutants, and the tests sought for those alive)
+    // takes the last part of the rest; its build ran beside the search.
+    let search = mutation.map(|d| {
+        if phases.mutation && phases.shared_out {
+            d.checked_sub(budget.mul_f64(MUTATION_SHARE))
+                .unwrap_or(d)
+                .max(at_least)
+        } else {
+            d
+        }
+    });
+    Deadlines { search, mutation }
+}
+
 pub fn generate(args: &GenerateArgs) -> Result<Report> {
     let started = Instant::now();
     let budget = match (args.budget, args.max_executions) {
@@ -200,30 +249,19 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     );
     let bar = status.bar(goal_map.len() as u64);
     let search_started = Instant::now();
-    // Writing and verifying the tests get the last part of the budget; a slow build must not
-    // leave the search without time: it gets at least a fifth.
-    let budget_len = budget.unwrap_or_default();
-    let verification_share = if args.output.no_verify {
-        Duration::ZERO
-    } else {
-        budget_len.mul_f64(VERIFICATION_SHARE)
-    };
-    let deadline = deadline.map(|d| {
-        d.checked_sub(verification_share)
-            .unwrap_or(d)
-            .max(search_started + budget_len / 5)
-    });
-    // Mutation analysis (the tests run against mutants, and the tests sought for those alive)
-    // takes the last part of the rest; its build ran beside the search.
-    let search_deadline = deadline.map(|d| {
-        if mutation {
-            d.checked_sub(budget_len.mul_f64(MUTATION_SHARE))
-                .unwrap_or(d)
-                .max(search_started + budget_len / 5)
-        } else {
-            d
-        }
-    });
+    let Deadlines {
+        search: search_deadline,
+        mutation: deadline,
+    } = phase_deadlines(
+        deadline,
+        budget.unwrap_or_default(),
+        search_started,
+        Phases {
+            verify: !args.output.no_verify,
+            mutation,
+            shared_out: args.max_executions.is_none(),
+        },
+    );
     let cfg = SearchConfig {
         seed: args.seed,
         max_executions: args.max_executions,
@@ -279,6 +317,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
             real_env,
             seed: args.seed,
             deadline,
+            shared_out: args.max_executions.is_none(),
             max_executions: args.max_executions.map_or(u64::MAX, |m| m / 5),
             stagnation_floor: (!args.no_early_stop)
                 .then_some(crate::mutation::hunt::STAGNATION_FLOOR),
@@ -770,5 +809,56 @@ impl Status {
         );
         bar.enable_steady_tick(Duration::from_millis(200));
         bar
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BUDGET: Duration = Duration::from_secs(600);
+
+    fn phases(shared_out: bool) -> Phases {
+        Phases {
+            verify: true,
+            mutation: true,
+            shared_out,
+        }
+    }
+
+    #[test]
+    fn a_run_bounded_by_time_shares_the_budget_out_between_the_phases() {
+        let start = Instant::now();
+        let end = start + BUDGET;
+        let d = phase_deadlines(Some(end), BUDGET, start, phases(true));
+        assert_eq!(d.mutation, Some(end - BUDGET.mul_f64(VERIFICATION_SHARE)));
+        assert_eq!(
+            d.search,
+            Some(end - BUDGET.mul_f64(VERIFICATION_SHARE + MUTATION_SHARE))
+        );
+    }
+
+    #[test]
+    fn with_max_executions_a_slow_build_does_not_shorten_the_later_phases() {
+        // The driver's build took half of the budget on a busy machine: the phases would have
+        // had 120 s, the mutation phase nothing of it once the search used its share.
+        let start = Instant::now();
+        let end = start + BUDGET;
+        let search_started = start + BUDGET / 2;
+        let d = phase_deadlines(Some(end), BUDGET, search_started, phases(false));
+        assert_eq!(d.search, Some(end));
+        assert_eq!(d.mutation, Some(end));
+    }
+
+    #[test]
+    fn without_a_budget_nothing_has_a_deadline() {
+        let d = phase_deadlines(None, Duration::ZERO, Instant::now(), phases(false));
+        assert_eq!(
+            d,
+            Deadlines {
+                search: None,
+                mutation: None
+            }
+        );
     }
 }

@@ -473,6 +473,12 @@ impl Report {
                 "  {:<36}{} kept, {} dropped (killed nothing more)",
                 "assertions", m.assertions_kept, m.assertions_dropped
             )?;
+            if m.hunt_stopped_by_time {
+                writeln!(
+                    out,
+                    "  the time budget ended the hunt for tests that kill the mutants left"
+                )?;
+            }
             for a in m.alive.iter().filter(|a| a.reached).take(8) {
                 writeln!(
                     out,

@@ -306,7 +306,7 @@ fn wait_with_timeout(pid: libc::pid_t, timeout_ms: u64, shared: &Shared) -> i32 
                     return r > 0;
                 }
             };
-            if !exited(timeout_ms) {
+            if !exited(timeout_ms) && !waited_for_cpu(pid, timeout_ms, 0, &exited) {
                 libc::kill(pid, libc::SIGUSR1);
                 if !exited(500) {
                     shared.header().timed_out.store(true, Ordering::SeqCst);
@@ -323,6 +323,54 @@ fn wait_with_timeout(pid: libc::pid_t, timeout_ms: u64, shared: &Shared) -> i32 
         }
         status
     }
+}
+
+/// How much longer than its time limit a case may take on the clock on the wall: the limit
+/// counts the CPU time the case used, so that on a busy machine a case waiting for a core is
+/// not taken for a hang (the search's verdicts, and so the tests written, would depend on the
+/// load); a case that blocks without using the CPU is stopped at this many times the limit.
+const WALL_FACTOR: u64 = 5;
+
+/// The CPU time `pid` has used so far (all its threads), in milliseconds.
+fn cpu_ms(pid: libc::pid_t) -> Option<u64> {
+    let mut clock: libc::clockid_t = 0;
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: plain calls on our own child, with out-parameters of ours.
+    let ok = unsafe {
+        libc::clock_getcpuclockid(pid, &mut clock) == 0 && libc::clock_gettime(clock, &mut t) == 0
+    };
+    ok.then(|| t.tv_sec.max(0) as u64 * 1000 + t.tv_nsec.max(0) as u64 / 1_000_000)
+}
+
+/// Called when `limit_ms` have passed on the wall: waits on with `ended` (which waits up to
+/// the milliseconds given and says whether the case ended) while the case has used less than
+/// `limit_ms` of CPU time since `cpu_before`, up to [`WALL_FACTOR`] times the limit in all.
+/// Whether the case ended.
+fn waited_for_cpu(
+    pid: libc::pid_t,
+    limit_ms: u64,
+    cpu_before: u64,
+    ended: &dyn Fn(u64) -> bool,
+) -> bool {
+    let cap = limit_ms.saturating_mul(WALL_FACTOR);
+    let mut waited = limit_ms;
+    while waited < cap {
+        let Some(used) = cpu_ms(pid).map(|c| c.saturating_sub(cpu_before)) else {
+            return false;
+        };
+        if used >= limit_ms {
+            return false;
+        }
+        let step = (limit_ms - used).clamp(10, cap - waited);
+        if ended(step) {
+            return true;
+        }
+        waited += step;
+    }
+    false
 }
 
 /// The stack of the thread that runs a test case: libtest's default for test threads.
@@ -472,19 +520,22 @@ fn run_in_worker(
 fn wait_for_worker(w: &mut Worker, timeout_ms: u64, shared: &Shared) -> Option<i32> {
     use std::io::Read;
     use std::os::fd::AsRawFd;
-    let mut pfd = libc::pollfd {
-        fd: w.done.as_raw_fd(),
-        events: libc::POLLIN,
-        revents: 0,
-    };
-    let ready = loop {
+    let cpu_before = cpu_ms(w.pid).unwrap_or(0);
+    let done = w.done.as_raw_fd();
+    let within = |ms: u64| loop {
+        let mut pfd = libc::pollfd {
+            fd: done,
+            events: libc::POLLIN,
+            revents: 0,
+        };
         // SAFETY: one valid pollfd.
-        let r = unsafe { libc::poll(&mut pfd, 1, timeout_ms.min(i32::MAX as u64) as i32) };
+        let r = unsafe { libc::poll(&mut pfd, 1, ms.min(i32::MAX as u64) as i32) };
         if r < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
             continue;
         }
         break r > 0;
     };
+    let ready = within(timeout_ms) || waited_for_cpu(w.pid, timeout_ms, cpu_before, &within);
     let mut byte = [0u8; 1];
     if ready && w.done.read(&mut byte).unwrap_or(0) == 1 {
         return None;
@@ -750,5 +801,54 @@ fn install_child_handlers() {
             libc::sigemptyset(&mut sa.sa_mask);
             libc::sigaction(sig, &sa, std::ptr::null_mut());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::{Child, Command};
+    use std::time::{Duration, Instant};
+
+    fn ends_within(child: &mut Child) -> impl Fn(u64) -> bool + '_ {
+        let child = std::cell::RefCell::new(child);
+        move |ms| {
+            std::thread::sleep(Duration::from_millis(ms));
+            child.borrow_mut().try_wait().unwrap().is_some()
+        }
+    }
+
+    #[test]
+    fn a_case_that_waits_without_using_the_cpu_is_not_stopped_at_the_limit() {
+        // Like a case waiting for a core on a busy machine: 300 ms on the wall, no CPU.
+        let mut child = Command::new("sleep").arg("0.3").spawn().unwrap();
+        let pid = child.id() as libc::pid_t;
+        let ended = ends_within(&mut child);
+        assert!(!ended(100), "the limit of 100 ms passed on the wall");
+        assert!(waited_for_cpu(pid, 100, 0, &ended));
+    }
+
+    #[test]
+    fn a_case_that_blocks_is_stopped_at_the_wall_cap() {
+        let mut child = Command::new("sleep").arg("5").spawn().unwrap();
+        let pid = child.id() as libc::pid_t;
+        let started = Instant::now();
+        {
+            let ended = ends_within(&mut child);
+            assert!(!ended(100));
+            assert!(!waited_for_cpu(pid, 100, 0, &ended));
+        }
+        let took = started.elapsed();
+        assert!(took < Duration::from_secs(3), "{took:?}");
+        child.kill().unwrap();
+        child.wait().unwrap();
+    }
+
+    #[test]
+    fn the_cpu_time_of_a_child_can_be_read() {
+        let mut child = Command::new("sleep").arg("1").spawn().unwrap();
+        assert!(cpu_ms(child.id() as libc::pid_t).is_some_and(|ms| ms < 500));
+        child.kill().unwrap();
+        child.wait().unwrap();
     }
 }

@@ -34,6 +34,16 @@ pub const STAGNATION_FLOOR: u64 = 2_000;
 /// As the search's.
 const STAGNATION_FACTOR: u64 = 4;
 
+/// What a hunt found.
+#[derive(Default)]
+pub struct Hunted {
+    /// Each kills a mutant no earlier test killed.
+    pub tests: Vec<FinishedTest>,
+    pub executions: u64,
+    /// The deadline ended it while mutants it could still try were left.
+    pub stopped_by_time: bool,
+}
+
 /// New tests, each killing a mutant of `reaching` (alive mutants and the tests that reach
 /// them) that no test killed; and the executions spent.
 pub fn hunt(
@@ -43,7 +53,7 @@ pub fn hunt(
     pool: &mut DriverPool,
     seed: u64,
     stop: &Stop,
-) -> Result<(Vec<FinishedTest>, u64)> {
+) -> Result<Hunted> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x6d75_7461_6e74);
     let mut alive: Vec<u32> = reaching.keys().copied().collect();
     let mut found = Vec::new();
@@ -55,11 +65,13 @@ pub fn hunt(
         stop.stagnation_floor
             .is_some_and(|floor| executions - last_kill > floor.max(STAGNATION_FACTOR * last_kill))
     };
-    while !alive.is_empty()
-        && executions < stop.max_executions
-        && stop.deadline.is_none_or(|d| Instant::now() < d)
-        && !stagnated(executions, last_kill)
+    let mut stopped_by_time = false;
+    while !alive.is_empty() && executions < stop.max_executions && !stagnated(executions, last_kill)
     {
+        if stop.deadline.is_some_and(|d| Instant::now() >= d) {
+            stopped_by_time = true;
+            break;
+        }
         let mut batch = Vec::new();
         for &id in &alive {
             let Some(&parent) = reaching[&id].choose(&mut rng) else {
@@ -117,7 +129,11 @@ pub fn hunt(
             alive.retain(|&a| a != id);
         }
     }
-    Ok((found, executions))
+    Ok(Hunted {
+        tests: found,
+        executions,
+        stopped_by_time,
+    })
 }
 
 /// The candidate as a test, when it is one about a function of the selected code (not a

@@ -33,6 +33,10 @@ pub struct Settings<'a> {
     pub seed: u64,
     /// When analysis and the hunt stop (the tests then keep every assertion).
     pub deadline: Option<Instant>,
+    /// Whether the time to the deadline is shared out between the hunt and the analysis of
+    /// what it finds (a run bounded by time); otherwise (`--max-executions`) the deadline is a
+    /// hard stop only, so that what is done depends on the executions alone.
+    pub shared_out: bool,
     /// The hunt's share of `--max-executions`.
     pub max_executions: u64,
     /// The hunt's stagnation floor (`hunt::Stop`); `None` with `--no-early-stop`.
@@ -107,14 +111,18 @@ pub fn run(
     // which keeps the whole phase within its share of the budget.
     let hunt_deadline = settings.deadline.map(|d| {
         let now = Instant::now();
-        now + d.saturating_duration_since(now).mul_f64(0.75)
+        if settings.shared_out {
+            now + d.saturating_duration_since(now).mul_f64(0.75)
+        } else {
+            d
+        }
     });
     let stop = hunt::Stop {
         deadline: hunt_deadline,
         max_executions: settings.max_executions,
         stagnation_floor: settings.stagnation_floor,
     };
-    let (mut more, executions) = if settings.hunt {
+    let hunted = if settings.hunt {
         hunt::hunt(
             space,
             tests,
@@ -124,9 +132,10 @@ pub fn run(
             &stop,
         )?
     } else {
-        (Vec::new(), 0)
+        hunt::Hunted::default()
     };
-    analysis.executions += executions;
+    let mut more = hunted.tests;
+    analysis.executions += hunted.executions;
     if !more.is_empty() {
         let found = analysis::analyse(
             cluster,
@@ -142,6 +151,7 @@ pub fn run(
     report.builds = mutants.builds;
     report.build_seconds = mutants.seconds;
     report.build_wait_seconds = build_wait_seconds;
+    report.hunt_stopped_by_time = hunted.stopped_by_time;
     report.seconds = started.elapsed().as_secs_f64();
     Ok(report)
 }
@@ -177,6 +187,9 @@ pub struct MutationReport {
     /// The budget ran out before every test ran against every mutant it reaches: the kills
     /// are those seen (a lower bound), and the tests keep all their assertions.
     pub incomplete: bool,
+    /// The deadline stopped the hunt for tests that kill the mutants left alive (with
+    /// `--max-executions`, the tests written then depend on the machine's speed).
+    pub hunt_stopped_by_time: bool,
     /// Mutants no test kills: what the tests would not notice.
     pub alive: Vec<AliveMutant>,
 }
@@ -217,6 +230,7 @@ impl MutationReport {
             build_seconds: 0.0,
             build_wait_seconds: 0.0,
             incomplete: analysis.incomplete,
+            hunt_stopped_by_time: false,
             alive: mutants
                 .iter()
                 .filter(|m| !analysis.killed.contains(&m.id))
