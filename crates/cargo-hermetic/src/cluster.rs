@@ -330,6 +330,12 @@ pub enum StdTy {
     OsStrRef,
     /// `std::borrow::Cow<'_, str>`, as text: `Cow::from("x")` (borrowed or owned alike).
     CowStr,
+    /// `std::borrow::Cow<'_, Path>`, as a path: `Cow::from(Path::new("/etc"))`.
+    CowPath,
+    /// `std::borrow::Cow<'_, OsStr>`, as text: `Cow::from(OsStr::new("x"))`.
+    CowOsStr,
+    /// `std::borrow::Cow<'_, [T]>`, as the vector it owns: `Cow::from(vec![1, 2])`.
+    CowSlice,
     /// `std::collections::HashMap<K, V>`, as a sequence of `(key, value)` tuples:
     /// `HashMap::from([("a", 1)])`; observed sorted, so assertions do not depend on its order.
     HashMap,
@@ -373,7 +379,7 @@ pub enum StdTy {
 
 impl StdTy {
     /// The std types a crate can name (`PathStr` is a `&str`).
-    pub const ALL: [StdTy; 19] = [
+    pub const ALL: [StdTy; 22] = [
         StdTy::PathBuf,
         StdTy::PathRef,
         StdTy::OsString,
@@ -381,6 +387,9 @@ impl StdTy {
         StdTy::Duration,
         StdTy::SystemTime,
         StdTy::CowStr,
+        StdTy::CowPath,
+        StdTy::CowOsStr,
+        StdTy::CowSlice,
         StdTy::HashMap,
         StdTy::BTreeMap,
         StdTy::HashSet,
@@ -404,7 +413,9 @@ impl StdTy {
             StdTy::OsStrRef => &["ffi", "OsStr"],
             StdTy::Duration => &["time", "Duration"],
             StdTy::SystemTime => &["time", "SystemTime"],
-            StdTy::CowStr => &["borrow", "Cow"],
+            StdTy::CowStr | StdTy::CowPath | StdTy::CowOsStr | StdTy::CowSlice => {
+                &["borrow", "Cow"]
+            }
             StdTy::HashMap => &["collections", "HashMap"],
             StdTy::BTreeMap => &["collections", "BTreeMap"],
             StdTy::HashSet => &["collections", "HashSet"],
@@ -436,6 +447,8 @@ impl StdTy {
                 | StdTy::OsStrRef
                 | StdTy::PathStr
                 | StdTy::CowStr
+                | StdTy::CowPath
+                | StdTy::CowOsStr
         )
     }
 
@@ -448,7 +461,7 @@ impl StdTy {
     pub fn arity(self) -> usize {
         match self {
             StdTy::HashMap | StdTy::BTreeMap => 2,
-            StdTy::HashSet | StdTy::BTreeSet => 1,
+            StdTy::HashSet | StdTy::BTreeSet | StdTy::CowSlice => 1,
             _ => 0,
         }
     }
@@ -464,14 +477,16 @@ impl StdTy {
         }
     }
 
-    /// For maps and sets with type arguments `args`, the vector their values travel as:
-    /// `Vec<(K, V)>` for a map, `Vec<T>` for a set.
+    /// For maps, sets and `Cow<[T]>` with type arguments `args`, the vector their values
+    /// travel as: `Vec<(K, V)>` for a map, `Vec<T>` for a set or a `Cow<[T]>`.
     pub fn seq_form(self, args: &[Ty]) -> Option<Ty> {
         match (self, args) {
             (StdTy::HashMap | StdTy::BTreeMap, [k, v]) => {
                 Some(Ty::Vec(Box::new(Ty::Tuple(vec![k.clone(), v.clone()]))))
             }
-            (StdTy::HashSet | StdTy::BTreeSet, [t]) => Some(Ty::Vec(Box::new(t.clone()))),
+            (StdTy::HashSet | StdTy::BTreeSet | StdTy::CowSlice, [t]) => {
+                Some(Ty::Vec(Box::new(t.clone())))
+            }
             _ => None,
         }
     }
@@ -489,7 +504,10 @@ impl StdTy {
 
     /// Whether values of the type are paths (drawn as paths are).
     pub fn is_path(self) -> bool {
-        matches!(self, StdTy::PathBuf | StdTy::PathRef | StdTy::PathStr) || self.is_fs_handle()
+        matches!(
+            self,
+            StdTy::PathBuf | StdTy::PathRef | StdTy::PathStr | StdTy::CowPath
+        ) || self.is_fs_handle()
     }
 
     /// Whether the type is a handle on the file system built from a path (`File`, `Metadata`,

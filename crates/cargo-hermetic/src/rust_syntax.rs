@@ -163,6 +163,9 @@ pub fn ty_with(
                 StdTy::PathStr => quote!(&str),
                 StdTy::PathRef | StdTy::OsStrRef => quote!(&#path),
                 StdTy::CowStr => quote!(#path<'_, str>),
+                StdTy::CowPath => quote!(#path<'_, std::path::Path>),
+                StdTy::CowOsStr => quote!(#path<'_, std::ffi::OsStr>),
+                StdTy::CowSlice => quote!(#path<'_, [#(#args),*]>),
                 _ if args.len() == 0 => path,
                 _ => quote!(#path<#(#args),*>),
             }

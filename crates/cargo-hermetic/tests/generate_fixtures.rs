@@ -552,6 +552,10 @@ fn cow_text_iterables_and_std_trait_impls_are_called_as_users_write_them() {
     for expected in [
         "usestd::borrow::Cow;",
         "squeeze(Cow::from(\"",
+        // `Cow<Path>` and `Cow<[u8]>`, by what they borrow or own.
+        "from_root(Path::new(\"",
+        "Cow::from(Path::new(\"",
+        "trim_zeros(Cow::from(vec![",
         "expand_home(\"~",
         "join_words(vec![\"",
         ".to_string(),\"",

@@ -147,10 +147,15 @@ impl Decode for std::fs::OpenOptions {
     }
 }
 
-/// Text for a `Cow<str>`: an owned string, which the callee sees as it would a borrowed one.
-impl Decode for std::borrow::Cow<'static, str> {
+/// A `Cow<str>`, `Cow<Path>`, `Cow<OsStr>` or `Cow<[T]>`: its owned form (`String`, `PathBuf`,
+/// `OsString`, `Vec<T>`), which the callee sees as it would a borrowed one.
+impl<B> Decode for std::borrow::Cow<'static, B>
+where
+    B: ToOwned + ?Sized + 'static,
+    B::Owned: Decode,
+{
     fn decode(value: &Value, slots: &mut Slots) -> Result<Self, DecodeError> {
-        String::decode(value, slots).map(Self::Owned)
+        B::Owned::decode(value, slots).map(Self::Owned)
     }
 }
 
@@ -669,6 +674,15 @@ mod tests {
         assert_eq!(
             decode::<std::borrow::Cow<'_, str>>(&text, &mut slots),
             Ok("/etc/app.conf".into())
+        );
+        assert_eq!(
+            decode::<std::borrow::Cow<'_, std::path::Path>>(&text, &mut slots),
+            Ok(std::path::Path::new("/etc/app.conf").into())
+        );
+        let bytes = Value::Seq(vec![Value::Int(1), Value::Int(2)]);
+        assert_eq!(
+            decode::<std::borrow::Cow<'_, [u8]>>(&bytes, &mut slots),
+            Ok(vec![1u8, 2].into())
         );
     }
 

@@ -99,9 +99,10 @@ impl Observe for String {
     }
 }
 
-impl Observe for std::borrow::Cow<'_, str> {
+/// A `Cow` as what it borrows or owns alike (`Cow<str>` as text, `Cow<[T]>` as its items).
+impl<B: ToOwned + Observe + ?Sized> Observe for std::borrow::Cow<'_, B> {
     fn observe(&self) -> Observed {
-        Observed::Str(self.to_string())
+        (**self).observe()
     }
 }
 
@@ -397,5 +398,15 @@ mod tests {
         assert_eq!(observe(&path.to_path_buf()), observe(path));
         let bad = std::ffi::OsStr::from_bytes(b"a\xffb");
         assert_eq!(observe(bad), Observed::Debug(format!("{bad:?}")));
+    }
+
+    #[test]
+    fn a_cow_is_observed_as_what_it_holds() {
+        use std::borrow::Cow;
+        let path = std::path::Path::new("/etc");
+        assert_eq!(observe(&Cow::Borrowed(path)), observe(path));
+        assert_eq!(observe(&Cow::<str>::Owned("x".into())), observe("x"));
+        let bytes: Cow<[u8]> = Cow::Owned(vec![1, 2]);
+        assert_eq!(observe(&bytes), observe(&vec![1u8, 2]));
     }
 }

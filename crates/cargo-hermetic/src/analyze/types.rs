@@ -748,6 +748,39 @@ impl TyCx<'_> {
         }
     }
 
+    /// `Cow<'a, B>` (`last` is its segment) as the value its borrowed form `&B` is: text for
+    /// `str`, a path for `Path`, an OS string for `OsStr`, the items of a `[T]` (owned, so
+    /// `T` holds no reference). Crate aliases of `B` are followed (`type Xstr = str;`).
+    fn cow(&self, last: &syn::PathSegment, ty: &Type) -> Result<Ty, Why> {
+        let unsupported = || {
+            Why::new(
+                SkipReason::UnsupportedType("Cow".into()),
+                format!(
+                    "`{}` is not supported (only `Cow` of `str`, `Path`, `OsStr` or `[T]` is)",
+                    text(ty)
+                ),
+            )
+        };
+        let borrowed = match &last.arguments {
+            PathArguments::AngleBracketed(a) => a.args.iter().find_map(|g| match g {
+                GenericArgument::Type(t) => Some(self.unaliased(t.clone())),
+                _ => None,
+            }),
+            _ => None,
+        };
+        let Some(borrowed) = borrowed else {
+            return Err(unsupported());
+        };
+        let reference: Type = syn::parse_quote!(&#borrowed);
+        match self.map(&reference, Mode::Arg).map_err(|_| unsupported())? {
+            Ty::Str => Ok(Ty::Std(StdTy::CowStr, Vec::new())),
+            Ty::Std(StdTy::PathRef, _) => Ok(Ty::Std(StdTy::CowPath, Vec::new())),
+            Ty::Std(StdTy::OsStrRef, _) => Ok(Ty::Std(StdTy::CowOsStr, Vec::new())),
+            Ty::Slice(item) if !item.borrows() => Ok(Ty::Std(StdTy::CowSlice, vec![*item])),
+            _ => Err(unsupported()),
+        }
+    }
+
     fn mock(&self, id: usize) -> Result<Ty, Why> {
         match self.traits.get(id).map(|t| (&t.name, &t.unmockable)) {
             Some((_, None)) => Ok(Ty::Mock(id)),
@@ -782,7 +815,7 @@ impl TyCx<'_> {
                 ));
             }
             if kind == StdTy::CowStr {
-                return cow(last, ty, |t| self.unaliased(t));
+                return self.cow(last, ty);
             }
             let args = self.args(last, ty, mode)?;
             if args.len() != kind.arity() {
@@ -928,32 +961,6 @@ fn std_kind(path: &[String]) -> Option<StdTy> {
         let (std_module, std_name) = k.path().split_at(k.path().len() - 1);
         std_name[0] == name && module.is_none_or(|m| m == std_module)
     })
-}
-
-/// `Cow<'a, str>` (`last` is its segment): text. Other borrowed forms (`Cow<[u8]>`,
-/// `Cow<Path>`) are not supported yet.
-/// `unaliased` follows a crate alias to its target (`Cow<'_, Xstr>` with `type Xstr = str;`).
-fn cow(last: &syn::PathSegment, ty: &Type, unaliased: impl Fn(Type) -> Type) -> Result<Ty, Why> {
-    let types: Vec<Type> = match &last.arguments {
-        PathArguments::AngleBracketed(a) => a
-            .args
-            .iter()
-            .filter_map(|g| match g {
-                GenericArgument::Type(t) => Some(unaliased(t.clone())),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    };
-    match types.as_slice() {
-        [Type::Path(p)] if p.qself.is_none() && p.path.is_ident("str") => {
-            Ok(Ty::Std(StdTy::CowStr, Vec::new()))
-        }
-        _ => Err(Why::new(
-            SkipReason::UnsupportedType("Cow".into()),
-            format!("`{}` is not supported (only `Cow<str>` is)", text(ty)),
-        )),
-    }
 }
 
 /// A range of `elem`: of integers or chars only, whose values the search draws and tests write
@@ -1242,11 +1249,33 @@ mod tests {
             ),
             Ok(Ty::Option(b(cow)))
         );
-        assert!(map(lib, "std::borrow::Cow<'a, [u8]>", Mode::Arg)
+        // `Cow<B>` of the other borrowed forms hermetic builds, by what `&B` would be.
+        assert_eq!(
+            map(lib, "std::borrow::Cow<'a, [u8]>", Mode::Arg),
+            Ok(Ty::Std(StdTy::CowSlice, vec![Ty::Int(IntTy::U8)]))
+        );
+        assert_eq!(
+            map(
+                "use std::borrow::Cow; use std::path::Path;",
+                "Cow<'_, Path>",
+                Mode::Ret
+            ),
+            Ok(std_ty(StdTy::CowPath))
+        );
+        assert_eq!(
+            map(
+                lib,
+                "std::borrow::Cow<'static, std::ffi::OsStr>",
+                Mode::Owned
+            ),
+            Ok(std_ty(StdTy::CowOsStr))
+        );
+        // Neither a slice of references nor a crate type: the driver decodes an owned form.
+        assert!(map(lib, "std::borrow::Cow<'a, [&'a str]>", Mode::Arg)
             .unwrap_err()
-            .contains("only `Cow<str>`"));
+            .contains("only `Cow` of `str`, `Path`, `OsStr` or `[T]`"));
         assert!(map(
-            "use std::borrow::Cow; use std::path::Path;",
+            "use std::borrow::Cow; pub struct Path;",
             "Cow<Path>",
             Mode::Arg
         )

@@ -496,6 +496,7 @@ impl Oracle<'_> {
         let elem = |i: usize| -> Option<&Ty> {
             match ty? {
                 Ty::Vec(t) | Ty::Slice(t) | Ty::Array(t, _) | Ty::Option(t) => Some(t),
+                Ty::Std(StdTy::CowSlice, ts) => ts.first(),
                 Ty::Tuple(ts) => ts.get(i),
                 Ty::Result(t, e) => Some(if i == 0 { t } else { e }),
                 _ => None,
@@ -538,7 +539,8 @@ impl Oracle<'_> {
             Observed::Str(s) => format!("{s:?}"),
             // `{"a": 1}`, `{1, 2}`: in the order a `BTreeMap` iterates, which is the observed
             // one; a `HashMap`'s order is known for one entry only.
-            Observed::Seq(items) if matches!(ty, Some(Ty::Std(k, _)) if k.arity() > 0) => {
+            Observed::Seq(items) if matches!(ty, Some(Ty::Std(k, _)) if k.arity() > 0 && *k != StdTy::CowSlice) =>
+            {
                 let Some(Ty::Std(kind, args)) = ty else {
                     return None;
                 };
@@ -654,11 +656,20 @@ impl Oracle<'_> {
     }
 }
 
-/// A path, OS string or `Cow<str>` of type `kind` with text `s`:
+/// A path, OS string or `Cow` of text of type `kind` with text `s`:
 /// `PathBuf::from("/etc/app.conf")`, `Path::new(..)`, `OsString::from(..)`, `OsStr::new(..)`,
-/// `Cow::from(..)`.
+/// `Cow::from(..)`, `Cow::from(Path::new(..))`.
 pub(crate) fn text_literal(cluster: &Cluster, home: ModuleId, kind: StdTy, s: &str) -> TokenStream {
     let name = rust_syntax::std_name(cluster, kind, home);
+    let borrowed = match kind {
+        StdTy::CowPath => Some(StdTy::PathRef),
+        StdTy::CowOsStr => Some(StdTy::OsStrRef),
+        _ => None,
+    };
+    if let Some(borrowed) = borrowed {
+        let inner = text_literal(cluster, home, borrowed, s);
+        return quote!(#name::from(#inner));
+    }
     let s = Literal::string(s);
     match kind {
         StdTy::PathStr => quote!(#s),
@@ -749,6 +760,11 @@ pub(crate) fn collection_literal(
     items: &[TokenStream],
 ) -> TokenStream {
     let name = rust_syntax::std_name(cluster, kind, home);
+    if kind == StdTy::CowSlice {
+        // `Cow<[T]>` is made from the vector it owns.
+        let vec = layout::vec();
+        return quote!(#name::from(#vec(#(#items),*)));
+    }
     if items.is_empty() {
         quote!(#name::new())
     } else {

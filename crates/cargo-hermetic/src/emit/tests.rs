@@ -1249,6 +1249,49 @@ fn cow_text_is_built_from_a_literal_and_compared_with_one() {
 }
 
 #[test]
+fn cows_of_paths_and_slices_are_built_from_what_they_borrow_or_own() {
+    let cluster = functions(vec![
+        (
+            "expand",
+            vec![param("p", std_ty(StdTy::CowPath))],
+            std_ty(StdTy::CowPath),
+        ),
+        (
+            "bytes",
+            vec![param(
+                "b",
+                Ty::Std(StdTy::CowSlice, vec![Ty::Int(IntTy::U8)]),
+            )],
+            Ty::Std(StdTy::CowSlice, vec![Ty::Int(IntTy::U8)]),
+        ),
+    ]);
+    let tests = [
+        completed(
+            0,
+            vec![stmt(0, vec![Value::Str("~/a".into())])],
+            vec![Some(Observed::Str("/home/u/a".into()))],
+        ),
+        completed(
+            0,
+            vec![stmt(
+                1,
+                vec![Value::Seq(vec![Value::Int(1), Value::Int(2)])],
+            )],
+            vec![Some(Observed::Seq(vec![Observed::Int(1)]))],
+        ),
+    ];
+    let file = emit_with(&cluster, &tests);
+    for expected in [
+        "use std::borrow::Cow;\n",
+        "use std::path::Path;\n",
+        "expand(Cow::from(Path::new(\"~/a\"))),\n        Cow::from(Path::new(\"/home/u/a\"))\n",
+        "bytes(Cow::from(vec![1, 2])), Cow::from(vec![1]));",
+    ] {
+        assert!(file.contains(expected), "no {expected}:\n{file}");
+    }
+}
+
+#[test]
 fn type_arguments_a_literal_gives_need_no_turbofish() {
     let path = std_ty(StdTy::PathStr);
     let mut cluster = functions(vec![
