@@ -9,7 +9,6 @@
 //! the source's branches.
 
 use super::infeasible::{DeadCode, GaveUp, Prover};
-use super::lines::SourceLine;
 use crate::cluster::{Cluster, ModuleId};
 pub use crate::selection::Selection;
 use anyhow::{Context, Result};
@@ -178,8 +177,6 @@ pub fn map_goals(
         .collect();
     functions.sort();
     let mut goals = Vec::new();
-    // For each goal, the function symbol (one copy of a generic function) it is in.
-    let mut copies: Vec<usize> = Vec::new();
     let mut by_counter = vec![None; pcs.len()];
     let mut selected_code: Vec<(u64, u64)> = Vec::new();
     let mut verdicts: std::collections::HashMap<usize, Option<(String, ModuleId)>> =
@@ -246,7 +243,6 @@ pub fn map_goals(
                 continue;
             }
             by_counter[counter] = Some(goals.len() as u32);
-            copies.push(idx - 1);
             goals.push(Goal {
                 kind,
                 counter: counter as u32,
@@ -254,16 +250,6 @@ pub fn map_goals(
                 module: *module,
             });
         }
-    }
-    let goal_pcs: Vec<u64> = goals.iter().map(|g| pcs[g.counter as usize]).collect();
-    // Without debug info every copy keeps its own goals.
-    if let Ok(lines) = super::lines::source_lines(executable, &goal_pcs) {
-        let places: Vec<Option<(usize, SourceLine)>> = copies
-            .iter()
-            .zip(lines)
-            .map(|(&copy, line)| line.map(|l| (copy, l)))
-            .collect();
-        (goals, by_counter) = merge_instantiations(goals, by_counter, &places);
     }
     selected_code.sort();
     selected_code.dedup();
@@ -284,48 +270,6 @@ pub fn map_goals(
         selected_code,
         by_counter,
     })
-}
-
-/// One goal for each branch of the source, however many copies of its generic function the
-/// compiler made (one per set of type arguments, each with its own counters): the `k`-th goal
-/// of a copy on a source line is the same goal as the `k`-th of the same kind, on that line, of
-/// every other copy of the function. `places` holds each goal's copy (its symbol) and source
-/// line, `None` where the debug info says nothing (such a goal stays its own). The first
-/// copy's counter stands for the goal.
-fn merge_instantiations(
-    goals: Vec<Goal>,
-    by_counter: Vec<Option<u32>>,
-    places: &[Option<(usize, SourceLine)>],
-) -> (Vec<Goal>, Vec<Option<u32>>) {
-    use std::collections::BTreeMap;
-    type Key<'a> = (&'a str, bool, &'a SourceLine, usize);
-    let mut merged: Vec<Goal> = Vec::new();
-    let mut first: BTreeMap<Key, u32> = BTreeMap::new();
-    // How many goals of each kind a copy has on each line so far.
-    let mut seen: BTreeMap<(usize, bool, &SourceLine), usize> = BTreeMap::new();
-    let mut new_index: Vec<u32> = Vec::with_capacity(goals.len());
-    for (goal, place) in goals.iter().zip(places) {
-        let branch = goal.kind == GoalKind::Branch;
-        let key = place.as_ref().map(|(copy, line)| {
-            let k = seen.entry((*copy, branch, line)).or_default();
-            *k += 1;
-            (goal.function.as_str(), branch, line, *k)
-        });
-        let known = key.and_then(|key| first.get(&key).copied());
-        let index = known.unwrap_or_else(|| {
-            merged.push(goal.clone());
-            merged.len() as u32 - 1
-        });
-        if let (Some(key), None) = (key, known) {
-            first.insert(key, index);
-        }
-        new_index.push(index);
-    }
-    let by_counter = by_counter
-        .into_iter()
-        .map(|g| g.map(|g| new_index[g as usize]))
-        .collect();
-    (merged, by_counter)
 }
 
 /// Finds blocks that call some functions (the compiler's check panics; the mutants' helpers),
@@ -598,64 +542,6 @@ fn strip_generics(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn copies_of_a_generic_function_share_their_goals() {
-        let goal = |counter: u32, function: &str, kind| Goal {
-            kind,
-            counter,
-            function: function.into(),
-            module: 0,
-        };
-        let line = |n| SourceLine {
-            file: "src/lib.rs".into(),
-            line: n,
-        };
-        let (b, c) = (GoalKind::Branch, GoalKind::Check);
-        // Copy 0 and copy 1 of `f`: two branches and a check on line 3, a branch on line 4
-        // (copy 1's third branch on line 3 has no twin); `g` on line 3; a goal without a line.
-        let goals = vec![
-            goal(0, "f", b),
-            goal(1, "f", c),
-            goal(2, "f", b),
-            goal(3, "f", b),
-            goal(4, "f", b),
-            goal(5, "f", c),
-            goal(6, "f", b),
-            goal(7, "f", b),
-            goal(8, "f", b),
-            goal(9, "g", b),
-            goal(10, "f", b),
-        ];
-        let places: Vec<Option<(usize, SourceLine)>> = [
-            (0, 3),
-            (0, 3),
-            (0, 3),
-            (0, 4),
-            (1, 3),
-            (1, 3),
-            (1, 3),
-            (1, 3),
-            (1, 4),
-            (2, 3),
-        ]
-        .into_iter()
-        .map(|(copy, n)| Some((copy, line(n))))
-        .chain([None])
-        .collect();
-        let by_counter = (0..11).map(Some).chain([None]).collect();
-        let (merged, by_counter) = merge_instantiations(goals, by_counter, &places);
-        let counters: Vec<u32> = merged.iter().map(|g| g.counter).collect();
-        assert_eq!(counters, [0, 1, 2, 3, 7, 9, 10]);
-        assert_eq!(
-            by_counter,
-            [0, 1, 2, 3, 0, 1, 2, 4, 3, 5, 6]
-                .into_iter()
-                .map(Some)
-                .chain([None])
-                .collect::<Vec<_>>()
-        );
-    }
     use crate::cluster::{Fields, Module, ModuleBody, TypeDef, TypeKind, Vis};
 
     fn cluster() -> Cluster {
