@@ -81,7 +81,8 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "K/N")]
     pub shard: Option<crate::selection::Shard>,
     /// Time for the whole run, in seconds (default 60; ignored when only --max-executions is
-    /// given, so that such runs are reproducible).
+    /// given, so that such runs are reproducible; with both, it stops the search and the
+    /// mutation phase only, and writing and verifying may end after it).
     #[arg(long, value_name = "SECS")]
     pub budget: Option<u64>,
     /// Stop the search after this many executions.

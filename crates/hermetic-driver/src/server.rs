@@ -306,7 +306,7 @@ fn wait_with_timeout(pid: libc::pid_t, timeout_ms: u64, shared: &Shared) -> i32 
                     return r > 0;
                 }
             };
-            if !exited(timeout_ms) && !waited_for_cpu(pid, timeout_ms, 0, &exited) {
+            if !exited(timeout_ms) && !waited_for_cpu(timeout_ms, &|| cpu_ms(pid), &exited) {
                 libc::kill(pid, libc::SIGUSR1);
                 if !exited(500) {
                     shared.header().timed_out.store(true, Ordering::SeqCst);
@@ -347,24 +347,24 @@ fn cpu_ms(pid: libc::pid_t) -> Option<u64> {
 
 /// Called when `limit_ms` have passed on the wall: waits on with `ended` (which waits up to
 /// the milliseconds given and says whether the case ended) while the case has used less than
-/// `limit_ms` of CPU time since `cpu_before`, up to [`WALL_FACTOR`] times the limit in all.
-/// Whether the case ended.
+/// `limit_ms` of CPU time (`used`: since it started), up to [`WALL_FACTOR`] times the limit in
+/// all. Whether the case ended.
 fn waited_for_cpu(
-    pid: libc::pid_t,
     limit_ms: u64,
-    cpu_before: u64,
+    used: &dyn Fn() -> Option<u64>,
     ended: &dyn Fn(u64) -> bool,
 ) -> bool {
     let cap = limit_ms.saturating_mul(WALL_FACTOR);
     let mut waited = limit_ms;
     while waited < cap {
-        let Some(used) = cpu_ms(pid).map(|c| c.saturating_sub(cpu_before)) else {
+        let Some(used) = used() else {
             return false;
         };
         if used >= limit_ms {
             return false;
         }
-        let step = (limit_ms - used).clamp(10, cap - waited);
+        // Not `clamp`: it panics when less than its lower bound is left before the cap.
+        let step = (limit_ms - used).max(10).min(cap - waited);
         if ended(step) {
             return true;
         }
@@ -535,7 +535,12 @@ fn wait_for_worker(w: &mut Worker, timeout_ms: u64, shared: &Shared) -> Option<i
         }
         break r > 0;
     };
-    let ready = within(timeout_ms) || waited_for_cpu(w.pid, timeout_ms, cpu_before, &within);
+    let ready = within(timeout_ms)
+        || waited_for_cpu(
+            timeout_ms,
+            &|| cpu_ms(w.pid).map(|c| c.saturating_sub(cpu_before)),
+            &within,
+        );
     let mut byte = [0u8; 1];
     if ready && w.done.read(&mut byte).unwrap_or(0) == 1 {
         return None;
@@ -826,7 +831,7 @@ mod tests {
         let pid = child.id() as libc::pid_t;
         let ended = ends_within(&mut child);
         assert!(!ended(300), "the limit of 300 ms passed on the wall");
-        assert!(waited_for_cpu(pid, 300, 0, &ended));
+        assert!(waited_for_cpu(300, &|| cpu_ms(pid), &ended));
     }
 
     #[test]
@@ -837,12 +842,26 @@ mod tests {
         {
             let ended = ends_within(&mut child);
             assert!(!ended(100));
-            assert!(!waited_for_cpu(pid, 100, 0, &ended));
+            assert!(!waited_for_cpu(100, &|| cpu_ms(pid), &ended));
         }
         let took = started.elapsed();
         assert!(took < Duration::from_secs(3), "{took:?}");
         child.kill().unwrap();
         child.wait().unwrap();
+    }
+
+    #[test]
+    fn the_last_wait_before_the_cap_may_be_shorter_than_the_least_step() {
+        // A case that used 1 ms of CPU waits 999 ms at a time: 4 ms are left before 5 s.
+        let waits = std::cell::RefCell::new(Vec::new());
+        let never = |ms| {
+            waits.borrow_mut().push(ms);
+            false
+        };
+        assert!(!waited_for_cpu(1000, &|| Some(1), &never));
+        let waits = waits.into_inner();
+        assert_eq!(waits.iter().sum::<u64>(), 4000, "{waits:?}");
+        assert!(waits.last().is_some_and(|&w| w < 10), "{waits:?}");
     }
 
     #[test]
