@@ -490,7 +490,7 @@ fn a_crate_implementation_stands_in_for_a_trait_no_mock_can_implement_and_iterat
     for expected in [
         "letreal_sys=RealSys;",
         "candidates(real_sys,\"",
-        ".map(|items|items.collect::<Vec<_>>()),Some(vec![PathBuf::from(",
+        ".map(|items|items.collect::<Vec<_>>()),Some(",
         "Finder::<RealSys,Noop>::new_with_sys(real_sys);",
         "long_words(\"",
         ").collect::<Vec<_>>(),vec![",
@@ -519,8 +519,8 @@ fn every_public_function_of_a_builder_gets_a_test_though_its_setters_have_no_bra
         ".hidden(",
         ".root(),",
         ".max_depth(),",
-        // `G` takes `H`'s bound, `Handler`: the walk it returns is used further.
-        ".handler(noop);letwalk_3=walk_2.",
+        // `G` takes `H`'s bound, `Handler`.
+        ".handler(noop)",
         ".metadata()",
         ".check()",
     ] {
