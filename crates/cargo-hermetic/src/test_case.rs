@@ -10,6 +10,10 @@ use std::collections::BTreeSet;
 pub struct ExecRequest {
     pub calls: Vec<Call>,
     pub env: EnvSpec,
+    /// Run the calls once before in a bare environment, in the same process
+    /// (`hermetic_protocol::Request::Exec`): the report shows what a test gets when another
+    /// test of the suite has set the code's statics first.
+    pub warm_up: bool,
 }
 
 /// A candidate unit test. Statement `i`'s result is referred to by later arguments as
@@ -46,6 +50,15 @@ impl TestCase {
         ExecRequest {
             calls: self.calls(),
             env: self.env.clone(),
+            warm_up: false,
+        }
+    }
+
+    /// The test run after its calls ran once in a bare environment (`ExecRequest::warm_up`).
+    pub fn warm_request(&self) -> ExecRequest {
+        ExecRequest {
+            warm_up: true,
+            ..self.request()
         }
     }
 }

@@ -227,6 +227,36 @@ fn tests_that_depend_on_static_state_are_dropped_and_counted_apart() {
     );
 }
 
+/// A `Once` that loads `.env` into the process's variables (as dotenv crates do) runs in the
+/// environment of whichever test calls first. What a test sees only when it calls first (the
+/// file's variables, the loader's panic on a bad line) makes no assertion: the search's last
+/// run of each test comes after the same calls ran once in a bare environment, so no test is
+/// left that passes or fails by its place in the suite.
+#[test]
+fn what_a_test_sees_only_when_it_calls_first_is_not_asserted() {
+    let fixture = Fixture::copy("envdeps");
+    let run = fixture
+        .generate()
+        .arg("--module")
+        .arg("dotenv")
+        .seed(1)
+        .max_executions(2_000)
+        .arg("--dry-run")
+        .run();
+    run.assert_success();
+    assert_eq!(
+        run.count("tests_dropped_static_state"),
+        0,
+        "a test depended on calling first:\n{}",
+        run.describe()
+    );
+    assert!(
+        run.count("tests_emitted") > 0 && run.uncovered_functions().is_empty(),
+        "{}",
+        run.describe()
+    );
+}
+
 /// The benchmarks' hidden mode without static isolation (one long-lived child per driver runs
 /// every execution): a child that aborts, overflows its stack or hangs is reported as in the
 /// default mode, and the next execution gets a new child.

@@ -174,13 +174,19 @@ pub fn serve(entries: &[Entry]) {
                 mutant,
                 report_reached,
                 max_site_evaluations,
+                warm_up,
             }) => {
                 // Set before the fork: the child inherits the switch.
                 crate::mutant::set_active(mutant, report_reached, max_site_evaluations);
                 let report = if shared_child {
                     run_in_worker(&mut worker, entries, &line, timeout_ms, &shared)
                 } else {
-                    run_forked(entries, &calls, &env, timeout_ms, &shared)
+                    let case = Case {
+                        calls: &calls,
+                        env: &env,
+                        warm_up,
+                    };
+                    run_forked(entries, &case, timeout_ms, &shared)
                 };
                 send(&mut reply, &report);
             }
@@ -197,13 +203,14 @@ fn send<T: serde::Serialize>(out: &mut impl Write, msg: &T) {
         .expect("hermetic driver: write reply");
 }
 
-fn run_forked(
-    entries: &[Entry],
-    calls: &[Call],
-    env: &Option<EnvSpec>,
-    timeout_ms: u64,
-    shared: &Shared,
-) -> ExecReport {
+/// One execution's calls, environment, and whether they run once before (`Request::Exec`).
+struct Case<'a> {
+    calls: &'a [Call],
+    env: &'a Option<EnvSpec>,
+    warm_up: bool,
+}
+
+fn run_forked(entries: &[Entry], case: &Case, timeout_ms: u64, shared: &Shared) -> ExecReport {
     shared.reset();
     // SAFETY: the child only runs the test case and leaves with `_exit`.
     let pid = unsafe { libc::fork() };
@@ -214,7 +221,7 @@ fn run_forked(
     );
     if pid == 0 {
         sandbox::contain_child();
-        run_child(entries, calls, env, shared);
+        run_child(entries, case, shared);
     }
     let status = wait_with_timeout(pid, timeout_ms, shared);
     report_after(Some(status), shared)
@@ -376,13 +383,24 @@ fn waited_for_cpu(
 /// The stack of the thread that runs a test case: libtest's default for test threads.
 const CASE_STACK: usize = 2 << 20;
 
-fn run_child(entries: &[Entry], calls: &[Call], env: &Option<EnvSpec>, shared: &Shared) -> ! {
+fn run_child(entries: &[Entry], case: &Case, shared: &Shared) -> ! {
     install_child_handlers();
     crate::leftovers::quiet_panic_hook();
-    run_on_fresh_thread(entries, calls, env, shared);
+    run_warm(entries, case, shared);
     crate::leftovers::check(&shared.child_before);
     // SAFETY: leave without running destructors or atexit handlers of the parent's state.
     unsafe { libc::_exit(0) }
+}
+
+/// Runs the case, after a first run in a bare environment when it asks for one, and leaves the
+/// report of the last run in the shared area.
+fn run_warm(entries: &[Entry], case: &Case, shared: &Shared) {
+    if case.warm_up && case.env.is_some() {
+        run_on_fresh_thread(entries, case.calls, &Some(EnvSpec::default()), shared);
+        // What the first run covered, refused or reported is not this execution's.
+        shared.reset();
+    }
+    run_on_fresh_thread(entries, case.calls, case.env, shared);
 }
 
 /// Runs the case and leaves its report in the shared area.
@@ -469,11 +487,17 @@ fn spawn_worker(entries: &[Entry], shared: &Shared) -> Worker {
                 mutant,
                 report_reached,
                 max_site_evaluations,
+                warm_up,
                 ..
             }) = serde_json::from_str::<Request>(&line)
             {
                 crate::mutant::set_active(mutant, report_reached, max_site_evaluations);
-                run_on_fresh_thread(entries, &calls, &env, shared);
+                let case = Case {
+                    calls: &calls,
+                    env: &env,
+                    warm_up,
+                };
+                run_warm(entries, &case, shared);
                 crate::leftovers::check(&before);
             }
             if done.write_all(&[1]).is_err() {

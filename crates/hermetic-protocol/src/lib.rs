@@ -208,6 +208,11 @@ pub enum Request {
         /// the time limit, ends the same way on a busy machine as on an idle one.
         #[serde(default)]
         max_site_evaluations: u64,
+        /// Run the calls once before, in the same process but in a bare environment, and report
+        /// the second run: what then differs from a fresh run depends on statics an earlier
+        /// call set (a `Once`, a cache, a counter), which another test of a suite may set first.
+        #[serde(default)]
+        warm_up: bool,
     },
     Quit,
 }

@@ -15,8 +15,15 @@ use super::codegen::SERVE_TEST;
 use super::execute::{ExecRequest, Execute};
 use hermetic_sandbox::{Layers, Sandbox};
 
-/// The calls of one execution, its environment (`None`: the real one), and its mutant.
-type Request = (Vec<Call>, Option<EnvSpec>, Mutation);
+/// One execution as the driver gets it: its calls, its environment (`None`: the real one), its
+/// mutant, and whether the calls run once before (`ExecRequest::warm_up`).
+#[derive(Clone)]
+struct Run {
+    calls: Vec<Call>,
+    env: Option<EnvSpec>,
+    mutation: Mutation,
+    warm_up: bool,
+}
 
 /// The mutant an execution runs against (mutation analysis), and whether it reports the
 /// mutation sites it reached.
@@ -150,20 +157,20 @@ impl Driver {
         Ok((driver, hello))
     }
 
-    pub fn exec(
-        &mut self,
-        calls: Vec<Call>,
-        env: Option<EnvSpec>,
-        timeout_ms: u64,
-        mutation: Mutation,
-    ) -> Result<ExecReport> {
+    fn exec(&mut self, run: Run, timeout_ms: u64) -> Result<ExecReport> {
         let mut line = serde_json::to_vec(&Message::Exec {
-            calls,
-            env,
-            timeout_ms,
-            mutant: mutation.mutant,
-            report_reached: mutation.report_reached,
-            max_site_evaluations: mutation.max_site_evaluations,
+            calls: run.calls,
+            env: run.env,
+            // The calls run twice.
+            timeout_ms: if run.warm_up {
+                timeout_ms.saturating_mul(2)
+            } else {
+                timeout_ms
+            },
+            mutant: run.mutation.mutant,
+            report_reached: run.mutation.report_reached,
+            max_site_evaluations: run.mutation.max_site_evaluations,
+            warm_up: run.warm_up,
         })?;
         line.push(b'\n');
         self.requests
@@ -249,12 +256,31 @@ impl DriverPool {
         cases: Vec<(Vec<Call>, EnvSpec, Mutation)>,
         timeout: u64,
     ) -> Result<Vec<ExecReport>> {
+        let runs = cases
+            .into_iter()
+            .map(|(calls, env, mutation)| (calls, env, mutation, false))
+            .collect();
+        self.exec_runs(runs, timeout)
+    }
+
+    /// As [`DriverPool::exec_mutants`], each case saying whether its calls run once before.
+    fn exec_runs(
+        &mut self,
+        cases: Vec<(Vec<Call>, EnvSpec, Mutation, bool)>,
+        timeout: u64,
+    ) -> Result<Vec<ExecReport>> {
         let n = self.drivers.len();
         let real = self.real_env;
         let launch = &self.launch;
-        let mut shares: Vec<Vec<(usize, Request)>> = vec![Vec::new(); n];
-        for (i, (calls, env, mutation)) in cases.into_iter().enumerate() {
-            shares[i % n].push((i, (calls, (!real).then_some(env), mutation)));
+        let mut shares: Vec<Vec<(usize, Run)>> = vec![Vec::new(); n];
+        for (i, (calls, env, mutation, warm_up)) in cases.into_iter().enumerate() {
+            let run = Run {
+                calls,
+                env: (!real).then_some(env),
+                mutation,
+                warm_up,
+            };
+            shares[i % n].push((i, run));
         }
         let mut results: Vec<(usize, ExecReport)> = Vec::new();
         let outcomes: Vec<Result<Vec<(usize, ExecReport)>>> = std::thread::scope(|scope| {
@@ -265,8 +291,8 @@ impl DriverPool {
                 .map(|(slot, share)| {
                     scope.spawn(move || -> Result<Vec<(usize, ExecReport)>> {
                         let mut out = Vec::with_capacity(share.len());
-                        for (i, calls) in share {
-                            out.push((i, exec_restarting(slot, launch, calls, timeout)?));
+                        for (i, run) in share {
+                            out.push((i, exec_restarting(slot, launch, run, timeout)?));
                         }
                         Ok(out)
                     })
@@ -289,9 +315,9 @@ impl Execute for DriverPool {
     fn exec_batch(&mut self, requests: Vec<ExecRequest>) -> Result<Vec<ExecReport>> {
         let cases = requests
             .into_iter()
-            .map(|r| (r.calls, r.env, Mutation::default()))
+            .map(|r| (r.calls, r.env, Mutation::default(), r.warm_up))
             .collect();
-        self.exec_mutants(cases, self.timeout_ms)
+        self.exec_runs(cases, self.timeout_ms)
     }
 }
 
@@ -302,18 +328,18 @@ impl Execute for DriverPool {
 fn exec_restarting(
     slot: &mut Option<Driver>,
     launch: &Launch,
-    calls: Request,
+    run: Run,
     timeout: u64,
 ) -> Result<ExecReport> {
     if let Some(d) = slot.as_mut() {
-        match d.exec(calls.0.clone(), calls.1.clone(), timeout, calls.2) {
+        match d.exec(run.clone(), timeout) {
             Ok(r) => return Ok(r),
             Err(_) => *slot = None,
         }
     }
     let (mut d, _) = Driver::start(launch)?;
-    let last = calls.0.len().saturating_sub(1);
-    match d.exec(calls.0, calls.1, timeout, calls.2) {
+    let last = run.calls.len().saturating_sub(1);
+    match d.exec(run, timeout) {
         Ok(r) => {
             *slot = Some(d);
             Ok(r)

@@ -96,7 +96,7 @@ pub fn analyse(
         tests
             .iter()
             .map(|t| {
-                let ExecRequest { calls, env } = t.case.request();
+                let ExecRequest { calls, env, .. } = t.case.request();
                 (
                     calls,
                     env,
@@ -177,7 +177,7 @@ pub fn analyse(
             batch
                 .iter()
                 .map(|&(t, id)| {
-                    let ExecRequest { calls, env } = tests[t].case.request();
+                    let ExecRequest { calls, env, .. } = tests[t].case.request();
                     (
                         calls,
                         env,

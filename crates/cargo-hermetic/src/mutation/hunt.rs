@@ -88,7 +88,7 @@ pub fn hunt(
         let cases = batch
             .iter()
             .flat_map(|(id, c)| {
-                let ExecRequest { calls, env } = c.request();
+                let ExecRequest { calls, env, .. } = c.request();
                 [0, *id].map(|mutant| {
                     (
                         calls.clone(),
@@ -196,7 +196,7 @@ fn shrink(
         if candidate.stmts.is_empty() {
             continue;
         }
-        let ExecRequest { calls, env } = candidate.request();
+        let ExecRequest { calls, env, .. } = candidate.request();
         let cases = [0, mutant]
             .map(|m| {
                 (

@@ -1,7 +1,8 @@
 //! Minimisation: each archived test shrunk to what its goals need (mock and fake values no call
 //! asked for, statements, fakes' values simplified, environment genes), then a small set of tests
-//! that covers every archived goal, rerun once so that observations that differ between runs make
-//! no assertions. Tests kept from the last run are neither shrunk nor left out.
+//! that covers every archived goal, rerun once (after a first run of the same calls in a bare
+//! environment) so that observations that differ between runs, or that depend on statics another
+//! test may set first, make no assertions. Tests kept from the last run are neither shrunk nor left out.
 
 use super::archive::Archive;
 use super::outputs::Outputs;
@@ -11,7 +12,7 @@ use crate::driver::execute::Execute;
 use crate::driver::goals::GoalMap;
 use crate::test_case::{FinishedTest, TestCase};
 use anyhow::Result;
-use hermetic_protocol::ExecReport;
+use hermetic_protocol::{ExecReport, Outcome};
 use std::collections::BTreeSet;
 
 /// Executions a kept test may spend on simpler values for its fakes.
@@ -182,19 +183,16 @@ pub fn minimise(
         remaining.retain(|g| !hit.contains(g));
         chosen.push(test);
     }
-    // Observations that differ between two runs must not become assertions.
-    let reruns = exec.exec_batch(chosen.iter().map(|t| t.case.request()).collect())?;
+    // Observations that differ between two runs must not become assertions. The rerun comes
+    // after the calls ran once in a bare environment in the same process, as in a suite where
+    // another test set the code's statics first (a `Once`, a cache, a counter).
+    let reruns = exec.exec_batch(chosen.iter().map(|t| t.case.warm_request()).collect())?;
     let mut stable = Vec::new();
     for (mut test, rerun) in chosen.into_iter().zip(reruns) {
-        if std::mem::discriminant(&rerun.outcome) != std::mem::discriminant(&test.report.outcome) {
-            continue;
+        if same_ending(&test.report.outcome, &rerun.outcome) {
+            keep_what_held(&mut test.report, &rerun);
+            stable.push(test);
         }
-        for (mine, again) in test.report.stmts.iter_mut().zip(&rerun.stmts) {
-            if mine.returned != again.returned {
-                mine.returned = None;
-            }
-        }
-        stable.push(test);
     }
     for t in &mut stable {
         t.case.home = home_of(space.cluster, &t.case);
@@ -207,6 +205,33 @@ pub fn minimise(
         )
     });
     Ok(stable)
+}
+
+/// Whether two runs ended alike: the same way, and a panic at the same call with the same
+/// message (`should_panic` expects it).
+fn same_ending(first: &Outcome, again: &Outcome) -> bool {
+    match (first, again) {
+        (Outcome::Panicked { .. }, Outcome::Panicked { .. }) => first == again,
+        _ => std::mem::discriminant(first) == std::mem::discriminant(again),
+    }
+}
+
+/// Leaves in `report` only the observations `again` repeated: returned values, what borrowed
+/// values were left holding, files written, output.
+fn keep_what_held(report: &mut ExecReport, again: &ExecReport) {
+    for (mine, again) in report.stmts.iter_mut().zip(&again.stmts) {
+        if mine.returned != again.returned {
+            mine.returned = None;
+        }
+    }
+    report.finals.retain(|f| again.finals.contains(f));
+    report.env.files.retain(|f| again.env.files.contains(f));
+    if report.env.stdout != again.env.stdout {
+        report.env.stdout.clear();
+    }
+    if report.env.stderr != again.env.stderr {
+        report.env.stderr.clear();
+    }
 }
 
 /// Where a test belongs: with the function it is about (its last call) when every call it

@@ -739,3 +739,56 @@ fn the_deciding_comparison_is_met_in_the_form_the_test_holds_its_operand() {
         "{got:?}"
     );
 }
+
+/// The last run of each kept test comes after its calls ran once in a bare environment: a value
+/// that then differs (a static the first run set) makes no assertion, and a test that ends
+/// otherwise (its panic happened only while a `Once` ran for the first time) is not kept.
+#[test]
+fn what_holds_only_for_the_first_caller_is_not_asserted() {
+    let c = cluster(GATE);
+    let targets = vec![callable(&c, "gate")];
+    let usable = vec![true; c.callables.len()];
+    let mut space = Space::new(&c, &usable, targets, ValuePool::default());
+    let goals = GoalMap::for_tests(&[("gate", 3)], vec![(SITE, SITE + 1)]);
+    let mut warm_requests = 0;
+    let out = run(
+        &mut space,
+        &goals,
+        &mut fake(|request: &ExecRequest| {
+            let mut r = gate(request);
+            if request.warm_up {
+                warm_requests += 1;
+                // A negative `x` panicked the first time only; the others return what the
+                // first run left.
+                if r.covered.contains(&1) {
+                    r.outcome = Outcome::Completed;
+                } else {
+                    r.stmts.last_mut().unwrap().returned = Some(Observed::Int(7));
+                }
+            } else if r.covered.contains(&1) {
+                r.outcome = Outcome::Panicked {
+                    stmt: request.calls.len() - 1,
+                    message: "first".into(),
+                };
+            }
+            r
+        }),
+        &config(1, 20_000),
+        &mut |_, _| {},
+    )
+    .unwrap();
+    assert!(warm_requests > 0, "no test ran warm");
+    assert!(!out.tests.is_empty());
+    for t in &out.tests {
+        assert!(
+            !matches!(t.report.outcome, Outcome::Panicked { .. }),
+            "kept a test whose panic needs a first call: {:?}",
+            t.case
+        );
+        let last = t.report.stmts.last().unwrap();
+        assert_eq!(
+            last.returned, None,
+            "asserts what only a first call returns"
+        );
+    }
+}
