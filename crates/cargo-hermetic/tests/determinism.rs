@@ -113,17 +113,20 @@ fn code_that_compares_addresses_gets_the_same_search_twice() {
             .arg("--dry-run")
             .run();
         run.assert_success();
-        (run.stdout.clone(), run.count("goals_covered"))
+        (run.stdout.clone(), run.uncovered_functions())
     };
-    let (first, covered) = search();
+    let (first, uncovered) = search();
     let (second, _) = search();
     assert!(
         first == second,
         "two runs differ:\n===== first\n{first}\n===== second\n{second}"
     );
-    // The search found the page: `lands_on` returned true in some execution.
-    assert!(first.contains("fn lands_on_returns_true"), "{first}");
-    assert!(covered > 0);
+    // The search found the page: `lands_on` returned true in some execution. (No test asserts
+    // it: where a box lands depends on what ran before in the process.)
+    assert!(
+        !uncovered.iter().any(|f| f == "lands_on"),
+        "{uncovered:?}\n{first}"
+    );
 }
 
 /// The file without the tests whose names start with `prefix` (each `#[test]` item runs to

@@ -188,7 +188,7 @@ fn check_content_reaches_every_branch() {
     );
 }
 
-/// Seed 001 §3.2: `counter::made` reads a static that `Counter::new` changes. Each execution of
+/// Seed 001 §3.2: `counter::made` reads a static that `Counter::new` (and `label`) changes. Each execution of
 /// the search runs in a fresh child, so the search sees `made() == 0`; beside a test that makes a
 /// counter first, in one test process, that test fails. Verification tells it apart from a
 /// flaky test: it passes alone.

@@ -134,8 +134,9 @@ pub fn run(
     } else {
         hunt::Hunted::default()
     };
-    let mut more = hunted.tests;
-    analysis.executions += hunted.executions;
+    // The hunt's tests are held to what the search's are: only what a rerun repeats is asserted.
+    analysis.executions += hunted.executions + hunted.tests.len() as u64;
+    let mut more = crate::search::minimise::rerun(&mut pool, hunted.tests)?;
     if !more.is_empty() {
         let found = analysis::analyse(
             cluster,

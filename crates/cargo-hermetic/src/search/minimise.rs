@@ -183,17 +183,7 @@ pub fn minimise(
         remaining.retain(|g| !hit.contains(g));
         chosen.push(test);
     }
-    // Observations that differ between two runs must not become assertions. The rerun comes
-    // after the calls ran once in a bare environment in the same process, as in a suite where
-    // another test set the code's statics first (a `Once`, a cache, a counter).
-    let reruns = exec.exec_batch(chosen.iter().map(|t| t.case.warm_request()).collect())?;
-    let mut stable = Vec::new();
-    for (mut test, rerun) in chosen.into_iter().zip(reruns) {
-        if same_ending(&test.report.outcome, &rerun.outcome) {
-            keep_what_held(&mut test.report, &rerun);
-            stable.push(test);
-        }
-    }
+    let mut stable = rerun(exec, chosen)?;
     for t in &mut stable {
         t.case.home = home_of(space.cluster, &t.case);
     }
@@ -204,6 +194,22 @@ pub fn minimise(
             t.case.stmts.len(),
         )
     });
+    Ok(stable)
+}
+
+/// The tests run once more, with only the observations that held: those that differ between
+/// two runs must not become assertions. The rerun comes after the calls ran once in a bare
+/// environment in the same process, as in a suite where another test set the code's statics
+/// first (a `Once`, a cache, a counter); a test that then ends otherwise is left out.
+pub fn rerun(exec: &mut dyn Execute, tests: Vec<FinishedTest>) -> Result<Vec<FinishedTest>> {
+    let reruns = exec.exec_batch(tests.iter().map(|t| t.case.warm_request()).collect())?;
+    let mut stable = Vec::new();
+    for (mut test, again) in tests.into_iter().zip(reruns) {
+        if same_ending(&test.report.outcome, &again.outcome) {
+            keep_what_held(&mut test.report, &again);
+            stable.push(test);
+        }
+    }
     Ok(stable)
 }
 

@@ -22,7 +22,7 @@ mod deciding;
 pub mod env;
 pub mod fakes;
 mod frontier;
-mod minimise;
+pub(crate) mod minimise;
 pub mod mocks;
 pub mod ops;
 pub mod outputs;
