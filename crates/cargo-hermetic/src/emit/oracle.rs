@@ -491,6 +491,9 @@ impl Oracle<'_> {
         // Look through references and boxes: their Debug is that of what they point to.
         let ty = match ty {
             Some(Ty::Ref(t) | Ty::RefMut(t) | Ty::Box(t)) => return self.debug_text(Some(t), obs),
+            // Observed by its kind (`NotFound`), which is not what its `Debug` prints (the
+            // operating system's code and message, or the crate's own message).
+            Some(Ty::IoError) => return None,
             t => t,
         };
         let elem = |i: usize| -> Option<&Ty> {
@@ -1094,6 +1097,23 @@ mod tests {
         assert!(out[0]
             .to_string()
             .ends_with("(walk . metadata () . is_ok ()) ;"));
+    }
+
+    /// An error enum holding an `io::Error`: its kind is observed, and `Debug` prints more
+    /// (`Custom { kind: NotFound, error: ".." }`), so no text is made up for it.
+    #[test]
+    fn an_io_error_inside_a_value_has_no_debug_text() {
+        let cluster = Cluster::default();
+        let oracle = Oracle {
+            cluster: &cluster,
+            home: 0,
+        };
+        let ty = Ty::Result(Box::new(Ty::Unit), Box::new(Ty::IoError));
+        let obs = Observed::Err(Box::new(Observed::Debug("NotFound".into())));
+        assert_eq!(oracle.debug_text(Some(&ty), &obs), None);
+        let ty = Ty::Tuple(vec![Ty::Bool, Ty::IoError]);
+        let obs = Observed::Tuple(vec![Observed::Bool(true), Observed::Debug("NotFound".into())]);
+        assert_eq!(oracle.debug_text(Some(&ty), &obs), None);
     }
 
     #[test]
