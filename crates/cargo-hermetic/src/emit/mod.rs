@@ -30,8 +30,8 @@ pub(crate) use layout::rustfmt;
 pub use place::{apply, apply_or_print, check_in_the_way};
 
 use crate::cluster::{
-    CallableId, CallableKind, Cluster, Fields, FloatTy, ModuleBody, ModuleId, RangeKind, StdTy,
-    TraitId, Ty, TypeKind,
+    Callable, CallableId, CallableKind, Cluster, Fields, FloatTy, ModuleBody, ModuleId, RangeKind,
+    StdTy, TraitId, Ty, TypeKind,
 };
 use crate::mock_syntax;
 use crate::rust_syntax;
@@ -484,7 +484,14 @@ fn render_test(cluster: &Cluster, test: &FinishedTest, suite: Suite) -> Option<R
             continue;
         }
         fakes.flush(&mut body);
-        let mut call = writer.call(s.callable, &s.args, &vars)?;
+        let mut call = if used[i] {
+            // The result is kept: what it borrows must outlive this statement.
+            let mut scope = vars.clone();
+            let args = writer.hoist_borrowed(c, &s.args, &mut scope, &mut names, &mut body)?;
+            writer.call(s.callable, &args, &scope)?
+        } else {
+            writer.call(s.callable, &s.args, &vars)?
+        };
         if c.unsafe_fn {
             call = unsafe_call(call, suite, &mut body)?;
         }
@@ -931,6 +938,55 @@ impl Writer<'_> {
         let call = self.bare_call(id, args, vars)?;
         let collect = rust_syntax::collect_suffix(self.cluster.callables[id].collect);
         Some(quote!(#call #collect))
+    }
+
+    /// A call's arguments with the values it borrows inline (`&mut HashMap::from(..)`,
+    /// `&String::from(..)`) written first as `let` bindings, which `scope` gets: a result
+    /// that keeps the borrow (`LineParser::new(.., &mut map)`) would outlive a temporary.
+    fn hoist_borrowed(
+        &self,
+        c: &Callable,
+        args: &[Value],
+        scope: &mut Vec<Option<(Ident, Ty)>>,
+        names: &mut VarNames,
+        body: &mut Vec<TokenStream>,
+    ) -> Option<Vec<Value>> {
+        let skip = usize::from(matches!(c.kind, CallableKind::Method { .. }));
+        let mut out = args.to_vec();
+        for (k, arg) in args.iter().enumerate().skip(skip) {
+            let Some(p) = c.params.get(k - skip) else {
+                continue;
+            };
+            let (ty, mutable) = match &p.ty {
+                Ty::Ref(t) => (&**t, false),
+                Ty::RefMut(t) => (&**t, true),
+                _ => continue,
+            };
+            if matches!(arg, Value::Use(_) | Value::Borrow(_) | Value::BorrowMut(_)) {
+                continue;
+            }
+            let value = self.value(arg, ty, scope)?;
+            // A shared borrow of a constant lives for ever (`&[1, 2]`); of a call's result or
+            // a macro's, until the end of the statement. A mutable one is never a constant's.
+            let temporary = matches!(
+                syn::parse2::<syn::Expr>(value.clone()),
+                Ok(syn::Expr::Call(_) | syn::Expr::MethodCall(_) | syn::Expr::Macro(_))
+            );
+            if !mutable && !temporary {
+                continue;
+            }
+            let name = names.fresh(&p.name);
+            let m = if mutable { quote!(mut) } else { quote!() };
+            body.push(quote!(let #m #name = #value;));
+            scope.push(Some((name, ty.clone())));
+            let slot = scope.len() - 1;
+            out[k] = if mutable {
+                Value::BorrowMut(slot)
+            } else {
+                Value::Borrow(slot)
+            };
+        }
+        Some(out)
     }
 
     /// [`Self::call`] without collecting a returned iterator.

@@ -1112,7 +1112,10 @@ mod tests {
         let obs = Observed::Err(Box::new(Observed::Debug("NotFound".into())));
         assert_eq!(oracle.debug_text(Some(&ty), &obs), None);
         let ty = Ty::Tuple(vec![Ty::Bool, Ty::IoError]);
-        let obs = Observed::Tuple(vec![Observed::Bool(true), Observed::Debug("NotFound".into())]);
+        let obs = Observed::Tuple(vec![
+            Observed::Bool(true),
+            Observed::Debug("NotFound".into()),
+        ]);
         assert_eq!(oracle.debug_text(Some(&ty), &obs), None);
     }
 

@@ -1419,6 +1419,49 @@ fn maps_and_sets_are_written_from_their_entries_and_checked_in_any_order() {
     }
 }
 
+/// A call whose result a later statement uses may keep what it borrows (`Parser::new(&mut
+/// map)`): a map built in the call would be a temporary dropped at the end of the statement,
+/// so it is bound first. A call whose result is not kept borrows in place.
+#[test]
+fn values_a_kept_result_borrows_are_bound_before_the_call() {
+    let map = Ty::Std(StdTy::HashMap, vec![Ty::String, I64]);
+    let set = Ty::Std(StdTy::BTreeSet, vec![I64]);
+    let cluster = functions(vec![
+        (
+            "tally",
+            vec![
+                param("counts", Ty::RefMut(Box::new(map))),
+                param("seen", Ty::Ref(Box::new(set))),
+                param("limit", Ty::Ref(Box::new(I64))),
+            ],
+            USIZE,
+        ),
+        ("twice", vec![param("n", USIZE)], USIZE),
+    ]);
+    let entry = Value::Tuple(vec![Value::Str("a".into()), Value::Int(1)]);
+    let args = vec![
+        Value::Seq(vec![entry]),
+        Value::Seq(vec![Value::Int(3)]),
+        Value::Int(9),
+    ];
+    let kept = completed(
+        0,
+        vec![stmt(0, args.clone()), stmt(1, vec![Value::Use(0)])],
+        vec![None, Some(Observed::Int(2))],
+    );
+    let alone = completed(0, vec![stmt(0, args)], vec![Some(Observed::Int(1))]);
+    let file = emit_with(&cluster, &[kept, alone]);
+    let flat: String = file.chars().filter(|c| !c.is_whitespace()).collect();
+    for expected in [
+        "letmutcounts=HashMap::from([(\"a\".to_string(),1)]);",
+        "letseen=BTreeSet::from([3]);",
+        "tally(&mutcounts,&seen,&9)",
+        "assert_eq!(tally(&mutHashMap::from([(\"a\".to_string(),1)]),&BTreeSet::from([3]),&9),1,",
+    ] {
+        assert!(flat.contains(expected), "no {expected}:\n{file}");
+    }
+}
+
 #[test]
 fn the_state_a_mut_call_leaves_is_checked_where_mutation_analysis_chose_it() {
     let mut test = stack_test(
