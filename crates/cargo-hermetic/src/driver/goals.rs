@@ -341,8 +341,14 @@ fn place_copies(
             }
         }))
         .collect();
-    let Ok(mut places) = super::lines::source_lines(executable, &code) else {
-        return;
+    let mut places = match super::lines::source_lines(executable, &code) {
+        Ok(places) => places,
+        Err(e) => {
+            if std::env::var_os("HERMETIC_DEBUG").is_some() {
+                eprintln!("no source lines: {e:#}");
+            }
+            return;
+        }
     };
     let starts = places.split_off(code.len() - copies.len());
     let sources: std::collections::HashMap<usize, String> = copies
@@ -662,6 +668,7 @@ fn strip_generics(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cluster::{Fields, Module, ModuleBody, TypeDef, TypeKind, Vis};
 
     #[test]
     fn a_goal_is_covered_when_any_copy_is_and_counted_once() {
@@ -691,7 +698,6 @@ mod tests {
         assert_eq!(map.goals_hit(&[1, 3]).count(), 0);
         assert_eq!(map.place(0).map(|p| p.line), Some(3));
     }
-    use crate::cluster::{Fields, Module, ModuleBody, TypeDef, TypeKind, Vis};
 
     fn cluster() -> Cluster {
         let module = |path: &[&str], parent| Module {
