@@ -3,7 +3,7 @@
 use crate::cli::GenerateArgs;
 use crate::cluster::Cluster;
 use crate::commit::Changes;
-use crate::driver::{build, goals, lines, process};
+use crate::driver::{build, goals, process};
 use crate::emit::attributes::Isolated;
 use crate::emit::Suite;
 use crate::isolate::Isolation;
@@ -602,12 +602,6 @@ fn branches_in_source(
         .iter()
         .map(|&g| pcs[goal_map.goals[g].counter as usize])
         .collect();
-    let lines = lines::source_lines(&built.executable, &goal_pcs).unwrap_or_else(|e| {
-        if std::env::var_os("HERMETIC_DEBUG").is_some() {
-            eprintln!("no source lines: {e:#}");
-        }
-        vec![None; goal_pcs.len()]
-    });
     let shadow_root = built
         .shadow
         .root
@@ -616,8 +610,9 @@ fn branches_in_source(
     let mut sources: BTreeMap<std::path::PathBuf, Vec<String>> = BTreeMap::new();
     let mut branches = Vec::new();
     let mut uncovered: BTreeMap<&str, (usize, Vec<UncoveredLine>)> = BTreeMap::new();
-    for ((&g, pc), line) in branch_goals.iter().zip(&goal_pcs).zip(lines) {
+    for (&g, pc) in branch_goals.iter().zip(&goal_pcs) {
         let goal = &goal_map.goals[g];
+        let line = goal_map.place(g);
         let is_covered = covered.contains(&g);
         // The crate's own lines (not a macro's or std's), relative to its root.
         let place = line.and_then(|l| {
@@ -690,9 +685,11 @@ fn branches_in_source(
 /// left without a proof.
 fn debug_goal_map(goal_map: &goals::GoalMap, took: Duration) {
     eprintln!(
-        "goals: {} ({} infeasible) mapped in {:.1} ms ({:.1} ms proving)",
+        "goals: {} ({} counters proven infeasible, {} goals) mapped in {:.1} ms ({:.1} ms proving)",
         goal_map.len(),
         goal_map.infeasible.len(),
+        goal_map.count_infeasible(goals::GoalKind::Branch)
+            + goal_map.count_infeasible(goals::GoalKind::Check),
         took.as_secs_f64() * 1e3,
         goal_map.proof_time.as_secs_f64() * 1e3
     );

@@ -6,9 +6,12 @@
 //!
 //! Code that only a mutant runs (calls of `hermetic_driver::mutant::replaced` and `mutated`) is
 //! set aside too, and compiler checks and unwinding cleanup (`cleanup.rs`) are counted apart from
-//! the source's branches.
+//! the source's branches. The copies the compiler made of a generic function share their goals
+//! (`copies.rs`).
 
+use super::copies::{self, Counted};
 use super::infeasible::{DeadCode, GaveUp, Prover};
+use super::lines::{Code, SourceLine};
 use crate::cluster::{Cluster, ModuleId};
 pub use crate::selection::Selection;
 use anyhow::{Context, Result};
@@ -38,8 +41,13 @@ pub enum GoalKind {
 pub struct GoalMap {
     pub goals: Vec<Goal>,
     /// Counters of the selected code that no execution can reach (`infeasible.rs`), by counter:
-    /// they are not goals.
+    /// they stand for no goal.
     pub infeasible: Vec<Infeasible>,
+    /// What each goal no copy can reach would have been, one per goal (however many copies).
+    infeasible_goals: Vec<GoalKind>,
+    /// Where each goal's block starts in the source, by goal (`None`: the debug info says
+    /// nothing).
+    places: Vec<Option<SourceLine>>,
     /// Selected functions left without a proof, and why (for `HERMETIC_DEBUG`).
     pub unproven: Vec<(String, GaveUp)>,
     /// The time the proofs took (for `HERMETIC_DEBUG`).
@@ -63,12 +71,17 @@ pub struct Infeasible {
 }
 
 impl GoalMap {
-    /// The goals hit by an execution's covered counters.
-    pub fn goals_hit<'a>(&'a self, covered: &'a [u32]) -> impl Iterator<Item = usize> + 'a {
-        covered
+    /// The goals hit by an execution's covered counters, each once (copies of a generic
+    /// function share goals), in order.
+    pub fn goals_hit(&self, covered: &[u32]) -> impl Iterator<Item = usize> {
+        let mut hit: Vec<usize> = covered
             .iter()
             .filter_map(|&c| self.by_counter.get(c as usize).copied().flatten())
             .map(|g| g as usize)
+            .collect();
+        hit.sort_unstable();
+        hit.dedup();
+        hit.into_iter()
     }
 
     /// The counters proven infeasible among an execution's covered counters: each one is a
@@ -89,14 +102,19 @@ impl GoalMap {
         self.goals.len()
     }
 
+    /// Where a goal's block starts in the source, if the debug info says.
+    pub fn place(&self, goal: usize) -> Option<&SourceLine> {
+        self.places.get(goal)?.as_ref()
+    }
+
     /// The number of goals of a kind.
     pub fn count(&self, kind: GoalKind) -> usize {
         self.goals.iter().filter(|g| g.kind == kind).count()
     }
 
-    /// The number of counters proven infeasible that would have been goals of a kind.
+    /// The number of goals of a kind proven infeasible (in every copy of their function).
     pub fn count_infeasible(&self, kind: GoalKind) -> usize {
-        self.infeasible.iter().filter(|i| i.kind == kind).count()
+        self.infeasible_goals.iter().filter(|&&k| k == kind).count()
     }
 
     /// Whether an address (relative to the load address) lies in selected code.
@@ -119,6 +137,8 @@ impl GoalMap {
             by_counter: (0..goals.len() as u32).map(Some).collect(),
             goals,
             infeasible: Vec::new(),
+            infeasible_goals: Vec::new(),
+            places: Vec::new(),
             unproven: Vec::new(),
             proof_time: std::time::Duration::ZERO,
             selected_code,
@@ -176,8 +196,9 @@ pub fn map_goals(
         .filter_map(|s| Some((s.address(), s.size(), s.name().ok()?.to_string())))
         .collect();
     functions.sort();
-    let mut goals = Vec::new();
-    let mut by_counter = vec![None; pcs.len()];
+    // The selected counters, live and dead, and each one's block (`None`: address unknown).
+    let mut counted: Vec<Counted> = Vec::new();
+    let mut blocks: Vec<Option<std::ops::Range<u64>>> = Vec::new();
     let mut selected_code: Vec<(u64, u64)> = Vec::new();
     let mut verdicts: std::collections::HashMap<usize, Option<(String, ModuleId)>> =
         Default::default();
@@ -233,24 +254,33 @@ pub fn map_goals(
                 proof_time += started.elapsed();
                 proof
             });
-            if !unknown && proof.as_ref().is_ok_and(|dead| dead.contains(pc)) {
+            let dead = !unknown && proof.as_ref().is_ok_and(|dead| dead.contains(pc));
+            if dead {
                 infeasible.push(Infeasible {
                     counter: counter as u32,
                     function: function.clone(),
                     pc,
                     kind,
                 });
-                continue;
             }
-            by_counter[counter] = Some(goals.len() as u32);
-            goals.push(Goal {
-                kind,
+            counted.push(Counted {
                 counter: counter as u32,
+                kind,
                 function: function.clone(),
                 module: *module,
+                dead,
+                copy: idx - 1,
+                source: None,
+                at: None,
+                shape: String::new(),
             });
+            blocks.push((!unknown).then(|| pc..next.unwrap_or(addr + size)));
         }
     }
+    place_copies(executable, &functions, &mut counted, &blocks);
+    shape_blocks(&checks, &functions, &mut counted, &blocks);
+    let merged = copies::merge(&counted);
+    let by_counter = by_counter(pcs.len(), &counted, &merged.goal_of);
     selected_code.sort();
     selected_code.dedup();
     let mut unproven: Vec<(String, GaveUp)> = proofs
@@ -263,13 +293,109 @@ pub fn map_goals(
         .collect();
     unproven.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(GoalMap {
-        goals,
+        goals: merged.goals,
         infeasible,
+        infeasible_goals: merged.infeasible,
+        places: merged.places,
         unproven,
         proof_time,
         selected_code,
         by_counter,
     })
+}
+
+/// For each of `n` counters, the goal it stands for: a counter of any copy covers its goal.
+fn by_counter(n: usize, counted: &[Counted], goal_of: &[Option<u32>]) -> Vec<Option<u32>> {
+    let mut by_counter = vec![None; n];
+    for (c, goal) in counted.iter().zip(goal_of) {
+        by_counter[c.counter as usize] = *goal;
+    }
+    by_counter
+}
+
+/// Sets each counter's source place, and the source function of its copy: the symbol without
+/// type arguments, and where the copy's body starts (which tells closures apart under legacy
+/// mangling, where every closure of `f` is `f::{{closure}}`, even two on one line). Without
+/// debug info, every copy keeps its own goals.
+fn place_copies(
+    executable: &Path,
+    functions: &[(u64, u64, String)],
+    counted: &mut [Counted],
+    blocks: &[Option<std::ops::Range<u64>>],
+) {
+    let mut copies: Vec<usize> = counted.iter().map(|c| c.copy).collect();
+    copies.sort_unstable();
+    copies.dedup();
+    let code: Vec<Code> = blocks
+        .iter()
+        .flatten()
+        .map(|range| Code {
+            range: range.clone(),
+            with_column: false,
+        })
+        .chain(copies.iter().map(|&copy| {
+            let (addr, size, _) = functions[copy];
+            Code {
+                range: addr..addr + size,
+                with_column: true,
+            }
+        }))
+        .collect();
+    let mut places = match super::lines::source_lines(executable, &code) {
+        Ok(places) => places,
+        Err(e) => {
+            if std::env::var_os("HERMETIC_DEBUG").is_some() {
+                eprintln!("no source lines: {e:#}");
+            }
+            return;
+        }
+    };
+    let starts = places.split_off(code.len() - copies.len());
+    let sources: std::collections::HashMap<usize, String> = copies
+        .iter()
+        .zip(starts)
+        .filter_map(|(&copy, start)| {
+            let start = start?;
+            let name = format!("{:#}", rustc_demangle::demangle(&functions[copy].2));
+            let source = format!(
+                "{} at {}:{}:{}",
+                copies::source_function(&name),
+                start.file.display(),
+                start.line,
+                start.column
+            );
+            Some((copy, source))
+        })
+        .collect();
+    let mut places = places.into_iter();
+    for (c, block) in counted.iter_mut().zip(blocks) {
+        c.source = sources.get(&c.copy).cloned();
+        c.at = block.as_ref().and_then(|_| places.next().flatten());
+    }
+}
+
+/// Sets each counter's block shape ([`copies::block_shape`]).
+fn shape_blocks(
+    code: &CheckCalls,
+    functions: &[(u64, u64, String)],
+    counted: &mut [Counted],
+    blocks: &[Option<std::ops::Range<u64>>],
+) {
+    let name_of = |address: u64| {
+        let i = functions.binary_search_by_key(&address, |f| f.0).ok()?;
+        Some(format!("{:#}", rustc_demangle::demangle(&functions[i].2)))
+    };
+    for (c, block) in counted.iter_mut().zip(blocks) {
+        let Some(block) = block else { continue };
+        let bytes = block
+            .start
+            .checked_sub(code.text_addr)
+            .zip(block.end.checked_sub(code.text_addr))
+            .and_then(|(from, to)| code.text.get(from as usize..to as usize));
+        if let Some(bytes) = bytes {
+            c.shape = copies::block_shape(bytes, block.start, name_of);
+        }
+    }
 }
 
 /// Finds blocks that call some functions (the compiler's check panics; the mutants' helpers),
@@ -543,6 +669,35 @@ fn strip_generics(s: &str) -> String {
 mod tests {
     use super::*;
     use crate::cluster::{Fields, Module, ModuleBody, TypeDef, TypeKind, Vis};
+
+    #[test]
+    fn a_goal_is_covered_when_any_copy_is_and_counted_once() {
+        use copies::tests::counted;
+        // Two copies of `f`: two branches each on line 3, the second dead in both.
+        let counted = vec![
+            counted(0, 0, "f at 2:5", 3, false),
+            counted(1, 0, "f at 2:5", 3, true),
+            counted(2, 1, "f at 2:5", 3, false),
+            counted(3, 1, "f at 2:5", 3, true),
+        ];
+        let merged = copies::merge(&counted);
+        let map = GoalMap {
+            by_counter: by_counter(4, &counted, &merged.goal_of),
+            goals: merged.goals,
+            infeasible: Vec::new(),
+            infeasible_goals: merged.infeasible,
+            places: merged.places,
+            unproven: Vec::new(),
+            proof_time: std::time::Duration::ZERO,
+            selected_code: Vec::new(),
+        };
+        assert_eq!(map.count(GoalKind::Branch), 1);
+        assert_eq!(map.count_infeasible(GoalKind::Branch), 1);
+        assert_eq!(map.goals_hit(&[2]).collect::<Vec<_>>(), [0]);
+        assert_eq!(map.goals_hit(&[0, 2]).collect::<Vec<_>>(), [0]);
+        assert_eq!(map.goals_hit(&[1, 3]).count(), 0);
+        assert_eq!(map.place(0).map(|p| p.line), Some(3));
+    }
 
     fn cluster() -> Cluster {
         let module = |path: &[&str], parent| Module {

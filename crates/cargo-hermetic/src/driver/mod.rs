@@ -5,12 +5,14 @@
 //! compiler rejects disabled; `process.rs` runs driver processes, and `execute.rs` is the seam the
 //! search runs test cases through; `goals.rs` finds the goals in the executable's symbols, with
 //! compiler checks and unwinding cleanup set apart (`cleanup.rs`, which follows control from each
-//! landing pad, decoding instructions with iced-x86) and the edges no input can take left out
-//! (`infeasible.rs`); `lines.rs` maps goals to source lines.
+//! landing pad, decoding instructions with iced-x86), the edges no input can take left out
+//! (`infeasible.rs`) and the copies of a generic function sharing their goals (`copies.rs`);
+//! `lines.rs` maps goals to source lines.
 
 pub mod build;
 pub mod cleanup;
 pub mod codegen;
+pub mod copies;
 pub mod execute;
 pub mod goals;
 pub mod infeasible;
