@@ -152,7 +152,7 @@ const EAGER_ON_GAIN: usize = 16;
 const DECIDING_ON_GAIN: usize = 12;
 /// At most this many edits putting words of the source into text ([`words::edits`]) follow a
 /// run that reached a new goal.
-const WORDS_ON_GAIN: usize = 24;
+const WORDS_ON_GAIN: usize = 32;
 /// How often input-to-state tries a string's or byte slice's length or one of its bytes
 /// first ([`cmp::reshapes`]).
 const P_RESHAPE: f64 = 0.25;
@@ -836,14 +836,17 @@ impl<'s, 'c> Search<'s, 'c> {
         }
         // Words of the source where the text has words: after a gain only, as reshapes.
         if gained {
-            let dict = words::dictionary(self.space, case, &compared);
-            let mut options = words::edits(self.space, case, &dict);
-            options.retain(|(key, _)| !self.tried.contains(key));
-            let n = WORDS_ON_GAIN.min(options.len());
-            for i in rand::seq::index::sample(&mut self.rng, options.len(), n) {
-                let (key, candidate) = options[i].clone();
-                if self.tried.insert(key) {
-                    lists[Kind::Word.index()].push((candidate, Origin::new(Kind::Word, None)));
+            let (dict, ints) = words::dictionary(self.space, case, &compared);
+            // The first tier first: keys, values, lines and whole texts before other words.
+            for mut options in words::edits(self.space, case, &dict, &ints) {
+                options.retain(|(key, _)| !self.tried.contains(key));
+                let left = WORDS_ON_GAIN - lists[Kind::Word.index()].len();
+                let n = left.min(options.len());
+                for i in rand::seq::index::sample(&mut self.rng, options.len(), n) {
+                    let (key, candidate) = options[i].clone();
+                    if self.tried.insert(key) {
+                        lists[Kind::Word.index()].push((candidate, Origin::new(Kind::Word, None)));
+                    }
                 }
             }
         }

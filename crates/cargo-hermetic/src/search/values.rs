@@ -136,6 +136,11 @@ impl ValuePool {
         self.module_strings.get(path).map_or(&[], Vec::as_slice)
     }
 
+    /// Whether a separator of the source holds `c`.
+    pub fn separates(&self, c: char) -> bool {
+        self.separators.iter().any(|sep| sep.contains(c))
+    }
+
     /// The words of `s`: byte ranges of the runs of chars no separator of the source holds.
     pub fn words(&self, s: &str) -> Vec<(usize, usize)> {
         words(self, s)
