@@ -876,4 +876,7 @@ pub struct Literals {
     pub floats: Vec<f64>,
     pub strings: Vec<String>,
     pub chars: Vec<char>,
+    /// The strings of each module (by its path below the crate root), uncapped by the others':
+    /// the words a function of that module is likeliest to compare its input with.
+    pub module_strings: std::collections::BTreeMap<Vec<String>, Vec<String>>,
 }

@@ -124,11 +124,19 @@ pub fn analyze_with(lib_rs: &Path, crate_name: &str, options: Options) -> anyhow
     };
     collector.run(&mods);
     let callables = collector.callables;
-    let literals = literals::merge(
-        mods.iter()
-            .map(|m| literals::collect(&m.items, &config))
-            .collect(),
-    );
+    let parts: Vec<_> = mods
+        .iter()
+        .map(|m| literals::collect(&m.items, &config))
+        .collect();
+    let module_strings = mods
+        .iter()
+        .zip(&parts)
+        .map(|(m, l)| (m.module.path.clone(), l.strings.clone()))
+        .collect();
+    let literals = crate::cluster::Literals {
+        module_strings,
+        ..literals::merge(parts)
+    };
     let left_out_modules = mods
         .iter()
         .flat_map(|m| {

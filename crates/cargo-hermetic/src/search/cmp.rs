@@ -501,7 +501,12 @@ fn byte_of(v: &Value) -> u8 {
 
 /// Rewrites the `n`-th byte leaf of a value (in `byte_leaves` order) with `f`; false when the
 /// result does not fit (text that is no longer UTF-8, an array of another length).
-fn set_bytes(ty: &Ty, v: &mut Value, n: &mut usize, f: &mut dyn FnMut(&[u8]) -> Vec<u8>) -> bool {
+pub(super) fn set_bytes(
+    ty: &Ty,
+    v: &mut Value,
+    n: &mut usize,
+    f: &mut dyn FnMut(&[u8]) -> Vec<u8>,
+) -> bool {
     let this = |n: &mut usize| {
         if *n == 0 {
             true

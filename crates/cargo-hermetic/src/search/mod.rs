@@ -29,6 +29,7 @@ pub mod outputs;
 pub mod refused;
 mod shorter;
 pub mod values;
+mod words;
 mod yields;
 
 use crate::cluster::{CallableKind, Cluster};
@@ -149,6 +150,9 @@ const EAGER_ON_GAIN: usize = 16;
 /// At most this many edits towards the comparisons that decided a run follow a run that
 /// reached a new goal ([`deciding::follow`]), first in the queue.
 const DECIDING_ON_GAIN: usize = 12;
+/// At most this many edits putting words of the source into text ([`words::edits`]) follow a
+/// run that reached a new goal.
+const WORDS_ON_GAIN: usize = 32;
 /// How often input-to-state tries a string's or byte slice's length or one of its bytes
 /// first ([`cmp::reshapes`]).
 const P_RESHAPE: f64 = 0.25;
@@ -764,7 +768,7 @@ impl<'s, 'c> Search<'s, 'c> {
         let mut decided = deciding::follow(self.space, case, &pairs);
         decided.retain(|(key, _)| !self.tried.contains(key));
         // One list per kind, merged in the order their yields so far say.
-        let mut lists: [Vec<(TestCase, Origin)>; 4] = Default::default();
+        let mut lists: [Vec<(TestCase, Origin)>; 5] = Default::default();
         // Only after a gain or a step: runs that end at comparisons met long ago would crowd
         // the queue.
         let quota = if gained || stepped {
@@ -827,6 +831,22 @@ impl<'s, 'c> Search<'s, 'c> {
                 let (key, candidate) = options[i].clone();
                 if self.tried.insert(key) {
                     lists[kind.index()].push((candidate, Origin::new(kind, None)));
+                }
+            }
+        }
+        // Words of the source where the text has words: after a gain only, as reshapes.
+        if gained {
+            let (dict, ints) = words::dictionary(self.space, case, &compared);
+            // The first tier first: keys, values, lines and whole texts before other words.
+            for mut options in words::edits(self.space, case, &dict, &ints) {
+                options.retain(|(key, _)| !self.tried.contains(key));
+                let left = WORDS_ON_GAIN - lists[Kind::Word.index()].len();
+                let n = left.min(options.len());
+                for i in rand::seq::index::sample(&mut self.rng, options.len(), n) {
+                    let (key, candidate) = options[i].clone();
+                    if self.tried.insert(key) {
+                        lists[Kind::Word.index()].push((candidate, Origin::new(Kind::Word, None)));
+                    }
                 }
             }
         }

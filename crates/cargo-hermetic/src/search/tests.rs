@@ -791,4 +791,81 @@ fn what_holds_only_for_the_first_caller_is_not_asserted() {
             "asserts what only a first call returns"
         );
     }
+
+const READER: &str = "pub fn read(text: &str) -> Result<u8, String> {\n\
+                          let mut n = 0;\n\
+                          for line in text.lines() {\n\
+                              let (key, value) = line.split_once('=').ok_or(\"no equals\")?;\n\
+                              match key { \"name\" => {}\n\
+                                  \"retries\" => n = value.parse::<u8>().map_err(|e| e.to_string())?,\n\
+                                  _ => return Err(\"unknown\".into()) }\n\
+                          }\n\
+                          if n > 10 { return Err(\"too many\".into()); }\n\
+                          Ok(n)\n\
+                      }\n\
+                      pub fn act(token: u64, action: &str) -> bool {\n\
+                          token == 42 && action == \"rotate-logs-now\"\n\
+                      }\n";
+
+/// The texts the dictionary edits of `case` put in its argument `k`, tier by tier.
+fn word_texts(space: &Space, case: &TestCase, k: usize, ints: &[(u64, u64)]) -> [Vec<String>; 2] {
+    let (dict, numbers) = words::dictionary(space, case, ints);
+    words::edits(space, case, &dict, &numbers).map(|tier| {
+        tier.into_iter()
+            .map(|(_, t)| match &t.stmts[0].args[k] {
+                Value::Str(s) => s.clone(),
+                other => panic!("not text: {other:?}"),
+            })
+            .collect()
+    })
+}
+
+#[test]
+fn the_modules_words_go_in_as_keys_values_and_added_lines() {
+    let c = cluster(READER);
+    let usable = vec![true; c.callables.len()];
+    let pool = ValuePool::from_literals(&c.literals);
+    let space = Space::new(&c, &usable, vec![0, 1], pool);
+    let case = one_call(&c, "read", Value::Str("name=a".into()));
+    // The run compared a retry count with 10: 10 and 11 are values to try.
+    let [first, rest] = word_texts(&space, &case, 0, &[(7, 3), (7, 10)]);
+    let all: Vec<&String> = first.iter().chain(&rest).collect();
+    for want in [
+        "retries=a",
+        "name=a\nretries=a",
+        "name=a\nname=a",
+        "name=11",
+        "rotate-logs-now",
+    ] {
+        assert!(first.iter().any(|t| t == want), "{want:?} not in {first:?}");
+    }
+    // A number is a value, not a key.
+    assert!(!all.iter().any(|t| t.starts_with("11")), "{all:?}");
+    // A line the code refuses is dropped, so the lines after it are read.
+    let case = one_call(&c, "read", Value::Str("junk\nname=a".into()));
+    let [first, _] = word_texts(&space, &case, 0, &[]);
+    assert!(first.iter().any(|t| t == "name=a"), "{first:?}");
+}
+
+#[test]
+fn a_word_goes_in_while_the_other_argument_keeps_its_value() {
+    let c = cluster(READER);
+    let usable = vec![true; c.callables.len()];
+    let pool = ValuePool::from_literals(&c.literals);
+    let space = Space::new(&c, &usable, vec![0, 1], pool);
+    let case = TestCase {
+        home: 0,
+        stmts: vec![Stmt {
+            callable: callable(&c, "act"),
+            args: vec![Value::Int(42), Value::Str("reloadX".into())],
+        }],
+        env: Default::default(),
+    };
+    let (dict, numbers) = words::dictionary(&space, &case, &[]);
+    let [first, _] = words::edits(&space, &case, &dict, &numbers);
+    let hit = first
+        .iter()
+        .find(|(_, t)| t.stmts[0].args[1] == Value::Str("rotate-logs-now".into()))
+        .expect("the action literal is proposed");
+    assert_eq!(hit.1.stmts[0].args[0], Value::Int(42));
 }

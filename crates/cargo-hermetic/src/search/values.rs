@@ -31,6 +31,8 @@ pub struct ValuePool {
     /// literals and short string literals (`=`, `:`, `#`, `<`), and the line break and blank
     /// that `lines()` and `split_whitespace()` imply.
     separators: Vec<String>,
+    /// The source's strings of each module (by path), format strings left out.
+    module_strings: std::collections::BTreeMap<Vec<String>, Vec<String>>,
     /// The lengths (in chars) of the source's strings, each once.
     source_lens: Vec<usize>,
     /// Paths the code opened or checked in its environment, and known strings that look like
@@ -66,6 +68,14 @@ impl ValuePool {
             pool.add_string(s.clone());
         }
         pool.source_strings = pool.string_list.clone();
+        pool.module_strings = lits
+            .module_strings
+            .iter()
+            .map(|(m, strings)| {
+                let kept = strings.iter().filter(|s| !is_format_string(s));
+                (m.clone(), kept.cloned().collect())
+            })
+            .collect();
         let lens: BTreeSet<usize> = pool
             .source_strings
             .iter()
@@ -119,6 +129,21 @@ impl ValuePool {
     /// The known strings: the source's literals and what the code compared.
     pub fn known_strings(&self) -> &[String] {
         &self.string_list
+    }
+
+    /// The strings written in module `path` (format strings aside).
+    pub fn module_strings(&self, path: &[String]) -> &[String] {
+        self.module_strings.get(path).map_or(&[], Vec::as_slice)
+    }
+
+    /// Whether a separator of the source holds `c`.
+    pub fn separates(&self, c: char) -> bool {
+        self.separators.iter().any(|sep| sep.contains(c))
+    }
+
+    /// The words of `s`: byte ranges of the runs of chars no separator of the source holds.
+    pub fn words(&self, s: &str) -> Vec<(usize, usize)> {
+        words(self, s)
     }
 
     /// A known integer, if there is one.
@@ -649,21 +674,7 @@ fn token(rng: &mut ChaCha8Rng, pool: &ValuePool) -> String {
 /// `s` with one word (a run of chars no separator of the source holds) replaced by a token;
 /// `None` when `s` has no word.
 fn replace_token(rng: &mut ChaCha8Rng, pool: &ValuePool, s: &str) -> Option<String> {
-    let separating = |c: char| pool.separators.iter().any(|sep| sep.contains(c));
-    let mut words = Vec::new();
-    let mut start = None;
-    // The end closes the last word.
-    for (i, c) in s.char_indices().chain([(s.len(), ' ')]) {
-        match (start, i == s.len() || separating(c)) {
-            (None, false) => start = Some(i),
-            (Some(b), true) => {
-                words.push((b, i));
-                start = None;
-            }
-            _ => {}
-        }
-    }
-    let &(b, e) = words.choose(rng)?;
+    let &(b, e) = words(pool, s).choose(rng)?;
     // Half the time one of the source's words: a key of a literal's length is what makes the
     // code compare it with that literal at all (`match key` compares lengths first).
     // Or this word at the length of one: then the code compares it with every literal of that
@@ -683,6 +694,25 @@ fn replace_token(rng: &mut ChaCha8Rng, pool: &ValuePool, s: &str) -> Option<Stri
         _ => token(rng, pool),
     };
     Some(format!("{}{word}{}", &s[..b], &s[e..]))
+}
+
+/// The byte ranges of the words of `s` (runs of chars no separator of the source holds).
+fn words(pool: &ValuePool, s: &str) -> Vec<(usize, usize)> {
+    let separating = |c: char| pool.separators.iter().any(|sep| sep.contains(c));
+    let mut words = Vec::new();
+    let mut start = None;
+    // The end closes the last word.
+    for (i, c) in s.char_indices().chain([(s.len(), ' ')]) {
+        match (start, i == s.len() || separating(c)) {
+            (None, false) => start = Some(i),
+            (Some(b), true) => {
+                words.push((b, i));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    words
 }
 
 /// `s` with one of its lines repeated after itself.

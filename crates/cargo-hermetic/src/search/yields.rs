@@ -1,6 +1,6 @@
 //! Which kind of follow-up edit pays off on the code under test. A run that gained a goal is
-//! followed by edits of four kinds (towards its deciding comparisons, reshapes, integer and
-//! byte substitutions), and only a quarter of each batch goes to them: the order decides
+//! followed by edits of five kinds (towards its deciding comparisons, reshapes, integer and
+//! byte substitutions, words of the source), and only a quarter of each batch goes to them: the order decides
 //! which are tried while the run is fresh. No kind is best everywhere: a chain of checks of
 //! one field after another (a date's) is climbed by the deciding edits, a reader whose keys
 //! are compared as strings (`match key { "name" => .. }`) by the reshapes and byte splices.
@@ -15,9 +15,11 @@ pub enum Kind {
     Reshape,
     Int,
     Byte,
+    /// Words of the source put into text ([`super::words`]).
+    Word,
 }
 
-const KINDS: usize = 4;
+const KINDS: usize = 5;
 
 impl Kind {
     pub fn index(self) -> usize {
@@ -78,7 +80,13 @@ mod tests {
     #[test]
     fn untried_kinds_take_turns_in_their_order() {
         let y = Yields::default();
-        let merged = y.interleave([vec!["d1", "d2"], vec!["r1", "r2", "r3"], vec![], vec!["b1"]]);
+        let merged = y.interleave([
+            vec!["d1", "d2"],
+            vec!["r1", "r2", "r3"],
+            vec![],
+            vec!["b1"],
+            vec![],
+        ]);
         assert_eq!(merged, ["d1", "r1", "b1", "d2", "r2", "r3"]);
     }
 
@@ -90,7 +98,7 @@ mod tests {
             y.record(Kind::Reshape, true);
         }
         // Weights 1/12 and 11/12: the reshapes go first and eleven times as often.
-        let merged = y.interleave([vec!['d'; 3], vec!['r'; 30], vec![], vec![]]);
+        let merged = y.interleave([vec!['d'; 3], vec!['r'; 30], vec![], vec![], vec![]]);
         assert_eq!(merged[..12].iter().filter(|&&c| c == 'r').count(), 11);
         assert_eq!(merged[0], 'r');
         assert_eq!(merged.len(), 33);
