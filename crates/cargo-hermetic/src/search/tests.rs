@@ -791,6 +791,7 @@ fn what_holds_only_for_the_first_caller_is_not_asserted() {
             "asserts what only a first call returns"
         );
     }
+}
 
 const READER: &str = "pub fn read(text: &str) -> Result<u8, String> {\n\
                           let mut n = 0;\n\
