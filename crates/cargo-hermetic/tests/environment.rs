@@ -257,6 +257,30 @@ fn what_a_test_sees_only_when_it_calls_first_is_not_asserted() {
     );
 }
 
+/// A directory the code makes is checked as one (`env.is_dir(..)`), not as a path that is
+/// gone: `config::log_dir` makes `$APP_HOME/logs`, and its test keeps passing.
+#[test]
+fn directories_the_code_makes_are_checked_as_directories() {
+    let fixture = Fixture::copy("envdeps");
+    let run = fixture
+        .generate()
+        .arg("--module")
+        .arg("config")
+        .arg("--function")
+        .arg("log_dir")
+        .seed(1)
+        .max_executions(2_000)
+        .arg("--dry-run")
+        .run();
+    run.assert_success();
+    assert!(
+        run.stdout.contains("env.is_dir(") && run.stdout.contains("/logs\"));"),
+        "no test checks the directory log_dir made:\n{}",
+        run.describe()
+    );
+    assert_eq!(run.count("tests_dropped_unstable"), 0, "{}", run.describe());
+}
+
 /// The benchmarks' hidden mode without static isolation (one long-lived child per driver runs
 /// every execution): a child that aborts, overflows its stack or hangs is reported as in the
 /// default mode, and the next execution gets a new child.

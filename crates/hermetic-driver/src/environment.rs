@@ -42,9 +42,16 @@ pub fn enter(spec: &EnvSpec) -> EnvGuard {
 pub fn report(guard: &EnvGuard) -> EnvReport {
     let accesses: Vec<AccessReport> = guard.accesses().into_iter().map(convert).collect();
     let mut files = Vec::new();
+    let mut dirs: Vec<String> = Vec::new();
     for a in &accesses {
         if let AccessReport::PathWritten { path } | AccessReport::PathRemoved { path } = a {
-            if !files.iter().any(|(p, _)| p == path) {
+            if files.iter().any(|(p, _)| p == path) || dirs.contains(path) {
+                continue;
+            }
+            // A directory has no contents: reported apart, not as a file that is gone.
+            if guard.is_dir(path) {
+                dirs.push(path.clone());
+            } else {
                 files.push((path.clone(), guard.file_contents(path)));
             }
         }
@@ -52,6 +59,7 @@ pub fn report(guard: &EnvGuard) -> EnvReport {
     EnvReport {
         accesses,
         files,
+        dirs,
         stdout: guard.stdout(),
         stderr: guard.stderr(),
     }

@@ -382,6 +382,9 @@ pub struct EnvReport {
     /// Files the code wrote or removed, with their contents at the end (`None`: gone, or not
     /// a regular file).
     pub files: Vec<(String, Option<Vec<u8>>)>,
+    /// Directories the code created, there at the end (not in `files`).
+    #[serde(default)]
+    pub dirs: Vec<String>,
     pub stdout: Vec<u8>,
     pub stderr: Vec<u8>,
 }

@@ -80,7 +80,14 @@ pub fn checks(
         };
         (Assertion::File(path.clone()), check)
     });
+    let dirs = report.dirs.iter().map(|path| {
+        (
+            Assertion::File(path.clone()),
+            quote!(#assert(env.is_dir(#path));),
+        )
+    });
     files
+        .chain(dirs)
         .chain(output_checks(report))
         .filter(|(a, _)| keep(a))
         .collect()
@@ -245,6 +252,7 @@ mod tests {
                 ("/out".into(), Some(b"done\n".to_vec())),
                 ("/old".into(), None),
             ],
+            dirs: vec!["/made".into()],
             stdout: vec![],
             stderr: vec![],
         };
@@ -257,6 +265,8 @@ mod tests {
             "ASSERT_EQ_ (env . file_string (\"/out\") . as_deref () , Some (\"done\\n\")) ;"
         );
         assert_eq!(checks[1], "ASSERT_ (! env . exists (\"/old\")) ;");
+        // A directory the code made is checked as one, not as a file that is gone.
+        assert_eq!(checks[2], "ASSERT_ (env . is_dir (\"/made\")) ;");
         assert!(needed(&EnvSpec::default(), &report));
         assert!(!needed(&EnvSpec::default(), &EnvReport::default()));
     }

@@ -867,6 +867,9 @@ pub fn assertion_keys(cluster: &Cluster, test: &FinishedTest) -> Vec<(Assertion,
         for (path, contents) in &report.env.files {
             out.push((Assertion::File(path.clone()), format!("{contents:?}")));
         }
+        for path in &report.env.dirs {
+            out.push((Assertion::File(path.clone()), "directory".to_string()));
+        }
         if !report.env.stdout.is_empty() {
             out.push((Assertion::Stdout, format!("{:?}", report.env.stdout)));
         }

@@ -232,6 +232,7 @@ fn keep_what_held(report: &mut ExecReport, again: &ExecReport) {
     }
     report.finals.retain(|f| again.finals.contains(f));
     report.env.files.retain(|f| again.env.files.contains(f));
+    report.env.dirs.retain(|d| again.env.dirs.contains(d));
     if report.env.stdout != again.env.stdout {
         report.env.stdout.clear();
     }
