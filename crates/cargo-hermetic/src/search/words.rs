@@ -7,8 +7,9 @@
 //! whole text, or go into a copy of the word's line added after it (`name=a` ->
 //! `name=a\nretries=a`: the first line still holds what the code needed), or where a line's
 //! first word ends (a value: `verbose=true`); and each line is said twice (what a reader
-//! refuses on a repeat) or dropped (one it refuses stops it before the rest). The edits start from a test that just
-//! gained a goal, so whatever it had right (a token in another argument) stays.
+//! refuses on a repeat) or dropped (one it refuses stops it before the rest). The edits start
+//! from a test that just gained a goal, so whatever it had right (a token in another argument)
+//! stays.
 
 use super::cmp::{self, Tried};
 use super::ops::Space;
@@ -63,8 +64,8 @@ pub fn dictionary(
 }
 
 /// Every dictionary edit of the text arguments of `case`, each with the key it is tried
-/// under, in two tiers. First each line repeated or dropped, the whole text replaced by a word of `dict`,
-/// a line's first word (a key, a command) replaced in place and in an added copy of its line,
+/// under, in two tiers. First each line repeated or dropped, the whole text replaced by a word
+/// of `dict`, a line's first word (a key, a command) replaced in place and in an added copy of its line,
 /// and what follows the first word and its separators (a value) replaced; `ints` (decimal
 /// text) go only there. Then any other word replaced in place.
 pub fn edits(
