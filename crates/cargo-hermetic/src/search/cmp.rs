@@ -91,14 +91,16 @@ pub(super) fn widen(other: u64, width: u32, signed: bool) -> i128 {
 
 /// A test with one operand of a comparison replaced, inside a string or byte slice, by the
 /// other: `cmp_bytes` are the `memcmp` operand pairs of the test's run (`[a0, b0, a1, ..]`),
-/// `cmp_ints` its `(site, operand)` pairs, limited to the code under test. `None` when no
-/// string or byte slice of the test holds an operand.
+/// `cmp_ints` its `(site, operand)` pairs, limited to the code under test, `all_ints` those of
+/// every site (for [`binary_swaps`]). `None` when no string or byte slice of the test holds an
+/// operand.
 pub fn splice(
     rng: &mut ChaCha8Rng,
     space: &Space,
     case: &TestCase,
     cmp_bytes: &[Vec<u8>],
     cmp_ints: &[(u64, u64)],
+    all_ints: &[(u64, u64)],
 ) -> Option<TestCase> {
     let mut swaps: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
     for pair in cmp_bytes.chunks_exact(2) {
@@ -107,28 +109,11 @@ pub fn splice(
             swaps.push((pair[1].clone(), pair[0].clone()));
         }
     }
-    let mut by_site: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
-    for &(site, v) in cmp_ints {
-        by_site.entry(site).or_default().push(v);
-    }
     // Integers as they sit in bytes: little- and big-endian at their width, and as text.
-    let mut int_swaps: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
-    for operands in by_site.values() {
+    let mut int_swaps = binary_swaps(all_ints);
+    for operands in by_site(cmp_ints).values() {
         for &mine in operands {
             for &other in operands.iter().filter(|&&o| o != mine) {
-                for width in [2usize, 4, 8] {
-                    let fits = |v: u64| width == 8 || v >> (8 * width) == 0;
-                    if mine > 0xff && fits(mine) && fits(other) {
-                        int_swaps.push((
-                            mine.to_le_bytes()[..width].to_vec(),
-                            other.to_le_bytes()[..width].to_vec(),
-                        ));
-                        int_swaps.push((
-                            mine.to_be_bytes()[8 - width..].to_vec(),
-                            other.to_be_bytes()[8 - width..].to_vec(),
-                        ));
-                    }
-                }
                 int_swaps.push((
                     mine.to_string().into_bytes(),
                     other.to_string().into_bytes(),
@@ -176,13 +161,15 @@ pub type Eager = (Tried, TestCase);
 /// the key it is tried under ([`Tried`]): integers of the test compared at a site (`cmp_ints`,
 /// the run's `(site, operand)` pairs in the code under test) replaced by another operand of
 /// that site (the first list), and strings or byte slices holding one operand of a byte
-/// comparison (`cmp_bytes`, `[a0, b0, a1, ..]`) with the other spliced in at that offset (the
+/// comparison (`cmp_bytes`, `[a0, b0, a1, ..]`), or the bytes of an integer compared at any
+/// site (`all_ints`, [`binary_swaps`]), with the other spliced in at that offset (the
 /// second). Deterministic: the order follows the test and the reports.
 pub fn eager(
     space: &Space,
     case: &TestCase,
     cmp_ints: &[(u64, u64)],
     cmp_bytes: &[Vec<u8>],
+    all_ints: &[(u64, u64)],
 ) -> (Vec<Eager>, Vec<Eager>) {
     let mut out = Vec::new();
     let types: Vec<Vec<Ty>> = case
@@ -204,17 +191,25 @@ pub fn eager(
         }
     }
     let ints = std::mem::take(&mut out);
-    let mut swaps: Vec<(&[u8], &[u8])> = Vec::new();
+    // (found, other, whether the bytes must match exactly: binary integers do)
+    let mut swaps: Vec<(&[u8], &[u8], bool)> = Vec::new();
     for pair in cmp_bytes.chunks_exact(2) {
         if pair[0] != pair[1] {
-            swaps.push((&pair[0], &pair[1]));
-            swaps.push((&pair[1], &pair[0]));
+            swaps.push((&pair[0], &pair[1], false));
+            swaps.push((&pair[1], &pair[0], false));
         }
     }
+    let binary = binary_swaps(all_ints);
+    swaps.extend(binary.iter().map(|(a, b)| (&a[..], &b[..], true)));
     for l in arg_leaves(space, case) {
         let (i, k, leaf) = (l.stmt, l.arg, l.leaf);
-        for &(from, to) in &swaps {
-            for at in occurrences(&l.bytes, from) {
+        for &(from, to, exact) in &swaps {
+            let places = if exact {
+                exact_occurrences(&l.bytes, from)
+            } else {
+                occurrences(&l.bytes, from)
+            };
+            for at in places {
                 let mut t = case.clone();
                 let done = set_bytes(&l.ty, &mut t.stmts[i].args[k], &mut { leaf }, &mut |b| {
                     let mut new = b[..at].to_vec();
@@ -390,6 +385,58 @@ pub fn reshape_key(space: &Space, case: &TestCase, r: &Reshape) -> Tried {
             (tag, *i, *k, *leaf, *at)
         }
     }
+}
+
+/// The operands of each comparison site (`(site, operand)` pairs), by site.
+fn by_site(cmp_ints: &[(u64, u64)]) -> BTreeMap<u64, Vec<u64>> {
+    let mut out: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
+    for &(site, v) in cmp_ints {
+        out.entry(site).or_default().push(v);
+    }
+    out
+}
+
+/// Integers as they sit in binary input, as (found, other) byte pairs: each operand of a site
+/// wider than a byte with each other operand of that site, little- and big-endian at 2, 4 and
+/// 8 bytes where both fit (a magic number or a checksum read from a trailer). Sites outside
+/// the code under test count too: a short slice compared with a constant array
+/// (`trailer[..2] != MAGIC`) is compared inside the standard library's generic code, and
+/// bytes of the input that equal an operand are a signal wherever they were compared, as
+/// fuzzers find magic values; a value of a byte alone would match anywhere.
+pub(super) fn binary_swaps(cmp_ints: &[(u64, u64)]) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let mut out = Vec::new();
+    for operands in by_site(cmp_ints).values() {
+        for &mine in operands.iter().filter(|&&v| v > 0xff) {
+            for &other in operands.iter().filter(|&&o| o != mine) {
+                for width in [2usize, 4, 8] {
+                    let fits = |v: u64| width == 8 || v >> (8 * width) == 0;
+                    if fits(mine) && fits(other) {
+                        out.push((
+                            mine.to_le_bytes()[..width].to_vec(),
+                            other.to_le_bytes()[..width].to_vec(),
+                        ));
+                        out.push((
+                            mine.to_be_bytes()[8 - width..].to_vec(),
+                            other.to_be_bytes()[8 - width..].to_vec(),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Where `needle` starts in `hay`, byte for byte.
+fn exact_occurrences(hay: &[u8], needle: &[u8]) -> Vec<usize> {
+    if needle.is_empty() || needle.len() > hay.len() {
+        return Vec::new();
+    }
+    (0..=hay.len() - needle.len())
+        .filter(|&at| hay[at..at + needle.len()] == *needle)
+        .collect()
 }
 
 /// Where `needle` starts in `hay`, ASCII case aside (code often compares an upper-cased copy).

@@ -525,7 +525,10 @@ impl<'s, 'c> Search<'s, 'c> {
                             .flatten();
                         reshaped
                             .or_else(|| cmp::substitute(rng, &parent.case, &compared))
-                            .or_else(|| cmp::splice(rng, space, &parent.case, bytes, &compared))
+                            .or_else(|| {
+                                let all = &parent.report.cmp_ints;
+                                cmp::splice(rng, space, &parent.case, bytes, &compared, all)
+                            })
                     })
                     .flatten();
                 substituted
@@ -764,7 +767,13 @@ impl<'s, 'c> Search<'s, 'c> {
             .copied()
             .filter(|(pc, _)| self.goals.in_selected_code(*pc))
             .collect();
-        let (ints, bytes) = cmp::eager(self.space, case, &compared, &report.cmp_bytes);
+        let (ints, bytes) = cmp::eager(
+            self.space,
+            case,
+            &compared,
+            &report.cmp_bytes,
+            &report.cmp_ints,
+        );
         let mut decided = deciding::follow(self.space, case, &pairs);
         decided.retain(|(key, _)| !self.tried.contains(key));
         // One list per kind, merged in the order their yields so far say.

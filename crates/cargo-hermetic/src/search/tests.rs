@@ -319,7 +319,7 @@ fn a_compared_operand_is_spliced_in_where_the_test_holds_the_other() {
     // `memcmp("retriez=", "retries=")`: the key goes in where the test has the near miss.
     let case = one_call(&c, "setting", Value::Str("x retriez=3".into()));
     let pairs = vec![b"retriez=".to_vec(), b"retries=".to_vec()];
-    let got = cmp::splice(&mut rng, &space, &case, &pairs, &[]).unwrap();
+    let got = cmp::splice(&mut rng, &space, &case, &pairs, &[], &[]).unwrap();
     assert_eq!(got.stmts[0].args, vec![Value::Str("x retries=3".into())]);
     // A checksum read from the last four bytes (little-endian) and compared with the right
     // one: the right one goes in, in the same byte order.
@@ -334,6 +334,7 @@ fn a_compared_operand_is_spliced_in_where_the_test_holds_the_other() {
         &space,
         &case,
         &[],
+        &[],
         &[(9, 0x1234_5678), (9, 0x00AB_CDEF)],
     );
     assert_eq!(
@@ -342,11 +343,11 @@ fn a_compared_operand_is_spliced_in_where_the_test_holds_the_other() {
     );
     // As decimal text: `retries > 10` compared 12 with 10.
     let case = one_call(&c, "setting", Value::Str("retries=12".into()));
-    let got = cmp::splice(&mut rng, &space, &case, &[], &[(9, 12), (9, 10)]).unwrap();
+    let got = cmp::splice(&mut rng, &space, &case, &[], &[(9, 12), (9, 10)], &[]).unwrap();
     assert_eq!(got.stmts[0].args, vec![Value::Str("retries=10".into())]);
     // Nothing of the operands in the test: nothing to do.
     let case = one_call(&c, "setting", Value::Str("abc".into()));
-    assert!(cmp::splice(&mut rng, &space, &case, &pairs, &[(9, 12), (9, 10)]).is_none());
+    assert!(cmp::splice(&mut rng, &space, &case, &pairs, &[(9, 12), (9, 10)], &[]).is_none());
 }
 
 /// Tests of the last run go first and are kept as they are, even a longer one than the search
