@@ -397,17 +397,18 @@ fn by_site(cmp_ints: &[(u64, u64)]) -> BTreeMap<u64, Vec<u64>> {
 }
 
 /// Integers as they sit in binary input, as (found, other) byte pairs: each operand of a site
-/// wider than a byte with each other operand of that site, little- and big-endian at 2, 4 and
-/// 8 bytes where both fit (a magic number or a checksum read from a trailer). Sites outside
-/// the code under test count too: a short slice compared with a constant array
-/// (`trailer[..2] != MAGIC`) is compared inside the standard library's generic code, and
-/// bytes of the input that equal an operand are a signal wherever they were compared, as
-/// fuzzers find magic values; a value of a byte alone would match anywhere.
+/// with each other operand of that site, one of them wider than a byte, little- and big-endian
+/// at 2, 4 and 8 bytes where both fit (a magic number or a checksum read from a trailer, also
+/// a checksum field that holds 1 yet). Sites outside the code under test count too: a short
+/// slice compared with a constant array (`trailer[..2] != MAGIC`) is compared inside the
+/// standard library's generic code, and bytes of the input that equal an operand are a signal
+/// wherever they were compared, as fuzzers find magic values. Two values of a byte each (a
+/// loop's counter and its bound) are left out: they would match anywhere.
 pub(super) fn binary_swaps(cmp_ints: &[(u64, u64)]) -> Vec<(Vec<u8>, Vec<u8>)> {
     let mut out = Vec::new();
     for operands in by_site(cmp_ints).values() {
-        for &mine in operands.iter().filter(|&&v| v > 0xff) {
-            for &other in operands.iter().filter(|&&o| o != mine) {
+        for &mine in operands {
+            for &other in operands.iter().filter(|&&o| o != mine && o.max(mine) > 0xff) {
                 for width in [2usize, 4, 8] {
                     let fits = |v: u64| width == 8 || v >> (8 * width) == 0;
                     if fits(mine) && fits(other) {

@@ -350,6 +350,32 @@ fn a_compared_operand_is_spliced_in_where_the_test_holds_the_other() {
     assert!(cmp::splice(&mut rng, &space, &case, &pairs, &[(9, 12), (9, 10)], &[]).is_none());
 }
 
+/// A magic number compared as an integer inside the standard library's generic code (a short
+/// slice against a constant array: outside the code under test) still goes where the input
+/// holds the bytes it was compared with, in an eager follow-up.
+#[test]
+fn bytes_compared_as_an_integer_at_any_site_are_replaced_eagerly() {
+    let c = cluster(PARSERS);
+    let usable = vec![true; c.callables.len()];
+    let space = Space::new(&c, &usable, vec![0, 1], ValuePool::default());
+    let bytes = |b: &[u8]| Value::Seq(b.iter().map(|&x| Value::Int(x.into())).collect());
+    let case = one_call(&c, "open", bytes(b"Nname"));
+    // `[0x61, 0x6d]` ("am") read as a little-endian u16 and compared with 0xDEC0.
+    let anywhere = [(0x9000, 0x6d61), (0x9000, 0xdec0)];
+    let (_, spliced) = cmp::eager(&space, &case, &[], &[], &anywhere);
+    let got: Vec<_> = spliced.iter().map(|(_, t)| t.stmts[0].args.clone()).collect();
+    assert_eq!(got, vec![vec![bytes(&[b'N', b'n', 0xC0, 0xDE, b'e'])]]);
+    // A checksum field still holding 1 (`[1, 0, 0, 0]`, little-endian) takes the one computed.
+    let case = one_call(&c, "open", bytes(&[b'A', 0xC0, 0xDE, 1, 0, 0, 0]));
+    let anywhere = [(0x9000, 1), (0x9000, 0x0042_0042)];
+    let (_, spliced) = cmp::eager(&space, &case, &[], &[], &anywhere);
+    let got: Vec<_> = spliced.iter().map(|(_, t)| t.stmts[0].args.clone()).collect();
+    assert!(got.contains(&vec![bytes(&[b'A', 0xC0, 0xDE, 0x42, 0, 0x42, 0])]));
+    // Two values of a byte each are no signal: `n` (0x6e) compared with 0x41 is not replaced.
+    let (_, spliced) = cmp::eager(&space, &case, &[], &[], &[(0x9000, 0x6e), (0x9000, 0x41)]);
+    assert!(spliced.is_empty());
+}
+
 /// Tests of the last run go first and are kept as they are, even a longer one than the search
 /// would write (two calls) and one whose goals another kept test covers; the search stops at
 /// once when they cover everything.
