@@ -408,7 +408,10 @@ pub(super) fn binary_swaps(cmp_ints: &[(u64, u64)]) -> Vec<(Vec<u8>, Vec<u8>)> {
     let mut out = Vec::new();
     for operands in by_site(cmp_ints).values() {
         for &mine in operands {
-            for &other in operands.iter().filter(|&&o| o != mine && o.max(mine) > 0xff) {
+            for &other in operands
+                .iter()
+                .filter(|&&o| o != mine && o.max(mine) > 0xff)
+            {
                 for width in [2usize, 4, 8] {
                     let fits = |v: u64| width == 8 || v >> (8 * width) == 0;
                     if fits(mine) && fits(other) {

@@ -363,13 +363,19 @@ fn bytes_compared_as_an_integer_at_any_site_are_replaced_eagerly() {
     // `[0x61, 0x6d]` ("am") read as a little-endian u16 and compared with 0xDEC0.
     let anywhere = [(0x9000, 0x6d61), (0x9000, 0xdec0)];
     let (_, spliced) = cmp::eager(&space, &case, &[], &[], &anywhere);
-    let got: Vec<_> = spliced.iter().map(|(_, t)| t.stmts[0].args.clone()).collect();
+    let got: Vec<_> = spliced
+        .iter()
+        .map(|(_, t)| t.stmts[0].args.clone())
+        .collect();
     assert_eq!(got, vec![vec![bytes(&[b'N', b'n', 0xC0, 0xDE, b'e'])]]);
     // A checksum field still holding 1 (`[1, 0, 0, 0]`, little-endian) takes the one computed.
     let case = one_call(&c, "open", bytes(&[b'A', 0xC0, 0xDE, 1, 0, 0, 0]));
     let anywhere = [(0x9000, 1), (0x9000, 0x0042_0042)];
     let (_, spliced) = cmp::eager(&space, &case, &[], &[], &anywhere);
-    let got: Vec<_> = spliced.iter().map(|(_, t)| t.stmts[0].args.clone()).collect();
+    let got: Vec<_> = spliced
+        .iter()
+        .map(|(_, t)| t.stmts[0].args.clone())
+        .collect();
     assert!(got.contains(&vec![bytes(&[b'A', 0xC0, 0xDE, 0x42, 0, 0x42, 0])]));
     // Two values of a byte each are no signal: `n` (0x6e) compared with 0x41 is not replaced.
     let (_, spliced) = cmp::eager(&space, &case, &[], &[], &[(0x9000, 0x6e), (0x9000, 0x41)]);
