@@ -879,4 +879,6 @@ pub struct Literals {
     /// The strings of each module (by its path below the crate root), uncapped by the others':
     /// the words a function of that module is likeliest to compare its input with.
     pub module_strings: std::collections::BTreeMap<Vec<String>, Vec<String>>,
+    /// The chars of each module, as `module_strings`: what its functions split text on.
+    pub module_chars: std::collections::BTreeMap<Vec<String>, Vec<char>>,
 }

@@ -133,8 +133,14 @@ pub fn analyze_with(lib_rs: &Path, crate_name: &str, options: Options) -> anyhow
         .zip(&parts)
         .map(|(m, l)| (m.module.path.clone(), l.strings.clone()))
         .collect();
+    let module_chars = mods
+        .iter()
+        .zip(&parts)
+        .map(|(m, l)| (m.module.path.clone(), l.chars.clone()))
+        .collect();
     let literals = crate::cluster::Literals {
         module_strings,
+        module_chars,
         ..literals::merge(parts)
     };
     let left_out_modules = mods

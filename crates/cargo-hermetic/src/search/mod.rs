@@ -845,9 +845,12 @@ impl<'s, 'c> Search<'s, 'c> {
         }
         // Words of the source where the text has words: after a gain only, as reshapes.
         if gained {
-            let (dict, ints) = words::dictionary(self.space, case, &compared);
-            // The first tier first: keys, values, lines and whole texts before other words.
-            for mut options in words::edits(self.space, case, &dict, &ints) {
+            let frontier = &self.frontier;
+            let dict =
+                words::dictionary(self.space, case, &compared, |site| !frontier.is_met(site));
+            // The first tier first: the text's shape, then keys, values, lines and whole
+            // texts, then other words.
+            for mut options in words::edits(self.space, case, &dict) {
                 options.retain(|(key, _)| !self.tried.contains(key));
                 let left = WORDS_ON_GAIN - lists[Kind::Word.index()].len();
                 let n = left.min(options.len());

@@ -842,9 +842,14 @@ const READER: &str = "pub fn read(text: &str) -> Result<u8, String> {\n\
                       }\n";
 
 /// The texts the dictionary edits of `case` put in its argument `k`, tier by tier.
-fn word_texts(space: &Space, case: &TestCase, k: usize, ints: &[(u64, u64)]) -> [Vec<String>; 2] {
-    let (dict, numbers) = words::dictionary(space, case, ints);
-    words::edits(space, case, &dict, &numbers).map(|tier| {
+fn word_texts(
+    space: &Space,
+    case: &TestCase,
+    k: usize,
+    ints: &[(u64, u64)],
+) -> [Vec<String>; words::TIERS] {
+    let dict = words::dictionary(space, case, ints, |_| true);
+    words::edits(space, case, &dict).map(|tier| {
         tier.into_iter()
             .map(|(_, t)| match &t.stmts[0].args[k] {
                 Value::Str(s) => s.clone(),
@@ -852,6 +857,10 @@ fn word_texts(space: &Space, case: &TestCase, k: usize, ints: &[(u64, u64)]) -> 
             })
             .collect()
     })
+}
+
+fn rest_has(texts: &[&String], want: &str) -> bool {
+    texts.iter().any(|t| *t == want)
 }
 
 #[test]
@@ -862,8 +871,8 @@ fn the_modules_words_go_in_as_keys_values_and_added_lines() {
     let space = Space::new(&c, &usable, vec![0, 1], pool);
     let case = one_call(&c, "read", Value::Str("name=a".into()));
     // The run compared a retry count with 10: 10 and 11 are values to try.
-    let [first, rest] = word_texts(&space, &case, 0, &[(7, 3), (7, 10)]);
-    let all: Vec<&String> = first.iter().chain(&rest).collect();
+    let tiers = word_texts(&space, &case, 0, &[(7, 3), (7, 10)]);
+    let all: Vec<&String> = tiers.iter().flatten().collect();
     for want in [
         "retries=a",
         "name=a\nretries=a",
@@ -871,14 +880,50 @@ fn the_modules_words_go_in_as_keys_values_and_added_lines() {
         "name=11",
         "rotate-logs-now",
     ] {
-        assert!(first.iter().any(|t| t == want), "{want:?} not in {first:?}");
+        assert!(all.iter().any(|t| *t == want), "{want:?} not in {all:?}");
     }
+    // A line added with a limit the code has yet to pass as its value.
+    assert!(rest_has(&all, "name=a\nretries=11"), "{all:?}");
     // A number is a value, not a key.
     assert!(!all.iter().any(|t| t.starts_with("11")), "{all:?}");
     // A line the code refuses is dropped, so the lines after it are read.
     let case = one_call(&c, "read", Value::Str("junk\nname=a".into()));
-    let [first, _] = word_texts(&space, &case, 0, &[]);
+    let [first, ..] = word_texts(&space, &case, 0, &[]);
     assert!(first.iter().any(|t| t == "name=a"), "{first:?}");
+}
+
+#[test]
+fn a_text_without_structure_gets_the_sources_separators_and_its_lines_marks() {
+    let c = cluster(READER);
+    let usable = vec![true; c.callables.len()];
+    let pool = ValuePool::from_literals(&c.literals);
+    let space = Space::new(&c, &usable, vec![0, 1], pool);
+    // One word: joined to a value by the `=` the code splits on, before any word of the
+    // dictionary goes in.
+    let case = one_call(&c, "read", Value::Str("abc".into()));
+    let [first, second, _] = word_texts(&space, &case, 0, &[(7, 3)]);
+    for want in ["abc=abc", "abc=3", "rotate-logs-now"] {
+        assert!(first.iter().any(|t| t == want), "{want:?} not in {first:?}");
+    }
+    assert!(second.iter().any(|t| t == "name=abc"), "{second:?}");
+    // A line that starts at its separator gets a key before it; a value a mark of the source
+    // before it, or nothing.
+    let case = one_call(&c, "read", Value::Str("=1\nname=a".into()));
+    let [first, second, _] = word_texts(&space, &case, 0, &[]);
+    assert!(
+        second.iter().any(|t| t == "retries=1\nname=a"),
+        "{second:?}"
+    );
+    for want in ["=1\nname==a", "=1\nname="] {
+        assert!(first.iter().any(|t| t == want), "{want:?} not in {first:?}");
+    }
+    // A number's limits come first; a word's with the dictionary.
+    let case = one_call(&c, "read", Value::Str("retries=3".into()));
+    let [first, ..] = word_texts(&space, &case, 0, &[(7, 10)]);
+    assert!(first.iter().any(|t| t == "retries=11"), "{first:?}");
+    let case = one_call(&c, "read", Value::Str("retries=x".into()));
+    let [first, ..] = word_texts(&space, &case, 0, &[(7, 10)]);
+    assert!(!first.iter().any(|t| t == "retries=11"), "{first:?}");
 }
 
 #[test]
@@ -895,8 +940,8 @@ fn a_word_goes_in_while_the_other_argument_keeps_its_value() {
         }],
         env: Default::default(),
     };
-    let (dict, numbers) = words::dictionary(&space, &case, &[]);
-    let [first, _] = words::edits(&space, &case, &dict, &numbers);
+    let dict = words::dictionary(&space, &case, &[], |_| true);
+    let [first, ..] = words::edits(&space, &case, &dict);
     let hit = first
         .iter()
         .find(|(_, t)| t.stmts[0].args[1] == Value::Str("rotate-logs-now".into()))

@@ -33,6 +33,8 @@ pub struct ValuePool {
     separators: Vec<String>,
     /// The source's strings of each module (by path), format strings left out.
     module_strings: std::collections::BTreeMap<Vec<String>, Vec<String>>,
+    /// The separators of each module (by path), found as `separators` in its own literals.
+    module_separators: std::collections::BTreeMap<Vec<String>, Vec<String>>,
     /// The lengths (in chars) of the source's strings, each once.
     source_lens: Vec<usize>,
     /// Paths the code opened or checked in its environment, and known strings that look like
@@ -86,21 +88,15 @@ impl ValuePool {
         for s in &lits.strings {
             pool.chars.extend(s.chars().take(8));
         }
-        let separating = |s: &str| !s.is_empty() && s.chars().all(|c| !c.is_alphanumeric());
-        let mut separators: BTreeSet<String> = ["\n", " "].map(String::from).into();
-        separators.extend(
-            lits.chars
-                .iter()
-                .map(|c| c.to_string())
-                .filter(|s| separating(s)),
-        );
-        separators.extend(
-            lits.strings
-                .iter()
-                .filter(|s| s.chars().count() <= 2 && separating(s))
-                .cloned(),
-        );
-        pool.separators = separators.into_iter().collect();
+        pool.separators = separators(&lits.chars, &lits.strings);
+        pool.module_separators = lits
+            .module_chars
+            .iter()
+            .map(|(m, chars)| {
+                let strings = lits.module_strings.get(m).map_or(&[][..], Vec::as_slice);
+                (m.clone(), separators(chars, strings))
+            })
+            .collect();
         pool
     }
 
@@ -136,14 +132,12 @@ impl ValuePool {
         self.module_strings.get(path).map_or(&[], Vec::as_slice)
     }
 
-    /// Whether a separator of the source holds `c`.
-    pub fn separates(&self, c: char) -> bool {
-        self.separators.iter().any(|sep| sep.contains(c))
-    }
-
-    /// The words of `s`: byte ranges of the runs of chars no separator of the source holds.
-    pub fn words(&self, s: &str) -> Vec<(usize, usize)> {
-        words(self, s)
+    /// What module `path` splits or matches text on (as the field `separators`, from its own
+    /// literals; the crate's when the module is not known).
+    pub fn module_separators(&self, path: &[String]) -> &[String] {
+        self.module_separators
+            .get(path)
+            .map_or(&self.separators, Vec::as_slice)
     }
 
     /// A known integer, if there is one.
@@ -182,6 +176,25 @@ impl ValuePool {
             }
         }
     }
+}
+
+/// The separators among `chars` and `strings` (see `ValuePool::separators`), in order.
+fn separators(chars: &[char], strings: &[String]) -> Vec<String> {
+    let separating = |s: &str| !s.is_empty() && s.chars().all(|c| !c.is_alphanumeric());
+    let mut separators: BTreeSet<String> = ["\n", " "].map(String::from).into();
+    separators.extend(
+        chars
+            .iter()
+            .map(|c| c.to_string())
+            .filter(|s| separating(s)),
+    );
+    separators.extend(
+        strings
+            .iter()
+            .filter(|s| s.chars().count() <= 2 && separating(s))
+            .cloned(),
+    );
+    separators.into_iter().collect()
 }
 
 /// Whether a string reads as a file path: it has a separator, or a short extension.

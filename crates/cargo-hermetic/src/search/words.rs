@@ -10,6 +10,12 @@
 //! refuses on a repeat) or dropped (one it refuses stops it before the rest). The edits start
 //! from a test that just gained a goal, so whatever it had right (a token in another argument)
 //! stays.
+//!
+//! Text gets the shape the code reads with the separators of those modules (their char
+//! literals and short punctuation strings: what they split, strip and find on): a key without
+//! a value is joined to one (`FROM:` -> `FROM=FROM`, `=5` -> `name=5`), a value starts with a
+//! mark (`dir=a` -> `dir=/a`), is emptied or becomes a number. Those shape edits come first,
+//! since a text without the code's separator gains nothing from words until it has one.
 
 use super::cmp::{self, Tried};
 use super::ops::Space;
@@ -24,14 +30,27 @@ const MAX_INTS: usize = 16;
 /// The key of a dictionary edit ends with this, apart from other edits' keys.
 const TAG: usize = usize::MAX - 2;
 
-/// The dictionary for `case`: the strings of the modules of the functions it calls, and the
-/// integers compared in the run (`cmp_ints`, `(site, operand)` pairs of the code under test)
-/// and each plus one, as decimal text. In a fixed order, each once.
+/// At most this many integers compared where the code never saw both operands equal.
+const MAX_OPEN: usize = 4;
+
+/// The words of a dictionary: the strings of the modules of the functions a test calls; the
+/// integers its run compared and each plus one, as decimal text; and, of those, the ones
+/// compared at sites `open` says were never met (the limit a parsed number has yet to pass:
+/// `retries > 10` gives 10 and 11).
+pub struct Dictionary {
+    pub words: Vec<String>,
+    pub ints: Vec<String>,
+    pub open: Vec<String>,
+}
+
+/// The dictionary for `case`, from `cmp_ints` (`(site, operand)` pairs of the code under
+/// test) and which sites are `open`. In a fixed order, each once.
 pub fn dictionary(
     space: &Space,
     case: &TestCase,
     cmp_ints: &[(u64, u64)],
-) -> (Vec<String>, Vec<String>) {
+    open: impl Fn(u64) -> bool,
+) -> Dictionary {
     let mut seen = BTreeSet::new();
     let mut strings = Vec::new();
     let modules: BTreeSet<usize> = case
@@ -60,21 +79,42 @@ pub fn dictionary(
             }
         }
     }
-    (strings, ints)
+    let open_ints: BTreeSet<u64> = cmp_ints
+        .iter()
+        .filter(|&&(site, v)| v <= MAX_WORD_INT && open(site))
+        .map(|&(_, v)| v)
+        .collect();
+    let open = open_ints
+        .into_iter()
+        .take(MAX_OPEN / 2)
+        .flat_map(|v| [v, v + 1])
+        .map(|n| n.to_string())
+        .collect();
+    Dictionary {
+        words: strings,
+        ints,
+        open,
+    }
 }
 
+/// How many tiers [`edits`] sorts its edits into.
+pub const TIERS: usize = 3;
+
 /// Every dictionary edit of the text arguments of `case`, each with the key it is tried
-/// under, in two tiers. First each line repeated or dropped, the whole text replaced by a word
-/// of `dict`, a line's first word (a key, a command) replaced in place and in an added copy of its line,
-/// and what follows the first word and its separators (a value) replaced; `ints` (decimal
-/// text) go only there. Then any other word replaced in place.
-pub fn edits(
-    space: &Space,
-    case: &TestCase,
-    dict: &[String],
-    ints: &[String],
-) -> [Vec<(Tried, TestCase)>; 2] {
-    let mut out: [Vec<(Tried, TestCase)>; 2] = Default::default();
+/// under, in tiers tried in order (see [`texts`]). A text two tiers would give is kept in the
+/// first.
+pub fn edits(space: &Space, case: &TestCase, dict: &Dictionary) -> [Vec<(Tried, TestCase)>; TIERS] {
+    let mut out: [Vec<(Tried, TestCase)>; TIERS] = Default::default();
+    let modules: BTreeSet<&[String]> = case
+        .stmts
+        .iter()
+        .map(|s| {
+            space.cluster.modules[space.cluster.callables[s.callable].module]
+                .path
+                .as_slice()
+        })
+        .collect();
+    let modules: Vec<&[String]> = modules.into_iter().collect();
     for l in cmp::arg_leaves(space, case) {
         if !l.text || l.fixed {
             continue;
@@ -82,59 +122,14 @@ pub fn edits(
         let Ok(s) = std::str::from_utf8(&l.bytes) else {
             continue;
         };
-        let mut texts: [Vec<String>; 2] = Default::default();
-        let lines: Vec<&str> = s.split('\n').collect();
-        for i in 0..lines.len() {
-            let mut repeated = lines.clone();
-            repeated.insert(i, lines[i]);
-            texts[0].push(repeated.join("\n"));
-            // And dropped: a line the code refuses stops it before the lines after it.
-            if lines.len() > 1 {
-                let mut dropped = lines.clone();
-                dropped.remove(i);
-                texts[0].push(dropped.join("\n"));
-            }
-        }
-        let words = space.pool.words(s);
-        // Whether the word at `b` is its line's first.
-        let first_of_line = |b: usize| {
-            let start = s[..b].rfind('\n').map_or(0, |i| i + 1);
-            !words.iter().any(|&(wb, _)| wb >= start && wb < b)
-        };
-        for w in dict {
-            texts[0].push(w.clone());
-        }
-        for &(b, e) in &words {
-            let end = s[e..].find('\n').map_or(s.len(), |i| e + i);
-            if !first_of_line(b) {
-                texts[1].extend(dict.iter().map(|w| format!("{}{w}{}", &s[..b], &s[e..])));
-                continue;
-            }
-            let start = s[..b].rfind('\n').map_or(0, |i| i + 1);
-            // The value: after the key and the separators that follow it, to the line's end.
-            let value = end
-                - s[e..end]
-                    .trim_start_matches(|c| space.pool.separates(c))
-                    .len();
-            for w in dict {
-                texts[0].push(format!("{}{w}{}", &s[..b], &s[e..]));
-                // The line, copied with its key replaced, after the line.
-                let copy = format!("{}{w}{}", &s[start..b], &s[e..end]);
-                texts[0].push(format!("{}\n{copy}{}", &s[..end], &s[end..]));
-            }
-            if value > e {
-                for w in dict.iter().chain(ints) {
-                    texts[0].push(format!("{}{w}{}", &s[..value], &s[end..]));
-                }
-            }
-        }
-        for (tier, texts) in texts.into_iter().enumerate() {
+        let mut seen = BTreeSet::from([s.to_string()]);
+        for (tier, texts) in texts(space, &modules, s, dict).into_iter().enumerate() {
             for text in texts {
-                if text == s {
+                if !seen.insert(text.clone()) {
                     continue;
                 }
                 let mut t = case.clone();
-                let new = text.clone().into_bytes();
+                let new = text.into_bytes();
                 let (i, k) = (l.stmt, l.arg);
                 if cmp::set_bytes(&l.ty, &mut t.stmts[i].args[k], &mut { l.leaf }, &mut |_| {
                     new.clone()
@@ -149,4 +144,149 @@ pub fn edits(
         }
     }
     out
+}
+
+/// The texts the edits of `s` give, by tier. First the shape of its lines, whatever the
+/// words: each line repeated (a key given twice) or dropped (a line the code refuses stops it
+/// before the rest); a key without a value given a separator of the source and a value
+/// (`word` -> `word=word`, `word:` -> `word=0`), so a text without structure gets some; a value
+/// emptied, made the first of `ints`, or started with one of the source's marks (`dir=a` ->
+/// `dir=/a`, what `starts_with('/')` asks); a value that is a number replaced by each of
+/// `ints`; and, in a text of one word (a token, compared whole), each word
+/// of `dict` as the whole text. Then `dict` where a line's first word is (in place, in a copy
+/// of the line added after it, before a line that starts at its separator: `=1` -> `name=1`,
+/// or with a separator and the old word after it: `x` -> `name=x`; in a text without words,
+/// `name=name`) and where its value is
+/// (after the first word and its separators; `ints` go only there), and as the whole text.
+/// Then `dict` in place of any other word.
+fn texts(
+    space: &Space,
+    modules: &[&[String]],
+    s: &str,
+    dictionary: &Dictionary,
+) -> [Vec<String>; TIERS] {
+    let (dict, ints) = (&dictionary.words, &dictionary.ints);
+    let pool = &space.pool;
+    let mut texts: [Vec<String>; TIERS] = Default::default();
+    // Separators a line's key and value can be joined by, and marks a value can start with:
+    // those of the modules of the functions called.
+    let joins: BTreeSet<&str> = modules
+        .iter()
+        .flat_map(|m| pool.module_separators(m))
+        .map(String::as_str)
+        .filter(|j| !j.contains('\n'))
+        .collect();
+    let marks: Vec<&str> = joins
+        .iter()
+        .copied()
+        .filter(|j| !j.trim().is_empty())
+        .collect();
+    let lines: Vec<&str> = s.split('\n').collect();
+    for i in 0..lines.len() {
+        let mut repeated = lines.clone();
+        repeated.insert(i, lines[i]);
+        texts[0].push(repeated.join("\n"));
+        if lines.len() > 1 {
+            let mut dropped = lines.clone();
+            dropped.remove(i);
+            texts[0].push(dropped.join("\n"));
+        }
+    }
+    let separates = |c: char| c == '\n' || joins.iter().any(|j| j.contains(c));
+    let words = words_of(s, separates);
+    let whole = if words.len() <= 1 { 0 } else { 1 };
+    texts[whole].extend(dict.iter().cloned());
+    if words.is_empty() {
+        for j in &marks {
+            texts[1].extend(dict.iter().map(|w| format!("{w}{j}{w}")));
+        }
+    }
+    // Whether the word at `b` is its line's first.
+    let first_of_line = |b: usize| {
+        let start = s[..b].rfind('\n').map_or(0, |i| i + 1);
+        !words.iter().any(|&(wb, _)| wb >= start && wb < b)
+    };
+    for &(b, e) in &words {
+        let end = s[e..].find('\n').map_or(s.len(), |i| e + i);
+        if !first_of_line(b) {
+            texts[2].extend(dict.iter().map(|w| format!("{}{w}{}", &s[..b], &s[e..])));
+            continue;
+        }
+        let start = s[..b].rfind('\n').map_or(0, |i| i + 1);
+        let (head, word, tail) = (&s[..b], &s[b..e], &s[e..]);
+        // The value: after the key, blanks, one separator and blanks, to the line's end (a
+        // mark after the separator is the value's: `dir=/a`).
+        let rest = s[e..end].trim_start();
+        let rest = rest
+            .strip_prefix(|c: char| separates(c) && !c.is_whitespace())
+            .unwrap_or(rest)
+            .trim_start();
+        let value = end - rest.len();
+        if value == end {
+            // A key without a value: joined to one (its own word or a compared number) by
+            // each separator, in place of the separators it has.
+            let rest = &s[end..];
+            for j in &joins {
+                texts[0].push(format!("{head}{word}{j}{word}{rest}"));
+                if let Some(n) = ints.first() {
+                    texts[0].push(format!("{head}{word}{j}{n}{rest}"));
+                }
+                if marks.contains(j) {
+                    texts[1].extend(dict.iter().map(|w| format!("{head}{w}{j}{word}{rest}")));
+                }
+            }
+        } else {
+            let (before, after) = (&s[..value], &s[end..]);
+            texts[0].push(format!("{before}{after}"));
+            // A number, before the others: a value the code parses gains nothing until then.
+            texts[0].extend(ints.first().map(|n| format!("{before}{n}{after}")));
+            for m in &marks {
+                texts[0].push(format!("{before}{m}{}{after}", &s[value..end]));
+            }
+        }
+        // A line that starts at a separator has no key yet: one goes before it.
+        if s[start..b].chars().any(|c| !c.is_whitespace()) {
+            let (line_head, line) = (&s[..start], &s[start..]);
+            texts[1].extend(dict.iter().map(|w| format!("{line_head}{w}{line}")));
+        }
+        for w in dict {
+            texts[1].push(format!("{head}{w}{tail}"));
+            // The line, copied with its key replaced, after the line; and with a number the
+            // code has yet to pass as its value.
+            let copy = format!("{}{w}{}", &s[start..b], &s[e..end]);
+            texts[1].push(format!("{}\n{copy}{}", &s[..end], &s[end..]));
+            if value > e {
+                for n in &dictionary.open {
+                    let copy = format!("{}{w}{}{n}", &s[start..b], &s[e..value]);
+                    texts[1].push(format!("{}\n{copy}{}", &s[..end], &s[end..]));
+                }
+            }
+        }
+        if value > e {
+            // A number is likely parsed, then compared with the limits the run compared.
+            let number = value < end && s[value..end].bytes().all(|c| c.is_ascii_digit());
+            let (before, after) = (&s[..value], &s[end..]);
+            texts[usize::from(!number)].extend(ints.iter().map(|n| format!("{before}{n}{after}")));
+            texts[1].extend(dict.iter().map(|w| format!("{before}{w}{after}")));
+        }
+    }
+    texts
+}
+
+/// The byte ranges of the words of `s`: the runs of chars `separates` is false for.
+fn words_of(s: &str, separates: impl Fn(char) -> bool) -> Vec<(usize, usize)> {
+    let mut words = Vec::new();
+    let mut start = None;
+    for (i, c) in s.char_indices() {
+        match (start, separates(c)) {
+            (None, false) => start = Some(i),
+            (Some(b), true) => {
+                words.push((b, i));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    words.extend(start.map(|b| (b, s.len())));
+    words
 }
