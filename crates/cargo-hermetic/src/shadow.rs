@@ -62,6 +62,10 @@ const DRIVER_FILES: &[(&str, &str)] = &[
         include_str!("../../hermetic-driver/src/fakes.rs"),
     ),
     (
+        "src/carryover.rs",
+        include_str!("../../hermetic-driver/src/carryover.rs"),
+    ),
+    (
         "src/leftovers.rs",
         include_str!("../../hermetic-driver/src/leftovers.rs"),
     ),
