@@ -366,15 +366,26 @@ pub fn add_runtime_dependency(manifest: &Path, table: &str) -> Result<()> {
 
 /// The packages of the driver's own support code, built optimised in the driver's build
 /// ([`optimise_support`]): the driver, its protocol and sandbox, the runtime, and the crates
-/// its JSON protocol runs on. Only packages every driver build links are named (cargo warns of
-/// a name that matches none); the crate under test is left out when it has one of the names.
+/// its JSON protocol runs on (`serde_json` formats numbers with `itoa` and scans with `memchr`;
+/// `serde_core` holds serde's traits since 1.0.220). Only packages every driver build links
+/// are named (cargo warns of a name that matches none, as `serde_core` does where a lock file
+/// pins an older serde); the crate under test is left out when it has one of the names.
+///
+/// Side effect: an optimised crate exports none of its generic instances, so the crate under
+/// test compiles its own, instrumented, copies of the small generic functions its dispatch code
+/// calls (`Vec::with_capacity`, `slots::keep`, pointer checks): an execution covers more
+/// counters and logs more comparisons, all outside the selected functions, whose goals are
+/// the same.
 const SUPPORT_PACKAGES: &[&str] = &[
     "hermetic-driver",
     "hermetic-protocol",
     "hermetic-sandbox",
     crate::manifest::RUNTIME,
     "serde",
+    "serde_core",
     "serde_json",
+    "itoa",
+    "memchr",
     "libc",
 ];
 

@@ -22,8 +22,8 @@ use hermetic_protocol::WATCHED_STATICS_ENV;
 const MAX_GROWTH_KIB: i64 = 64 << 10;
 
 /// Descriptors above the highest one open at the fork that are checked too: a leaked one takes
-/// the lowest free number.
-const FD_MARGIN: i32 = 16;
+/// the lowest free number (one below the highest, or the next).
+const FD_MARGIN: i32 = 2;
 
 /// The ranges of memory watched (absolute addresses).
 pub struct Watch {

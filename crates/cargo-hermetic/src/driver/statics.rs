@@ -95,8 +95,25 @@ fn watched(file: &object::File) -> Vec<(u64, u64)> {
     ranges
 }
 
-/// Writable, and not thread-local (each execution runs on a fresh thread).
+/// Sections the loader makes read-only once it has relocated them (RELRO): nothing can write
+/// there at run time.
+const READ_ONLY_AFTER_RELOCATION: &[&str] = &[
+    ".data.rel.ro",
+    ".got",
+    ".init_array",
+    ".fini_array",
+    ".dynamic",
+];
+
+/// Writable at run time, and not thread-local (each execution runs on a fresh thread).
 fn writable(section: &object::Section) -> bool {
+    let name = section.name().unwrap_or("");
+    if READ_ONLY_AFTER_RELOCATION
+        .iter()
+        .any(|s| name == *s || name.starts_with(&format!("{s}.")))
+    {
+        return false;
+    }
     match section.flags() {
         SectionFlags::Elf { sh_flags } => {
             sh_flags & u64::from(object::elf::SHF_WRITE) != 0
