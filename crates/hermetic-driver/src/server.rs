@@ -897,6 +897,7 @@ fn install_child_handlers() {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hermetic_protocol::{DRIVER_ENV, REPLY_FD, REQUEST_FD};
     use std::process::{Child, Command};
     use std::time::{Duration, Instant};
 
@@ -947,6 +948,168 @@ mod tests {
         let waits = waits.into_inner();
         assert_eq!(waits.iter().sum::<u64>(), 4000, "{waits:?}");
         assert!(waits.last().is_some_and(|&w| w < 10), "{waits:?}");
+    }
+
+    /// Bumped by [`bump`]: what a reused child must not carry over.
+    static COUNT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+    fn returning(observed: Observed) -> Result<Returned, DecodeError> {
+        Ok(Returned {
+            observed: Some(observed),
+            stored: None,
+            observer: None,
+        })
+    }
+
+    /// A function with a static counter that branches on it.
+    fn bump(_: &[Value], _: &mut Slots) -> Result<Returned, DecodeError> {
+        let n = COUNT.fetch_add(1, Ordering::SeqCst);
+        returning(Observed::Str(if n == 0 { "first" } else { "again" }.into()))
+    }
+
+    fn pure(args: &[Value], _: &mut Slots) -> Result<Returned, DecodeError> {
+        let Some(Value::Int(x)) = args.first() else {
+            return Err(DecodeError("an integer".into()));
+        };
+        returning(Observed::Int(x * 2))
+    }
+
+    /// Counts the executions [`seen`] ran in its process (not watched: it tells whether a
+    /// child was reused).
+    static SEEN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+    fn seen(_: &[Value], _: &mut Slots) -> Result<Returned, DecodeError> {
+        returning(Observed::Int(SEEN.fetch_add(1, Ordering::SeqCst).into()))
+    }
+
+    const ENTRIES: [Entry; 3] = [bump, pure, seen];
+
+    /// The driver [`run_sequence`] starts: this test binary, serving [`ENTRIES`].
+    #[test]
+    fn serves_when_started_by_a_test() {
+        serve(&ENTRIES);
+    }
+
+    /// Runs `calls` (entry, argument) one execution each in a driver started from this test
+    /// binary, all with `reuse` set; `env` is added to the driver's environment. The reports,
+    /// as JSON lines.
+    fn run_sequence(calls: &[(usize, i128)], env: &[(&str, String)]) -> Vec<String> {
+        use std::io::{BufRead, BufReader, Write};
+        use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+        use std::os::unix::process::CommandExt;
+        let pipe = || {
+            let mut fds = [0; 2];
+            // SAFETY: pipe2 fills the array; each end is owned once from here on.
+            unsafe {
+                assert_eq!(libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC), 0);
+                (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1]))
+            }
+        };
+        let (reply_read, reply_write) = pipe();
+        let (request_read, request_write) = pipe();
+        let (reply_fd, request_fd) = (reply_write.as_raw_fd(), request_read.as_raw_fd());
+        let scratch = std::env::temp_dir();
+        let mut cmd = Command::new(std::env::current_exe().unwrap());
+        cmd.args([
+            "--exact",
+            "server::tests::serves_when_started_by_a_test",
+            "--test-threads=1",
+        ])
+        .env(DRIVER_ENV, "1")
+        .env("HERMETIC_SCRATCH", &scratch)
+        .env_remove(crate::protocol::WATCHED_STATICS_ENV)
+        .env_remove(SHARED_CHILD_ENV)
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null());
+        // SAFETY: only dup2 between fork and exec.
+        unsafe {
+            cmd.pre_exec(move || {
+                if libc::dup2(reply_fd, REPLY_FD) < 0 || libc::dup2(request_fd, REQUEST_FD) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let mut child = cmd.spawn().unwrap();
+        drop((reply_write, request_read));
+        let mut replies = BufReader::new(std::fs::File::from(reply_read));
+        let mut requests = std::fs::File::from(request_write);
+        let mut line = String::new();
+        replies.read_line(&mut line).unwrap();
+        let mut reports = Vec::new();
+        for &(callable, arg) in calls {
+            let request = Request::Exec {
+                calls: vec![Call {
+                    callable,
+                    args: vec![Value::Int(arg)],
+                }],
+                env: Some(EnvSpec::default()),
+                timeout_ms: 10_000,
+                mutant: 0,
+                report_reached: false,
+                max_site_evaluations: 0,
+                warm_up: false,
+                reuse: true,
+            };
+            let mut text = serde_json::to_vec(&request).unwrap();
+            text.push(b'\n');
+            requests.write_all(&text).unwrap();
+            line.clear();
+            replies.read_line(&mut line).unwrap();
+            reports.push(line.trim_end().to_string());
+        }
+        drop(requests);
+        child.wait().unwrap();
+        reports
+    }
+
+    fn returned(report: &str) -> Observed {
+        let report: ExecReport = serde_json::from_str(report).unwrap();
+        assert_eq!(report.outcome, Outcome::Completed, "{report:?}");
+        report.stmts[0].returned.clone().unwrap()
+    }
+
+    #[test]
+    fn a_reused_child_gives_the_reports_fresh_children_give() {
+        const BUMP: usize = 0;
+        const PURE: usize = 1;
+        const SEEN: usize = 2;
+        let calls = [
+            (PURE, 1),
+            (SEEN, 0),
+            (SEEN, 0),
+            (BUMP, 0),
+            (SEEN, 0),
+            (BUMP, 0),
+            (BUMP, 0),
+            (PURE, 2),
+        ];
+        let base = coverage::load_base();
+        let count = &COUNT as *const _ as usize - base;
+        let watched = (
+            crate::protocol::WATCHED_STATICS_ENV,
+            format!("{count:x}+8"),
+        );
+        let fresh = run_sequence(&calls, &[]);
+        let reused = run_sequence(&calls, &[watched]);
+        // Without the list every execution has a child of its own; with it, the first ones
+        // share one until a bump changes the counter.
+        let zero = Observed::Int(0);
+        assert_eq!(returned(&fresh[2]), zero);
+        assert_eq!(returned(&reused[1]), zero);
+        assert_eq!(returned(&reused[2]), Observed::Int(1));
+        assert_eq!(returned(&reused[4]), zero);
+        for (i, &(callable, _)) in calls.iter().enumerate() {
+            if callable != SEEN {
+                assert_eq!(fresh[i], reused[i], "execution {i}");
+            }
+        }
+        assert_eq!(returned(&reused[6]), Observed::Str("first".into()));
+        // Where statics carry over (the benchmark mode), the counter shows it: the check
+        // above can fail.
+        let carried = run_sequence(&calls, &[(SHARED_CHILD_ENV, "1".into())]);
+        assert_eq!(returned(&carried[5]), Observed::Str("again".into()));
     }
 
     #[test]
