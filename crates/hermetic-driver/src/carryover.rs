@@ -79,19 +79,25 @@ impl Watch {
 
     /// Whether the worker still looks as it did at `pristine`.
     pub fn unchanged(&self, pristine: &Pristine) -> bool {
+        self.change(pristine).is_none()
+    }
+
+    /// What differs from `pristine`, the first thing found (for `HERMETIC_DEBUG`).
+    pub fn change(&self, pristine: &Pristine) -> Option<String> {
         let mut at = 0;
         for &(start, len) in &self.ranges {
             if region(start, len) != &pristine.bytes[at..at + len] {
-                return false;
+                let base = crate::coverage::load_base();
+                return Some(format!("the static at {:#x}", start - base));
             }
             at += len;
         }
-        pristine
-            .fds
-            .iter()
-            .enumerate()
-            .all(|(fd, &open)| fd_open(fd as i32) == open)
-            && max_rss_kib() - pristine.max_rss_kib <= MAX_GROWTH_KIB
+        if let Some(fd) = (0..pristine.fds.len()).find(|&fd| fd_open(fd as i32) != pristine.fds[fd])
+        {
+            return Some(format!("descriptor {fd}"));
+        }
+        let grown = max_rss_kib() - pristine.max_rss_kib;
+        (grown > MAX_GROWTH_KIB).then(|| format!("memory grew by {grown} KiB"))
     }
 }
 

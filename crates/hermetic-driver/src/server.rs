@@ -510,6 +510,7 @@ fn spawn_worker(entries: &[Entry], shared: &Shared, reuse: Reuse) -> Worker {
             Reuse::WhileUnchanged(watch) => Some((watch, watch.snapshot())),
             Reuse::Always => None,
         };
+        let debug = std::env::var_os("HERMETIC_DEBUG").is_some();
         let mut line = String::new();
         loop {
             line.clear();
@@ -536,9 +537,20 @@ fn spawn_worker(entries: &[Entry], shared: &Shared, reuse: Reuse) -> Worker {
                 };
                 run_warm(entries, &case, shared);
                 let left_nothing = crate::leftovers::check(&before);
-                kept = pristine
-                    .as_ref()
-                    .is_none_or(|(watch, p)| left_nothing && watch.unchanged(p));
+                if let Some((watch, p)) = &pristine {
+                    let change = if left_nothing {
+                        watch.change(p)
+                    } else {
+                        Some("leftovers".into())
+                    };
+                    if let Some(change) = change.as_ref().filter(|_| debug) {
+                        // Not `eprintln!`: libtest captures it.
+                        let text = format!("hermetic driver: a new child after a change of {change}\n");
+                        // SAFETY: writes our own buffer to standard error.
+                        unsafe { libc::write(2, text.as_ptr().cast(), text.len()) };
+                    }
+                    kept = change.is_none();
+                }
             }
             let answer = if kept { KEPT } else { RETIRED };
             if done.write_all(&[answer]).is_err() || !kept {
