@@ -408,10 +408,16 @@ pub fn optimise_support(manifest: &Path) -> Result<()> {
         .try_fold(doc.as_table_mut(), |table, key| {
             let mut inner = Table::new();
             inner.set_implicit(true);
-            table.entry(key).or_insert(Item::Table(inner)).as_table_mut()
+            table
+                .entry(key)
+                .or_insert(Item::Table(inner))
+                .as_table_mut()
         })
         .context("[profile.test.package] of the copy's Cargo.toml is not a table")?;
-    for name in SUPPORT_PACKAGES.iter().filter(|&&n| own.as_deref() != Some(n)) {
+    for name in SUPPORT_PACKAGES
+        .iter()
+        .filter(|&&n| own.as_deref() != Some(n))
+    {
         packages
             .entry(name)
             .or_insert(Item::Table(Table::new()))
@@ -590,7 +596,12 @@ mod tests {
         optimise_support(&manifest).unwrap();
         let doc: DocumentMut = std::fs::read_to_string(&manifest).unwrap().parse().unwrap();
         let packages = &doc["profile"]["test"]["package"];
-        for name in ["hermetic-driver", "hermetic-protocol", "hermetic", "serde_json"] {
+        for name in [
+            "hermetic-driver",
+            "hermetic-protocol",
+            "hermetic",
+            "serde_json",
+        ] {
             assert_eq!(packages[name]["opt-level"].as_integer(), Some(3), "{name}");
         }
         // What the manifest set stays; the crate under test keeps its profile.

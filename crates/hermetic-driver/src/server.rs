@@ -545,7 +545,8 @@ fn spawn_worker(entries: &[Entry], shared: &Shared, reuse: Reuse) -> Worker {
                     };
                     if let Some(change) = change.as_ref().filter(|_| debug) {
                         // Not `eprintln!`: libtest captures it.
-                        let text = format!("hermetic driver: a new child after a change of {change}\n");
+                        let text =
+                            format!("hermetic driver: a new child after a change of {change}\n");
                         // SAFETY: writes our own buffer to standard error.
                         unsafe { libc::write(2, text.as_ptr().cast(), text.len()) };
                     }
@@ -1099,10 +1100,7 @@ mod tests {
         ];
         let base = coverage::load_base();
         let count = &COUNT as *const _ as usize - base;
-        let watched = (
-            crate::protocol::WATCHED_STATICS_ENV,
-            format!("{count:x}+8"),
-        );
+        let watched = (crate::protocol::WATCHED_STATICS_ENV, format!("{count:x}+8"));
         let fresh = run_sequence(&calls, &[]);
         let reused = run_sequence(&calls, &[watched]);
         // Without the list every execution has a child of its own; with it, the first ones

@@ -68,7 +68,10 @@ fn watched(file: &object::File) -> Vec<(u64, u64)> {
         if sym.kind() != SymbolKind::Data || sym.size() == 0 {
             continue;
         }
-        let Some(section) = sym.section_index().and_then(|i| file.section_by_index(i).ok()) else {
+        let Some(section) = sym
+            .section_index()
+            .and_then(|i| file.section_by_index(i).ok())
+        else {
             continue;
         };
         if !writable(&section) || section.name().is_ok_and(|n| n.starts_with(SANCOV_PREFIX)) {
@@ -158,7 +161,10 @@ mod tests {
     fn the_owner_is_the_first_crate_of_the_path() {
         assert_eq!(owner("triangle::COUNT"), "triangle");
         assert_eq!(owner("std::thread::ThreadId::new::COUNTER"), "std");
-        assert_eq!(owner("<parser::Config as core::fmt::Debug>::fmt::CACHE"), "parser");
+        assert_eq!(
+            owner("<parser::Config as core::fmt::Debug>::fmt::CACHE"),
+            "parser"
+        );
         assert_eq!(owner("<&mut dyn log::Log as x::Y>::Z"), "log");
         assert_eq!(owner("completed.0"), "completed");
     }
@@ -192,7 +198,10 @@ mod tests {
         assert!(ranges.windows(2).all(|w| w[0].1 <= w[1].0));
         let covered = |at: u64| ranges.iter().any(|&(s, e)| s <= at && at < e);
         let (mut own, mut std_seen) = (0, 0);
-        for sym in file.symbols().filter(|s| s.kind() == SymbolKind::Data && s.size() > 0) {
+        for sym in file
+            .symbols()
+            .filter(|s| s.kind() == SymbolKind::Data && s.size() > 0)
+        {
             let name = format!("{:#}", rustc_demangle::demangle(sym.name().unwrap_or("")));
             if name.ends_with("statics::tests::PROBE") {
                 assert!(covered(sym.address()), "{name}");
