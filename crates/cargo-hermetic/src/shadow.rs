@@ -62,6 +62,10 @@ const DRIVER_FILES: &[(&str, &str)] = &[
         include_str!("../../hermetic-driver/src/fakes.rs"),
     ),
     (
+        "src/carryover.rs",
+        include_str!("../../hermetic-driver/src/carryover.rs"),
+    ),
+    (
         "src/leftovers.rs",
         include_str!("../../hermetic-driver/src/leftovers.rs"),
     ),
@@ -360,6 +364,71 @@ pub fn add_runtime_dependency(manifest: &Path, table: &str) -> Result<()> {
         .with_context(|| format!("write {}", manifest.display()))
 }
 
+/// The packages of the driver's own support code, built optimised in the driver's build
+/// ([`optimise_support`]): the driver, its protocol and sandbox, the runtime, and the crates
+/// its JSON protocol runs on (`serde_json` formats numbers with `itoa` and scans with `memchr`;
+/// `serde_core` holds serde's traits since 1.0.220). Only packages every driver build links
+/// are named (cargo warns of a name that matches none, as `serde_core` does where a lock file
+/// pins an older serde); the crate under test is left out when it has one of the names.
+///
+/// Side effect: an optimised crate exports none of its generic instances, so the crate under
+/// test compiles its own, instrumented, copies of the small generic functions its dispatch code
+/// calls (`Vec::with_capacity`, `slots::keep`, pointer checks): an execution covers more
+/// counters and logs more comparisons, all outside the selected functions, whose goals are
+/// the same.
+const SUPPORT_PACKAGES: &[&str] = &[
+    "hermetic-driver",
+    "hermetic-protocol",
+    "hermetic-sandbox",
+    crate::manifest::RUNTIME,
+    "serde",
+    "serde_core",
+    "serde_json",
+    "itoa",
+    "memchr",
+    "libc",
+];
+
+/// Builds the support packages of a driver's copy at opt-level 3 (cargo profile overrides of
+/// the `test` profile its build uses): decoding each request, setting up the environment and
+/// encoding each report is most of an execution's time at opt-level 0. The crate under test
+/// keeps the test profile as it is, and with it its instrumentation, debug assertions and
+/// overflow checks; only the optimisation level of the other packages changes.
+pub fn optimise_support(manifest: &Path) -> Result<()> {
+    let text = std::fs::read_to_string(manifest)
+        .with_context(|| format!("read {}", manifest.display()))?;
+    let mut doc: DocumentMut = text.parse().context("parse the copy's Cargo.toml")?;
+    let own = doc
+        .get("package")
+        .and_then(|p| p.get("name"))
+        .and_then(Item::as_str)
+        .map(str::to_string);
+    let packages = ["profile", "test", "package"]
+        .iter()
+        .try_fold(doc.as_table_mut(), |table, key| {
+            let mut inner = Table::new();
+            inner.set_implicit(true);
+            table
+                .entry(key)
+                .or_insert(Item::Table(inner))
+                .as_table_mut()
+        })
+        .context("[profile.test.package] of the copy's Cargo.toml is not a table")?;
+    for name in SUPPORT_PACKAGES
+        .iter()
+        .filter(|&&n| own.as_deref() != Some(n))
+    {
+        packages
+            .entry(name)
+            .or_insert(Item::Table(Table::new()))
+            .as_table_like_mut()
+            .with_context(|| format!("[profile.test.package.{name}] is not a table"))?
+            .insert("opt-level", toml_edit::value(3));
+    }
+    std::fs::write(manifest, doc.to_string())
+        .with_context(|| format!("write {}", manifest.display()))
+}
+
 fn is_inherited(item: &Item) -> bool {
     item.get("workspace").and_then(Item::as_bool) == Some(true)
 }
@@ -514,6 +583,33 @@ pub fn inject_modules(
 mod tests {
     use super::*;
     use crate::runtime::tests::{crate_dir, dependencies};
+
+    #[test]
+    fn the_support_packages_are_optimised_and_the_crate_under_test_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let manifest = dir.path().join("Cargo.toml");
+        std::fs::write(
+            &manifest,
+            "[package]\nname = \"libc\"\n\n[profile.test.package.serde]\ndebug = false\n",
+        )
+        .unwrap();
+        optimise_support(&manifest).unwrap();
+        let doc: DocumentMut = std::fs::read_to_string(&manifest).unwrap().parse().unwrap();
+        let packages = &doc["profile"]["test"]["package"];
+        for name in [
+            "hermetic-driver",
+            "hermetic-protocol",
+            "hermetic",
+            "serde_json",
+        ] {
+            assert_eq!(packages[name]["opt-level"].as_integer(), Some(3), "{name}");
+        }
+        // What the manifest set stays; the crate under test keeps its profile.
+        assert_eq!(packages["serde"]["opt-level"].as_integer(), Some(3));
+        assert_eq!(packages["serde"]["debug"].as_bool(), Some(false));
+        assert!(packages.get("libc").is_none());
+        assert!(doc["profile"]["test"].get("opt-level").is_none());
+    }
 
     /// The support crates' manifests are carried as text: their dependencies must stay those of
     /// the crates (a sandbox needing a newer libc than its carried manifest asks for breaks

@@ -14,6 +14,10 @@ pub struct ExecRequest {
     /// (`hermetic_protocol::Request::Exec`): the report shows what a test gets when another
     /// test of the suite has set the code's statics first.
     pub warm_up: bool,
+    /// May run in a child reused from earlier executions (`hermetic_protocol::Request::Exec`):
+    /// the search's own executions, whose reports are the same either way; never the reruns
+    /// that decide what a test asserts.
+    pub reuse: bool,
 }
 
 /// A candidate unit test. Statement `i`'s result is referred to by later arguments as
@@ -51,6 +55,15 @@ impl TestCase {
             calls: self.calls(),
             env: self.env.clone(),
             warm_up: false,
+            reuse: false,
+        }
+    }
+
+    /// As [`TestCase::request`], in a reused child where the driver can keep one.
+    pub fn search_request(&self) -> ExecRequest {
+        ExecRequest {
+            reuse: true,
+            ..self.request()
         }
     }
 

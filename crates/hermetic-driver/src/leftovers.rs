@@ -79,10 +79,11 @@ impl Before {
 }
 
 /// After the case: waits up to [`GRACE`] for its threads, logs what it left behind, and puts
-/// the driver's hook and handlers back (a shared child runs the next case).
-pub fn check(before: &Before) {
+/// the driver's hook and handlers back (a shared child runs the next case). Whether nothing
+/// was left.
+pub fn check(before: &Before) -> bool {
     if !crate::sandbox::enabled() {
-        return;
+        return true;
     }
     let deadline = Instant::now() + GRACE;
     let mut extra = 0;
@@ -93,6 +94,7 @@ pub fn check(before: &Before) {
         }
         std::thread::sleep(Duration::from_micros(100));
     }
+    let mut clean = extra == 0;
     if extra > 0 {
         left_behind(LeftBehind::Threads, extra as u64);
     }
@@ -101,6 +103,7 @@ pub fn check(before: &Before) {
         std::panic::set_hook(hook);
     } else {
         left_behind(LeftBehind::PanicHook, 0);
+        clean = false;
         // Its own drop is code under test too: it runs here, inside the sandbox.
         drop(hook);
         quiet_panic_hook();
@@ -109,10 +112,12 @@ pub fn check(before: &Before) {
         let was = &before.handlers[sig as usize];
         if disposition(sig).is_some_and(|now| now.handler != was.handler) {
             left_behind(LeftBehind::SignalHandler, sig as u64);
+            clean = false;
             // SAFETY: the disposition the kernel gave before the case, as it gave it.
             unsafe { sigaction(sig, was, std::ptr::null_mut()) };
         }
     }
+    clean
 }
 
 /// The kernel's `struct sigaction` on x86-64 (what `rt_sigaction` reads and writes).

@@ -11,18 +11,20 @@
 //! `hermetic::Env`), [`fakes`] (isolated calls' fakes and what they answered), [`mock`] (call
 //! counts of generated mocks), [`mutant`] (the mutants' switch and the `extern "C"` helpers the
 //! schemata call), [`sandbox`] (the driver's part of the containment; refusals come back per
-//! statement in `ExecReport.refusals`), [`leftovers`] (what a test case leaves behind) and
-//! [`slots`].
+//! statement in `ExecReport.refusals`), [`leftovers`] (what a test case leaves behind),
+//! [`carryover`] (whether a reused child still looks fresh) and [`slots`].
 //!
-//! Invariants: never linked into the user's own tests; every execution runs in a fresh forked
-//! child, inside an `Env`, contained; a crash of the child is a report, never a crash of the
-//! server. The one exception is a hidden benchmark mode, `--no-static-isolation`
+//! Invariants: never linked into the user's own tests; every execution runs in a forked child
+//! that is fresh or looks it (a search execution may reuse the child of earlier ones while
+//! nothing they did can be seen, `carryover`), inside an `Env`, contained; a crash of the child
+//! is a report, never a crash of the server. The one exception is a hidden benchmark mode, `--no-static-isolation`
 //! (`SHARED_CHILD_ENV`), where one long-lived child runs a driver's executions so statics carry
 //! over; it measures what fresh children are worth.
 //!
 //! The engine embeds the sources of this crate, `hermetic-protocol` and `hermetic-sandbox` (its
 //! `shadow.rs`), so an installed binary needs no source tree.
 
+pub mod carryover;
 pub mod coverage;
 pub mod decode;
 pub mod environment;

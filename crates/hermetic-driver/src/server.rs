@@ -1,8 +1,11 @@
-//! The fork server: reads test cases from the engine, runs each in a fresh child process with a
-//! time limit, and answers with what happened.
+//! The fork server: reads test cases from the engine, runs each in a child process with a time
+//! limit, and answers with what happened.
 //!
 //! A child per execution keeps panics, aborts, stack overflows, endless loops and static state
-//! from leaking into the next test case. The child reports through a shared memory area, which
+//! from leaking into the next test case. The search's executions (`Request::Exec::reuse`) share
+//! a worker child instead, which leaves after the first execution that changed anything the
+//! next one could see (`carryover`): a fork then costs only where isolation needs it, and a
+//! report is the one a fresh child would give. The child reports through a shared memory area, which
 //! survives its death, so even a crashing execution tells which statement it reached and what it
 //! covered.
 
@@ -160,6 +163,7 @@ pub fn serve(entries: &[Entry]) {
     let mut requests = std::io::BufReader::new(unsafe { std::fs::File::from_raw_fd(REQUEST_FD) });
     let mut line = String::new();
     let shared_child = std::env::var_os(SHARED_CHILD_ENV).is_some();
+    let watch = crate::carryover::Watch::from_env(base);
     let mut worker: Option<Worker> = None;
     loop {
         line.clear();
@@ -175,11 +179,22 @@ pub fn serve(entries: &[Entry]) {
                 report_reached,
                 max_site_evaluations,
                 warm_up,
+                reuse,
             }) => {
                 // Set before the fork: the child inherits the switch.
                 crate::mutant::set_active(mutant, report_reached, max_site_evaluations);
-                let report = if shared_child {
-                    run_in_worker(&mut worker, entries, &line, timeout_ms, &shared)
+                // A warm-up run sets statics on purpose, and a mutant's run decides a verdict:
+                // both in a fresh child.
+                let reused = if shared_child {
+                    Some(Reuse::Always)
+                } else {
+                    watch
+                        .as_ref()
+                        .filter(|_| reuse && !warm_up && mutant == 0)
+                        .map(Reuse::WhileUnchanged)
+                };
+                let report = if let Some(reuse) = reused {
+                    run_in_worker(&mut worker, entries, &line, timeout_ms, &shared, reuse)
                 } else {
                     let case = Case {
                         calls: &calls,
@@ -387,7 +402,8 @@ fn run_child(entries: &[Entry], case: &Case, shared: &Shared) -> ! {
     install_child_handlers();
     crate::leftovers::quiet_panic_hook();
     run_warm(entries, case, shared);
-    crate::leftovers::check(&shared.child_before);
+    // What it left is logged as refusals; the child ends here anyway.
+    let _ = crate::leftovers::check(&shared.child_before);
     // SAFETY: leave without running destructors or atexit handlers of the parent's state.
     unsafe { libc::_exit(0) }
 }
@@ -435,15 +451,30 @@ fn run_on_fresh_thread(entries: &[Entry], calls: &[Call], env: &Option<EnvSpec>,
     }
 }
 
-/// A long-lived child that runs one execution after another (`SHARED_CHILD_ENV`). It leaves
-/// when its request pipe closes, i.e. when the server does.
+/// A long-lived child that runs one execution after another. It leaves when its request pipe
+/// closes (when the server does), or after an execution that changed what the next one would
+/// see ([`Reuse::WhileUnchanged`]).
 struct Worker {
     pid: libc::pid_t,
     /// Request lines go to the child here.
     requests: std::fs::File,
-    /// The child writes a byte here after each execution.
+    /// The child writes a byte here after each execution: [`KEPT`] or [`RETIRED`].
     done: std::fs::File,
 }
+
+/// How long a worker lives.
+#[derive(Clone, Copy)]
+enum Reuse<'w> {
+    /// Until an execution changes a watched static, a descriptor or the memory size, or leaves
+    /// something behind (`carryover`): the next execution then gets a fresh child.
+    WhileUnchanged(&'w crate::carryover::Watch),
+    /// For good, statics carried over (`SHARED_CHILD_ENV`, benchmarks only).
+    Always,
+}
+
+/// The worker's answers after an execution: it goes on, or it has left.
+const KEPT: u8 = 1;
+const RETIRED: u8 = 2;
 
 fn pipe_pair() -> (std::fs::File, std::fs::File) {
     let mut fds = [0; 2];
@@ -460,7 +491,7 @@ fn pipe_pair() -> (std::fs::File, std::fs::File) {
     }
 }
 
-fn spawn_worker(entries: &[Entry], shared: &Shared) -> Worker {
+fn spawn_worker(entries: &[Entry], shared: &Shared, reuse: Reuse) -> Worker {
     let (request_read, request_write) = pipe_pair();
     let (done_read, done_write) = pipe_pair();
     // SAFETY: the child only serves executions and leaves with `_exit`.
@@ -474,6 +505,12 @@ fn spawn_worker(entries: &[Entry], shared: &Shared) -> Worker {
         let before = crate::leftovers::before();
         let mut requests = std::io::BufReader::new(request_read);
         let mut done = done_write;
+        // As the server's statics are: what a fresh child would start from.
+        let pristine = match reuse {
+            Reuse::WhileUnchanged(watch) => Some((watch, watch.snapshot())),
+            Reuse::Always => None,
+        };
+        let debug = std::env::var_os("HERMETIC_DEBUG").is_some();
         let mut line = String::new();
         loop {
             line.clear();
@@ -481,6 +518,7 @@ fn spawn_worker(entries: &[Entry], shared: &Shared) -> Worker {
                 // SAFETY: as in `run_child`.
                 unsafe { libc::_exit(0) }
             }
+            let mut kept = true;
             if let Ok(Request::Exec {
                 calls,
                 env,
@@ -498,9 +536,25 @@ fn spawn_worker(entries: &[Entry], shared: &Shared) -> Worker {
                     warm_up,
                 };
                 run_warm(entries, &case, shared);
-                crate::leftovers::check(&before);
+                let left_nothing = crate::leftovers::check(&before);
+                if let Some((watch, p)) = &pristine {
+                    let change = if left_nothing {
+                        watch.change(p)
+                    } else {
+                        Some("leftovers".into())
+                    };
+                    if let Some(change) = change.as_ref().filter(|_| debug) {
+                        // Not `eprintln!`: libtest captures it.
+                        let text =
+                            format!("hermetic driver: a new child after a change of {change}\n");
+                        // SAFETY: writes our own buffer to standard error.
+                        unsafe { libc::write(2, text.as_ptr().cast(), text.len()) };
+                    }
+                    kept = change.is_none();
+                }
             }
-            if done.write_all(&[1]).is_err() {
+            let answer = if kept { KEPT } else { RETIRED };
+            if done.write_all(&[answer]).is_err() || !kept {
                 // SAFETY: as in `run_child`.
                 unsafe { libc::_exit(0) }
             }
@@ -513,35 +567,54 @@ fn spawn_worker(entries: &[Entry], shared: &Shared) -> Worker {
     }
 }
 
-/// Runs one execution in the shared child, starting one when there is none (the first time,
-/// or after the last one crashed or hung).
+/// Runs one execution in the worker, starting one when there is none (the first time, or
+/// after the last one left, crashed or hung).
 fn run_in_worker(
     worker: &mut Option<Worker>,
     entries: &[Entry],
     request_line: &str,
     timeout_ms: u64,
     shared: &Shared,
+    reuse: Reuse,
 ) -> ExecReport {
     shared.reset();
-    let w = worker.get_or_insert_with(|| spawn_worker(entries, shared));
+    let w = worker.get_or_insert_with(|| spawn_worker(entries, shared, reuse));
     let sent = w
         .requests
         .write_all(request_line.trim_end().as_bytes())
         .and_then(|_| w.requests.write_all(b"\n"));
-    let status = match sent {
+    let ended = match sent {
         Ok(()) => wait_for_worker(w, timeout_ms, shared),
-        Err(_) => Some(reap(w.pid)),
+        Err(_) => Ended::Died(reap(w.pid)),
     };
-    if status.is_some() {
-        // It died and was reaped; the next execution starts a new one.
-        *worker = None;
+    match ended {
+        Ended::Kept => report_after(None, shared),
+        Ended::Retired => {
+            // It finished the case and left; the next execution starts a new one.
+            reap(w.pid);
+            *worker = None;
+            report_after(None, shared)
+        }
+        Ended::Died(status) => {
+            *worker = None;
+            report_after(Some(status), shared)
+        }
     }
-    report_after(status, shared)
 }
 
-/// Waits until the shared child finishes the execution (`None`) or dies (its wait status);
-/// past the time limit it is asked to save its coverage and leave, then killed.
-fn wait_for_worker(w: &mut Worker, timeout_ms: u64, shared: &Shared) -> Option<i32> {
+/// How an execution in the worker ended.
+enum Ended {
+    /// The case finished and the worker goes on.
+    Kept,
+    /// The case finished and the worker left.
+    Retired,
+    /// The worker died during the case (its wait status; it was reaped).
+    Died(i32),
+}
+
+/// Waits until the worker finishes the execution or dies; past the time limit it is asked to
+/// save its coverage and leave, then killed.
+fn wait_for_worker(w: &mut Worker, timeout_ms: u64, shared: &Shared) -> Ended {
     use std::io::Read;
     use std::os::fd::AsRawFd;
     let cpu_before = cpu_ms(w.pid).unwrap_or(0);
@@ -565,16 +638,17 @@ fn wait_for_worker(w: &mut Worker, timeout_ms: u64, shared: &Shared) -> Option<i
             &|| cpu_ms(w.pid).map(|c| c.saturating_sub(cpu_before)),
             &within,
         );
-    let mut byte = [0u8; 1];
-    if ready && w.done.read(&mut byte).unwrap_or(0) == 1 {
-        return None;
-    }
     if !ready {
         // The same escalation as `wait_with_timeout`.
-        return Some(wait_with_timeout(w.pid, 0, shared));
+        return Ended::Died(wait_with_timeout(w.pid, 0, shared));
     }
-    // The pipe closed: the child died during the case.
-    Some(reap(w.pid))
+    let mut byte = [0u8; 1];
+    match w.done.read(&mut byte) {
+        Ok(1) if byte[0] == KEPT => Ended::Kept,
+        Ok(1) => Ended::Retired,
+        // The pipe closed: the child died during the case.
+        _ => Ended::Died(reap(w.pid)),
+    }
 }
 
 fn reap(pid: libc::pid_t) -> i32 {
@@ -836,6 +910,7 @@ fn install_child_handlers() {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hermetic_protocol::{DRIVER_ENV, REPLY_FD, REQUEST_FD};
     use std::process::{Child, Command};
     use std::time::{Duration, Instant};
 
@@ -886,6 +961,165 @@ mod tests {
         let waits = waits.into_inner();
         assert_eq!(waits.iter().sum::<u64>(), 4000, "{waits:?}");
         assert!(waits.last().is_some_and(|&w| w < 10), "{waits:?}");
+    }
+
+    /// Bumped by [`bump`]: what a reused child must not carry over.
+    static COUNT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+    fn returning(observed: Observed) -> Result<Returned, DecodeError> {
+        Ok(Returned {
+            observed: Some(observed),
+            stored: None,
+            observer: None,
+        })
+    }
+
+    /// A function with a static counter that branches on it.
+    fn bump(_: &[Value], _: &mut Slots) -> Result<Returned, DecodeError> {
+        let n = COUNT.fetch_add(1, Ordering::SeqCst);
+        returning(Observed::Str(if n == 0 { "first" } else { "again" }.into()))
+    }
+
+    fn pure(args: &[Value], _: &mut Slots) -> Result<Returned, DecodeError> {
+        let Some(Value::Int(x)) = args.first() else {
+            return Err(DecodeError("an integer".into()));
+        };
+        returning(Observed::Int(x * 2))
+    }
+
+    /// Counts the executions [`seen`] ran in its process (not watched: it tells whether a
+    /// child was reused).
+    static SEEN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+    fn seen(_: &[Value], _: &mut Slots) -> Result<Returned, DecodeError> {
+        returning(Observed::Int(SEEN.fetch_add(1, Ordering::SeqCst).into()))
+    }
+
+    const ENTRIES: [Entry; 3] = [bump, pure, seen];
+
+    /// The driver [`run_sequence`] starts: this test binary, serving [`ENTRIES`].
+    #[test]
+    fn serves_when_started_by_a_test() {
+        serve(&ENTRIES);
+    }
+
+    /// Runs `calls` (entry, argument) one execution each in a driver started from this test
+    /// binary, all with `reuse` set; `env` is added to the driver's environment. The reports,
+    /// as JSON lines.
+    fn run_sequence(calls: &[(usize, i128)], env: &[(&str, String)]) -> Vec<String> {
+        use std::io::{BufRead, BufReader, Write};
+        use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+        use std::os::unix::process::CommandExt;
+        let pipe = || {
+            let mut fds = [0; 2];
+            // SAFETY: pipe2 fills the array; each end is owned once from here on.
+            unsafe {
+                assert_eq!(libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC), 0);
+                (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1]))
+            }
+        };
+        let (reply_read, reply_write) = pipe();
+        let (request_read, request_write) = pipe();
+        let (reply_fd, request_fd) = (reply_write.as_raw_fd(), request_read.as_raw_fd());
+        let scratch = std::env::temp_dir();
+        let mut cmd = Command::new(std::env::current_exe().unwrap());
+        cmd.args([
+            "--exact",
+            "server::tests::serves_when_started_by_a_test",
+            "--test-threads=1",
+        ])
+        .env(DRIVER_ENV, "1")
+        .env("HERMETIC_SCRATCH", &scratch)
+        .env_remove(crate::protocol::WATCHED_STATICS_ENV)
+        .env_remove(SHARED_CHILD_ENV)
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null());
+        // SAFETY: only dup2 between fork and exec.
+        unsafe {
+            cmd.pre_exec(move || {
+                if libc::dup2(reply_fd, REPLY_FD) < 0 || libc::dup2(request_fd, REQUEST_FD) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let mut child = cmd.spawn().unwrap();
+        drop((reply_write, request_read));
+        let mut replies = BufReader::new(std::fs::File::from(reply_read));
+        let mut requests = std::fs::File::from(request_write);
+        let mut line = String::new();
+        replies.read_line(&mut line).unwrap();
+        let mut reports = Vec::new();
+        for &(callable, arg) in calls {
+            let request = Request::Exec {
+                calls: vec![Call {
+                    callable,
+                    args: vec![Value::Int(arg)],
+                }],
+                env: Some(EnvSpec::default()),
+                timeout_ms: 10_000,
+                mutant: 0,
+                report_reached: false,
+                max_site_evaluations: 0,
+                warm_up: false,
+                reuse: true,
+            };
+            let mut text = serde_json::to_vec(&request).unwrap();
+            text.push(b'\n');
+            requests.write_all(&text).unwrap();
+            line.clear();
+            replies.read_line(&mut line).unwrap();
+            reports.push(line.trim_end().to_string());
+        }
+        drop(requests);
+        child.wait().unwrap();
+        reports
+    }
+
+    fn returned(report: &str) -> Observed {
+        let report: ExecReport = serde_json::from_str(report).unwrap();
+        assert_eq!(report.outcome, Outcome::Completed, "{report:?}");
+        report.stmts[0].returned.clone().unwrap()
+    }
+
+    #[test]
+    fn a_reused_child_gives_the_reports_fresh_children_give() {
+        const BUMP: usize = 0;
+        const PURE: usize = 1;
+        const SEEN: usize = 2;
+        let calls = [
+            (PURE, 1),
+            (SEEN, 0),
+            (SEEN, 0),
+            (BUMP, 0),
+            (SEEN, 0),
+            (BUMP, 0),
+            (BUMP, 0),
+            (PURE, 2),
+        ];
+        let base = coverage::load_base();
+        let count = &COUNT as *const _ as usize - base;
+        let watched = (crate::protocol::WATCHED_STATICS_ENV, format!("{count:x}+8"));
+        let fresh = run_sequence(&calls, &[]);
+        let reused = run_sequence(&calls, &[watched]);
+        // Without the list every execution has a child of its own; with it, the first ones
+        // share one until a bump changes the counter.
+        let zero = Observed::Int(0);
+        assert_eq!(returned(&fresh[2]), zero);
+        assert_eq!(returned(&reused[1]), zero);
+        assert_eq!(returned(&reused[2]), Observed::Int(1));
+        assert_eq!(returned(&reused[4]), zero);
+        for (i, &(callable, _)) in calls.iter().enumerate() {
+            if callable != SEEN {
+                assert_eq!(fresh[i], reused[i], "execution {i}");
+            }
+        }
+        assert_eq!(returned(&reused[6]), Observed::Str("first".into()));
+        // Where statics carry over (the benchmark mode), the counter shows it: the check
+        // above can fail.
+        let carried = run_sequence(&calls, &[(SHARED_CHILD_ENV, "1".into())]);
+        assert_eq!(returned(&carried[5]), Observed::Str("again".into()));
     }
 
     #[test]

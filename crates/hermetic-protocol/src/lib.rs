@@ -20,6 +20,10 @@ pub const DRIVER_ENV: &str = "HERMETIC_DRIVER";
 /// so that the crate's statics carry over from one execution to the next, as between tests in
 /// one `cargo test` process. Only for the benchmark that measures what fresh children are worth.
 pub const SHARED_CHILD_ENV: &str = "HERMETIC_SHARED_CHILD";
+/// The writable statics a reused child watches (`Request::Exec::reuse`), set by the engine:
+/// `start+len` ranges in hexadecimal, relative to the executable's load address, separated by
+/// commas. Unset: no execution runs in a reused child.
+pub const WATCHED_STATICS_ENV: &str = "HERMETIC_WATCHED_STATICS";
 /// Set (to anything) by the engine when the code under test may write files in its scratch
 /// directory: it runs against the real environment (benchmarks only). Otherwise the runtime
 /// serves every write, and a real one is refused.
@@ -191,7 +195,7 @@ pub enum FileMode {
 #[allow(clippy::large_enum_variant)]
 #[derive(Serialize, Deserialize, Clone, Debug)]
 pub enum Request {
-    /// Run the calls in a fresh child process, inside the environment.
+    /// Run the calls in a child process, inside the environment.
     Exec {
         calls: Vec<Call>,
         /// `None`: the real environment (for benchmarks that compare with it).
@@ -213,6 +217,12 @@ pub enum Request {
         /// call set (a `Once`, a cache, a counter), which another test of a suite may set first.
         #[serde(default)]
         warm_up: bool,
+        /// May run in a child kept from earlier executions, as long as nothing they did can be
+        /// seen (the driver's `server` replaces the child as soon as something could be); else
+        /// in a fresh child. For the search's many executions, not for the reruns that decide
+        /// what a test asserts.
+        #[serde(default)]
+        reuse: bool,
     },
     Quit,
 }

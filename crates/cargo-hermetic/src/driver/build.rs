@@ -65,6 +65,7 @@ pub fn build_driver(
         support.push(crate::manifest::RUNTIME);
     }
     let shadow = shadow::copy_crate(&origin, "shadow", &support)?;
+    shadow::optimise_support(&shadow.root.join("Cargo.toml"))?;
     let isolating = std::time::Instant::now();
     crate::isolate::write(
         &shadow.root,

@@ -7,7 +7,7 @@
 //! compiler checks and unwinding cleanup set apart (`cleanup.rs`, which follows control from each
 //! landing pad, decoding instructions with iced-x86), the edges no input can take left out
 //! (`infeasible.rs`) and the copies of a generic function sharing their goals (`copies.rs`);
-//! `lines.rs` maps goals to source lines.
+//! `lines.rs` maps goals to source lines; `statics.rs` lists the statics a reused child watches.
 
 pub mod build;
 pub mod cleanup;
@@ -18,3 +18,4 @@ pub mod goals;
 pub mod infeasible;
 pub mod lines;
 pub mod process;
+pub mod statics;

@@ -23,6 +23,7 @@ struct Run {
     env: Option<EnvSpec>,
     mutation: Mutation,
     warm_up: bool,
+    reuse: bool,
 }
 
 /// The mutant an execution runs against (mutation analysis), and whether it reports the
@@ -59,6 +60,9 @@ pub struct Launch {
     /// Executions run against the real environment instead of a virtual one, so the code may
     /// write files in `scratch` (benchmarks only).
     pub real_env: bool,
+    /// The writable statics a reused child watches, as the driver reads them
+    /// (`statics::watch_list` of `executable`, filled in by `DriverPool::start`).
+    pub statics: String,
 }
 
 /// The sandbox a driver starts in: it writes only in its scratch directory, and runs where
@@ -114,6 +118,9 @@ impl Driver {
             .stderr(Stdio::null());
         if launch.shared_child {
             cmd.env(hermetic_protocol::SHARED_CHILD_ENV, "1");
+        }
+        if !launch.statics.is_empty() {
+            cmd.env(hermetic_protocol::WATCHED_STATICS_ENV, &launch.statics);
         }
         if launch.real_env {
             cmd.env(hermetic_protocol::SANDBOX_WRITES_ENV, "1");
@@ -171,6 +178,7 @@ impl Driver {
             report_reached: run.mutation.report_reached,
             max_site_evaluations: run.mutation.max_site_evaluations,
             warm_up: run.warm_up,
+            reuse: run.reuse,
         })?;
         line.push(b'\n');
         self.requests
@@ -228,7 +236,14 @@ pub struct DriverPool {
 }
 
 impl DriverPool {
-    pub fn start(launch: Launch, jobs: usize, timeout_ms: u64) -> Result<DriverPool> {
+    pub fn start(mut launch: Launch, jobs: usize, timeout_ms: u64) -> Result<DriverPool> {
+        // Without the list, every execution runs in a fresh child: slower, never wrong.
+        launch.statics = super::statics::watch_list(&launch.executable).unwrap_or_else(|e| {
+            if std::env::var_os("HERMETIC_DEBUG").is_some() {
+                eprintln!("hermetic: no reused children: {e:#}");
+            }
+            String::new()
+        });
         let (first, hello) = Driver::start(&launch)?;
         let layers = Layers {
             seccomp: hello.seccomp,
@@ -258,27 +273,29 @@ impl DriverPool {
     ) -> Result<Vec<ExecReport>> {
         let runs = cases
             .into_iter()
-            .map(|(calls, env, mutation)| (calls, env, mutation, false))
+            .map(|(calls, env, mutation)| (calls, env, mutation, false, false))
             .collect();
         self.exec_runs(runs, timeout)
     }
 
-    /// As [`DriverPool::exec_mutants`], each case saying whether its calls run once before.
+    /// As [`DriverPool::exec_mutants`], each case saying whether its calls run once before and
+    /// whether it may run in a reused child.
     fn exec_runs(
         &mut self,
-        cases: Vec<(Vec<Call>, EnvSpec, Mutation, bool)>,
+        cases: Vec<(Vec<Call>, EnvSpec, Mutation, bool, bool)>,
         timeout: u64,
     ) -> Result<Vec<ExecReport>> {
         let n = self.drivers.len();
         let real = self.real_env;
         let launch = &self.launch;
         let mut shares: Vec<Vec<(usize, Run)>> = vec![Vec::new(); n];
-        for (i, (calls, env, mutation, warm_up)) in cases.into_iter().enumerate() {
+        for (i, (calls, env, mutation, warm_up, reuse)) in cases.into_iter().enumerate() {
             let run = Run {
                 calls,
                 env: (!real).then_some(env),
                 mutation,
                 warm_up,
+                reuse,
             };
             shares[i % n].push((i, run));
         }
@@ -315,7 +332,7 @@ impl Execute for DriverPool {
     fn exec_batch(&mut self, requests: Vec<ExecRequest>) -> Result<Vec<ExecReport>> {
         let cases = requests
             .into_iter()
-            .map(|r| (r.calls, r.env, Mutation::default(), r.warm_up))
+            .map(|r| (r.calls, r.env, Mutation::default(), r.warm_up, r.reuse))
             .collect();
         self.exec_runs(cases, self.timeout_ms)
     }

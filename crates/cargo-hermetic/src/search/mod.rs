@@ -429,7 +429,7 @@ impl<'s, 'c> Search<'s, 'c> {
             self.exhausted = true;
             return Ok(());
         }
-        let reports = exec.exec_batch(batch.iter().map(TestCase::request).collect())?;
+        let reports = exec.exec_batch(batch.iter().map(TestCase::search_request).collect())?;
         self.learn(batch, reports);
         Ok(())
     }

@@ -1,0 +1,203 @@
+//! Whether an execution in a reused child left anything the next one could see
+//! ([`crate::server`]'s worker).
+//!
+//! A worker is forked from the server like any child and runs executions one after another
+//! while, after each, the writable statics of the crate under test and of the crates it links
+//! (the engine lists them: `WATCHED_STATICS_ENV`) hold the bytes they held when it was forked,
+//! it has the same file descriptors, no leftovers (`leftovers`: threads, handlers, panic hook)
+//! and its memory has not grown much. Why that is enough: a fresh child is a copy of the server,
+//! and so is the worker with pristine statics — every state of the code that lives on between
+//! calls is a static or reached from one (the heap a cache or a registry owns is reached through
+//! a pointer in a static, which changes when the cache is filled; a `OnceLock` changes when it
+//! is set), and the statics of the server's code under test never changed (the server runs no
+//! code under test). The environment is entered afresh by every execution, coverage and
+//! comparison logs are reset by the driver, and a thread-local starts unset on each case's
+//! fresh thread. What is left is what the next execution cannot tell apart: freed heap and
+//! where the allocator puts the next block.
+
+use hermetic_protocol::WATCHED_STATICS_ENV;
+
+/// More than this much growth of the worker's largest resident size since it was forked ends
+/// it: leaked memory would make a later execution run out where a fresh child would not.
+const MAX_GROWTH_KIB: i64 = 64 << 10;
+
+/// Descriptors above the highest one open at the fork that are checked too: a leaked one takes
+/// the lowest free number (one below the highest, or the next).
+const FD_MARGIN: i32 = 2;
+
+/// The ranges of memory watched (absolute addresses).
+pub struct Watch {
+    ranges: Vec<(usize, usize)>,
+}
+
+/// What the worker looked like when it was forked.
+pub struct Pristine {
+    bytes: Vec<u8>,
+    fds: Vec<bool>,
+    max_rss_kib: i64,
+}
+
+impl Watch {
+    /// The engine's list (`None`: unset or unusable, so no execution runs in a reused child).
+    /// Each range must lie in a writable segment of the executable: a wrong list must not make
+    /// the worker fault on its own check.
+    pub fn from_env(base: usize) -> Option<Watch> {
+        Watch::parse(&std::env::var(WATCHED_STATICS_ENV).ok()?, base)
+    }
+
+    /// The list as the engine writes it (`start+len` in hexadecimal, from `base`, by commas).
+    fn parse(text: &str, base: usize) -> Option<Watch> {
+        let segments = writable_segments();
+        let mut ranges = Vec::new();
+        for item in text.split(',').filter(|s| !s.is_empty()) {
+            let (start, len) = item.split_once('+')?;
+            let start = base.checked_add(usize::from_str_radix(start, 16).ok()?)?;
+            let len = usize::from_str_radix(len, 16).ok()?;
+            let end = start.checked_add(len)?;
+            if !segments.iter().any(|&(s, e)| s <= start && end <= e) {
+                return None;
+            }
+            ranges.push((start, len));
+        }
+        Some(Watch { ranges })
+    }
+
+    /// Notes the watched bytes, the open descriptors and the resident size (in the worker,
+    /// before its first execution).
+    pub fn snapshot(&self) -> Pristine {
+        let mut bytes = Vec::with_capacity(self.ranges.iter().map(|r| r.1).sum());
+        for &(start, len) in &self.ranges {
+            bytes.extend_from_slice(region(start, len));
+        }
+        let highest = (0..1024).rev().find(|&fd| fd_open(fd)).unwrap_or(2);
+        Pristine {
+            bytes,
+            fds: (0..=highest + FD_MARGIN).map(fd_open).collect(),
+            max_rss_kib: max_rss_kib(),
+        }
+    }
+
+    /// Whether the worker still looks as it did at `pristine`.
+    pub fn unchanged(&self, pristine: &Pristine) -> bool {
+        self.change(pristine).is_none()
+    }
+
+    /// What differs from `pristine`, the first thing found (for `HERMETIC_DEBUG`).
+    pub fn change(&self, pristine: &Pristine) -> Option<String> {
+        let mut at = 0;
+        for &(start, len) in &self.ranges {
+            if region(start, len) != &pristine.bytes[at..at + len] {
+                let base = crate::coverage::load_base();
+                return Some(format!("the static at {:#x}", start - base));
+            }
+            at += len;
+        }
+        if let Some(fd) = (0..pristine.fds.len()).find(|&fd| fd_open(fd as i32) != pristine.fds[fd])
+        {
+            return Some(format!("descriptor {fd}"));
+        }
+        let grown = max_rss_kib() - pristine.max_rss_kib;
+        (grown > MAX_GROWTH_KIB).then(|| format!("memory grew by {grown} KiB"))
+    }
+}
+
+fn region(start: usize, len: usize) -> &'static [u8] {
+    // SAFETY: `from_env` kept only ranges inside the executable's writable segments, which
+    // stay mapped for the life of the process; the bytes are read while no case runs.
+    unsafe { std::slice::from_raw_parts(start as *const u8, len) }
+}
+
+fn fd_open(fd: i32) -> bool {
+    // SAFETY: asks for a descriptor's flags, changes nothing.
+    unsafe { libc::fcntl(fd, libc::F_GETFD) >= 0 }
+}
+
+fn max_rss_kib() -> i64 {
+    // SAFETY: getrusage fills the struct we pass.
+    unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut usage);
+        usage.ru_maxrss
+    }
+}
+
+/// The executable's writable loaded segments (absolute address ranges).
+fn writable_segments() -> Vec<(usize, usize)> {
+    unsafe extern "C" fn first(
+        info: *mut libc::dl_phdr_info,
+        _: libc::size_t,
+        data: *mut libc::c_void,
+    ) -> libc::c_int {
+        let out = &mut *(data as *mut Vec<(usize, usize)>);
+        let info = &*info;
+        for i in 0..info.dlpi_phnum as usize {
+            let ph = &*info.dlpi_phdr.add(i);
+            if ph.p_type == libc::PT_LOAD && ph.p_flags & libc::PF_W != 0 {
+                let start = info.dlpi_addr as usize + ph.p_vaddr as usize;
+                out.push((start, start + ph.p_memsz as usize));
+            }
+        }
+        1 // the first object is the executable; stop there
+    }
+    let mut out: Vec<(usize, usize)> = Vec::new();
+    // SAFETY: the callback only reads the headers and writes through the pointer we pass.
+    unsafe { libc::dl_iterate_phdr(Some(first), &mut out as *mut _ as *mut libc::c_void) };
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    static WATCHED: AtomicU64 = AtomicU64::new(7);
+
+    fn watch_of(addr: usize) -> Option<Watch> {
+        let base = crate::coverage::load_base();
+        Watch::parse(&format!("{:x}+8", addr.wrapping_sub(base)), base)
+    }
+
+    #[test]
+    fn a_changed_static_is_seen() {
+        let watch = watch_of(&WATCHED as *const _ as usize).expect("a static is accepted");
+        let pristine = watch.snapshot();
+        assert!(watch.unchanged(&pristine));
+        WATCHED.fetch_add(1, Ordering::SeqCst);
+        assert!(!watch.unchanged(&pristine));
+        WATCHED.fetch_sub(1, Ordering::SeqCst);
+        assert!(watch.unchanged(&pristine));
+    }
+
+    #[test]
+    fn a_leaked_descriptor_is_seen() {
+        // In a forked child, where no other test opens or closes descriptors meanwhile.
+        let watch = Watch { ranges: Vec::new() };
+        // SAFETY: the child makes system calls and allocates (glibc's fork leaves the
+        // allocator usable), then leaves with `_exit`.
+        let pid = unsafe { libc::fork() };
+        if pid == 0 {
+            let pristine = watch.snapshot();
+            let clean = watch.unchanged(&pristine);
+            // SAFETY: a NUL-terminated constant path.
+            let fd = unsafe { libc::open(c"/proc/self/stat".as_ptr(), libc::O_RDONLY) };
+            let leaked = !watch.unchanged(&pristine);
+            // SAFETY: our own descriptor.
+            unsafe { libc::close(fd) };
+            let clean_again = watch.unchanged(&pristine);
+            let code = if clean && leaked && clean_again { 0 } else { 1 };
+            // SAFETY: leaves the forked test process at once.
+            unsafe { libc::_exit(code) };
+        }
+        let mut status = 0;
+        // SAFETY: waits for our own child.
+        unsafe { libc::waitpid(pid, &mut status, 0) };
+        assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0);
+    }
+
+    #[test]
+    fn a_range_outside_the_executables_data_is_refused() {
+        let on_the_heap = Box::new(0u64);
+        assert!(watch_of(&*on_the_heap as *const u64 as usize).is_none());
+        assert!(Watch::parse("zz+8", 0).is_none());
+    }
+}
