@@ -190,7 +190,11 @@ pub fn serve(entries: &[Entry]) {
                 } else {
                     watch
                         .as_ref()
-                        .filter(|_| reuse && !warm_up && mutant == 0)
+                        // Only inside a virtual environment, and with the checks of what a
+                        // case left behind (they are off with the sandbox).
+                        .filter(|_| {
+                            reuse && !warm_up && mutant == 0 && env.is_some() && sandbox::enabled()
+                        })
                         .map(Reuse::WhileUnchanged)
                 };
                 let report = if let Some(reuse) = reused {
@@ -201,7 +205,7 @@ pub fn serve(entries: &[Entry]) {
                         env: &env,
                         warm_up,
                     };
-                    run_forked(entries, &case, timeout_ms, &shared)
+                    run_forked(entries, &case, timeout_ms, &shared, worker.as_ref())
                 };
                 send(&mut reply, &report);
             }
@@ -225,7 +229,13 @@ struct Case<'a> {
     warm_up: bool,
 }
 
-fn run_forked(entries: &[Entry], case: &Case, timeout_ms: u64, shared: &Shared) -> ExecReport {
+fn run_forked(
+    entries: &[Entry],
+    case: &Case,
+    timeout_ms: u64,
+    shared: &Shared,
+    worker: Option<&Worker>,
+) -> ExecReport {
     shared.reset();
     // SAFETY: the child only runs the test case and leaves with `_exit`.
     let pid = unsafe { libc::fork() };
@@ -235,6 +245,11 @@ fn run_forked(entries: &[Entry], case: &Case, timeout_ms: u64, shared: &Shared) 
         std::io::Error::last_os_error()
     );
     if pid == 0 {
+        if let Some(w) = worker {
+            // The worker's pipes are not the case's: a fresh child numbers its descriptors as
+            // it would with no worker, and cannot reach the worker.
+            w.close_in_child();
+        }
         sandbox::contain_child();
         run_child(entries, case, shared);
     }
@@ -462,6 +477,18 @@ struct Worker {
     done: std::fs::File,
 }
 
+impl Worker {
+    /// Closes the server's ends of the worker's pipes, in a child forked for another case.
+    fn close_in_child(&self) {
+        use std::os::fd::AsRawFd;
+        // SAFETY: in the forked child, which never uses these again (it leaves with `_exit`).
+        unsafe {
+            libc::close(self.requests.as_raw_fd());
+            libc::close(self.done.as_raw_fd());
+        }
+    }
+}
+
 /// How long a worker lives.
 #[derive(Clone, Copy)]
 enum Reuse<'w> {
@@ -646,8 +673,13 @@ fn wait_for_worker(w: &mut Worker, timeout_ms: u64, shared: &Shared) -> Ended {
     match w.done.read(&mut byte) {
         Ok(1) if byte[0] == KEPT => Ended::Kept,
         Ok(1) => Ended::Retired,
-        // The pipe closed: the child died during the case.
-        _ => Ended::Died(reap(w.pid)),
+        // The pipe closed: the child died during the case (or the case closed the pipe and
+        // the worker lives on: it must not keep the server waiting).
+        _ => {
+            // SAFETY: our own child, not yet reaped.
+            unsafe { libc::kill(w.pid, libc::SIGKILL) };
+            Ended::Died(reap(w.pid))
+        }
     }
 }
 

@@ -274,6 +274,7 @@ impl Env {
         }
         crate::libc::link_interposers();
         install_panic_hook();
+        crate::state::restart_vfds_when_none_open();
         let shared = self.build();
         let prev = crate::active::enter(shared.clone());
         EnvGuard {

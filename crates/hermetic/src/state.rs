@@ -50,6 +50,15 @@ impl Shared {
     }
 }
 
+/// Virtual descriptors are numbered from the base again when none is open, so a process that
+/// runs one case after another (the driver's reused child) numbers them as a fresh one does.
+pub(crate) fn restart_vfds_when_none_open() {
+    let owners = VFD_OWNERS.lock().unwrap_or_else(|e| e.into_inner());
+    if owners.is_empty() {
+        NEXT_VFD.store(VFD_BASE, Ordering::Relaxed);
+    }
+}
+
 pub(crate) fn vfd_owner(fd: c_int) -> Option<Arc<Shared>> {
     let owners = VFD_OWNERS.lock().unwrap_or_else(|e| e.into_inner());
     owners.get(&fd).cloned()
@@ -253,14 +262,14 @@ impl State {
     }
 
     fn bind_fd(&mut self, id: u64) -> c_int {
+        // Numbered under the owners' lock, so a restart (`restart_vfds_when_none_open`) never
+        // hands out a number that is being bound.
+        let mut owners = VFD_OWNERS.lock().unwrap_or_else(|e| e.into_inner());
         let fd = NEXT_VFD.fetch_add(1, Ordering::Relaxed);
         self.descs.get_mut(&id).expect("desc").refs += 1;
         self.fds.insert(fd, id);
         if let Some(me) = self.me.upgrade() {
-            VFD_OWNERS
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .insert(fd, me);
+            owners.insert(fd, me);
         }
         fd
     }

@@ -130,7 +130,28 @@ fn writable(section: &object::Section) -> bool {
 /// crates, and std's few that hold an execution's leftovers. Names that are not Rust's (C code
 /// a crate links) are watched.
 fn is_watched(name: &str) -> bool {
-    STD_STATE.iter().any(|p| name.starts_with(p)) || !SUPPORT.contains(&owner(name))
+    let mut roots = roots(name).peekable();
+    if roots.peek().is_none() {
+        return !SUPPORT.contains(&owner(name));
+    }
+    STD_STATE.iter().any(|p| name.starts_with(p)) || roots.any(|r| !SUPPORT.contains(&r))
+}
+
+/// The crates a demangled name's paths start with: `<alloc::string::String as p::Ext>::f::N`
+/// (a crate's trait implemented for a std type, and the static in it) names `alloc` and `p`.
+fn roots(name: &str) -> impl Iterator<Item = &str> {
+    let bytes = name.as_bytes();
+    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    (0..bytes.len())
+        .filter(move |&i| {
+            ident(bytes[i]) && (i == 0 || !(ident(bytes[i - 1]) || bytes[i - 1] == b':'))
+        })
+        .filter_map(move |i| {
+            let end = (i..bytes.len())
+                .find(|&j| !ident(bytes[j]))
+                .unwrap_or(bytes.len());
+            name[end..].starts_with("::").then(|| &name[i..end])
+        })
 }
 
 /// The crate a demangled path starts with; for `<T as Trait>::..` paths, `T`'s.
@@ -179,6 +200,12 @@ mod tests {
         assert!(!is_watched("std::thread::ThreadId::new::COUNTER"));
         assert!(is_watched("std::io::stdio::STDOUT"));
         assert!(is_watched("std::io::stdio::stdin::INSTANCE"));
+        // A crate's trait implemented for a std type: the static is the crate's.
+        assert!(is_watched(
+            "<alloc::string::String as mycrate::Ext>::hits::CALLS"
+        ));
+        assert!(is_watched("<core::option::Option<T> as p::T>::f::N"));
+        assert!(!is_watched("<std::path::Path as core::fmt::Debug>::fmt::X"));
     }
 
     #[test]

@@ -203,11 +203,23 @@ pub fn minimise(
 /// environment in the same process, as in a suite where another test set the code's statics
 /// first (a `Once`, a cache, a counter); a test that then ends otherwise is left out.
 pub fn rerun(exec: &mut dyn Execute, tests: Vec<FinishedTest>) -> Result<Vec<FinishedTest>> {
-    let reruns = exec.exec_batch(tests.iter().map(|t| t.case.warm_request()).collect())?;
+    // The search's run may come from a reused child, where what a run sees of the process
+    // (virtual descriptors, thread ids) is what a second run sees: a fresh run must repeat
+    // what is asserted too, not only the warm one.
+    let requests = tests
+        .iter()
+        .flat_map(|t| [t.case.request(), t.case.warm_request()])
+        .collect();
+    let mut runs = exec.exec_batch(requests)?.into_iter();
     let mut stable = Vec::new();
-    for (mut test, again) in tests.into_iter().zip(reruns) {
-        if same_ending(&test.report.outcome, &again.outcome) {
-            keep_what_held(&mut test.report, &again);
+    for mut test in tests {
+        let (Some(fresh), Some(warm)) = (runs.next(), runs.next()) else {
+            break;
+        };
+        let held = |again: &ExecReport| same_ending(&test.report.outcome, &again.outcome);
+        if held(&fresh) && held(&warm) {
+            keep_what_held(&mut test.report, &fresh);
+            keep_what_held(&mut test.report, &warm);
             stable.push(test);
         }
     }

@@ -409,7 +409,11 @@ fn the_last_run_s_tests_are_kept_as_they_are() {
     cfg.start_from = vec![long.clone(), negative.clone(), also_negative.clone()];
     let out = run(&mut space, &goals, &mut fake(gate), &cfg, &mut |_, _| {}).unwrap();
     assert_eq!(out.stopped, StopReason::AllCovered);
-    assert_eq!(out.executions, 3 + 3, "the kept tests, then their rerun");
+    assert_eq!(
+        out.executions,
+        3 + 3 * 2,
+        "the kept tests, then their fresh and warm reruns"
+    );
     let cases: Vec<TestCase> = out.tests.into_iter().map(|t| t.case).collect();
     assert_eq!(cases.len(), 3, "{cases:?}");
     for kept in [long, negative, also_negative] {
@@ -446,7 +450,8 @@ fn on_unchanged_sources_the_kept_tests_are_all_there_is() {
     assert_eq!(out.stopped, StopReason::Unchanged, "{}", out.stopped);
     let cases: Vec<TestCase> = out.tests.into_iter().map(|t| t.case).collect();
     assert_eq!(cases, vec![case(-3)]);
-    assert!(out.executions <= 2, "{} executions", out.executions);
+    // Its run, then its fresh and warm reruns.
+    assert!(out.executions <= 3, "{} executions", out.executions);
 
     // The same kept test without `kept_only`: the search goes on for the third branch.
     let out = search(vec![case(-3)], false);
@@ -822,6 +827,51 @@ fn what_holds_only_for_the_first_caller_is_not_asserted() {
         assert_eq!(
             last.returned, None,
             "asserts what only a first call returns"
+        );
+    }
+}
+
+/// A search execution may run in a reused child, where a second run sees what the process kept
+/// (a virtual descriptor's number, a thread id): what only such runs return makes no assertion,
+/// because each kept test also runs fresh.
+#[test]
+fn what_only_a_reused_child_returns_is_not_asserted() {
+    let c = cluster(GATE);
+    let targets = vec![callable(&c, "gate")];
+    let usable = vec![true; c.callables.len()];
+    let mut space = Space::new(&c, &usable, targets, ValuePool::default());
+    let goals = GoalMap::for_tests(&[("gate", 3)], vec![(SITE, SITE + 1)]);
+    let (mut fresh_requests, mut reused) = (0, 0);
+    let out = run(
+        &mut space,
+        &goals,
+        &mut fake(|request: &ExecRequest| {
+            let mut r = gate(request);
+            // A reused child and a warm rerun see the process's second run; a fresh run its first.
+            let second = request.reuse || request.warm_up;
+            if request.reuse {
+                reused += 1;
+            } else if !request.warm_up {
+                fresh_requests += 1;
+            }
+            r.stmts.last_mut().unwrap().returned = Some(Observed::Int(if second { 2 } else { 1 }));
+            r
+        }),
+        &config(1, 20_000),
+        &mut |_, _| {},
+    )
+    .unwrap();
+    assert!(
+        reused > 0 && fresh_requests > 0,
+        "{reused} {fresh_requests}"
+    );
+    assert!(!out.tests.is_empty());
+    for t in &out.tests {
+        let last = t.report.stmts.last().unwrap();
+        assert_eq!(
+            last.returned, None,
+            "asserts what a reused child returned: {:?}",
+            t.case
         );
     }
 }
