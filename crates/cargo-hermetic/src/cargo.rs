@@ -371,7 +371,10 @@ pub fn build_test_binary(
     .arg(manifest)
     .arg("--target-dir")
     .arg(target_dir)
-    .args(cargo_args);
+    .args(cargo_args)
+    // The search follows the counters code generation lays out; incremental builds split the
+    // crate into other units, so the user's setting would change the tests a seed gives.
+    .env("CARGO_INCREMENTAL", "0");
     if !rustc_args.is_empty() {
         cmd.arg("--").args(rustc_args);
     }

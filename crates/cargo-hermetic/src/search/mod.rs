@@ -22,6 +22,7 @@ mod deciding;
 pub mod env;
 pub mod fakes;
 mod frontier;
+mod made;
 pub(crate) mod minimise;
 pub mod mocks;
 pub mod ops;
@@ -604,6 +605,7 @@ impl<'s, 'c> Search<'s, 'c> {
 
     fn learn_one(&mut self, case: TestCase, report: ExecReport, origin: Option<Origin>) {
         let goals = self.goals;
+        self.space.learn_made(&case, &report.stmts);
         // Comparison sites this run reached first: the reshapes a gain follows up go to
         // them first.
         let mut fresh = BTreeSet::new();

@@ -2,6 +2,7 @@
 //! statements, and the repair that keeps every test a valid Rust statement sequence (a value
 //! moved once, borrowed only while it lives, never used twice by one call).
 
+use super::made::Made;
 use super::values::{built_by_statements, contains_adt, mutate_value, random_value, ValuePool};
 use crate::cluster::{CallableId, CallableKind, Cluster, ModuleId, Receiver, Ty};
 use crate::test_case::{Stmt, TestCase};
@@ -15,6 +16,9 @@ use std::collections::BTreeMap;
 pub const MAX_STMTS: usize = 16;
 /// How deep constructors of constructors' arguments go.
 const MAX_DEPTH: usize = 3;
+/// How often a value the test lacks is made by a copy of a sequence that made one before
+/// (when there is one) rather than by a fresh call to a producer.
+const P_MADE: f64 = 0.5;
 
 /// What the operators need to know about the crate.
 pub struct Space<'a> {
@@ -35,6 +39,8 @@ pub struct Space<'a> {
     /// The probability that a test may get a fake of an isolated call (seed 000: fakes are a
     /// last resort); the search raises it once part of the budget is spent.
     pub fake_gate: f64,
+    /// Sequences that made a value of a type in an earlier run.
+    pub made: Made,
 }
 
 impl<'a> Space<'a> {
@@ -87,6 +93,7 @@ impl<'a> Space<'a> {
             gated: gated_callables(cluster),
             mock_gate: 0.0,
             fake_gate: 0.0,
+            made: Made::default(),
         }
     }
 
@@ -112,6 +119,13 @@ impl<'a> Space<'a> {
             .filter(|&c| !self.gated[c])
             .collect();
         open.choose(rng).copied()
+    }
+
+    /// Learns which sequences of a run made a value (its statements' reports).
+    pub fn learn_made(&mut self, case: &TestCase, reports: &[hermetic_protocol::StmtReport]) {
+        let cluster = self.cluster;
+        let key = |s: &Stmt| cluster.callables[s.callable].ret.stored().map(ty_key);
+        self.made.learn(&case.stmts, reports, key);
     }
 
     /// The type stored by statement `stmt` of a test, if any.
@@ -363,6 +377,10 @@ fn slot_for(
         taken.push(j);
         return Some(j);
     }
+    if let Some(j) = copy_made(rng, space, test, t) {
+        taken.push(j);
+        return Some(j);
+    }
     let producers: Vec<CallableId> = space
         .producers
         .get(&ty_key(t))
@@ -382,6 +400,32 @@ fn slot_for(
     let j = test.stmts.len() - 1;
     taken.push(j);
     Some(j)
+}
+
+/// Now and then, appends a copy of a sequence that made a value of type `t` in an earlier run
+/// (one the test's module can call); returns the statement holding the value.
+fn copy_made(rng: &mut ChaCha8Rng, space: &Space, test: &mut TestCase, t: &Ty) -> Option<usize> {
+    let room = MAX_STMTS.saturating_sub(test.stmts.len());
+    let visible = &space.visible[test.home];
+    let fits: Vec<&Vec<Stmt>> = space
+        .made
+        .of(&ty_key(t))
+        .iter()
+        .filter(|seq| seq.len() <= room && seq.iter().all(|s| visible.contains(&s.callable)))
+        .collect();
+    if fits.is_empty() || !rng.gen_bool(P_MADE) {
+        return None;
+    }
+    let seq = fits.choose(rng).expect("non-empty");
+    let base = test.stmts.len();
+    for s in seq.iter() {
+        let mut s = s.clone();
+        for a in &mut s.args {
+            shift(a, 0, base);
+        }
+        test.stmts.push(s);
+    }
+    Some(test.stmts.len() - 1)
 }
 
 /// Statements whose value has been moved by some statement.
@@ -440,7 +484,7 @@ pub fn remove_stmt(test: &mut TestCase, i: usize) {
     test.stmts = kept;
 }
 
-fn renumber(v: &mut Value, map: &[usize]) {
+pub(super) fn renumber(v: &mut Value, map: &[usize]) {
     match v {
         Value::Use(n) | Value::Borrow(n) | Value::BorrowMut(n) => *n = map[*n],
         Value::Seq(items) | Value::Tuple(items) => items.iter_mut().for_each(|i| renumber(i, map)),
