@@ -998,3 +998,73 @@ fn a_word_goes_in_while_the_other_argument_keeps_its_value() {
         .expect("the action literal is proposed");
     assert_eq!(hit.1.stmts[0].args[0], Value::Int(42));
 }
+
+/// `make(n)` gives a `Key` only for `n == 7` (counter 1); `pair(&a, &b)` (counter 2) needs two.
+const TWO_KEYS: &str = "pub struct Key(u8);\n\
+                        pub fn make(n: u8) -> Option<Key> { (n == 7).then_some(Key(n)) }\n\
+                        pub fn pair(a: &Key, b: &Key) -> bool { a.0 == b.0 }\n";
+
+/// Runs the calls as the driver would: a `Key` is stored only when `make` got 7, and a call
+/// borrowing a statement that stored nothing is invalid.
+fn two_keys(make: usize, pair: usize, request: &ExecRequest) -> ExecReport {
+    let mut covered = vec![0];
+    let mut stmts: Vec<StmtReport> = Vec::new();
+    for (i, call) in request.calls.iter().enumerate() {
+        if call.callable == pair {
+            let available = call.args.iter().all(|a| match a {
+                Value::Borrow(j) => stmts.get(*j).is_some_and(|s| s.stored),
+                _ => false,
+            });
+            if !available {
+                return ExecReport {
+                    stmts,
+                    covered,
+                    ..ExecReport::empty(Outcome::Invalid {
+                        stmt: i,
+                        message: "the value is not available".into(),
+                    })
+                };
+            }
+            covered.push(2);
+        }
+        let made = call.callable == make && call.args == [Value::Int(7)];
+        if made {
+            covered.push(1);
+        }
+        stmts.push(StmtReport {
+            returned: None,
+            stored: made,
+        });
+    }
+    ExecReport {
+        stmts,
+        covered,
+        ..ExecReport::empty(Outcome::Completed)
+    }
+}
+
+/// Once one test made a `Key`, tests of `pair` copy how it was made instead of hoping that two
+/// fresh `make` calls both succeed.
+#[test]
+fn a_value_made_once_is_made_again_for_calls_that_need_two() {
+    let c = cluster(TWO_KEYS);
+    let (make, pair) = (callable(&c, "make"), callable(&c, "pair"));
+    for seed in 1..=5 {
+        let usable = vec![true; c.callables.len()];
+        let mut space = Space::new(&c, &usable, vec![make, pair], ValuePool::default());
+        let goals = GoalMap::for_tests(&[("make", 2), ("pair", 1)], vec![]);
+        let mut fake = fake(|r: &ExecRequest| two_keys(make, pair, r));
+        let cfg = config(seed, 3_000);
+        let out = run(&mut space, &goals, &mut fake, &cfg, &mut |_, _| {}).unwrap();
+        // Gains are (executions, branches covered): `make`'s success is the second branch,
+        // `pair` the third. Two fresh `make`s seldom both succeed: `pair` waits for a mutant
+        // of a test holding one `Key` that gets a second (64 to 352 executions in these seeds).
+        let at = |n| out.branch_gains.iter().find(|g| g.1 == n).map(|g| g.0);
+        let (made, paired) = (at(2), at(3));
+        assert!(
+            made.zip(paired).is_some_and(|(m, p)| p <= m + 32),
+            "seed {seed}: `pair` not reached in the batch after the first `Key`: {:?}",
+            out.branch_gains
+        );
+    }
+}
