@@ -4,6 +4,8 @@
 //! validates) stops every test that needs it, and a call taking two of them is reached only
 //! when both succeed at once. A sequence that once made such a value is copied instead, now
 //! and then, so the calls that need the value are reached at the rate their own inputs allow.
+//! Only for such types: where producers mostly succeed, fresh calls with fresh arguments give
+//! values copies would not (a builder's setters chained with new values).
 
 use crate::test_case::Stmt;
 use hermetic_protocol::StmtReport;
@@ -18,6 +20,9 @@ const MAX_LEN: usize = 6;
 #[derive(Debug, Default)]
 pub struct Made {
     by_type: BTreeMap<String, Vec<Vec<Stmt>>>,
+    /// For each type, how many statements that return it stored a value, and how many did not
+    /// (an `Err`, a `None`).
+    outcomes: BTreeMap<String, (u64, u64)>,
 }
 
 impl Made {
@@ -30,12 +35,15 @@ impl Made {
         key: impl Fn(&Stmt) -> Option<String>,
     ) {
         for (k, report) in reports.iter().enumerate().take(stmts.len()) {
-            if !report.stored {
-                continue;
-            }
             let Some(key) = key(&stmts[k]) else {
                 continue;
             };
+            let (made, failed) = self.outcomes.entry(key.clone()).or_default();
+            if !report.stored {
+                *failed += 1;
+                continue;
+            }
+            *made += 1;
             let seq = closure(stmts, k);
             if seq.len() <= MAX_LEN {
                 self.offer(key, seq);
@@ -64,9 +72,15 @@ impl Made {
         }
     }
 
-    /// The sequences that made a value of the type with this key.
+    /// The sequences that made a value of the type with this key, if its producers failed
+    /// more often than not.
     pub fn of(&self, key: &str) -> &[Vec<Stmt>] {
-        self.by_type.get(key).map_or(&[], Vec::as_slice)
+        match self.outcomes.get(key) {
+            Some((made, failed)) if failed > made => {
+                self.by_type.get(key).map_or(&[], Vec::as_slice)
+            }
+            _ => &[],
+        }
     }
 }
 
@@ -127,6 +141,12 @@ mod tests {
         let mut made = Made::default();
         let key = |s: &Stmt| matches!(s.callable, 5 | 10).then(|| "Version".to_string());
         made.learn(&stmts, &stored(&[true, true, true, true]), key);
+        // Its producers have not failed yet: fresh calls do.
+        assert!(made.of("Version").is_empty());
+        let failed = [stmt(5, vec![Value::Str("x".into())])];
+        for _ in 0..3 {
+            made.learn(&failed, &stored(&[false]), key);
+        }
         assert_eq!(
             made.of("Version"),
             &[
@@ -153,6 +173,7 @@ mod tests {
     #[test]
     fn a_full_type_keeps_the_shortest_sequences() {
         let mut made = Made::default();
+        made.outcomes.insert("T".into(), (0, 1));
         for n in 0..PER_TYPE {
             let long: Vec<Stmt> = (0..4).map(|i| stmt(100 + n, vec![Value::Int(i)])).collect();
             made.offer("T".into(), long);
