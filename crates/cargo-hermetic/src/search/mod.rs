@@ -854,7 +854,9 @@ impl<'s, 'c> Search<'s, 'c> {
             // then added lines and whole texts, then other words; each tier with slots of its
             // own, and what one leaves to the next.
             let mut quota = 0;
-            for (tier, mut options) in words::edits(self.space, case, &dict).into_iter().enumerate()
+            for (tier, mut options) in words::edits(self.space, case, &dict)
+                .into_iter()
+                .enumerate()
             {
                 options.retain(|(key, _)| !self.tried.contains(key));
                 quota += words::QUOTA[tier];

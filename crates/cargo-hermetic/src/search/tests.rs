@@ -1007,10 +1007,16 @@ fn values_and_keys_come_before_added_lines_and_every_tier_has_slots() {
     let case = one_call(&c, "read", Value::Str("name=a".into()));
     let [_, second, third, _] = word_texts(&space, &case, 0, &[]);
     for want in ["name=rotate-logs-now", "retries=a"] {
-        assert!(second.iter().any(|t| t == want), "{want:?} not in {second:?}");
+        assert!(
+            second.iter().any(|t| t == want),
+            "{want:?} not in {second:?}"
+        );
     }
     assert!(third.iter().any(|t| t == "name=a\nretries=a"), "{third:?}");
-    assert!(!second.iter().any(|t| t == "name=a\nretries=a"), "{second:?}");
+    assert!(
+        !second.iter().any(|t| t == "name=a\nretries=a"),
+        "{second:?}"
+    );
     assert_eq!(words::QUOTA.iter().sum::<usize>(), WORDS_ON_GAIN);
     assert!(words::QUOTA.iter().all(|&q| q > 0));
 }
@@ -1033,7 +1039,10 @@ fn a_literal_of_marks_goes_before_the_words_the_code_matches_after_stripping_it(
     let case = one_call(&c, "opt", Value::Str("x".into()));
     let [_, second, third, _] = word_texts(&space, &case, 0, &[(3, 0)]);
     for want in ["--verbose", "--level"] {
-        assert!(second.iter().any(|t| t == want), "{want:?} not in {second:?}");
+        assert!(
+            second.iter().any(|t| t == want),
+            "{want:?} not in {second:?}"
+        );
     }
     // With a mark of the source and a compared number after the word, a tier later.
     assert!(third.iter().any(|t| t == "--level=0"), "{third:?}");
@@ -1064,7 +1073,10 @@ fn a_literal_ending_with_a_mark_gets_a_value_shaped_by_the_sources_brackets_and_
         let case = one_call(&c, "feed", Value::Str(text.into()));
         let [_, second, ..] = word_texts(&space, &case, 0, &[]);
         for want in ["MAIL FROM:<a@a>", "MAIL FROM:<a>", "MAIL FROM:a"] {
-            assert!(second.iter().any(|t| t == want), "{want:?} not in {second:?}");
+            assert!(
+                second.iter().any(|t| t == want),
+                "{want:?} not in {second:?}"
+            );
         }
     }
 }

@@ -301,15 +301,18 @@ fn compounds(dict: &[String], marks: &[&str], n: Option<&String>) -> (Vec<String
         w.chars().next().is_some_and(char::is_alphanumeric) && !w.contains(char::is_whitespace)
     };
     let prefixes: Vec<&String> = dict.iter().filter(|w| punct(w) && w.len() <= 3).collect();
-    let keyed = dict.iter().filter(|w| {
-        is_word(w) && w.chars().last().is_some_and(|c| c.is_ascii_punctuation())
-    });
+    let keyed = dict
+        .iter()
+        .filter(|w| is_word(w) && w.chars().last().is_some_and(|c| c.is_ascii_punctuation()));
     let mut out = Vec::new();
     let mut valued = Vec::new();
     for p in &prefixes {
         for w in dict.iter().filter(|w| is_word(w)) {
             out.push(format!("{p}{w}"));
-            for j in marks.iter().filter(|j| j.chars().count() == 1 && !p.contains(**j)) {
+            for j in marks
+                .iter()
+                .filter(|j| j.chars().count() == 1 && !p.contains(**j))
+            {
                 valued.push(format!("{p}{w}{j}{}", n.unwrap_or(w)));
             }
         }
