@@ -201,9 +201,16 @@ fn texts(
     let words = words_of(s, separates);
     let whole = if words.len() <= 1 { 0 } else { 2 };
     texts[whole].extend(dict.iter().cloned());
-    let (compounds, valued) = compounds(dict, &marks, ints.first());
-    texts[1].extend(compounds.iter().cloned());
+    let [keyed, prefixed, valued] = compounds(dict, &marks, ints.first());
+    texts[1].extend(prefixed.iter().cloned());
     texts[2].extend(valued);
+    // A literal that ends with a mark and its shaped value are a shape of their own, few and
+    // what the code reads next; words after a literal of marks, a tier later.
+    let compounds: Vec<(usize, &String)> = keyed
+        .iter()
+        .map(|c| (0, c))
+        .chain(prefixed.iter().map(|c| (1, c)))
+        .collect();
     if words.is_empty() {
         for j in &marks {
             texts[2].extend(dict.iter().map(|w| format!("{w}{j}{w}")));
@@ -219,7 +226,9 @@ fn texts(
         if !first_of_line(b) {
             // A word after a line's first is an argument: `MAIL x` -> `MAIL FROM:<a@a>`.
             let (head, tail) = (&s[..b], &s[e..]);
-            texts[1].extend(compounds.iter().map(|w| format!("{head}{w}{tail}")));
+            for &(tier, w) in &compounds {
+                texts[tier].push(format!("{head}{w}{tail}"));
+            }
             texts[3].extend(dict.iter().map(|w| format!("{head}{w}{tail}")));
             continue;
         }
@@ -248,7 +257,9 @@ fn texts(
             }
             // A line of one word (a verb) gets an argument after a blank.
             if joins.contains(" ") {
-                texts[1].extend(compounds.iter().map(|c| format!("{head}{word} {c}{rest}")));
+                for &(tier, c) in &compounds {
+                    texts[tier].push(format!("{head}{word} {c}{rest}"));
+                }
             }
         } else {
             let (before, after) = (&s[..value], &s[end..]);
@@ -294,21 +305,26 @@ fn texts(
 /// mark (`FROM:`) before a value: a word, a word in a pair of brackets among the marks, or two
 /// words joined by another mark in them (`FROM:<a@a>`: `strip_prefix('<')`, `split_once('@')`).
 /// Then, apart, the first words with a mark and a value after them (`--level=0`, with `n`, the
-/// first of the numbers the run compared).
-fn compounds(dict: &[String], marks: &[&str], n: Option<&String>) -> (Vec<String>, Vec<String>) {
+/// first of the numbers the run compared). A literal of one mark (`.`) is no prefix: a lone
+/// mark before a value is a shape edit already, and before every word it buries the rest.
+/// Returned as [keyed values, prefixed words, prefixed words with values].
+fn compounds(dict: &[String], marks: &[&str], n: Option<&String>) -> [Vec<String>; 3] {
     let punct = |w: &str| !w.is_empty() && w.chars().all(|c| c.is_ascii_punctuation());
     let is_word = |w: &str| {
         w.chars().next().is_some_and(char::is_alphanumeric) && !w.contains(char::is_whitespace)
     };
-    let prefixes: Vec<&String> = dict.iter().filter(|w| punct(w) && w.len() <= 3).collect();
+    let prefixes: Vec<&String> = dict
+        .iter()
+        .filter(|w| punct(w) && (2..=3).contains(&w.len()))
+        .collect();
     let keyed = dict
         .iter()
         .filter(|w| is_word(w) && w.chars().last().is_some_and(|c| c.is_ascii_punctuation()));
-    let mut out = Vec::new();
+    let mut prefixed = Vec::new();
     let mut valued = Vec::new();
     for p in &prefixes {
         for w in dict.iter().filter(|w| is_word(w)) {
-            out.push(format!("{p}{w}"));
+            prefixed.push(format!("{p}{w}"));
             for j in marks
                 .iter()
                 .filter(|j| j.chars().count() == 1 && !p.contains(**j))
@@ -327,6 +343,7 @@ fn compounds(dict: &[String], marks: &[&str], n: Option<&String>) -> (Vec<String
         .into_iter()
         .filter(|(o, c)| one.contains(o) && one.contains(c))
         .collect();
+    let mut out = Vec::new();
     for k in keyed {
         out.push(format!("{k}a"));
         for &(o, c) in &pairs {
@@ -336,7 +353,7 @@ fn compounds(dict: &[String], marks: &[&str], n: Option<&String>) -> (Vec<String
             }
         }
     }
-    (out, valued)
+    [out, prefixed, valued]
 }
 
 /// The byte ranges of the words of `s`: the runs of chars `separates` is false for.
