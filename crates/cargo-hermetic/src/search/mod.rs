@@ -850,12 +850,19 @@ impl<'s, 'c> Search<'s, 'c> {
             let frontier = &self.frontier;
             let dict =
                 words::dictionary(self.space, case, &compared, |site| !frontier.is_met(site));
-            // The first tier first: the text's shape, then keys, values, lines and whole
-            // texts, then other words.
-            for mut options in words::edits(self.space, case, &dict) {
+            // The first tier first: the text's shape, then keys, values and compound words,
+            // then added lines and whole texts, then other words; each tier with slots of its
+            // own, and what one leaves to the next.
+            let mut quota = 0;
+            for (tier, mut options) in words::edits(self.space, case, &dict)
+                .into_iter()
+                .enumerate()
+            {
                 options.retain(|(key, _)| !self.tried.contains(key));
+                quota += words::QUOTA[tier];
                 let left = WORDS_ON_GAIN - lists[Kind::Word.index()].len();
-                let n = left.min(options.len());
+                let n = left.min(quota).min(options.len());
+                quota -= n;
                 for i in rand::seq::index::sample(&mut self.rng, options.len(), n) {
                     let (key, candidate) = options[i].clone();
                     if self.tried.insert(key) {

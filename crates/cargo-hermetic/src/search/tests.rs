@@ -951,19 +951,16 @@ fn a_text_without_structure_gets_the_sources_separators_and_its_lines_marks() {
     // One word: joined to a value by the `=` the code splits on, before any word of the
     // dictionary goes in.
     let case = one_call(&c, "read", Value::Str("abc".into()));
-    let [first, second, _] = word_texts(&space, &case, 0, &[(7, 3)]);
+    let [first, _, third, _] = word_texts(&space, &case, 0, &[(7, 3)]);
     for want in ["abc=abc", "abc=3", "rotate-logs-now"] {
         assert!(first.iter().any(|t| t == want), "{want:?} not in {first:?}");
     }
-    assert!(second.iter().any(|t| t == "name=abc"), "{second:?}");
+    assert!(third.iter().any(|t| t == "name=abc"), "{third:?}");
     // A line that starts at its separator gets a key before it; a value a mark of the source
     // before it, or nothing.
     let case = one_call(&c, "read", Value::Str("=1\nname=a".into()));
-    let [first, second, _] = word_texts(&space, &case, 0, &[]);
-    assert!(
-        second.iter().any(|t| t == "retries=1\nname=a"),
-        "{second:?}"
-    );
+    let [first, _, third, _] = word_texts(&space, &case, 0, &[]);
+    assert!(third.iter().any(|t| t == "retries=1\nname=a"), "{third:?}");
     for want in ["=1\nname==a", "=1\nname="] {
         assert!(first.iter().any(|t| t == want), "{want:?} not in {first:?}");
     }
@@ -1066,5 +1063,88 @@ fn a_value_made_once_is_made_again_for_calls_that_need_two() {
             "seed {seed}: `pair` not reached in the batch after the first `Key`: {:?}",
             out.branch_gains
         );
+    }
+}
+
+#[test]
+fn values_and_keys_come_before_added_lines_and_every_tier_has_slots() {
+    let c = cluster(READER);
+    let usable = vec![true; c.callables.len()];
+    let pool = ValuePool::from_literals(&c.literals);
+    let space = Space::new(&c, &usable, vec![0, 1], pool);
+    // A value the code matches by length (`true`, `yes`) is a word of the dictionary at the
+    // value, in the tier after the shape edits; copies of the line come a tier later.
+    let case = one_call(&c, "read", Value::Str("name=a".into()));
+    let [_, second, third, _] = word_texts(&space, &case, 0, &[]);
+    for want in ["name=rotate-logs-now", "retries=a"] {
+        assert!(
+            second.iter().any(|t| t == want),
+            "{want:?} not in {second:?}"
+        );
+    }
+    assert!(third.iter().any(|t| t == "name=a\nretries=a"), "{third:?}");
+    assert!(
+        !second.iter().any(|t| t == "name=a\nretries=a"),
+        "{second:?}"
+    );
+    assert_eq!(words::QUOTA.iter().sum::<usize>(), WORDS_ON_GAIN);
+    assert!(words::QUOTA.iter().all(|&q| q > 0));
+}
+
+const OPTIONS: &str = "pub fn opt(word: &str) -> Result<u8, String> {\n\
+                           let Some(long) = word.strip_prefix(\"--\") else { return Ok(0) };\n\
+                           match long.split_once('=') {\n\
+                               Some((\"level\", v)) => v.parse::<u8>().map_err(|e| e.to_string()),\n\
+                               None if long == \"verbose\" => Ok(1),\n\
+                               _ => Err(\"unknown\".into()),\n\
+                           }\n\
+                       }\n";
+
+#[test]
+fn a_literal_of_marks_goes_before_the_words_the_code_matches_after_stripping_it() {
+    let c = cluster(OPTIONS);
+    let usable = vec![true; c.callables.len()];
+    let pool = ValuePool::from_literals(&c.literals);
+    let space = Space::new(&c, &usable, vec![0], pool);
+    let case = one_call(&c, "opt", Value::Str("x".into()));
+    let [_, second, third, _] = word_texts(&space, &case, 0, &[(3, 0)]);
+    for want in ["--verbose", "--level"] {
+        assert!(
+            second.iter().any(|t| t == want),
+            "{want:?} not in {second:?}"
+        );
+    }
+    // With a mark of the source and a compared number after the word, a tier later.
+    assert!(third.iter().any(|t| t == "--level=0"), "{third:?}");
+    // A literal of marks is no word to put after one.
+    assert!(!second.iter().any(|t| t == "----"), "{second:?}");
+}
+
+const MAILER: &str = "pub fn feed(line: &str) -> u16 {\n\
+                          let (verb, arg) = line.split_once(' ').unwrap_or((line, \"\"));\n\
+                          if verb != \"MAIL\" { return 500; }\n\
+                          match address(arg) { Some(_) => 250, None => 501 }\n\
+                      }\n\
+                      fn address(arg: &str) -> Option<&str> {\n\
+                          let rest = arg.strip_prefix(\"FROM:\")?;\n\
+                          let inner = rest.strip_prefix('<')?.strip_suffix('>')?;\n\
+                          let (user, host) = inner.split_once('@')?;\n\
+                          (!user.is_empty() && !host.is_empty()).then_some(inner)\n\
+                      }\n";
+
+#[test]
+fn a_literal_ending_with_a_mark_gets_a_value_shaped_by_the_sources_brackets_and_marks() {
+    let c = cluster(MAILER);
+    let usable = vec![true; c.callables.len()];
+    let pool = ValuePool::from_literals(&c.literals);
+    let space = Space::new(&c, &usable, vec![0], pool);
+    // In place of the argument after the verb, and after a verb alone.
+    for text in ["MAIL x", "MAIL"] {
+        let case = one_call(&c, "feed", Value::Str(text.into()));
+        // With the shape edits: few, and what the code reads next.
+        let [first, ..] = word_texts(&space, &case, 0, &[]);
+        for want in ["MAIL FROM:<a@a>", "MAIL FROM:<a>", "MAIL FROM:a"] {
+            assert!(first.iter().any(|t| t == want), "{want:?} not in {first:?}");
+        }
     }
 }

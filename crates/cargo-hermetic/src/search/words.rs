@@ -98,7 +98,12 @@ pub fn dictionary(
 }
 
 /// How many tiers [`edits`] sorts its edits into.
-pub const TIERS: usize = 3;
+pub const TIERS: usize = 4;
+
+/// Of a gain's word edits, at most this many from each tier (in order; what a tier leaves
+/// unused goes to the next): words at keys and values get slots of their own however many
+/// shape edits a text of several lines gives.
+pub const QUOTA: [usize; TIERS] = [12, 10, 6, 4];
 
 /// Every dictionary edit of the text arguments of `case`, each with the key it is tried
 /// under, in tiers tried in order (see [`texts`]). A text two tiers would give is kept in the
@@ -194,11 +199,21 @@ fn texts(
     }
     let separates = |c: char| c == '\n' || joins.iter().any(|j| j.contains(c));
     let words = words_of(s, separates);
-    let whole = if words.len() <= 1 { 0 } else { 1 };
+    let whole = if words.len() <= 1 { 0 } else { 2 };
     texts[whole].extend(dict.iter().cloned());
+    let [keyed, prefixed, valued] = compounds(dict, &marks, ints.first());
+    texts[1].extend(prefixed.iter().cloned());
+    texts[2].extend(valued);
+    // A literal that ends with a mark and its shaped value are a shape of their own, few and
+    // what the code reads next; words after a literal of marks, a tier later.
+    let compounds: Vec<(usize, &String)> = keyed
+        .iter()
+        .map(|c| (0, c))
+        .chain(prefixed.iter().map(|c| (1, c)))
+        .collect();
     if words.is_empty() {
         for j in &marks {
-            texts[1].extend(dict.iter().map(|w| format!("{w}{j}{w}")));
+            texts[2].extend(dict.iter().map(|w| format!("{w}{j}{w}")));
         }
     }
     // Whether the word at `b` is its line's first.
@@ -209,7 +224,12 @@ fn texts(
     for &(b, e) in &words {
         let end = s[e..].find('\n').map_or(s.len(), |i| e + i);
         if !first_of_line(b) {
-            texts[2].extend(dict.iter().map(|w| format!("{}{w}{}", &s[..b], &s[e..])));
+            // A word after a line's first is an argument: `MAIL x` -> `MAIL FROM:<a@a>`.
+            let (head, tail) = (&s[..b], &s[e..]);
+            for &(tier, w) in &compounds {
+                texts[tier].push(format!("{head}{w}{tail}"));
+            }
+            texts[3].extend(dict.iter().map(|w| format!("{head}{w}{tail}")));
             continue;
         }
         let start = s[..b].rfind('\n').map_or(0, |i| i + 1);
@@ -232,7 +252,13 @@ fn texts(
                     texts[0].push(format!("{head}{word}{j}{n}{rest}"));
                 }
                 if marks.contains(j) {
-                    texts[1].extend(dict.iter().map(|w| format!("{head}{w}{j}{word}{rest}")));
+                    texts[2].extend(dict.iter().map(|w| format!("{head}{w}{j}{word}{rest}")));
+                }
+            }
+            // A line of one word (a verb) gets an argument after a blank.
+            if joins.contains(" ") {
+                for &(tier, c) in &compounds {
+                    texts[tier].push(format!("{head}{word} {c}{rest}"));
                 }
             }
         } else {
@@ -247,18 +273,18 @@ fn texts(
         // A line that starts at a separator has no key yet: one goes before it.
         if s[start..b].chars().any(|c| !c.is_whitespace()) {
             let (line_head, line) = (&s[..start], &s[start..]);
-            texts[1].extend(dict.iter().map(|w| format!("{line_head}{w}{line}")));
+            texts[2].extend(dict.iter().map(|w| format!("{line_head}{w}{line}")));
         }
         for w in dict {
             texts[1].push(format!("{head}{w}{tail}"));
             // The line, copied with its key replaced, after the line; and with a number the
             // code has yet to pass as its value.
             let copy = format!("{}{w}{}", &s[start..b], &s[e..end]);
-            texts[1].push(format!("{}\n{copy}{}", &s[..end], &s[end..]));
+            texts[2].push(format!("{}\n{copy}{}", &s[..end], &s[end..]));
             if value > e {
                 for n in &dictionary.open {
                     let copy = format!("{}{w}{}{n}", &s[start..b], &s[e..value]);
-                    texts[1].push(format!("{}\n{copy}{}", &s[..end], &s[end..]));
+                    texts[2].push(format!("{}\n{copy}{}", &s[..end], &s[end..]));
                 }
             }
         }
@@ -271,6 +297,63 @@ fn texts(
         }
     }
     texts
+}
+
+/// Words made of the dictionary's `dict` and the `marks` of the source, for texts whose words
+/// the code strips off one by one. A literal of marks alone (`--`) goes before each word
+/// (`--verbose`: what `strip_prefix("--")` then `match name` asks); a literal that ends with a
+/// mark (`FROM:`) before a value: a word, a word in a pair of brackets among the marks, or two
+/// words joined by another mark in them (`FROM:<a@a>`: `strip_prefix('<')`, `split_once('@')`).
+/// Then, apart, the first words with a mark and a value after them (`--level=0`, with `n`, the
+/// first of the numbers the run compared). A literal of one mark (`.`) is no prefix: a lone
+/// mark before a value is a shape edit already, and before every word it buries the rest.
+/// Returned as [keyed values, prefixed words, prefixed words with values].
+fn compounds(dict: &[String], marks: &[&str], n: Option<&String>) -> [Vec<String>; 3] {
+    let punct = |w: &str| !w.is_empty() && w.chars().all(|c| c.is_ascii_punctuation());
+    let is_word = |w: &str| {
+        w.chars().next().is_some_and(char::is_alphanumeric) && !w.contains(char::is_whitespace)
+    };
+    let prefixes: Vec<&String> = dict
+        .iter()
+        .filter(|w| punct(w) && (2..=3).contains(&w.len()))
+        .collect();
+    let keyed = dict
+        .iter()
+        .filter(|w| is_word(w) && w.chars().last().is_some_and(|c| c.is_ascii_punctuation()));
+    let mut prefixed = Vec::new();
+    let mut valued = Vec::new();
+    for p in &prefixes {
+        for w in dict.iter().filter(|w| is_word(w)) {
+            prefixed.push(format!("{p}{w}"));
+            for j in marks
+                .iter()
+                .filter(|j| j.chars().count() == 1 && !p.contains(**j))
+            {
+                valued.push(format!("{p}{w}{j}{}", n.unwrap_or(w)));
+            }
+        }
+    }
+    let one: Vec<&str> = marks
+        .iter()
+        .copied()
+        .filter(|m| m.chars().count() == 1)
+        .collect();
+    let pairs = [("<", ">"), ("(", ")"), ("[", "]"), ("{", "}"), ("\"", "\"")];
+    let pairs: Vec<(&str, &str)> = pairs
+        .into_iter()
+        .filter(|(o, c)| one.contains(o) && one.contains(c))
+        .collect();
+    let mut out = Vec::new();
+    for k in keyed {
+        out.push(format!("{k}a"));
+        for &(o, c) in &pairs {
+            out.push(format!("{k}{o}a{c}"));
+            for m in one.iter().filter(|m| **m != o && **m != c) {
+                out.push(format!("{k}{o}a{m}a{c}"));
+            }
+        }
+    }
+    [out, prefixed, valued]
 }
 
 /// The byte ranges of the words of `s`: the runs of chars `separates` is false for.
