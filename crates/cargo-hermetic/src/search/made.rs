@@ -60,7 +60,7 @@ impl Made {
             kept.push(seq);
             return;
         }
-        // Full: the new one replaces the longest if it is shorter (the first of equals stays).
+        // Full: the new one replaces the longest if it is shorter (the earliest of equals).
         let (longest, len) = kept
             .iter()
             .enumerate()
