@@ -69,10 +69,20 @@ pub fn deciding(last: &[(u64, u64, u64)]) -> Vec<(u64, u64, u64)> {
 /// failed the month check this time may have failed an earlier check before), the same test
 /// is not.
 pub fn follow(space: &Space, case: &TestCase, pairs: &[(u64, u64, u64)]) -> Vec<Eager> {
+    follow_by_offset(space, case, pairs).concat()
+}
+
+/// [`follow`]'s edits in three lists: the exact replacements, the ones by one less, by one
+/// more.
+pub fn follow_by_offset(
+    space: &Space,
+    case: &TestCase,
+    pairs: &[(u64, u64, u64)],
+) -> [Vec<Eager>; 3] {
     let leaves = cmp::arg_leaves(space, case);
-    let mut out = Vec::new();
+    let mut out: [Vec<Eager>; 3] = Default::default();
     let mut seen: BTreeSet<cmp::Tried> = BTreeSet::new();
-    for delta in [0i128, -1, 1] {
+    for (list, delta) in out.iter_mut().zip([0i128, -1, 1]) {
         for &(_, x, y) in pairs {
             let Some(y) = (y as i128).checked_add(delta).filter(|y| *y >= 0) else {
                 continue;
@@ -87,7 +97,7 @@ pub fn follow(space: &Space, case: &TestCase, pairs: &[(u64, u64, u64)]) -> Vec<
             {
                 let key = (key_of(&t), 0, 0, 0, usize::MAX - 2);
                 if seen.insert(key.clone()) {
-                    out.push((key, t));
+                    list.push((key, t));
                 }
             }
         }
@@ -178,7 +188,8 @@ fn byte_edits(space: &Space, case: &TestCase, leaves: &[ArgLeaf], x: u64, y: u64
 
 /// The forms an integer `x` may take inside bytes, each with `y` in the same form: little- and
 /// big-endian at the widths both fit (from two bytes up: a single byte is a byte edit), and
-/// decimal text.
+/// decimal text (a digit too: `retries=2` against `retries > 10` needs two digits, which no
+/// byte edit makes).
 fn encodings(x: u64, y: u64) -> Vec<(Vec<u8>, Vec<u8>)> {
     let mut out = Vec::new();
     for width in [2usize, 4, 8] {
@@ -194,9 +205,7 @@ fn encodings(x: u64, y: u64) -> Vec<(Vec<u8>, Vec<u8>)> {
             ));
         }
     }
-    if x > 9 {
-        out.push((x.to_string().into_bytes(), y.to_string().into_bytes()));
-    }
+    out.push((x.to_string().into_bytes(), y.to_string().into_bytes()));
     out
 }
 
@@ -226,6 +235,7 @@ mod tests {
         assert!(forms.contains(&(vec![0x78, 0x56, 0x34, 0x12], vec![0x0D, 0x0C, 0x0B, 0x0A])));
         assert!(forms.contains(&(vec![0x12, 0x34, 0x56, 0x78], vec![0x0A, 0x0B, 0x0C, 0x0D])));
         assert!(forms.contains(&(b"305419896".to_vec(), b"168496141".to_vec())));
-        assert!(encodings(7, 300).is_empty(), "a small value is a byte edit");
+        // A small value is a byte edit, and decimal text: `retries=2` against `> 10`.
+        assert_eq!(encodings(2, 11), vec![(b"2".to_vec(), b"11".to_vec())]);
     }
 }

@@ -18,6 +18,7 @@
 
 pub mod archive;
 mod cmp;
+mod cross;
 mod deciding;
 pub mod env;
 pub mod fakes;
@@ -45,7 +46,7 @@ use ops::Space;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 use yields::Kind;
 
@@ -151,9 +152,17 @@ const EAGER_ON_GAIN: usize = 16;
 /// At most this many edits towards the comparisons that decided a run follow a run that
 /// reached a new goal ([`deciding::follow`]), first in the queue.
 const DECIDING_ON_GAIN: usize = 12;
+/// A comparison never met that decided a run gets edits towards it from the first run that
+/// holds each operand it read there, from this many runs at most ([`Search::approach`]), at
+/// most [`APPROACH_EDITS`] from each.
+const APPROACHES_PER_SITE: usize = 16;
+const APPROACH_EDITS: usize = 12;
 /// At most this many edits putting words of the source into text ([`words::edits`]) follow a
 /// run that reached a new goal.
 const WORDS_ON_GAIN: usize = 32;
+/// How often a mutant of an archived test gets a line of another's text instead
+/// ([`cross::lines`]).
+const P_CROSS: f64 = 0.1;
 /// How often input-to-state tries a string's or byte slice's length or one of its bytes
 /// first ([`cmp::reshapes`]).
 const P_RESHAPE: f64 = 0.25;
@@ -269,6 +278,9 @@ pub struct Search<'s, 'c> {
     yields: yields::Yields,
     /// Operands already put in a place by an eager substitution.
     tried: BTreeSet<cmp::Tried>,
+    /// Comparison sites never met, and the operands read there that runs' edits went towards
+    /// them from ([`Search::approach`]).
+    approached: BTreeMap<u64, BTreeSet<u64>>,
     /// Comparison sites of the code under test some run reached.
     sites: BTreeSet<u64>,
     frontier: frontier::Frontier,
@@ -339,6 +351,7 @@ impl<'s, 'c> Search<'s, 'c> {
             origins: Vec::new(),
             yields: yields::Yields::default(),
             tried: BTreeSet::new(),
+            approached: BTreeMap::new(),
             sites: BTreeSet::new(),
             frontier: frontier::Frontier::default(),
             outputs,
@@ -532,7 +545,17 @@ impl<'s, 'c> Search<'s, 'c> {
                             })
                     })
                     .flatten();
+                // Now and then a line of another archived test's text.
+                let crossed = |rng: &mut ChaCha8Rng| {
+                    let donor = parents.choose(rng)?;
+                    cross::lines(rng, space, &parent.case, &donor.case)
+                };
                 substituted
+                    .or_else(|| {
+                        (cfg.strategy == Strategy::Archive && rng.gen_bool(P_CROSS))
+                            .then(|| crossed(rng))
+                            .flatten()
+                    })
                     .or_else(|| Some(mutate(rng, space, real, touched, cfg.env_parts, parent)))
             };
             let Some(mut candidate) = candidate.filter(|c| !c.stmts.is_empty()) else {
@@ -752,6 +775,14 @@ impl<'s, 'c> Search<'s, 'c> {
         if let Some(o) = origin {
             self.yields.record(o.kind, gained || stepped);
         }
+        let approach = if gained || stepped {
+            Vec::new()
+        } else {
+            self.approach(case, &pairs, last.len())
+        };
+        for c in approach.into_iter().rev() {
+            self.eager.push_front(c);
+        }
         if !gained && !stepped && self.eager.len() >= 4 * self.cfg.batch {
             return;
         }
@@ -853,14 +884,18 @@ impl<'s, 'c> Search<'s, 'c> {
             // The first tier first: the text's shape, then keys, values and compound words,
             // then added lines and whole texts, then other words; each tier with slots of its
             // own, and what one leaves to the next.
+            let edits = words::edits(self.space, case, &dict);
+            for (key, candidate) in edits.tokens {
+                if self.tried.insert(key) {
+                    lists[Kind::Word.index()].push((candidate, Origin::new(Kind::Word, None)));
+                }
+            }
+            let tokens = lists[Kind::Word.index()].len();
             let mut quota = 0;
-            for (tier, mut options) in words::edits(self.space, case, &dict)
-                .into_iter()
-                .enumerate()
-            {
+            for (tier, mut options) in edits.tiers.into_iter().enumerate() {
                 options.retain(|(key, _)| !self.tried.contains(key));
                 quota += words::QUOTA[tier];
-                let left = WORDS_ON_GAIN - lists[Kind::Word.index()].len();
+                let left = WORDS_ON_GAIN + tokens - lists[Kind::Word.index()].len();
                 let n = left.min(quota).min(options.len());
                 quota -= n;
                 for i in rand::seq::index::sample(&mut self.rng, options.len(), n) {
@@ -881,7 +916,59 @@ impl<'s, 'c> Search<'s, 'c> {
         }
     }
 
-    /// Ends the search: minimises the archive's tests and says what was found.
+    /// Edits towards a comparison never met that decided a run which gained nothing, where the
+    /// test holds the operand the code read: its other operand, one less and one more. A run
+    /// gains nothing when the branches around it were covered by other means (`retries > 10`
+    /// went the short way with the default of 3, long before a text held `retries=5`), yet it
+    /// is the first to hold the value where the code reads it. A few runs per site, the first
+    /// that hold it; their edits count as deciding ones (a follow-up that gets past the site is
+    /// followed as a step).
+    fn approach(
+        &mut self,
+        case: &TestCase,
+        pairs: &[(u64, u64, u64)],
+        depth: usize,
+    ) -> Vec<(TestCase, Origin)> {
+        let mut out = Vec::new();
+        for &(site, x, _) in pairs {
+            if self.frontier.is_met(site) {
+                continue;
+            }
+            let read = self.approached.entry(site).or_default();
+            if read.len() >= APPROACHES_PER_SITE || read.contains(&x) {
+                continue;
+            }
+            let at: Vec<(u64, u64, u64)> = pairs
+                .iter()
+                .copied()
+                .filter(|p| p.0 == site && p.1 == x)
+                .collect();
+            // As many of each offset: which of them a `==`, `<` or `>` needs is not known.
+            let made: Vec<_> = deciding::follow_by_offset(self.space, case, &at)
+                .into_iter()
+                .flat_map(|list| {
+                    list.into_iter()
+                        .filter(|(key, _)| !self.tried.contains(key))
+                        .take(APPROACH_EDITS / 3)
+                })
+                .collect();
+            if made.is_empty() {
+                continue;
+            }
+            read.insert(x);
+            if std::env::var_os("HERMETIC_DEBUG").is_some() {
+                let args: Vec<_> = case.stmts.iter().map(|s| &s.args).collect();
+                eprintln!("approach at {}: {args:?} towards {at:x?}", self.executions);
+            }
+            let aim = deciding::Aim::of(&at, depth);
+            for (key, t) in made {
+                self.tried.insert(key);
+                out.push((t, Origin::new(Kind::Deciding, aim)));
+            }
+        }
+        out
+    }
+
     /// Records the branches covered now, when their number rose (a gain may be a check's or an
     /// output's only).
     fn note_branch_gain(&mut self) {
@@ -895,6 +982,7 @@ impl<'s, 'c> Search<'s, 'c> {
         }
     }
 
+    /// Ends the search: minimises the archive's tests and says what was found.
     pub fn finish(mut self, exec: &mut dyn Execute) -> Result<SearchOutcome> {
         let stopped = self.stop_reason().unwrap_or(StopReason::Time);
         if std::env::var_os("HERMETIC_DEBUG").is_some() {

@@ -891,22 +891,25 @@ const READER: &str = "pub fn read(text: &str) -> Result<u8, String> {\n\
                           token == 42 && action == \"rotate-logs-now\"\n\
                       }\n";
 
-/// The texts the dictionary edits of `case` put in its argument `k`, tier by tier.
+/// The texts the dictionary edits of `case` put in its argument `k`: the tokens, then tier by
+/// tier.
 fn word_texts(
     space: &Space,
     case: &TestCase,
     k: usize,
     ints: &[(u64, u64)],
-) -> [Vec<String>; words::TIERS] {
+) -> (Vec<String>, [Vec<String>; words::TIERS]) {
     let dict = words::dictionary(space, case, ints, |_| true);
-    words::edits(space, case, &dict).map(|tier| {
-        tier.into_iter()
+    let edits = words::edits(space, case, &dict);
+    let texts = |list: Vec<(cmp::Tried, TestCase)>| -> Vec<String> {
+        list.into_iter()
             .map(|(_, t)| match &t.stmts[0].args[k] {
                 Value::Str(s) => s.clone(),
                 other => panic!("not text: {other:?}"),
             })
             .collect()
-    })
+    };
+    (texts(edits.tokens), edits.tiers.map(texts))
 }
 
 fn rest_has(texts: &[&String], want: &str) -> bool {
@@ -921,8 +924,8 @@ fn the_modules_words_go_in_as_keys_values_and_added_lines() {
     let space = Space::new(&c, &usable, vec![0, 1], pool);
     let case = one_call(&c, "read", Value::Str("name=a".into()));
     // The run compared a retry count with 10: 10 and 11 are values to try.
-    let tiers = word_texts(&space, &case, 0, &[(7, 3), (7, 10)]);
-    let all: Vec<&String> = tiers.iter().flatten().collect();
+    let (tokens, tiers) = word_texts(&space, &case, 0, &[(7, 3), (7, 10)]);
+    let all: Vec<&String> = tokens.iter().chain(tiers.iter().flatten()).collect();
     for want in [
         "retries=a",
         "name=a\nretries=a",
@@ -938,7 +941,7 @@ fn the_modules_words_go_in_as_keys_values_and_added_lines() {
     assert!(!all.iter().any(|t| t.starts_with("11")), "{all:?}");
     // A line the code refuses is dropped, so the lines after it are read.
     let case = one_call(&c, "read", Value::Str("junk\nname=a".into()));
-    let [first, ..] = word_texts(&space, &case, 0, &[]);
+    let (_, [first, ..]) = word_texts(&space, &case, 0, &[]);
     assert!(first.iter().any(|t| t == "name=a"), "{first:?}");
 }
 
@@ -951,25 +954,32 @@ fn a_text_without_structure_gets_the_sources_separators_and_its_lines_marks() {
     // One word: joined to a value by the `=` the code splits on, before any word of the
     // dictionary goes in.
     let case = one_call(&c, "read", Value::Str("abc".into()));
-    let [first, _, third, _] = word_texts(&space, &case, 0, &[(7, 3)]);
-    for want in ["abc=abc", "abc=3", "rotate-logs-now"] {
+    let (tokens, [first, _, third, _]) = word_texts(&space, &case, 0, &[(7, 3)]);
+    for want in ["abc=abc", "abc=3"] {
         assert!(first.iter().any(|t| t == want), "{want:?} not in {first:?}");
+    }
+    // And, a token compared whole, every word of the source in its place.
+    for want in ["rotate-logs-now", "name", "retries"] {
+        assert!(
+            tokens.iter().any(|t| t == want),
+            "{want:?} not in {tokens:?}"
+        );
     }
     assert!(third.iter().any(|t| t == "name=abc"), "{third:?}");
     // A line that starts at its separator gets a key before it; a value a mark of the source
     // before it, or nothing.
     let case = one_call(&c, "read", Value::Str("=1\nname=a".into()));
-    let [first, _, third, _] = word_texts(&space, &case, 0, &[]);
+    let (_, [first, _, third, _]) = word_texts(&space, &case, 0, &[]);
     assert!(third.iter().any(|t| t == "retries=1\nname=a"), "{third:?}");
     for want in ["=1\nname==a", "=1\nname="] {
         assert!(first.iter().any(|t| t == want), "{want:?} not in {first:?}");
     }
     // A number's limits come first; a word's with the dictionary.
     let case = one_call(&c, "read", Value::Str("retries=3".into()));
-    let [first, ..] = word_texts(&space, &case, 0, &[(7, 10)]);
+    let (_, [first, ..]) = word_texts(&space, &case, 0, &[(7, 10)]);
     assert!(first.iter().any(|t| t == "retries=11"), "{first:?}");
     let case = one_call(&c, "read", Value::Str("retries=x".into()));
-    let [first, ..] = word_texts(&space, &case, 0, &[(7, 10)]);
+    let (_, [first, ..]) = word_texts(&space, &case, 0, &[(7, 10)]);
     assert!(!first.iter().any(|t| t == "retries=11"), "{first:?}");
 }
 
@@ -988,9 +998,9 @@ fn a_word_goes_in_while_the_other_argument_keeps_its_value() {
         env: Default::default(),
     };
     let dict = words::dictionary(&space, &case, &[], |_| true);
-    let [first, ..] = words::edits(&space, &case, &dict);
-    let hit = first
-        .iter()
+    let hit = words::edits(&space, &case, &dict)
+        .tokens
+        .into_iter()
         .find(|(_, t)| t.stmts[0].args[1] == Value::Str("rotate-logs-now".into()))
         .expect("the action literal is proposed");
     assert_eq!(hit.1.stmts[0].args[0], Value::Int(42));
@@ -1073,15 +1083,23 @@ fn values_and_keys_come_before_added_lines_and_every_tier_has_slots() {
     let pool = ValuePool::from_literals(&c.literals);
     let space = Space::new(&c, &usable, vec![0, 1], pool);
     // A value the code matches by length (`true`, `yes`) is a word of the dictionary at the
-    // value, in the tier after the shape edits; copies of the line come a tier later.
+    // value: every word at the last line's value (a token), in the tier after the shape edits
+    // at another line's; keys there too; copies of the line come a tier later.
     let case = one_call(&c, "read", Value::Str("name=a".into()));
-    let [_, second, third, _] = word_texts(&space, &case, 0, &[]);
-    for want in ["name=rotate-logs-now", "retries=a"] {
-        assert!(
-            second.iter().any(|t| t == want),
-            "{want:?} not in {second:?}"
-        );
-    }
+    let (tokens, [_, second, third, _]) = word_texts(&space, &case, 0, &[]);
+    assert!(
+        tokens.iter().any(|t| t == "name=rotate-logs-now"),
+        "{tokens:?}"
+    );
+    assert!(second.iter().any(|t| t == "retries=a"), "{second:?}");
+    let case = one_call(&c, "read", Value::Str("name=a\nretries=3".into()));
+    let (_, [_, second, ..]) = word_texts(&space, &case, 0, &[]);
+    assert!(
+        second
+            .iter()
+            .any(|t| t == "name=rotate-logs-now\nretries=3"),
+        "{second:?}"
+    );
     assert!(third.iter().any(|t| t == "name=a\nretries=a"), "{third:?}");
     assert!(
         !second.iter().any(|t| t == "name=a\nretries=a"),
@@ -1107,7 +1125,7 @@ fn a_literal_of_marks_goes_before_the_words_the_code_matches_after_stripping_it(
     let pool = ValuePool::from_literals(&c.literals);
     let space = Space::new(&c, &usable, vec![0], pool);
     let case = one_call(&c, "opt", Value::Str("x".into()));
-    let [_, second, third, _] = word_texts(&space, &case, 0, &[(3, 0)]);
+    let (_, [_, second, third, _]) = word_texts(&space, &case, 0, &[(3, 0)]);
     for want in ["--verbose", "--level"] {
         assert!(
             second.iter().any(|t| t == want),
@@ -1142,9 +1160,62 @@ fn a_literal_ending_with_a_mark_gets_a_value_shaped_by_the_sources_brackets_and_
     for text in ["MAIL x", "MAIL"] {
         let case = one_call(&c, "feed", Value::Str(text.into()));
         // With the shape edits: few, and what the code reads next.
-        let [first, ..] = word_texts(&space, &case, 0, &[]);
+        let (_, [first, ..]) = word_texts(&space, &case, 0, &[]);
         for want in ["MAIL FROM:<a@a>", "MAIL FROM:<a>", "MAIL FROM:a"] {
             assert!(first.iter().any(|t| t == want), "{want:?} not in {first:?}");
         }
     }
+}
+
+/// A run that gains nothing but holds, in its text, the operand a comparison never met read
+/// (`retries=2` against `retries > 10`, whose short way the default of 3 took long before) is
+/// followed towards it: the other operand, one less, one more, in the form the test holds it.
+/// Once per operand read there, and never once the site is met.
+#[test]
+fn a_run_that_gains_nothing_is_followed_towards_a_comparison_never_met() {
+    let c = cluster(READER);
+    let usable = vec![true; c.callables.len()];
+    let pool = ValuePool::from_literals(&c.literals);
+    let read = callable(&c, "read");
+    let mut space = Space::new(&c, &usable, vec![read], pool);
+    let goals = GoalMap::for_tests(&[("read", 2)], vec![(0x100, 0x200)]);
+    let cfg = config(1, 1_000);
+    let mut search = Search::new(&mut space, &goals, &cfg);
+    const SITE: u64 = 0x150;
+    let run = |n: u64| ExecReport {
+        covered: vec![0],
+        cmp_ints: vec![(SITE, n), (SITE, 10)],
+        cmp_last: vec![(SITE, n, 10)],
+        cmp_closest: vec![(SITE, n.abs_diff(10))],
+        ..ExecReport::empty(Outcome::Completed)
+    };
+    let text = |s: &str| one_call(&c, "read", Value::Str(s.into()));
+    // The first run gains the branch (the default of 3, not in the text).
+    search.learn(vec![text("name=a")], vec![run(3)]);
+    search.eager.clear();
+    search.learn(vec![text("name=a\nretries=2")], vec![run(2)]);
+    let made: Vec<String> = search
+        .eager
+        .iter()
+        .map(|(t, _)| match &t.stmts[0].args[0] {
+            Value::Str(s) => s.clone(),
+            other => panic!("not text: {other:?}"),
+        })
+        .collect();
+    for want in [
+        "name=a\nretries=10",
+        "name=a\nretries=9",
+        "name=a\nretries=11",
+    ] {
+        assert!(made.iter().any(|t| t == want), "{want:?} not in {made:?}");
+    }
+    // The same operand read again: nothing new.
+    search.eager.clear();
+    search.learn(vec![text("name=b\nretries=2")], vec![run(2)]);
+    assert!(search.eager.iter().all(|(_, o)| o.kind != Kind::Deciding));
+    // Met: no more edits towards it.
+    search.learn(vec![text("name=a\nretries=10")], vec![run(10)]);
+    search.eager.clear();
+    search.learn(vec![text("name=a\nretries=4")], vec![run(4)]);
+    assert!(search.eager.iter().all(|(_, o)| o.kind != Kind::Deciding));
 }

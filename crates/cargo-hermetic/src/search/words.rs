@@ -105,11 +105,27 @@ pub const TIERS: usize = 4;
 /// shape edits a text of several lines gives.
 pub const QUOTA: [usize; TIERS] = [12, 10, 6, 4];
 
+/// At most this many tokens (see [`Edits::tokens`]) follow a gain.
+pub const MAX_TOKENS: usize = 64;
+
+/// A gain's dictionary edits: the tokens, and the tiers.
+pub struct Edits {
+    /// A text of one line (a token the code compares whole: `match action { "reload" => .. }`),
+    /// or the value of its last line, as each word of the dictionary, at most [`MAX_TOKENS`]:
+    /// all of them are tried, since a `match` on text compares lengths first and shows no
+    /// operand to follow.
+    pub tokens: Vec<(Tried, TestCase)>,
+    /// The other edits, in tiers tried in order (see [`texts`]).
+    pub tiers: [Vec<(Tried, TestCase)>; TIERS],
+}
+
 /// Every dictionary edit of the text arguments of `case`, each with the key it is tried
-/// under, in tiers tried in order (see [`texts`]). A text two tiers would give is kept in the
-/// first.
-pub fn edits(space: &Space, case: &TestCase, dict: &Dictionary) -> [Vec<(Tried, TestCase)>; TIERS] {
-    let mut out: [Vec<(Tried, TestCase)>; TIERS] = Default::default();
+/// under. A text two tiers would give is kept in the first.
+pub fn edits(space: &Space, case: &TestCase, dict: &Dictionary) -> Edits {
+    let mut out = Edits {
+        tokens: Vec::new(),
+        tiers: Default::default(),
+    };
     let modules: BTreeSet<&[String]> = case
         .stmts
         .iter()
@@ -128,7 +144,10 @@ pub fn edits(space: &Space, case: &TestCase, dict: &Dictionary) -> [Vec<(Tried, 
             continue;
         };
         let mut seen = BTreeSet::from([s.to_string()]);
-        for (tier, texts) in texts(space, &modules, s, dict).into_iter().enumerate() {
+        let (tokens, tiers) = texts(space, &modules, s, dict);
+        let lists =
+            std::iter::once((&mut out.tokens, tokens)).chain(out.tiers.iter_mut().zip(tiers));
+        for (list, texts) in lists {
             for text in texts {
                 if !seen.insert(text.clone()) {
                     continue;
@@ -143,11 +162,12 @@ pub fn edits(space: &Space, case: &TestCase, dict: &Dictionary) -> [Vec<(Tried, 
                     // argument is another edit.
                     let whole: Vec<_> = t.stmts.iter().map(|s| (s.callable, &s.args)).collect();
                     let key = format!("{whole:?}").into_bytes();
-                    out[tier].push(((key, i, k, l.leaf, TAG), t));
+                    list.push(((key, i, k, l.leaf, TAG), t));
                 }
             }
         }
     }
+    out.tokens.truncate(MAX_TOKENS);
     out
 }
 
@@ -157,19 +177,20 @@ pub fn edits(space: &Space, case: &TestCase, dict: &Dictionary) -> [Vec<(Tried, 
 /// (`word` -> `word=word`, `word:` -> `word=0`), so a text without structure gets some; a value
 /// emptied, made the first of `ints`, or started with one of the source's marks (`dir=a` ->
 /// `dir=/a`, what `starts_with('/')` asks); a value that is a number replaced by each of
-/// `ints`; and, in a text of one word (a token, compared whole), each word
-/// of `dict` as the whole text. Then `dict` where a line's first word is (in place, in a copy
+/// `ints`. Then `dict` where a line's first word is (in place, in a copy
 /// of the line added after it, before a line that starts at its separator: `=1` -> `name=1`,
 /// or with a separator and the old word after it: `x` -> `name=x`; in a text without words,
 /// `name=name`) and where its value is
 /// (after the first word and its separators; `ints` go only there), and as the whole text.
-/// Then `dict` in place of any other word.
+/// Then `dict` in place of any other word. Apart from the tiers, tokens, compared whole: a
+/// text of one line gives each word of `dict` as the whole text, the value of the last line
+/// each word of `dict` in its place.
 fn texts(
     space: &Space,
     modules: &[&[String]],
     s: &str,
     dictionary: &Dictionary,
-) -> [Vec<String>; TIERS] {
+) -> (Vec<String>, [Vec<String>; TIERS]) {
     let (dict, ints) = (&dictionary.words, &dictionary.ints);
     let pool = &space.pool;
     let mut texts: [Vec<String>; TIERS] = Default::default();
@@ -199,8 +220,12 @@ fn texts(
     }
     let separates = |c: char| c == '\n' || joins.iter().any(|j| j.contains(c));
     let words = words_of(s, separates);
-    let whole = if words.len() <= 1 { 0 } else { 2 };
-    texts[whole].extend(dict.iter().cloned());
+    let mut tokens = Vec::new();
+    if !s.contains('\n') {
+        tokens.extend(dict.iter().cloned());
+    } else {
+        texts[2].extend(dict.iter().cloned());
+    }
     let [keyed, prefixed, valued] = compounds(dict, &marks, ints.first());
     texts[1].extend(prefixed.iter().cloned());
     texts[2].extend(valued);
@@ -293,10 +318,16 @@ fn texts(
             let number = value < end && s[value..end].bytes().all(|c| c.is_ascii_digit());
             let (before, after) = (&s[..value], &s[end..]);
             texts[usize::from(!number)].extend(ints.iter().map(|n| format!("{before}{n}{after}")));
-            texts[1].extend(dict.iter().map(|w| format!("{before}{w}{after}")));
+            if s[end..].trim().is_empty() {
+                // The last line's value: where a reader of lines stopped, or the last it
+                // read; compared whole (`match value { "true" | "yes" => .. }`) like a token.
+                tokens.extend(dict.iter().map(|w| format!("{before}{w}{after}")));
+            } else {
+                texts[1].extend(dict.iter().map(|w| format!("{before}{w}{after}")));
+            }
         }
     }
-    texts
+    (tokens, texts)
 }
 
 /// Words made of the dictionary's `dict` and the `marks` of the source, for texts whose words
