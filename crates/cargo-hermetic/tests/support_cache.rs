@@ -43,7 +43,8 @@ fn driver_compiled(run: &Run) -> Vec<String> {
 }
 
 /// A first run on the fixture, with this cache directory and the default target directory (the
-/// cache's: no `CARGO_HERMETIC_TARGET_DIR`).
+/// cache's: no `CARGO_HERMETIC_TARGET_DIR`); the work directory is the fixture's own
+/// `target/hermetic` (no `CARGO_TARGET_DIR`).
 fn first_run(fixture: &Fixture, cache: &Path) -> Run {
     let run = fixture
         .generate()
@@ -54,6 +55,7 @@ fn first_run(fixture: &Fixture, cache: &Path) -> Run {
         .env("HERMETIC_CACHE_DIR", cache)
         .env("HERMETIC_DEBUG", "1")
         .env_remove("CARGO_HERMETIC_TARGET_DIR")
+        .env_remove("CARGO_TARGET_DIR")
         .run();
     run.assert_success();
     run
