@@ -2,9 +2,10 @@
 //! finds it, and into the user's repository when their tests use it (`--runtime vendored`), so
 //! neither an installed `cargo-hermetic` nor the tests it writes need the tool's source tree.
 //!
-//! Its sources (listed by `build.rs`) are written to the support crates' directory for the copies
-//! (`support.rs`: in the cache directory, else `<work_dir>/support/hermetic`) and, with `--runtime vendored` (the default for a new entry), to
-//! `.hermetic/runtime/` at the user's workspace root.
+//! Its sources (listed by `build.rs`) are written to the support crates' directory for the
+//! copies (`support.rs`: in the cache directory, else `<work_dir>/support/hermetic`) and, with
+//! `--runtime vendored` (the default for a new entry), to `.hermetic/runtime/` at the user's
+//! workspace root.
 
 use crate::commit::Changes;
 use anyhow::{Context, Result};

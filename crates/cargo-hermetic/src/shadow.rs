@@ -8,7 +8,8 @@
 //! `.hermetic-support`, so they are inside the copy's workspace and cargo derives their build
 //! metadata from relative paths: the driver's executable, down to where its heap starts, does not
 //! depend on where the user's crate lives (code that compares addresses searches alike in a
-//! teammate's clone). Whatever `hermetic` entry the user's manifest has, copies build against the
+//! teammate's clone), and the support crates' builds are the same for every crate's copy, so the
+//! target directory the copies of every crate share reuses them. Whatever `hermetic` entry the user's manifest has, copies build against the
 //! carried runtime. The support crates' sources are embedded in this binary.
 //!
 //! The user's tree is only read until the verified tests are committed, and then written only by
