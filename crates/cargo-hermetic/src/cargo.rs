@@ -405,10 +405,12 @@ pub fn build_tests(
 /// The lock file of a target directory, beside cargo's own.
 const BUILD_LOCK: &str = ".hermetic-build.lock";
 
-/// Runs a build while holding the target directory's build lock, and copies the executable to
+/// Runs a build while holding the target directory's build lock, and moves the executable to
 /// `keep` before letting go: the copies of every crate build in one target directory (the
 /// cache directory's, `support.rs`), where two crates of the same name and version get the same
 /// executable path, so another run's build could replace it while this run still uses it.
+/// Moved, not copied: the crate's copy is made afresh for every build, so cargo never reuses
+/// its executable, which would only take room in the shared directory.
 /// Runs on other crates wait here for each other's builds (as they would for cargo's lock);
 /// the lock is never held while waiting for anything else.
 fn locked_build(
@@ -424,7 +426,7 @@ fn locked_build(
             executable,
             compiled_dependencies,
         } => Ok(BuildOutcome::Built {
-            executable: keep_executable(&executable, keep)?,
+            executable: move_executable(&executable, keep)?,
             compiled_dependencies,
         }),
         failed => Ok(failed),
@@ -459,6 +461,20 @@ fn lock_target_dir(target_dir: &Path, progress: bool) -> Result<std::fs::File> {
     file.lock()
         .with_context(|| format!("lock {}", path.display()))?;
     Ok(file)
+}
+
+/// Moves a built executable to `keep` (a process still running the previous file keeps it);
+/// across file systems, copied and the original removed.
+fn move_executable(executable: &Path, keep: &Path) -> Result<PathBuf> {
+    if let Some(dir) = keep.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("create {}", dir.display()))?;
+    }
+    if std::fs::rename(executable, keep).is_ok() {
+        return Ok(keep.to_path_buf());
+    }
+    let kept = keep_executable(executable, keep)?;
+    let _ = std::fs::remove_file(executable);
+    Ok(kept)
 }
 
 /// Copies a built executable to `keep`: written beside it and renamed, so a process still
@@ -664,6 +680,13 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&keep).unwrap(), "second");
         assert_eq!(std::io::read_to_string(open).unwrap(), "first");
         assert!(!dir.path().join("work/search-driver.partial").exists());
+        // Moved out of the target directory, the same way.
+        let open = std::fs::File::open(&keep).unwrap();
+        std::fs::write(&built, "third").unwrap();
+        assert_eq!(move_executable(&built, &keep).unwrap(), keep);
+        assert!(!built.exists());
+        assert_eq!(std::fs::read_to_string(&keep).unwrap(), "third");
+        assert_eq!(std::io::read_to_string(open).unwrap(), "second");
     }
 
     #[test]

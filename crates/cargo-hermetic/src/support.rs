@@ -11,7 +11,7 @@
 //! every crate: each copy reaches the support crates through a link inside it, so cargo derives
 //! their build's metadata from the same relative paths in every copy and reuses it;
 //! `CARGO_HERMETIC_TARGET_DIR` replaces it when set). Cargo's builds there are serialised by a
-//! lock ([`crate::cargo`]), and each build's executable is copied into the run's work directory
+//! lock ([`crate::cargo`]), and each build's executable is moved into the run's work directory
 //! before another build can replace it.
 //!
 //! When the cache directory cannot be made (a read-only home), everything stays in the work
