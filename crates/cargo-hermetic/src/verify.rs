@@ -119,8 +119,8 @@ pub fn verify(
 ) -> Result<Verified> {
     let mut verified = Verified::default();
     let limits = Limits::default();
-    // The tests run from a copy of their executable: other runs build in the same target
-    // directory (`support.rs`).
+    // The tests run from their executable moved into the work directory: other runs build in
+    // the same target directory (`support.rs`, `cargo::build_tests`).
     let keep = origin.work_dir.join("verify-tests");
     for _ in 0..MAX_ROUNDS {
         if files.iter().all(|f| f.test_names.is_empty()) {
