@@ -351,13 +351,15 @@ impl BuildOutcome {
 }
 
 /// Builds the library's unit-test binary of the crate at `manifest`, with `rustc_args` for the
-/// crate only (dependencies build normally). With `progress`, cargo's own progress shows.
+/// crate only (dependencies build normally). With `progress`, cargo's own progress shows. The
+/// executable is copied to `keep` ([`locked_build`]).
 pub fn build_test_binary(
     manifest: &Path,
     target_dir: &Path,
     cargo_args: &[String],
     rustc_args: &[&str],
     progress: bool,
+    keep: &Path,
 ) -> Result<BuildOutcome> {
     let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
     cmd.args([
@@ -378,12 +380,18 @@ pub fn build_test_binary(
     if !rustc_args.is_empty() {
         cmd.arg("--").args(rustc_args);
     }
-    run_build(cmd, manifest, progress)
+    locked_build(cmd, manifest, target_dir, progress, keep)
 }
 
 /// Builds the library's unit tests with plain `cargo test --no-run` (no instrumentation), with
-/// cargo's `options` (`--release`, `--all-features`, the user's feature flags).
-pub fn build_tests(manifest: &Path, target_dir: &Path, options: &[&str]) -> Result<BuildOutcome> {
+/// cargo's `options` (`--release`, `--all-features`, the user's feature flags); the executable
+/// is copied to `keep` ([`locked_build`]).
+pub fn build_tests(
+    manifest: &Path,
+    target_dir: &Path,
+    options: &[&str],
+    keep: &Path,
+) -> Result<BuildOutcome> {
     let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
     cmd.args(["test", "--lib", "--no-run", "--message-format=json"])
         .args(options)
@@ -391,7 +399,107 @@ pub fn build_tests(manifest: &Path, target_dir: &Path, options: &[&str]) -> Resu
         .arg(manifest)
         .arg("--target-dir")
         .arg(target_dir);
-    run_build(cmd, manifest, false)
+    locked_build(cmd, manifest, target_dir, false, keep)
+}
+
+/// The lock file of a target directory, beside cargo's own.
+const BUILD_LOCK: &str = ".hermetic-build.lock";
+
+/// Runs a build while holding the target directory's build lock, and moves the executable to
+/// `keep` before letting go: the copies of every crate build in one target directory (the
+/// cache directory's, `support.rs`), where two crates of the same name and version get the same
+/// executable path, so another run's build could replace it while this run still uses it.
+/// Moved, not copied: the crate's copy is made afresh for every build, so cargo never reuses
+/// its executable, which would only take room in the shared directory.
+/// Runs on other crates wait here for each other's builds (as they would for cargo's lock);
+/// the lock is never held while waiting for anything else.
+fn locked_build(
+    cmd: Command,
+    manifest: &Path,
+    target_dir: &Path,
+    progress: bool,
+    keep: &Path,
+) -> Result<BuildOutcome> {
+    let _lock = lock_target_dir(target_dir, progress)?;
+    match run_build(cmd, manifest, progress)? {
+        BuildOutcome::Built {
+            executable,
+            compiled_dependencies,
+        } => Ok(BuildOutcome::Built {
+            executable: move_executable(&executable, keep)?,
+            compiled_dependencies,
+        }),
+        failed => Ok(failed),
+    }
+}
+
+/// Takes the build lock of `target_dir`, waiting for another run's build to end (said on the
+/// terminal with `progress`, as cargo says it waits for its own lock).
+fn lock_target_dir(target_dir: &Path, progress: bool) -> Result<std::fs::File> {
+    std::fs::create_dir_all(target_dir)
+        .with_context(|| format!("create {}", target_dir.display()))?;
+    let path = target_dir.join(BUILD_LOCK);
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .with_context(|| format!("open {}", path.display()))?;
+    match file.try_lock() {
+        Ok(()) => return Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => {}
+        Err(std::fs::TryLockError::Error(e)) => {
+            return Err(e).with_context(|| format!("lock {}", path.display()))
+        }
+    }
+    if progress {
+        eprintln!(
+            "    Blocking waiting for another cargo hermetic run's build in {}",
+            target_dir.display()
+        );
+    }
+    file.lock()
+        .with_context(|| format!("lock {}", path.display()))?;
+    Ok(file)
+}
+
+/// Moves a built executable to `keep` (a process still running the previous file keeps it);
+/// across file systems, copied and the original removed.
+fn move_executable(executable: &Path, keep: &Path) -> Result<PathBuf> {
+    if let Some(dir) = keep.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("create {}", dir.display()))?;
+    }
+    if std::fs::rename(executable, keep).is_ok() {
+        return Ok(keep.to_path_buf());
+    }
+    let kept = keep_executable(executable, keep)?;
+    let _ = std::fs::remove_file(executable);
+    Ok(kept)
+}
+
+/// Copies a built executable to `keep`: written beside it and renamed, so a process still
+/// running the previous file keeps it.
+pub fn keep_executable(executable: &Path, keep: &Path) -> Result<PathBuf> {
+    if let Some(dir) = keep.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("create {}", dir.display()))?;
+    }
+    let mut partial = keep.as_os_str().to_owned();
+    partial.push(".partial");
+    let partial = PathBuf::from(partial);
+    std::fs::copy(executable, &partial)
+        .with_context(|| format!("copy {} to {}", executable.display(), partial.display()))?;
+    std::fs::rename(&partial, keep).with_context(|| format!("rename to {}", keep.display()))?;
+    Ok(keep.to_path_buf())
+}
+
+/// A package's name from its id as cargo's messages spell it (`registry+...#serde@1.0.228`,
+/// `path+file:///.../hermetic-driver#0.1.0`).
+fn package_name(id: &str) -> &str {
+    let (url, fragment) = id.rsplit_once('#').unwrap_or((id, ""));
+    match fragment.split_once('@') {
+        Some((name, _)) => name,
+        None => url.rsplit('/').next().unwrap_or(url),
+    }
 }
 
 /// Runs a cargo build; with `progress`, its status lines and progress bar go to the terminal
@@ -413,6 +521,7 @@ fn run_build(mut cmd: Command, manifest: &Path, progress: bool) -> Result<BuildO
     let mut executable = None;
     let mut errors = Vec::new();
     let mut compiled_dependencies = 0;
+    let mut compiled: Vec<String> = Vec::new();
     for msg in Message::parse_stream(BufReader::new(stdout)) {
         match msg.context("read cargo's output")? {
             Message::CompilerArtifact(a) if a.profile.test => {
@@ -420,12 +529,27 @@ fn run_build(mut cmd: Command, manifest: &Path, progress: bool) -> Result<BuildO
                     executable = Some(exe.into_std_path_buf());
                 }
             }
-            Message::CompilerArtifact(a) if !a.fresh => compiled_dependencies += 1,
+            Message::CompilerArtifact(a) if !a.fresh => {
+                compiled_dependencies += 1;
+                compiled.push(package_name(&a.package_id.repr).to_string());
+            }
             Message::CompilerMessage(m) => errors.extend(compile_error(&m)),
             _ => {}
         }
     }
     let status = child.wait().context("wait for cargo")?;
+    if std::env::var_os("HERMETIC_DEBUG").is_some() {
+        compiled.dedup();
+        eprintln!(
+            "cargo compiled for {}: {}",
+            manifest.display(),
+            if compiled.is_empty() {
+                "nothing".to_string()
+            } else {
+                compiled.join(" ")
+            }
+        );
+    }
     let stderr = err_thread.join().unwrap_or_default();
     match (status.success(), executable) {
         (true, Some(executable)) => Ok(BuildOutcome::Built {
@@ -538,5 +662,64 @@ mod tests {
         };
         let err = enabled_features(&t, &[], &unknown).unwrap_err().to_string();
         assert!(err.contains("no feature `nope`"), "{err}");
+    }
+
+    #[test]
+    fn a_kept_executable_is_a_copy_the_next_build_can_replace() {
+        let dir = tempfile::tempdir().unwrap();
+        let built = dir.path().join("target/debug/deps/demo-0123");
+        std::fs::create_dir_all(built.parent().unwrap()).unwrap();
+        std::fs::write(&built, "first").unwrap();
+        let keep = dir.path().join("work/search-driver");
+        let kept = keep_executable(&built, &keep).unwrap();
+        assert_eq!(kept, keep);
+        // A process still running the kept file keeps it: the next copy is a new file.
+        let open = std::fs::File::open(&keep).unwrap();
+        std::fs::write(&built, "second").unwrap();
+        keep_executable(&built, &keep).unwrap();
+        assert_eq!(std::fs::read_to_string(&keep).unwrap(), "second");
+        assert_eq!(std::io::read_to_string(open).unwrap(), "first");
+        assert!(!dir.path().join("work/search-driver.partial").exists());
+        // Moved out of the target directory, the same way.
+        let open = std::fs::File::open(&keep).unwrap();
+        std::fs::write(&built, "third").unwrap();
+        assert_eq!(move_executable(&built, &keep).unwrap(), keep);
+        assert!(!built.exists());
+        assert_eq!(std::fs::read_to_string(&keep).unwrap(), "third");
+        assert_eq!(std::io::read_to_string(open).unwrap(), "second");
+    }
+
+    #[test]
+    fn a_second_build_in_a_target_dir_waits_for_the_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = lock_target_dir(dir.path(), false).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let target = dir.path().to_path_buf();
+        let waiter = std::thread::spawn(move || {
+            let second = lock_target_dir(&target, false).unwrap();
+            tx.send(()).unwrap();
+            drop(second);
+        });
+        assert!(rx
+            .recv_timeout(std::time::Duration::from_millis(200))
+            .is_err());
+        drop(first);
+        // Comes once the first lets go (a child another test thread forks meanwhile may hold
+        // a copy of the descriptor until its `exec`, briefly).
+        rx.recv_timeout(std::time::Duration::from_secs(60)).unwrap();
+        waiter.join().unwrap();
+    }
+
+    #[test]
+    fn package_names_come_from_cargos_ids() {
+        assert_eq!(
+            package_name("registry+https://github.com/rust-lang/crates.io-index#serde@1.0.228"),
+            "serde"
+        );
+        assert_eq!(
+            package_name("path+file:///w/shadow/.hermetic-support/hermetic-driver#0.1.0"),
+            "hermetic-driver"
+        );
+        assert_eq!(package_name("path+file:///w/shadow#demo@0.1.0"), "demo");
     }
 }

@@ -129,17 +129,15 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     let _busy = crate::work_dir::lock(&work_dir)?;
     let mutation = args.mutation == crate::cli::Switch::On;
     let build_started = Instant::now();
-    let mut built = build::build_driver(
+    let support = crate::support::locate(&work_dir)?;
+    let built = build::build_driver(
         &target,
         &cluster,
         &work_dir,
+        &support,
         &isolation.shadow(&cluster),
         !args.output.quiet,
     )?;
-    if mutation {
-        // The mutants' build replaces the driver's executable while the search runs.
-        build::run_from_copy(&mut built, &work_dir)?;
-    }
     isolation.time += built.isolate_time;
     // The one-time build of dependencies is outside the budget; the summary says how long it took.
     let driver_build = build_started.elapsed();
@@ -200,7 +198,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
     // The mutants' build needs only the selected code: it runs beside the search, so mutation
     // analysis' share of the budget goes to running the tests against mutants.
     let building = if mutation {
-        let job = build::MutantsJob::new(&built, &target, &cluster, &selection)?;
+        let job = build::MutantsJob::new(&built, &target, &cluster, &selection, &work_dir)?;
         Some(crate::mutation::Building::start(job))
     } else {
         None
@@ -364,6 +362,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
         crate_dir: &target.crate_dir,
         workspace_root: &target.workspace_root,
         work_dir: &work_dir,
+        support: &support,
         cargo_args: &target.features.cargo_args,
     };
     // The tests' fakes answer only where the attributes are: verification places them too.

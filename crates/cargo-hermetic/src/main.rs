@@ -29,6 +29,7 @@ mod selection;
 mod shadow;
 mod skip;
 mod suite;
+mod support;
 mod test_binary;
 mod test_case;
 mod unchanged;

@@ -2,9 +2,10 @@
 //! finds it, and into the user's repository when their tests use it (`--runtime vendored`), so
 //! neither an installed `cargo-hermetic` nor the tests it writes need the tool's source tree.
 //!
-//! Its sources (listed by `build.rs`) are written to `<work_dir>/support/hermetic` for the copies
-//! (`shadow.rs`) and, with `--runtime vendored` (the default for a new entry), to
-//! `.hermetic/runtime/` at the user's workspace root.
+//! Its sources (listed by `build.rs`) are written to the support crates' directory for the
+//! copies (`support.rs`: in the cache directory, else `<work_dir>/support/hermetic`) and, with
+//! `--runtime vendored` (the default for a new entry), to `.hermetic/runtime/` at the user's
+//! workspace root.
 
 use crate::commit::Changes;
 use anyhow::{Context, Result};
@@ -82,6 +83,18 @@ quote = "1"
 syn = {{ version = "2", features = ["full", "visit", "visit-mut"] }}
 "#
     )
+}
+
+/// Every file of the runtime crate (relative path, contents): its sources and both manifests.
+pub fn files() -> Vec<(PathBuf, String)> {
+    FILES
+        .iter()
+        .map(|(rel, text)| (PathBuf::from(rel), text.to_string()))
+        .chain([
+            (PathBuf::from("Cargo.toml"), manifest()),
+            (Path::new(MACROS_DIR).join("Cargo.toml"), macros_manifest()),
+        ])
+        .collect()
 }
 
 /// Writes the runtime crate into `dir`, leaving unchanged files alone (so cargo does not rebuild

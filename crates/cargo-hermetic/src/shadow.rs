@@ -3,11 +3,13 @@
 //!
 //! The copy's root declares `extern crate hermetic_driver;` (in tests; `declare_extern_crate`),
 //! without which edition 2015 crates cannot name `::hermetic_driver`. Each copy reaches the support
-//! crates (`<work_dir>/support`: runtime, driver, protocol, sandbox) through a link inside it,
+//! crates (runtime, driver, protocol, sandbox; written once per tool version in the cache
+//! directory, else in `<work_dir>/support`: `support.rs`) through a link inside it,
 //! `.hermetic-support`, so they are inside the copy's workspace and cargo derives their build
 //! metadata from relative paths: the driver's executable, down to where its heap starts, does not
 //! depend on where the user's crate lives (code that compares addresses searches alike in a
-//! teammate's clone). Whatever `hermetic` entry the user's manifest has, copies build against the
+//! teammate's clone), and the support crates' builds are the same for every crate's copy, so the
+//! target directory the copies of every crate share reuses them. Whatever `hermetic` entry the user's manifest has, copies build against the
 //! carried runtime. The support crates' sources are embedded in this binary.
 //!
 //! The user's tree is only read until the verified tests are committed, and then written only by
@@ -151,7 +153,8 @@ serde = { version = "1", features = ["derive"] }
 pub struct Shadow {
     /// The copied crate (the directory of its Cargo.toml).
     pub root: PathBuf,
-    /// Cargo's target directory for shadow builds (kept between runs, so rebuilds are quick).
+    /// Cargo's target directory for shadow builds (kept between runs, so rebuilds are quick;
+    /// shared by every crate's copies when the cache directory is used, `support.rs`).
     pub target_dir: PathBuf,
 }
 
@@ -163,11 +166,13 @@ pub struct Origin<'a> {
     pub workspace_root: &'a Path,
     /// Scratch space for this tool: `<target>/hermetic`.
     pub work_dir: &'a Path,
+    /// Where the support crates are and where the copies build ([`crate::support::locate`]).
+    pub support: &'a crate::support::Support,
     /// The feature flags every build of a copy gets (`--features ..` as the user gave them).
     pub cargo_args: &'a [String],
 }
 
-/// Where a copy sees the support crates (`<work_dir>/support`, the runtime and the driver's):
+/// Where a copy sees the support crates (the runtime and the driver's, `support.rs`):
 /// a link inside the copy, so that they are inside its workspace. Cargo then derives their
 /// builds' metadata from paths relative to the copy, and the driver's executable, down to the
 /// addresses its allocations get, is the same wherever the user's crate lives.
@@ -179,7 +184,8 @@ fn support_dep(name: &str) -> toml_edit::InlineTable {
 }
 
 /// Copies the crate to `<work_dir>/<name>` with a manifest that stands on its own; `support_deps`
-/// are support crates (under `<work_dir>/support`) added as dev-dependencies.
+/// are support crates (in `origin.support`, written by [`crate::support::locate`]) added as
+/// dev-dependencies.
 pub fn copy_crate(origin: &Origin, name: &str, support_deps: &[&str]) -> Result<Shadow> {
     let root = origin.work_dir.join(name);
     if root.exists() {
@@ -187,9 +193,8 @@ pub fn copy_crate(origin: &Origin, name: &str, support_deps: &[&str]) -> Result<
             .with_context(|| format!("remove old copy {}", root.display()))?;
     }
     copy_tree(origin.crate_dir, &root, origin.work_dir)?;
-    let support = origin.work_dir.join("support");
-    crate::runtime::write(&support.join(crate::manifest::RUNTIME))?;
-    std::os::unix::fs::symlink(&support, root.join(SUPPORT_LINK))
+    let support = &origin.support.dir;
+    std::os::unix::fs::symlink(support, root.join(SUPPORT_LINK))
         .with_context(|| format!("link {} into {}", support.display(), root.display()))?;
     let manifest_path = root.join("Cargo.toml");
     let text =
@@ -202,20 +207,13 @@ pub fn copy_crate(origin: &Origin, name: &str, support_deps: &[&str]) -> Result<
     }
     Ok(Shadow {
         root,
-        target_dir: shadow_target_dir(origin.work_dir),
+        target_dir: origin.support.target_dir.clone(),
     })
 }
 
-/// Cargo's target directory for shadow builds: `CARGO_HERMETIC_TARGET_DIR` when set (so that
-/// several crates, e.g. test fixtures, share their dependencies' builds), else under `work_dir`.
-pub fn shadow_target_dir(work_dir: &Path) -> PathBuf {
-    std::env::var_os("CARGO_HERMETIC_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| work_dir.join("target"))
-}
-
 /// Writes the driver support crate to `<work_dir>/support/hermetic-driver`, and the protocol
-/// crate beside it.
+/// and sandbox crates beside it, leaving unchanged files alone (the layout without a cache
+/// directory, [`crate::support::locate`]).
 pub fn write_support_crate(work_dir: &Path) -> Result<PathBuf> {
     let support = work_dir.join("support");
     let protocol = support.join("hermetic-protocol");
@@ -228,6 +226,25 @@ pub fn write_support_crate(work_dir: &Path) -> Result<PathBuf> {
     let driver = support.join("hermetic-driver");
     write_crate(&driver, DRIVER_FILES, DRIVER_MANIFEST)?;
     Ok(driver)
+}
+
+/// Every file of the support crates but the runtime (relative to their directory, contents):
+/// what [`write_support_crate`] writes.
+pub fn support_files() -> Vec<(PathBuf, String)> {
+    [
+        ("hermetic-protocol", PROTOCOL_FILES, PROTOCOL_MANIFEST),
+        ("hermetic-sandbox", SANDBOX_FILES, SANDBOX_MANIFEST),
+        ("hermetic-driver", DRIVER_FILES, DRIVER_MANIFEST),
+    ]
+    .into_iter()
+    .flat_map(|(name, files, manifest)| {
+        let dir = Path::new(name);
+        files
+            .iter()
+            .map(move |(rel, text)| (dir.join(rel), text.to_string()))
+            .chain([(dir.join("Cargo.toml"), manifest.to_string())])
+    })
+    .collect()
 }
 
 fn write_crate(dir: &Path, files: &[(&str, &str)], manifest: &str) -> Result<()> {

@@ -84,7 +84,12 @@ const ALONE_RUNS: usize = 2;
 /// toolchain), which the user must mend; otherwise the tests' additions broke it.
 fn outside_the_tests(origin: &Origin, features: &[&str], rendered: &str) -> anyhow::Error {
     let own = shadow::copy_crate(origin, "verify-own", &[]).and_then(|copy| {
-        cargo::build_tests(&copy.root.join("Cargo.toml"), &copy.target_dir, features)
+        cargo::build_tests(
+            &copy.root.join("Cargo.toml"),
+            &copy.target_dir,
+            features,
+            &origin.work_dir.join("verify-own-tests"),
+        )
     });
     match own {
         Ok(BuildOutcome::Failed { errors, .. }) => crate::errors::Failure::CrateDoesNotCompile {
@@ -114,6 +119,9 @@ pub fn verify(
 ) -> Result<Verified> {
     let mut verified = Verified::default();
     let limits = Limits::default();
+    // The tests run from their executable moved into the work directory: other runs build in
+    // the same target directory (`support.rs`, `cargo::build_tests`).
+    let keep = origin.work_dir.join("verify-tests");
     for _ in 0..MAX_ROUNDS {
         if files.iter().all(|f| f.test_names.is_empty()) {
             verified.files = files;
@@ -138,7 +146,7 @@ pub fn verify(
         // The user's feature flags, as every build of the crate gets them.
         let features: Vec<&str> = origin.cargo_args.iter().map(String::as_str).collect();
         let building = std::time::Instant::now();
-        let built = cargo::build_tests(&manifest, &copy.target_dir, &features)?;
+        let built = cargo::build_tests(&manifest, &copy.target_dir, &features, &keep)?;
         verified.dependencies_build += dependencies_time(&built, building.elapsed());
         let exe = match built {
             BuildOutcome::Built { executable, .. } => executable,
@@ -235,7 +243,7 @@ pub fn verify(
             for (options, shown) in configurations(&copy.root) {
                 let options: Vec<&str> = features.iter().chain(options).copied().collect();
                 let building = std::time::Instant::now();
-                let built = cargo::build_tests(&manifest, &copy.target_dir, &options);
+                let built = cargo::build_tests(&manifest, &copy.target_dir, &options, &keep);
                 if let Ok(b) = &built {
                     verified.dependencies_build += dependencies_time(b, building.elapsed());
                 }

@@ -1,5 +1,7 @@
-//! hermetic's scratch directory for a workspace (shadow copies, support crates, the driver's
-//! builds), and the lock that keeps two runs out of each other's way there.
+//! hermetic's scratch directory for a workspace (shadow copies, the executables it runs, the
+//! sandbox's scratch directory; the support crates and cargo's builds too when the cache
+//! directory cannot be used, `support.rs`), and the lock that keeps two runs out of each
+//! other's way there.
 
 use crate::cargo::Target;
 use crate::errors::Failure;

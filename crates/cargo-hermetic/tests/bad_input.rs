@@ -298,6 +298,7 @@ fn an_interrupted_write_leaves_the_crate_as_it_was_or_fully_updated() {
         // the sources' fingerprint names the options, so another budget is another file.
         .args(["--budget", &common::BUDGET_SECS.to_string()])
         .env("CARGO_HERMETIC_TARGET_DIR", common::hermetic_target_dir())
+        .env("HERMETIC_CACHE_DIR", common::hermetic_cache_dir())
         .current_dir(fixture.tmp.path())
         .stdout(Stdio::null())
         .stderr(Stdio::null())

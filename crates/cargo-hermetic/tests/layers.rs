@@ -32,6 +32,7 @@ const LAYERS: &[&[&str]] = &[
         "test_binary",
         "selection",
         "suite",
+        "support",
         "work_dir",
     ],
     &["analyze"],

@@ -54,6 +54,7 @@ fn record_with_input(
         .arg("--")
         .args(program_args)
         .env("CARGO_HERMETIC_TARGET_DIR", hermetic_target_dir())
+        .env("HERMETIC_CACHE_DIR", common::hermetic_cache_dir())
         .current_dir(cwd);
     for (k, v) in envs {
         cmd.env(k, v);

@@ -8,7 +8,8 @@ use crate::mutation::schemata;
 use crate::mutation::schemata::{Mutant, SiteFile};
 use crate::selection::Selection;
 use crate::shadow::{self, Origin, Shadow};
-use anyhow::{bail, Context, Result};
+use crate::support::Support;
+use anyhow::{bail, Result};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -44,19 +45,23 @@ const MAX_REBUILDS: usize = 4;
 const MAX_MUTATION_REBUILDS: usize = 6;
 
 /// Copies the crate, isolates the units `isolated` lists (`crate::isolate`), injects the driver
-/// and builds it with coverage instrumentation; with `progress`, cargo's progress shows.
+/// and builds it with coverage instrumentation, against the support crates of `support`; with
+/// `progress`, cargo's progress shows. The search's drivers run a copy of the executable
+/// (`search-driver` in the work directory): the mutants' build, and other runs' builds in a
+/// shared target directory, may replace the original while the search runs.
 pub fn build_driver(
     target: &Target,
     cluster: &Cluster,
     work_dir: &Path,
+    support: &Support,
     isolated: &[(UnitId, Vec<String>)],
     progress: bool,
 ) -> Result<DriverBuild> {
-    shadow::write_support_crate(work_dir)?;
     let origin = Origin {
         crate_dir: &target.crate_dir,
         workspace_root: &target.workspace_root,
         work_dir,
+        support,
         cargo_args: &target.features.cargo_args,
     };
     let mut support = vec!["hermetic-driver"];
@@ -102,6 +107,7 @@ pub fn build_driver(
             &target.features.cargo_args,
             cargo::SANCOV_FLAGS,
             progress,
+            &work_dir.join("search-driver"),
         )?;
         compiled += outcome.compiled_dependencies();
         match outcome {
@@ -144,19 +150,6 @@ pub fn build_driver(
     bail!("the driver did not compile after disabling the calls it could not build")
 }
 
-/// The search's drivers run a copy of the driver's executable (`search-driver` in the work
-/// directory), so the mutants' build can replace the original while the search runs.
-pub fn run_from_copy(built: &mut DriverBuild, work_dir: &Path) -> Result<()> {
-    let copy = work_dir.join("search-driver");
-    // Written beside and renamed: a driver left running by an earlier run keeps its file.
-    let partial = work_dir.join("search-driver.partial");
-    std::fs::copy(&built.executable, &partial)
-        .with_context(|| format!("copy {}", built.executable.display()))?;
-    std::fs::rename(&partial, &copy).with_context(|| format!("rename to {}", copy.display()))?;
-    built.executable = copy;
-    Ok(())
-}
-
 /// What the mutants' build needs, owned, so that it can run beside the search.
 pub struct MutantsJob {
     /// The selected code's sites, read from the driver's copy before any rewrite.
@@ -164,6 +157,8 @@ pub struct MutantsJob {
     root: PathBuf,
     target_dir: PathBuf,
     cargo_args: Vec<String>,
+    /// Where the executable is copied (`mutants-driver` in the work directory).
+    keep: PathBuf,
 }
 
 impl MutantsJob {
@@ -173,6 +168,7 @@ impl MutantsJob {
         target: &Target,
         cluster: &Cluster,
         selection: &Selection,
+        work_dir: &Path,
     ) -> Result<MutantsJob> {
         let shadow = &built.shadow;
         Ok(MutantsJob {
@@ -181,6 +177,7 @@ impl MutantsJob {
             target_dir: shadow.target_dir.clone(),
             // The features the search's build had, so the dependencies are not built again.
             cargo_args: target.features.cargo_args.clone(),
+            keep: work_dir.join("mutants-driver"),
         })
     }
 }
@@ -188,7 +185,7 @@ impl MutantsJob {
 /// Rebuilds the driver's copy with the mutants of the selected code spliced in (no coverage
 /// instrumentation: mutation analysis asks only which mutants a test reaches and what it
 /// sees). The coverage search runs on the build without them, so its goals are the code's
-/// own; it runs a copy of that build's executable (`run_from_copy`), so this build can run
+/// own; it runs a copy of that build's executable (`build_driver`), so this build can run
 /// beside it. Rewrites the compiler rejects are left out, and counted unviable.
 pub fn build_mutants(job: MutantsJob) -> Result<MutantsBuild> {
     let started = std::time::Instant::now();
@@ -197,6 +194,7 @@ pub fn build_mutants(job: MutantsJob) -> Result<MutantsBuild> {
         root,
         target_dir,
         cargo_args,
+        keep,
     } = job;
     let all: usize = sites
         .iter()
@@ -218,6 +216,7 @@ pub fn build_mutants(job: MutantsJob) -> Result<MutantsBuild> {
             &cargo_args,
             &["--cap-lints=warn"],
             false,
+            &keep,
         )?;
         let errors = match outcome {
             BuildOutcome::Built { executable, .. } => {
@@ -351,38 +350,6 @@ fn render(errors: &[CompileError]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_search_runs_a_copy_the_mutants_build_can_replace() {
-        let dir = tempfile::tempdir().unwrap();
-        let original = dir.path().join("deps").join("driver-0123");
-        std::fs::create_dir_all(original.parent().unwrap()).unwrap();
-        std::fs::write(&original, "searched").unwrap();
-        let mut built = DriverBuild {
-            executable: original.clone(),
-            shadow: Shadow {
-                root: dir.path().join("shadow"),
-                target_dir: dir.path().join("target"),
-            },
-            unsupported: Vec::new(),
-            isolate_time: std::time::Duration::ZERO,
-            compiled_dependencies: false,
-        };
-        run_from_copy(&mut built, dir.path()).unwrap();
-        assert_eq!(built.executable, dir.path().join("search-driver"));
-        std::fs::write(&original, "mutated").unwrap();
-        assert_eq!(
-            std::fs::read_to_string(&built.executable).unwrap(),
-            "searched"
-        );
-        // A second run replaces the copy.
-        built.executable = original;
-        run_from_copy(&mut built, dir.path()).unwrap();
-        assert_eq!(
-            std::fs::read_to_string(&built.executable).unwrap(),
-            "mutated"
-        );
-    }
 
     #[test]
     fn an_error_is_pinned_on_the_entry_or_type_impl_it_is_in() {

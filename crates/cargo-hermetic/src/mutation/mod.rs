@@ -48,7 +48,7 @@ pub struct Settings<'a> {
 
 /// The mutants' build, running beside the coverage search: the schemata rewrite needs only the
 /// selected code, not the search's tests, and the search runs a copy of its driver's
-/// executable (`build::run_from_copy`), so the analysis' share of the budget is not spent
+/// executable (`build::build_driver`), so the analysis' share of the budget is not spent
 /// building. Dropped unwaited (the search failed), it still waits for cargo to finish.
 pub struct Building {
     handle: Option<JoinHandle<Result<MutantsBuild>>>,

@@ -89,6 +89,12 @@ pub fn hermetic_target_dir() -> PathBuf {
     target_dir().join("hermetic-e2e")
 }
 
+/// The cache directory of every run in the suite (`HERMETIC_CACHE_DIR`): the support crates'
+/// sources go there, never to the home directory of whoever runs the tests.
+pub fn hermetic_cache_dir() -> PathBuf {
+    target_dir().join("hermetic-e2e-cache")
+}
+
 /// Shared by every `cargo test` run on a generated crate (`CARGO_TARGET_DIR`).
 pub fn cargo_test_target_dir() -> PathBuf {
     target_dir().join("hermetic-e2e-test")
@@ -387,6 +393,7 @@ impl Fixture {
             args: Vec::new(),
             manifest: Some(self.manifest().into_os_string()),
             envs: Vec::new(),
+            removed: Vec::new(),
             budget: BUDGET_SECS,
         }
     }
@@ -517,6 +524,7 @@ pub struct Generate<'a> {
     args: Vec<OsString>,
     manifest: Option<OsString>,
     envs: Vec<(OsString, OsString)>,
+    removed: Vec<OsString>,
     budget: u64,
 }
 
@@ -555,6 +563,13 @@ impl Generate<'_> {
         self
     }
 
+    /// Leaves an environment variable unset for the run (one the suite sets, such as
+    /// `CARGO_HERMETIC_TARGET_DIR`).
+    pub fn env_remove(mut self, key: impl Into<OsString>) -> Self {
+        self.removed.push(key.into());
+        self
+    }
+
     /// Passes this path as `--manifest-path` instead of the copy's manifest.
     pub fn manifest_path(mut self, p: impl Into<OsString>) -> Self {
         self.manifest = Some(p.into());
@@ -582,10 +597,14 @@ impl Generate<'_> {
         );
         let mut cmd = Command::new(BIN);
         cmd.args(&args)
-            .envs(self.envs)
             .env("CARGO_HERMETIC_TARGET_DIR", hermetic_target_dir())
+            .env("HERMETIC_CACHE_DIR", hermetic_cache_dir())
+            .envs(self.envs)
             // Outside the copy, so the working directory does not pick the crate.
             .current_dir(self.fixture.tmp.path());
+        for key in self.removed {
+            cmd.env_remove(key);
+        }
         let started = Instant::now();
         let out = run_with_timeout(cmd, RUN_TIMEOUT);
         let elapsed = started.elapsed();
