@@ -131,6 +131,18 @@ impl Driver {
                 if libc::dup2(reply_fd, REPLY_FD) < 0 || libc::dup2(request_fd, REQUEST_FD) < 0 {
                     return Err(std::io::Error::last_os_error());
                 }
+                // Descriptors the engine inherited without close-on-exec (a terminal's or a
+                // harness's extra pipes) are not the driver's: the code under test could reach
+                // them, and the worker checks every descriptor up to the highest after each
+                // execution (`carryover`). Marked, not closed: the sandbox's status pipe and
+                // std's error pipe are still written before `exec`. Where the kernel has no
+                // `close_range`, they stay open, as before.
+                libc::syscall(
+                    libc::SYS_close_range,
+                    REQUEST_FD.max(REPLY_FD) + 1,
+                    u32::MAX,
+                    libc::CLOSE_RANGE_CLOEXEC,
+                );
                 // Without address randomisation, code that compares or prints addresses (or
                 // bits of them) sees the same values in every run, so the same seed gives the
                 // same tests. Where the kernel refuses, runs are just less reproducible.
