@@ -197,7 +197,8 @@ pub fn serve(entries: &[Entry]) {
                         })
                         .map(Reuse::WhileUnchanged)
                 };
-                let report = if let Some(reuse) = reused {
+                // The child's wait status when it ended, `None` when it finished and lives on.
+                let status = if let Some(reuse) = reused {
                     run_in_worker(&mut worker, entries, &line, timeout_ms, &shared, reuse)
                 } else {
                     let case = Case {
@@ -207,7 +208,7 @@ pub fn serve(entries: &[Entry]) {
                     };
                     run_forked(entries, &case, timeout_ms, &shared, worker.as_ref())
                 };
-                send(&mut reply, &report);
+                send_report(&mut reply, status, &shared);
             }
             Ok(Request::Quit) => return,
             Err(e) => panic!("hermetic driver: bad request: {e}"),
@@ -218,6 +219,21 @@ pub fn serve(entries: &[Entry]) {
 fn send<T: serde::Serialize>(out: &mut impl Write, msg: &T) {
     serde_json::to_writer(&mut *out, msg).expect("hermetic driver: encode reply");
     out.write_all(b"\n")
+        .and_then(|_| out.flush())
+        .expect("hermetic driver: write reply");
+}
+
+/// Sends an execution's report in its two lines (`ExecReport`): what the server saw, then
+/// the child's report bytes as it wrote them, undecoded (decoding and encoding them again
+/// here cost more than the rest of the server's work). Bytes with a line break in them are
+/// not a report the child's encoder wrote (it escapes line breaks): `null` instead.
+fn send_report(out: &mut impl Write, status: Option<i32>, shared: &Shared) {
+    let (head, body) = report_after(status, shared);
+    serde_json::to_writer(&mut *out, &head).expect("hermetic driver: encode reply");
+    let body = body.filter(|b| !b.contains(&b'\n')).unwrap_or(b"null");
+    out.write_all(b"\n")
+        .and_then(|_| out.write_all(body))
+        .and_then(|_| out.write_all(b"\n"))
         .and_then(|_| out.flush())
         .expect("hermetic driver: write reply");
 }
@@ -235,7 +251,7 @@ fn run_forked(
     timeout_ms: u64,
     shared: &Shared,
     worker: Option<&Worker>,
-) -> ExecReport {
+) -> Option<i32> {
     shared.reset();
     // SAFETY: the child only runs the test case and leaves with `_exit`.
     let pid = unsafe { libc::fork() };
@@ -253,13 +269,14 @@ fn run_forked(
         sandbox::contain_child();
         run_child(entries, case, shared);
     }
-    let status = wait_with_timeout(pid, timeout_ms, shared);
-    report_after(Some(status), shared)
+    Some(wait_with_timeout(pid, timeout_ms, shared))
 }
 
-/// What an execution left in the shared area. `status` is the child's wait status when it
-/// ended, `None` when it finished the case and lives on (a shared child).
-fn report_after(status: Option<i32>, shared: &Shared) -> ExecReport {
+/// What an execution left in the shared area: the report of what the server saw, and the
+/// child's own report (bytes to decode, then complete with the first: `ExecReport`) when it
+/// finished the case. `status` is the child's wait status when it ended, `None` when it
+/// finished the case and lives on (a shared child).
+fn report_after(status: Option<i32>, shared: &Shared) -> (ExecReport, Option<&[u8]>) {
     let header = shared.header();
     let (sandbox_blocked, refusals) = shared.sandbox.refusals();
     let stmt = header.stmt.load(Ordering::SeqCst) as usize;
@@ -288,36 +305,29 @@ fn report_after(status: Option<i32>, shared: &Shared) -> ExecReport {
         finals: Vec::new(),
     };
     if let Some(status) = status.filter(|&s| libc::WIFSIGNALED(s)) {
-        return crashed(Outcome::Crashed {
+        let outcome = Outcome::Crashed {
             stmt,
             signal: libc::WTERMSIG(status),
             stack_overflow: header.stack_overflow.load(Ordering::SeqCst),
-        });
+        };
+        return (crashed(outcome), None);
     }
     let code = status.map_or(0, |s| libc::WEXITSTATUS(s));
     if header.timed_out.load(Ordering::SeqCst) {
-        return crashed(Outcome::Timeout { stmt });
+        return (crashed(Outcome::Timeout { stmt }), None);
     }
     let len = header.report_len.load(Ordering::SeqCst);
     if code != 0 || len == 0 {
-        return crashed(Outcome::Exited { stmt, code });
+        return (crashed(Outcome::Exited { stmt, code }), None);
     }
-    // The code under test shares the child's memory, so the report is data to check.
-    let Some(mut report) = shared
-        .report()
-        .get(..len)
-        .and_then(|bytes| serde_json::from_slice::<ExecReport>(bytes).ok())
-    else {
-        return crashed(Outcome::Crashed {
-            stmt,
-            signal: 0,
-            stack_overflow: false,
-        });
+    // The code under test shares the child's memory, so the report is data to check: when
+    // it is not one (the engine decodes it), the execution is a crash.
+    let outcome = Outcome::Crashed {
+        stmt,
+        signal: 0,
+        stack_overflow: false,
     };
-    report.covered = covered;
-    report.sandbox_blocked = sandbox_blocked;
-    report.refusals = refusals;
-    report
+    (crashed(outcome), shared.report().get(..len).map(|b| &*b))
 }
 
 /// Waits for the child; past the time limit, asks it to save its coverage and leave, then kills
@@ -603,7 +613,7 @@ fn run_in_worker(
     timeout_ms: u64,
     shared: &Shared,
     reuse: Reuse,
-) -> ExecReport {
+) -> Option<i32> {
     shared.reset();
     let w = worker.get_or_insert_with(|| spawn_worker(entries, shared, reuse));
     let sent = w
@@ -615,16 +625,16 @@ fn run_in_worker(
         Err(_) => Ended::Died(reap(w.pid)),
     };
     match ended {
-        Ended::Kept => report_after(None, shared),
+        Ended::Kept => None,
         Ended::Retired => {
             // It finished the case and left; the next execution starts a new one.
             reap(w.pid);
             *worker = None;
-            report_after(None, shared)
+            None
         }
         Ended::Died(status) => {
             *worker = None;
-            report_after(Some(status), shared)
+            Some(status)
         }
     }
 }
@@ -1102,7 +1112,12 @@ mod tests {
             requests.write_all(&text).unwrap();
             line.clear();
             replies.read_line(&mut line).unwrap();
-            reports.push(line.trim_end().to_string());
+            let head: ExecReport = serde_json::from_str(&line).unwrap();
+            line.clear();
+            replies.read_line(&mut line).unwrap();
+            let report = serde_json::from_str::<ExecReport>(&line)
+                .map_or(head.clone(), |r| r.completed_by(head));
+            reports.push(serde_json::to_string(&report).unwrap());
         }
         drop(requests);
         child.wait().unwrap();

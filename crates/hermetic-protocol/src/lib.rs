@@ -270,7 +270,13 @@ pub struct StmtReport {
     pub stored: bool,
 }
 
-/// Driver → engine, one per `Exec`.
+/// Driver → engine, one per `Exec`, in two lines: this report as the driver saw the
+/// execution end (what only it knows: the counters hit, the refusals; a crash, a time-out or
+/// an exit when the child did not finish the case), then the child's own report as the child
+/// wrote it (`null` when there is none). The second is the code under test's memory, so data
+/// to check: the engine decodes it and, when it is a report, keeps it with the first's
+/// counters and refusals ([`ExecReport::completed_by`]); otherwise the first stands. The
+/// driver forwards the child's bytes without decoding them.
 #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
 pub struct ExecReport {
     pub outcome: Outcome,
@@ -323,6 +329,15 @@ pub struct ExecReport {
 }
 
 impl ExecReport {
+    /// The report a child wrote, with what the driver saw (`head`, the first line): the
+    /// counters hit and the sandbox's refusals.
+    pub fn completed_by(mut self, head: ExecReport) -> Self {
+        self.covered = head.covered;
+        self.sandbox_blocked = head.sandbox_blocked;
+        self.refusals = head.refusals;
+        self
+    }
+
     /// A report of `outcome` that observed nothing: the base that stopped runs and tests
     /// fill in.
     pub fn empty(outcome: Outcome) -> Self {
