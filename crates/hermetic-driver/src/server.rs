@@ -327,7 +327,7 @@ fn report_after(status: Option<i32>, shared: &Shared) -> (ExecReport, Option<&[u
         signal: 0,
         stack_overflow: false,
     };
-    (crashed(outcome), shared.report().get(..len).map(|b| &*b))
+    (crashed(outcome), shared.report().get(..len))
 }
 
 /// Waits for the child; past the time limit, asks it to save its coverage and leave, then kills
