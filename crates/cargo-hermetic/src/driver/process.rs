@@ -327,8 +327,7 @@ impl DriverPool {
             shares[i % n].push((i, run));
         }
         if let ([slot], [share]) = (&mut self.drivers[..], &mut shares[..]) {
-            // One driver: on this thread (a thread per batch costs more than small batches'
-            // executions save).
+            // One driver: on this thread, with no thread to start and join per batch.
             return std::mem::take(share)
                 .into_iter()
                 .map(|(_, run)| exec_restarting(slot, launch, run, timeout))
