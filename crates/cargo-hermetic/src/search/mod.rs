@@ -778,7 +778,7 @@ impl<'s, 'c> Search<'s, 'c> {
         let approach = if gained || stepped {
             Vec::new()
         } else {
-            self.approach(case, &pairs, last.len())
+            self.approach(case, &pairs)
         };
         for c in approach.into_iter().rev() {
             self.eager.push_front(c);
@@ -810,7 +810,7 @@ impl<'s, 'c> Search<'s, 'c> {
         let mut decided = deciding::follow(self.space, case, &pairs);
         decided.retain(|(key, _)| !self.tried.contains(key));
         // One list per kind, merged in the order their yields so far say.
-        let mut lists: [Vec<(TestCase, Origin)>; 5] = Default::default();
+        let mut lists: [Vec<(TestCase, Origin)>; 7] = Default::default();
         // Only after a gain or a step: runs that end at comparisons met long ago would crowd
         // the queue.
         let quota = if gained || stepped {
@@ -887,15 +887,14 @@ impl<'s, 'c> Search<'s, 'c> {
             let edits = words::edits(self.space, case, &dict);
             for (key, candidate) in edits.tokens {
                 if self.tried.insert(key) {
-                    lists[Kind::Word.index()].push((candidate, Origin::new(Kind::Word, None)));
+                    lists[Kind::Token.index()].push((candidate, Origin::new(Kind::Token, None)));
                 }
             }
-            let tokens = lists[Kind::Word.index()].len();
             let mut quota = 0;
             for (tier, mut options) in edits.tiers.into_iter().enumerate() {
                 options.retain(|(key, _)| !self.tried.contains(key));
                 quota += words::QUOTA[tier];
-                let left = WORDS_ON_GAIN + tokens - lists[Kind::Word.index()].len();
+                let left = WORDS_ON_GAIN - lists[Kind::Word.index()].len();
                 let n = left.min(quota).min(options.len());
                 quota -= n;
                 for i in rand::seq::index::sample(&mut self.rng, options.len(), n) {
@@ -920,15 +919,11 @@ impl<'s, 'c> Search<'s, 'c> {
     /// test holds the operand the code read: its other operand, one less and one more. A run
     /// gains nothing when the branches around it were covered by other means (`retries > 10`
     /// went the short way with the default of 3, long before a text held `retries=5`), yet it
-    /// is the first to hold the value where the code reads it. A few runs per site, the first
-    /// that hold it; their edits count as deciding ones (a follow-up that gets past the site is
-    /// followed as a step).
-    fn approach(
-        &mut self,
-        case: &TestCase,
-        pairs: &[(u64, u64, u64)],
-        depth: usize,
-    ) -> Vec<(TestCase, Origin)> {
+    /// is the first to hold the value where the code reads it. The first runs that hold each
+    /// operand, a few per site. Unlike deciding edits, one that gets past the site is not
+    /// followed as a step: in a checksum's loop every edit gets past some comparison, and the
+    /// steps' own edits would crowd out the gains'.
+    fn approach(&mut self, case: &TestCase, pairs: &[(u64, u64, u64)]) -> Vec<(TestCase, Origin)> {
         let mut out = Vec::new();
         for &(site, x, _) in pairs {
             if self.frontier.is_met(site) {
@@ -960,10 +955,9 @@ impl<'s, 'c> Search<'s, 'c> {
                 let args: Vec<_> = case.stmts.iter().map(|s| &s.args).collect();
                 eprintln!("approach at {}: {args:?} towards {at:x?}", self.executions);
             }
-            let aim = deciding::Aim::of(&at, depth);
             for (key, t) in made {
                 self.tried.insert(key);
-                out.push((t, Origin::new(Kind::Deciding, aim)));
+                out.push((t, Origin::new(Kind::Approach, None)));
             }
         }
         out

@@ -1212,10 +1212,10 @@ fn a_run_that_gains_nothing_is_followed_towards_a_comparison_never_met() {
     // The same operand read again: nothing new.
     search.eager.clear();
     search.learn(vec![text("name=b\nretries=2")], vec![run(2)]);
-    assert!(search.eager.iter().all(|(_, o)| o.kind != Kind::Deciding));
+    assert!(search.eager.iter().all(|(_, o)| o.kind != Kind::Approach));
     // Met: no more edits towards it.
     search.learn(vec![text("name=a\nretries=10")], vec![run(10)]);
     search.eager.clear();
     search.learn(vec![text("name=a\nretries=4")], vec![run(4)]);
-    assert!(search.eager.iter().all(|(_, o)| o.kind != Kind::Deciding));
+    assert!(search.eager.iter().all(|(_, o)| o.kind != Kind::Approach));
 }
