@@ -810,7 +810,7 @@ impl<'s, 'c> Search<'s, 'c> {
         let mut decided = deciding::follow(self.space, case, &pairs);
         decided.retain(|(key, _)| !self.tried.contains(key));
         // One list per kind, merged in the order their yields so far say.
-        let mut lists: [Vec<(TestCase, Origin)>; 7] = Default::default();
+        let mut lists: [Vec<(TestCase, Origin)>; yields::KINDS] = Default::default();
         // Only after a gain or a step: runs that end at comparisons met long ago would crowd
         // the queue.
         let quota = if gained || stepped {
@@ -881,15 +881,16 @@ impl<'s, 'c> Search<'s, 'c> {
             let frontier = &self.frontier;
             let dict =
                 words::dictionary(self.space, case, &compared, |site| !frontier.is_met(site));
-            // The first tier first: the text's shape, then keys, values and compound words,
-            // then added lines and whole texts, then other words; each tier with slots of its
-            // own, and what one leaves to the next.
             let edits = words::edits(self.space, case, &dict);
+            // Tokens all, a kind of their own.
             for (key, candidate) in edits.tokens {
                 if self.tried.insert(key) {
                     lists[Kind::Token.index()].push((candidate, Origin::new(Kind::Token, None)));
                 }
             }
+            // The first tier first: the text's shape, then keys, values and compound words,
+            // then added lines and whole texts, then other words; each tier with slots of its
+            // own, and what one leaves to the next.
             let mut quota = 0;
             for (tier, mut options) in edits.tiers.into_iter().enumerate() {
                 options.retain(|(key, _)| !self.tried.contains(key));

@@ -25,7 +25,7 @@ pub enum Kind {
     Approach,
 }
 
-const KINDS: usize = 7;
+pub const KINDS: usize = 7;
 
 impl Kind {
     pub fn index(self) -> usize {
