@@ -171,6 +171,9 @@ const P_RESHAPE: f64 = 0.25;
 const P_BACK_HANDLE: f64 = 0.5;
 /// How often a mutant gets a fake, once fakes are allowed (times `isolate_probability`).
 const P_FAKE: f64 = 0.3;
+/// Rounds of fakes after a gain whose run called fakeable callees for real: each round fakes
+/// each callee alone and all at once, with values of its own.
+const FAKE_ROUNDS_ON_GAIN: usize = 2;
 
 /// The search stops when it has gone this many times as many executions without a gain as the
 /// last gain took to come (and at least `SearchConfig::stagnation_floor`).
@@ -906,7 +909,21 @@ impl<'s, 'c> Search<'s, 'c> {
                 }
             }
         }
-        let chosen = self.yields.interleave(lists);
+        // Fakes for the callees the run called for real (seed 000): a gain past one faked call
+        // (a balance) often meets the next callee (the processor), whose outcome decides more.
+        // After the gain's other edits, which would otherwise wait behind them (a fake's text
+        // that needs its length and then its bytes to match).
+        let mut faked = Vec::new();
+        if gained && self.space.fake_gate > 0.0 {
+            for _ in 0..FAKE_ROUNDS_ON_GAIN {
+                let real = &self.real_values;
+                for t in fakes::insert_each(&mut self.rng, self.space, real, case, report) {
+                    faked.push((t, Origin::new(Kind::Fake, None)));
+                }
+            }
+        }
+        let mut chosen = self.yields.interleave(lists);
+        chosen.extend(faked);
         if gained || stepped {
             for c in chosen.into_iter().rev() {
                 self.eager.push_front(c);

@@ -564,6 +564,67 @@ fn a_pure_callee_the_tests_steer_is_never_faked() {
     }
 }
 
+/// Seed 000: a gain whose run called an isolated callee for real is followed at once by a test
+/// that fakes it, after the gain's other edits.
+#[test]
+fn a_gain_that_called_an_isolated_callee_for_real_is_followed_by_its_fake() {
+    let mut c = cluster(PAY);
+    let chosen = vec![true; c.callables.len()];
+    crate::isolate::Isolation::plan(
+        Some(crate::isolate::Isolate::On),
+        &mut c,
+        &chosen,
+        std::path::Path::new("Cargo.toml"),
+    );
+    let usable = vec![true; c.callables.len()];
+    let goals = GoalMap::for_tests(&[("pay", 2)], vec![]);
+    let fake = c
+        .callables
+        .iter()
+        .position(|k| matches!(k.kind, CallableKind::Fake(_)))
+        .unwrap();
+    let followed = |gate: f64| {
+        let mut space = Space::new(&c, &usable, vec![callable(&c, "pay")], ValuePool::default());
+        space.fake_gate = gate;
+        let cfg = config(1, 0);
+        let mut search = Search::new(&mut space, &goals, &cfg);
+        let case = TestCase {
+            home: 0,
+            stmts: vec![Stmt {
+                callable: callable(&c, "pay"),
+                args: vec![],
+            }],
+            env: Default::default(),
+        };
+        // The run gained `pay`'s first branch; its real balance touched the environment.
+        let mut r = report(vec![0], Some(Observed::Int(0)));
+        r.fake_calls = vec![hermetic_protocol::FakeCalls {
+            callable: fake,
+            real: 1,
+            real_values: vec![Observed::Int(0)],
+            touched: true,
+            ..Default::default()
+        }];
+        search.learn(vec![case], vec![r]);
+        let faking = search
+            .eager
+            .iter()
+            .filter(|(t, _)| t.stmts.iter().any(|s| s.callable == fake))
+            .count();
+        let last = search.eager.back().map(|(_, o)| o.kind);
+        (faking, last)
+    };
+    let (faking, last) = followed(1.0);
+    assert!(faking >= 1, "no fake followed the gain");
+    assert_eq!(
+        last,
+        Some(Kind::Fake),
+        "the fakes go after the gain's other edits"
+    );
+    // Before fakes are allowed, none.
+    assert_eq!(followed(0.0).0, 0);
+}
+
 #[test]
 fn a_search_that_stalls_before_its_last_resorts_tries_them_before_it_stops() {
     let mut c = cluster(PAY);

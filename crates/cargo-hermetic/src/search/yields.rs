@@ -23,9 +23,11 @@ pub enum Kind {
     /// ([`super::Search::approach`]): counted apart, so that its many misses do not make the
     /// deciding edits after a gain go later.
     Approach,
+    /// A fake for a callee the gaining run called for real (`--isolate`, [`super::fakes`]).
+    Fake,
 }
 
-pub const KINDS: usize = 7;
+pub const KINDS: usize = 8;
 
 impl Kind {
     pub fn index(self) -> usize {
@@ -94,6 +96,7 @@ mod tests {
             vec![],
             vec![],
             vec![],
+            vec![],
         ]);
         assert_eq!(merged, ["d1", "r1", "b1", "d2", "r2", "r3"]);
     }
@@ -109,6 +112,7 @@ mod tests {
         let merged = y.interleave([
             vec!['d'; 3],
             vec!['r'; 30],
+            vec![],
             vec![],
             vec![],
             vec![],
