@@ -157,6 +157,8 @@ const DECIDING_ON_GAIN: usize = 12;
 /// most [`APPROACH_EDITS`] from each.
 const APPROACHES_PER_SITE: usize = 16;
 const APPROACH_EDITS: usize = 12;
+/// A gain's first this many edits go to the front of the queue, the rest to its back.
+const FRESH_FIRST: usize = 64;
 /// At most this many edits putting words of the source into text ([`words::edits`]) follow a
 /// run that reached a new goal.
 const WORDS_ON_GAIN: usize = 32;
@@ -880,12 +882,18 @@ impl<'s, 'c> Search<'s, 'c> {
             }
         }
         // Words of the source where the text has words: after a gain only, as reshapes.
+        let mut whole = Vec::new();
         if gained {
             let frontier = &self.frontier;
             let dict =
                 words::dictionary(self.space, case, &compared, |site| !frontier.is_met(site));
-            let edits = words::edits(self.space, case, &dict);
-            // Tokens all, a kind of their own.
+            let edits = words::edits(self.space, case, &dict, &report.cmp_bytes);
+            // Whole texts first, all of them (below); tokens all, a kind of their own.
+            for (key, candidate) in edits.whole {
+                if self.tried.insert(key) {
+                    whole.push((candidate, Origin::new(Kind::Token, None)));
+                }
+            }
             for (key, candidate) in edits.tokens {
                 if self.tried.insert(key) {
                     lists[Kind::Token.index()].push((candidate, Origin::new(Kind::Token, None)));
@@ -923,12 +931,19 @@ impl<'s, 'c> Search<'s, 'c> {
             }
         }
         let mut chosen = self.yields.interleave(lists);
-        chosen.extend(faked);
         if gained || stepped {
-            for c in chosen.into_iter().rev() {
+            // A gain's whole texts and first edits go first, the rest behind what is queued: a
+            // batch takes a quarter of its runs from the queue, and a gain makes a hundred edits
+            // or more, so what later gains put in front would bury an earlier gain's edits for
+            // good (config's `maintenance(TOKEN, "")`, a gain at the 32nd run, had its `reload`
+            // untried after 3,000, behind 1,800 edits).
+            let rest = chosen.split_off(chosen.len().min(FRESH_FIRST));
+            for c in whole.into_iter().chain(chosen).chain(faked).rev() {
                 self.eager.push_front(c);
             }
+            self.eager.extend(rest);
         } else {
+            chosen.extend(faked);
             self.eager.extend(chosen);
         }
     }

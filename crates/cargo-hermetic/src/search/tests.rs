@@ -952,8 +952,8 @@ const READER: &str = "pub fn read(text: &str) -> Result<u8, String> {\n\
                           token == 42 && action == \"rotate-logs-now\"\n\
                       }\n";
 
-/// The texts the dictionary edits of `case` put in its argument `k`: the tokens, then tier by
-/// tier.
+/// The texts the dictionary edits of `case` put in its argument `k`: the whole texts and the
+/// tokens, then tier by tier.
 fn word_texts(
     space: &Space,
     case: &TestCase,
@@ -961,7 +961,7 @@ fn word_texts(
     ints: &[(u64, u64)],
 ) -> (Vec<String>, [Vec<String>; words::TIERS]) {
     let dict = words::dictionary(space, case, ints, |_| true);
-    let edits = words::edits(space, case, &dict);
+    let edits = words::edits(space, case, &dict, &[]);
     let texts = |list: Vec<(cmp::Tried, TestCase)>| -> Vec<String> {
         list.into_iter()
             .map(|(_, t)| match &t.stmts[0].args[k] {
@@ -970,7 +970,9 @@ fn word_texts(
             })
             .collect()
     };
-    (texts(edits.tokens), edits.tiers.map(texts))
+    let mut all = texts(edits.whole);
+    all.extend(texts(edits.tokens));
+    (all, edits.tiers.map(texts))
 }
 
 fn rest_has(texts: &[&String], want: &str) -> bool {
@@ -1059,8 +1061,8 @@ fn a_word_goes_in_while_the_other_argument_keeps_its_value() {
         env: Default::default(),
     };
     let dict = words::dictionary(&space, &case, &[], |_| true);
-    let hit = words::edits(&space, &case, &dict)
-        .tokens
+    let hit = words::edits(&space, &case, &dict, &[])
+        .whole
         .into_iter()
         .find(|(_, t)| t.stmts[0].args[1] == Value::Str("rotate-logs-now".into()))
         .expect("the action literal is proposed");
@@ -1168,6 +1170,61 @@ fn values_and_keys_come_before_added_lines_and_every_tier_has_slots() {
     );
     assert_eq!(words::QUOTA.iter().sum::<usize>(), WORDS_ON_GAIN);
     assert!(words::QUOTA.iter().all(|&q| q > 0));
+}
+
+/// A reader that refused a value in the middle of its text compared that line's key last:
+/// the words go to that value as tokens, as they go to the last line's.
+#[test]
+fn the_value_of_the_line_a_reader_stopped_at_gets_every_word() {
+    let c = cluster(READER);
+    let usable = vec![true; c.callables.len()];
+    let pool = ValuePool::from_literals(&c.literals);
+    let space = Space::new(&c, &usable, vec![0, 1], pool);
+    let case = one_call(&c, "read", Value::Str("name=a\nretries=zz\nlog=b".into()));
+    let tokens = |compared: &[Vec<u8>]| {
+        let dict = words::dictionary(&space, &case, &[], |_| true);
+        words::edits(&space, &case, &dict, compared)
+            .tokens
+            .into_iter()
+            .map(|(_, t)| t.stmts[0].args[0].clone())
+            .collect::<Vec<_>>()
+    };
+    let stopped = Value::Str("name=a\nretries=rotate-logs-now\nlog=b".into());
+    let compared = [
+        b"name".to_vec(),
+        b"name".to_vec(),
+        b"retries".to_vec(),
+        b"reload".to_vec(),
+    ];
+    assert!(
+        tokens(&compared).contains(&stopped),
+        "{:?}",
+        tokens(&compared)
+    );
+    // Without the comparisons, only the last line's value.
+    assert!(!tokens(&[]).contains(&stopped));
+    assert!(tokens(&[]).contains(&Value::Str(
+        "name=a\nretries=zz\nlog=rotate-logs-now".into()
+    )));
+    // Each line said twice (a duplicate key) is a token too.
+    let twice = Value::Str("name=a\nretries=zz\nretries=zz\nlog=b".into());
+    assert!(tokens(&[]).contains(&twice));
+    // A text of three lines is not replaced whole; one of two is (a token with a stray line).
+    let dict = words::dictionary(&space, &case, &[], |_| true);
+    assert!(words::edits(&space, &case, &dict, &[]).whole.is_empty());
+    let two = TestCase {
+        home: 0,
+        stmts: vec![Stmt {
+            callable: callable(&c, "act"),
+            args: vec![Value::Int(42), Value::Str("8:452:no\nno:-l".into())],
+        }],
+        env: Default::default(),
+    };
+    let dict = words::dictionary(&space, &two, &[], |_| true);
+    assert!(words::edits(&space, &two, &dict, &[])
+        .whole
+        .iter()
+        .any(|(_, t)| t.stmts[0].args[1] == Value::Str("rotate-logs-now".into())));
 }
 
 const OPTIONS: &str = "pub fn opt(word: &str) -> Result<u8, String> {\n\
