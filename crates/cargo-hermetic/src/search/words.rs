@@ -116,8 +116,8 @@ const MAX_REPEATED: usize = 16;
 pub struct Edits {
     /// A text of one line or two (a token the code compares whole: `match action { "reload"
     /// => .. }`) as each word of the dictionary, at most [`MAX_TOKENS`]: all of them are tried
-    /// first, as a fuzzer tries each word of its dictionary on each new input, since a `match`
-    /// on text compares lengths first and shows no operand to follow.
+    /// (before the tokens), as a fuzzer tries each word of its dictionary on each new input,
+    /// since a `match` on text compares lengths first and shows no operand to follow.
     pub whole: Vec<(Tried, TestCase)>,
     /// Each line said twice; the value of the last line and of the line a reader stopped at
     /// as each word of the dictionary, at most [`MAX_TOKENS`]: all of them are tried.
