@@ -73,9 +73,10 @@ pub fn insert(
     with_fakes(rng, space, case, &chosen)
 }
 
-/// After a gain: a test faking each callee the run called for real, and one faking them all
-/// when there are several; so a gain that met a new callee (a processor behind the balance)
-/// soon learns what each of its outcomes does.
+/// After a gain: a test faking each callee the run called for real, and one faking all of
+/// those when there are several; so a gain that met a new callee (a processor behind the
+/// balance) soon learns what each of its outcomes does. A callee whose fake cannot be built
+/// alone (a value only the callee itself makes) is left out of the one faking all.
 pub fn insert_each(
     rng: &mut ChaCha8Rng,
     space: &Space,
@@ -83,15 +84,18 @@ pub fn insert_each(
     case: &TestCase,
     report: &ExecReport,
 ) -> Vec<TestCase> {
-    let open = open_calls(space, real, case, report);
-    let mut choices: Vec<Vec<&FakeCalls>> = open.iter().map(|c| vec![*c]).collect();
-    if open.len() > 1 {
-        choices.push(open.clone());
+    let mut built = Vec::new();
+    let mut out = Vec::new();
+    for call in open_calls(space, real, case, report) {
+        if let Some(t) = with_fakes(rng, space, case, &[call]) {
+            built.push(call);
+            out.push(t);
+        }
     }
-    choices
-        .iter()
-        .filter_map(|chosen| with_fakes(rng, space, case, chosen))
-        .collect()
+    if built.len() > 1 {
+        out.extend(with_fakes(rng, space, case, &built));
+    }
+    out
 }
 
 /// The calls of the run to callees worth faking that the test does not fake yet and can name.
@@ -138,11 +142,27 @@ fn with_fakes(
                 break;
             }
         }
-        if built && respects(space, &test) {
+        if built && respects(space, &test) && !made_by_callee(space, case, &test, chosen) {
             return Some(test);
         }
     }
     None
+}
+
+/// Whether `test` calls one of the `chosen` callees for real more often than `case`: a fake's
+/// value made by the callee itself (`process(..)` for `process`'s fake) is what the real call
+/// returns, which the fake was to get past.
+fn made_by_callee(space: &Space, case: &TestCase, test: &TestCase, chosen: &[&FakeCalls]) -> bool {
+    let calls = |t: &TestCase, c: CallableId| t.stmts.iter().filter(|s| s.callable == c).count();
+    chosen.iter().any(|call| {
+        let CallableKind::Fake(f) = space.cluster.callables[call.callable].kind else {
+            return false;
+        };
+        match space.cluster.fakes[f].callee {
+            crate::cluster::Callee::Crate(c) => calls(test, c) > calls(case, c),
+            crate::cluster::Callee::Extern(_) => false,
+        }
+    })
 }
 
 /// Inserts `stmt` at position `at`, shifting later references.

@@ -175,7 +175,7 @@ const P_BACK_HANDLE: f64 = 0.5;
 const P_FAKE: f64 = 0.3;
 /// Rounds of fakes after a gain whose run called fakeable callees for real: each round fakes
 /// each callee alone and all at once, with values of its own.
-const FAKE_ROUNDS_ON_GAIN: usize = 2;
+const FAKE_ROUNDS_ON_GAIN: usize = 4;
 
 /// The search stops when it has gone this many times as many executions without a gain as the
 /// last gain took to come (and at least `SearchConfig::stagnation_floor`).

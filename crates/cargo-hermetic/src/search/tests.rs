@@ -625,6 +625,57 @@ fn a_gain_that_called_an_isolated_callee_for_real_is_followed_by_its_fake() {
     assert_eq!(followed(0.0).0, 0);
 }
 
+/// A fake's value is never made by the callee it fakes (`process(..)` for `process`'s fake
+/// returns what the real call does): the struct literal makes it.
+#[test]
+fn a_fake_value_is_not_made_by_the_callee_it_fakes() {
+    const SERVICE: &str = "pub mod svc {\n\
+                               pub struct Out { pub ok: bool }\n\
+                               pub fn call(n: u8) -> Out { Out { ok: n > 200 } }\n\
+                           }\n\
+                           pub fn run(n: u8) -> u8 { if svc::call(n).ok { 1 } else { 0 } }\n";
+    let mut c = cluster(SERVICE);
+    let chosen = vec![true; c.callables.len()];
+    crate::isolate::Isolation::plan(
+        Some(crate::isolate::Isolate::On),
+        &mut c,
+        &chosen,
+        std::path::Path::new("Cargo.toml"),
+    );
+    let fake = c
+        .callables
+        .iter()
+        .position(|k| matches!(k.kind, CallableKind::Fake(_)))
+        .unwrap();
+    let real_call = callable(&c, "call");
+    let usable = vec![true; c.callables.len()];
+    let space = Space::new(&c, &usable, vec![callable(&c, "run")], ValuePool::default());
+    let case = one_call(&c, "run", Value::Int(3));
+    let mut r = report(vec![0], Some(Observed::Int(0)));
+    r.fake_calls = vec![hermetic_protocol::FakeCalls {
+        callable: fake,
+        real: 1,
+        touched: true,
+        ..Default::default()
+    }];
+    // The real call touched the environment: worth faking, though the unit steers it.
+    let mut real = fakes::RealValues::new(&c);
+    real.learn(&r);
+    let mut built = 0;
+    for seed in 0..50 {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        for t in fakes::insert_each(&mut rng, &space, &real, &case, &r) {
+            built += 1;
+            assert!(
+                !t.stmts.iter().any(|s| s.callable == real_call),
+                "{:?}",
+                t.stmts
+            );
+        }
+    }
+    assert!(built > 0, "no fake was built");
+}
+
 #[test]
 fn a_search_that_stalls_before_its_last_resorts_tries_them_before_it_stops() {
     let mut c = cluster(PAY);
