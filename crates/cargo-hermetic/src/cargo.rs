@@ -250,7 +250,6 @@ pub fn locate(
         .ok_or_else(|| Failure::NoLibrary {
             package: pkg.name.to_string(),
         })?;
-    refuse_no_std(&pkg.name, lib.src_path.as_std_path())?;
     let optional: Vec<String> = pkg
         .dependencies
         .iter()
@@ -280,26 +279,6 @@ pub fn locate(
             .find(|t| t.is_custom_build())
             .map(|t| t.src_path.clone().into_std_path_buf()),
     })
-}
-
-/// Fails with [`Failure::NoStd`] when the library at `lib_rs` is `#![no_std]` whatever its
-/// features (a `cfg_attr` leaves it to the features). A file that does not parse is left to
-/// the analysis, which says why.
-fn refuse_no_std(package: &str, lib_rs: &Path) -> Result<()> {
-    let Ok(text) = std::fs::read_to_string(lib_rs) else {
-        return Ok(());
-    };
-    let Ok(file) = syn::parse_file(&text) else {
-        return Ok(());
-    };
-    if file.attrs.iter().any(|a| a.path().is_ident("no_std")) {
-        return Err(Failure::NoStd {
-            package: package.to_string(),
-            file: lib_rs.display().to_string(),
-        }
-        .into());
-    }
-    Ok(())
 }
 
 /// The version of the `rustc` cargo builds the crate in `crate_dir` with (`$RUSTC`, else

@@ -54,14 +54,6 @@ pub enum Failure {
          finish, then run again"
     )]
     Busy { work_dir: String },
-    /// The library is `#![no_std]`: the driver and the tests it writes use the standard
-    /// library.
-    #[error(
-        "`{package}` is #![no_std] ({file}); hermetic does not test no_std crates yet (its driver \
-         and the tests it writes use the standard library). A crate that is no_std only without \
-         a feature (`#![cfg_attr(not(feature = \"std\"), no_std)]`) can be tested with that feature on"
-    )]
-    NoStd { package: String, file: String },
 }
 
 impl Failure {
@@ -78,7 +70,6 @@ impl Failure {
             Failure::DriverStopped { .. } => 10,
             Failure::NoProgram { .. } => 11,
             Failure::Busy { .. } => 12,
-            Failure::NoStd { .. } => 13,
         }
     }
 }
@@ -111,10 +102,6 @@ mod tests {
             Failure::DriverStopped { status: what() },
             Failure::NoProgram { what: what() },
             Failure::Busy { work_dir: what() },
-            Failure::NoStd {
-                package: what(),
-                file: what(),
-            },
         ]
     }
 

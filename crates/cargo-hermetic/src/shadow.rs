@@ -551,6 +551,42 @@ pub fn declare_extern_crate(
     std::fs::write(&file, text).with_context(|| format!("write {}", file.display()))
 }
 
+/// In a `#![no_std]` crate's copy, the attribute becomes `#![cfg_attr(not(test), no_std)]`:
+/// the driver's dispatch modules use the standard library, which the test build links anyway.
+pub fn std_in_tests(shadow: &Shadow, origin_dir: &Path, cluster: &Cluster) -> Result<()> {
+    if !cluster.no_std {
+        return Ok(());
+    }
+    let root = &cluster.modules[0].file;
+    let file = shadow
+        .root
+        .join(root.strip_prefix(origin_dir).unwrap_or(root));
+    let text =
+        std::fs::read_to_string(&file).with_context(|| format!("read {}", file.display()))?;
+    let Some(at) = no_std_attribute(&text) else {
+        bail!(
+            "{}: no `#![no_std]` to build the tests with std",
+            file.display()
+        );
+    };
+    let mut text = text;
+    text.replace_range(at, "#![cfg_attr(not(test), no_std)]");
+    std::fs::write(&file, text).with_context(|| format!("write {}", file.display()))
+}
+
+/// The bytes of the crate root's `#![no_std]` attribute in `text`.
+fn no_std_attribute(text: &str) -> Option<std::ops::Range<usize>> {
+    use syn::spanned::Spanned;
+    let file = syn::parse_file(text).ok()?;
+    let span = file
+        .attrs
+        .iter()
+        .find(|a| a.path().is_ident("no_std"))?
+        .span();
+    let offsets = crate::analyze::syntax::Offsets::new(text);
+    Some(offsets.offset(span.start())..offsets.offset(span.end()))
+}
+
 /// Adds `#[cfg(test)] #[path = ".."] mod <name>;` to every module of the copy, pointing at the
 /// given files (absolute paths). Insertions into one file go from its end backwards so the
 /// recorded offsets of inline modules stay valid.
@@ -600,6 +636,21 @@ pub fn inject_modules(
 mod tests {
     use super::*;
     use crate::runtime::tests::{crate_dir, dependencies};
+
+    #[test]
+    fn the_crate_roots_no_std_is_found_where_it_is_written() {
+        let text =
+            "//! Docs with #![no_std] in them.\n#![forbid(unsafe_code)]\n#![no_std]\nfn f() {}\n";
+        let at = no_std_attribute(text).expect("found");
+        assert_eq!(&text[at], "#![no_std]");
+        let spaced = "#! [ no_std ]\nfn f() {}\n";
+        assert_eq!(&spaced[no_std_attribute(spaced).unwrap()], "#! [ no_std ]");
+        assert_eq!(
+            no_std_attribute("#![cfg_attr(not(feature = \"std\"), no_std)]\n"),
+            None
+        );
+        assert_eq!(no_std_attribute("fn f() {}\n"), None);
+    }
 
     #[test]
     fn the_support_packages_are_optimised_and_the_crate_under_test_is_not() {

@@ -1,7 +1,6 @@
 //! Bad input and the user's files: clear errors that name the problem, and nothing in the crate
 //! changes unless the user asked for it (a crate that does not compile, a missing manifest, an
-//! unknown module, `--dry-run`, a hand-written file in the way, regenerating over earlier output,
-//! a `#![no_std]` library).
+//! unknown module, `--dry-run`, a hand-written file in the way, regenerating over earlier output).
 
 mod common;
 
@@ -51,36 +50,6 @@ fn crate_whose_own_tests_do_not_compile_is_told_so_and_changes_nothing() {
         run.describe()
     );
     assert_same_tree(&before, &fixture.snapshot(), "triangle");
-}
-
-/// A `#![no_std]` library (heck 0.5.0 is one) is refused with its own exit code and a message
-/// that says so, before anything is built or written; one that is no_std only without a
-/// feature is not.
-#[test]
-fn a_no_std_crate_is_refused_up_front_and_changes_nothing() {
-    let fixture = Fixture::copy("triangle");
-    let lib = fixture.read("src/lib.rs");
-    fixture.write("src/lib.rs", &format!("#![no_std]\n{lib}"));
-    let before = fixture.snapshot();
-    let run = fixture.generate().seed(1).max_executions(300).run();
-    run.assert_exit_code(13);
-    assert!(
-        run.stderr.contains("#![no_std]") && run.stderr.contains("src/lib.rs"),
-        "{}",
-        run.describe()
-    );
-    assert_same_tree(&before, &fixture.snapshot(), "triangle");
-    fixture.write(
-        "src/lib.rs",
-        &format!("#![cfg_attr(not(feature = \"std\"), no_std)]\n{lib}"),
-    );
-    let run = fixture
-        .generate()
-        .seed(1)
-        .max_executions(300)
-        .args(["--dry-run", "--no-verify"])
-        .run();
-    assert_ne!(run.status.code(), Some(13), "{}", run.describe());
 }
 
 #[test]
