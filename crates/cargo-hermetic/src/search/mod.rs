@@ -915,7 +915,7 @@ impl<'s, 'c> Search<'s, 'c> {
         }
         // Fakes for the callees the run called for real (seed 000): a gain past one faked call
         // (a balance) often meets the next callee (the processor), whose outcome decides more.
-        // After the gain's other edits, which would otherwise wait behind them (a fake's text
+        // After the gain's first edits, which would otherwise wait behind them (a fake's text
         // that needs its length and then its bytes to match).
         let mut faked = Vec::new();
         if gained && self.space.fake_gate > 0.0 {
@@ -928,10 +928,10 @@ impl<'s, 'c> Search<'s, 'c> {
         }
         let mut chosen = self.yields.interleave(lists);
         if gained || stepped {
-            // A gain's first edits go first, the rest behind what is queued: a
-            // batch takes a quarter of its runs from the queue, and a gain makes a hundred edits
-            // or more, so what later gains put in front would bury an earlier gain's edits for
-            // good (config's `maintenance(TOKEN, "")`, a gain at the 32nd run, had its `reload`
+            // A gain's first edits go first, the rest behind what is queued: a batch takes a
+            // quarter of its runs from the queue, and a gain makes a hundred edits or more, so
+            // what later gains put in front would bury an earlier gain's edits for good
+            // (config's `maintenance(TOKEN, "")`, a gain at the 32nd run, had its `reload`
             // untried after 3,000, behind 1,800 edits).
             let rest = chosen.split_off(chosen.len().min(FRESH_FIRST));
             for c in chosen.into_iter().chain(faked).rev() {

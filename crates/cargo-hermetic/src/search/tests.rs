@@ -565,7 +565,7 @@ fn a_pure_callee_the_tests_steer_is_never_faked() {
 }
 
 /// Seed 000: a gain whose run called an isolated callee for real is followed at once by a test
-/// that fakes it, after the gain's other edits.
+/// that fakes it, after the gain's first edits.
 #[test]
 fn a_gain_that_called_an_isolated_callee_for_real_is_followed_by_its_fake() {
     let mut c = cluster(PAY);
@@ -619,7 +619,7 @@ fn a_gain_that_called_an_isolated_callee_for_real_is_followed_by_its_fake() {
     assert_eq!(
         last,
         Some(Kind::Fake),
-        "the fakes go after the gain's other edits"
+        "the fakes go after the gain's first edits"
     );
     // Before fakes are allowed, none.
     assert_eq!(followed(0.0).0, 0);
