@@ -563,7 +563,7 @@ pub fn std_in_tests(shadow: &Shadow, origin_dir: &Path, cluster: &Cluster) -> Re
         .join(root.strip_prefix(origin_dir).unwrap_or(root));
     let text =
         std::fs::read_to_string(&file).with_context(|| format!("read {}", file.display()))?;
-    let Some(at) = no_std_attribute(&text) else {
+    let Some(at) = crate::rust_syntax::no_std_attribute(&text) else {
         bail!(
             "{}: no `#![no_std]` to build the tests with std",
             file.display()
@@ -572,19 +572,6 @@ pub fn std_in_tests(shadow: &Shadow, origin_dir: &Path, cluster: &Cluster) -> Re
     let mut text = text;
     text.replace_range(at, "#![cfg_attr(not(test), no_std)]");
     std::fs::write(&file, text).with_context(|| format!("write {}", file.display()))
-}
-
-/// The bytes of the crate root's `#![no_std]` attribute in `text`.
-fn no_std_attribute(text: &str) -> Option<std::ops::Range<usize>> {
-    use syn::spanned::Spanned;
-    let file = syn::parse_file(text).ok()?;
-    let span = file
-        .attrs
-        .iter()
-        .find(|a| a.path().is_ident("no_std"))?
-        .span();
-    let offsets = crate::analyze::syntax::Offsets::new(text);
-    Some(offsets.offset(span.start())..offsets.offset(span.end()))
 }
 
 /// Adds `#[cfg(test)] #[path = ".."] mod <name>;` to every module of the copy, pointing at the
@@ -636,21 +623,6 @@ pub fn inject_modules(
 mod tests {
     use super::*;
     use crate::runtime::tests::{crate_dir, dependencies};
-
-    #[test]
-    fn the_crate_roots_no_std_is_found_where_it_is_written() {
-        let text =
-            "//! Docs with #![no_std] in them.\n#![forbid(unsafe_code)]\n#![no_std]\nfn f() {}\n";
-        let at = no_std_attribute(text).expect("found");
-        assert_eq!(&text[at], "#![no_std]");
-        let spaced = "#! [ no_std ]\nfn f() {}\n";
-        assert_eq!(&spaced[no_std_attribute(spaced).unwrap()], "#! [ no_std ]");
-        assert_eq!(
-            no_std_attribute("#![cfg_attr(not(feature = \"std\"), no_std)]\n"),
-            None
-        );
-        assert_eq!(no_std_attribute("fn f() {}\n"), None);
-    }
 
     #[test]
     fn the_support_packages_are_optimised_and_the_crate_under_test_is_not() {

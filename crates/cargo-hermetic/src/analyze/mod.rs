@@ -102,8 +102,7 @@ pub fn analyze(lib_rs: &Path, crate_name: &str) -> anyhow::Result<Cluster> {
 fn declares_no_std(lib_rs: &Path) -> bool {
     std::fs::read_to_string(lib_rs)
         .ok()
-        .and_then(|text| syn::parse_file(&text).ok())
-        .is_some_and(|file| file.attrs.iter().any(|a| a.path().is_ident("no_std")))
+        .is_some_and(|text| crate::rust_syntax::no_std_attribute(&text).is_some())
 }
 
 /// [`analyze`], listing what `options` asks for too.
