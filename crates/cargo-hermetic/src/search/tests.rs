@@ -300,11 +300,16 @@ const PARSERS: &str = "pub fn setting(line: &str) -> bool { line.starts_with(\"r
                        pub fn open(frame: &[u8]) -> bool { frame.len() > 4 }\n";
 
 fn one_call(c: &Cluster, name: &str, arg: Value) -> TestCase {
+    call_with(c, name, vec![arg])
+}
+
+/// A test of one call to `name` with `args`.
+fn call_with(c: &Cluster, name: &str, args: Vec<Value>) -> TestCase {
     TestCase {
         home: 0,
         stmts: vec![Stmt {
             callable: callable(c, name),
-            args: vec![arg],
+            args,
         }],
         env: Default::default(),
     }
@@ -588,14 +593,7 @@ fn a_gain_that_called_an_isolated_callee_for_real_is_followed_by_its_fake() {
         space.fake_gate = gate;
         let cfg = config(1, 0);
         let mut search = Search::new(&mut space, &goals, &cfg);
-        let case = TestCase {
-            home: 0,
-            stmts: vec![Stmt {
-                callable: callable(&c, "pay"),
-                args: vec![],
-            }],
-            env: Default::default(),
-        };
+        let case = call_with(&c, "pay", vec![]);
         // The run gained `pay`'s first branch; its real balance touched the environment.
         let mut r = report(vec![0], Some(Observed::Int(0)));
         r.fake_calls = vec![hermetic_protocol::FakeCalls {
@@ -1103,14 +1101,11 @@ fn a_word_goes_in_while_the_other_argument_keeps_its_value() {
     let usable = vec![true; c.callables.len()];
     let pool = ValuePool::from_literals(&c.literals);
     let space = Space::new(&c, &usable, vec![0, 1], pool);
-    let case = TestCase {
-        home: 0,
-        stmts: vec![Stmt {
-            callable: callable(&c, "act"),
-            args: vec![Value::Int(42), Value::Str("reloadX".into())],
-        }],
-        env: Default::default(),
-    };
+    let case = call_with(
+        &c,
+        "act",
+        vec![Value::Int(42), Value::Str("reloadX".into())],
+    );
     let dict = words::dictionary(&space, &case, &[], |_| true);
     let hit = words::edits(&space, &case, &dict, &[])
         .whole
@@ -1263,14 +1258,11 @@ fn the_value_of_the_line_a_reader_stopped_at_gets_every_word() {
     // A text of three lines is not replaced whole; one of two is (a token with a stray line).
     let dict = words::dictionary(&space, &case, &[], |_| true);
     assert!(words::edits(&space, &case, &dict, &[]).whole.is_empty());
-    let two = TestCase {
-        home: 0,
-        stmts: vec![Stmt {
-            callable: callable(&c, "act"),
-            args: vec![Value::Int(42), Value::Str("8:452:no\nno:-l".into())],
-        }],
-        env: Default::default(),
-    };
+    let two = call_with(
+        &c,
+        "act",
+        vec![Value::Int(42), Value::Str("8:452:no\nno:-l".into())],
+    );
     let dict = words::dictionary(&space, &two, &[], |_| true);
     assert!(words::edits(&space, &two, &dict, &[])
         .whole

@@ -183,8 +183,9 @@ pub fn edits(space: &Space, case: &TestCase, dict: &Dictionary, compared: &[Vec<
 }
 
 /// The texts the edits of `s` give, by tier. First the shape of its lines, whatever the
-/// words: each line dropped (a line the code refuses stops it before the rest); a key without a value given a separator of the source and a value
-/// (`word` -> `word=word`, `word:` -> `word=0`), so a text without structure gets some; a value
+/// words: each line dropped (a line the code refuses stops it before the rest); a key without
+/// a value given a separator of the source and a value (`word` -> `word=word`, `word:` ->
+/// `word=0`), so a text without structure gets some; a value
 /// emptied, made the first of `ints`, or started with one of the source's marks (`dir=a` ->
 /// `dir=/a`, what `starts_with('/')` asks); a value that is a number replaced by each of
 /// `ints`. Then `dict` where a line's first word is (in place, in a copy
@@ -194,8 +195,8 @@ pub fn edits(space: &Space, case: &TestCase, dict: &Dictionary, compared: &[Vec<
 /// (after the first word and its separators; `ints` go only there), and as the whole text.
 /// Then `dict` in place of any other word. Apart from the tiers, the whole texts: a text of
 /// one line (or two) gives each word of `dict` as the whole text; and tokens: each line
-/// repeated (a key given twice), and words compared whole: the value of the last line and of the line a reader `stopped` at each
-/// word of `dict` in its place.
+/// repeated (a key given twice), and words compared whole: the value of the last line and of
+/// the line a reader `stopped` at gets each word of `dict` in its place.
 fn texts(
     space: &Space,
     modules: &[&[String]],
