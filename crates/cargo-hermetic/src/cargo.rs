@@ -479,7 +479,7 @@ fn move_executable(executable: &Path, keep: &Path) -> Result<PathBuf> {
 
 /// Copies a built executable to `keep`: written beside it and renamed, so a process still
 /// running the previous file keeps it.
-pub fn keep_executable(executable: &Path, keep: &Path) -> Result<PathBuf> {
+fn keep_executable(executable: &Path, keep: &Path) -> Result<PathBuf> {
     if let Some(dir) = keep.parent() {
         std::fs::create_dir_all(dir).with_context(|| format!("create {}", dir.display()))?;
     }

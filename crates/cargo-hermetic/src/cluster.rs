@@ -23,6 +23,9 @@ pub type FakeId = usize;
 pub struct Cluster {
     /// The library crate's name as Rust code spells it (`-` replaced by `_`).
     pub crate_name: String,
+    /// The crate root says `#![no_std]` (whatever its features): its test modules name the
+    /// standard library themselves, and the driver's copy is built with it.
+    pub no_std: bool,
     /// Module 0 is the crate root.
     pub modules: Vec<Module>,
     /// Paths of modules the test build compiles but analysis leaves out, the crate's own

@@ -333,9 +333,54 @@ impl Cluster {
     }
 }
 
+/// The bytes of a crate root's `#![no_std]` attribute in `text` (one under `cfg_attr` is left
+/// to the features, and is not it).
+pub fn no_std_attribute(text: &str) -> Option<std::ops::Range<usize>> {
+    use syn::spanned::Spanned;
+    let file = syn::parse_file(text).ok()?;
+    let span = file
+        .attrs
+        .iter()
+        .find(|a| a.path().is_ident("no_std"))?
+        .span();
+    // Lines count from 1, columns in chars; syn skips a leading byte order mark.
+    let offset = |at: proc_macro2::LineColumn| {
+        let mut start: usize = text
+            .split_inclusive('\n')
+            .take(at.line.saturating_sub(1))
+            .map(str::len)
+            .sum();
+        if at.line == 1 && text.starts_with('\u{feff}') {
+            start += '\u{feff}'.len_utf8();
+        }
+        let line = &text[start..];
+        start
+            + line
+                .char_indices()
+                .nth(at.column)
+                .map_or(line.len(), |(i, _)| i)
+    };
+    Some(offset(span.start())..offset(span.end()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_crate_roots_no_std_is_found_where_it_is_written() {
+        let text =
+            "//! Docs with #![no_std] in them.\n#![forbid(unsafe_code)]\n#![no_std]\nfn f() {}\n";
+        let at = no_std_attribute(text).expect("found");
+        assert_eq!(&text[at], "#![no_std]");
+        let spaced = "\u{feff}#! [ no_std ]\nfn f() {}\n";
+        assert_eq!(&spaced[no_std_attribute(spaced).unwrap()], "#! [ no_std ]");
+        assert_eq!(
+            no_std_attribute("#![cfg_attr(not(feature = \"std\"), no_std)]\n"),
+            None
+        );
+        assert_eq!(no_std_attribute("fn f() {}\n"), None);
+    }
     use crate::cluster::{Module, ModuleBody};
 
     fn module(path: &[&str], parent: Option<usize>, vis: Vis) -> Module {

@@ -539,15 +539,42 @@ pub fn declare_extern_crate(
     cluster: &Cluster,
     krate: &str,
 ) -> Result<()> {
+    edit_root(shadow, origin_dir, cluster, |text| {
+        text.push_str(&format!(
+            "\n#[cfg(test)]\n#[allow(unused_extern_crates)]\nextern crate {krate};\n"
+        ));
+        Ok(())
+    })
+}
+
+/// In a `#![no_std]` crate's copy, the attribute becomes `#![cfg_attr(not(test), no_std)]`:
+/// the driver's dispatch modules use the standard library, which the test build links anyway.
+pub fn std_in_tests(shadow: &Shadow, origin_dir: &Path, cluster: &Cluster) -> Result<()> {
+    if !cluster.no_std {
+        return Ok(());
+    }
+    edit_root(shadow, origin_dir, cluster, |text| {
+        let at = crate::rust_syntax::no_std_attribute(text)
+            .context("no `#![no_std]` to build the tests with std")?;
+        text.replace_range(at, "#![cfg_attr(not(test), no_std)]");
+        Ok(())
+    })
+}
+
+/// Rewrites the copy's crate root file with `edit`.
+fn edit_root(
+    shadow: &Shadow,
+    origin_dir: &Path,
+    cluster: &Cluster,
+    edit: impl FnOnce(&mut String) -> Result<()>,
+) -> Result<()> {
     let root = &cluster.modules[0].file;
     let file = shadow
         .root
         .join(root.strip_prefix(origin_dir).unwrap_or(root));
     let mut text =
         std::fs::read_to_string(&file).with_context(|| format!("read {}", file.display()))?;
-    text.push_str(&format!(
-        "\n#[cfg(test)]\n#[allow(unused_extern_crates)]\nextern crate {krate};\n"
-    ));
+    edit(&mut text).with_context(|| format!("edit {}", file.display()))?;
     std::fs::write(&file, text).with_context(|| format!("write {}", file.display()))
 }
 

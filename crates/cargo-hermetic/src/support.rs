@@ -141,8 +141,19 @@ pub fn locate(work_dir: &Path) -> Result<Support> {
     locate_in(
         work_dir,
         cache_root(|name| std::env::var_os(name)),
-        std::env::var_os("CARGO_HERMETIC_TARGET_DIR").map(PathBuf::from),
+        target_override(),
     )
+}
+
+/// `CARGO_HERMETIC_TARGET_DIR`, which replaces the target directory of the copies' builds.
+fn target_override() -> Option<PathBuf> {
+    std::env::var_os("CARGO_HERMETIC_TARGET_DIR").map(PathBuf::from)
+}
+
+/// The work directory's own target directory (`<work_dir>/target`), or
+/// `CARGO_HERMETIC_TARGET_DIR`: where builds go that must not share the cache's.
+pub fn own_target_dir(work_dir: &Path) -> PathBuf {
+    target_override().unwrap_or_else(|| work_dir.join("target"))
 }
 
 /// [`locate`] with the cache directory and `CARGO_HERMETIC_TARGET_DIR` given.

@@ -102,6 +102,10 @@ fn code_that_compares_addresses_gets_the_same_search_twice() {
     // The page number of a heap address reaches the search through the comparison hooks; the
     // driver runs without address randomisation, so it is the same in both runs. The tests
     // themselves would depend on the address, so verification is off: this is about the search.
+    // Mutation analysis is off too: with it on (the mutants' build beside the search), one run
+    // in six to eight wrote other tests, the reruns of the search's tests having seen another
+    // page (not yet explained; see the notes of issue 14). The search alone gave the same tests
+    // in ten runs of ten.
     let search = || {
         let fixture = Fixture::copy("addresses");
         let run = fixture
@@ -109,6 +113,8 @@ fn code_that_compares_addresses_gets_the_same_search_twice() {
             .seed(5)
             .max_executions(1_500)
             .jobs(1)
+            .arg("--mutation")
+            .arg("off")
             .arg("--no-verify")
             .arg("--dry-run")
             .run();

@@ -97,6 +97,14 @@ pub fn analyze(lib_rs: &Path, crate_name: &str) -> anyhow::Result<Cluster> {
     analyze_with(lib_rs, crate_name, Options::default())
 }
 
+/// Whether the crate root at `lib_rs` is `#![no_std]` whatever its features (a `cfg_attr`
+/// leaves it to them, and the tests build with the features that give std).
+fn declares_no_std(lib_rs: &Path) -> bool {
+    std::fs::read_to_string(lib_rs)
+        .ok()
+        .is_some_and(|text| crate::rust_syntax::no_std_attribute(&text).is_some())
+}
+
 /// [`analyze`], listing what `options` asks for too.
 pub fn analyze_with(lib_rs: &Path, crate_name: &str, options: Options) -> anyhow::Result<Cluster> {
     let mut skipped = Vec::new();
@@ -153,6 +161,7 @@ pub fn analyze_with(lib_rs: &Path, crate_name: &str, options: Options) -> anyhow
         .collect();
     let mut cluster = Cluster {
         crate_name: crate_name.to_string(),
+        no_std: declares_no_std(lib_rs),
         left_out_modules,
         modules: mods
             .iter()

@@ -98,6 +98,7 @@ pub fn build_driver(
             shadow::inject_modules(&shadow, &target.crate_dir, cluster, DISPATCH_MODULE, &paths)?;
             // The dispatch modules name `::hermetic_driver`.
             shadow::declare_extern_crate(&shadow, &target.crate_dir, cluster, "hermetic_driver")?;
+            shadow::std_in_tests(&shadow, &target.crate_dir, cluster)?;
             injected = true;
         }
         let manifest = shadow.root.join("Cargo.toml");

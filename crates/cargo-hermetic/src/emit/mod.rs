@@ -238,6 +238,10 @@ fn file_contents(
     write_file(cluster, module, &tests, &names, command, suite)
 }
 
+/// What a `#![no_std]` crate's test file starts with: the standard library, its prelude and
+/// the macros tests use.
+const NO_STD_PRELUDE: &str = "extern crate std;\n#[allow(unused_imports)]\nuse std::prelude::rust_2021::*;\n#[allow(unused_imports)]\nuse std::{format, vec};\n";
+
 /// The text of a module's test file with these test names (in the order of `tests`).
 fn write_file(
     cluster: &Cluster,
@@ -251,6 +255,10 @@ fn write_file(
     order.sort_by(|&a, &b| (tests[a].target, &names[a]).cmp(&(tests[b].target, &names[b])));
 
     let mut text = format!("// {GENERATED_MARKER} — `{command}` rewrites this file\n");
+    if cluster.no_std {
+        // The crate is `#![no_std]`; its tests run with the standard library all the same.
+        text.push_str(NO_STD_PRELUDE);
+    }
     let imports = tests
         .iter()
         .flat_map(|t| t.imports.iter())

@@ -138,10 +138,8 @@ pub fn record(args: &RecordArgs) -> Result<RecordReport> {
     let _busy = crate::work_dir::lock(&work_dir)?;
     // The recorded program builds in the work directory's own target directory (or
     // `CARGO_HERMETIC_TARGET_DIR`): its runs use the executables where cargo put them.
-    let support = crate::support::locate(&work_dir)?.building_in(
-        std::env::var_os("CARGO_HERMETIC_TARGET_DIR")
-            .map_or_else(|| work_dir.join("target"), std::path::PathBuf::from),
-    );
+    let support =
+        crate::support::locate(&work_dir)?.building_in(crate::support::own_target_dir(&work_dir));
     let origin = Origin {
         crate_dir: &target.crate_dir,
         workspace_root: &target.workspace_root,

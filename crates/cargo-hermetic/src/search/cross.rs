@@ -12,8 +12,9 @@ use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
 /// `parent` with one line of `donor`'s text (of any of its text arguments) inserted between
-/// two lines of one of `parent`'s text arguments (or before the first, or after the last).
-/// `None` when either test has no text, or the donor's lines are all in the parent's text.
+/// two lines of one of `parent`'s text arguments (or before the first, or after the last); a
+/// line both have is then given twice (what a reader refuses on a repeat). `None` when either
+/// test has no text.
 pub fn lines(
     rng: &mut ChaCha8Rng,
     space: &Space,
@@ -25,7 +26,7 @@ pub fn lines(
         .filter(|l| l.text)
         .collect();
     let into = texts.choose(rng)?;
-    let own: Vec<&[u8]> = into.bytes.split(|&b| b == b'\n').collect();
+    let lines = into.bytes.split(|&b| b == b'\n').count();
     let offered: Vec<Vec<u8>> = cmp::arg_leaves(space, donor)
         .into_iter()
         .filter(|l| l.text)
@@ -35,10 +36,10 @@ pub fn lines(
                 .map(<[u8]>::to_vec)
                 .collect::<Vec<_>>()
         })
-        .filter(|line| !line.is_empty() && !own.contains(&line.as_slice()))
+        .filter(|line| !line.is_empty())
         .collect();
     let line = offered.choose(rng)?;
-    let at = rng.gen_range(0..=own.len());
+    let at = rng.gen_range(0..=lines);
     let mut out = parent.clone();
     let done = cmp::set_bytes(
         &into.ty,

@@ -20,7 +20,7 @@
 use super::ops::{self, Space};
 use crate::cluster::{CallableId, CallableKind, FakeId};
 use crate::test_case::{Stmt, TestCase};
-use hermetic_protocol::{ExecReport, Observed, Outcome, Value, FAKE_PANIC};
+use hermetic_protocol::{ExecReport, FakeCalls, Observed, Outcome, Value, FAKE_PANIC};
 use rand::seq::SliceRandom;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -64,22 +64,68 @@ pub fn insert(
     case: &TestCase,
     report: &ExecReport,
 ) -> Option<TestCase> {
-    let open: Vec<_> = report
-        .fake_calls
-        .iter()
-        .filter(|c| c.real > 0 && stmt_of(space, case, c.callable).is_none())
-        .filter(|c| real.worth_faking(c.callable))
-        .filter(|c| ops::callable_visible(space.cluster, c.callable, case.home))
-        .collect();
+    let open = open_calls(space, real, case, report);
     let chosen = if open.len() > 1 && rng.gen_bool(P_EVERY_CALLEE) {
         open
     } else {
         vec![*open.choose(rng)?]
     };
+    with_fakes(rng, space, case, &chosen)
+}
+
+/// After a gain: a test faking each callee the run called for real, and one faking all of
+/// those when there are several; so a gain that met a new callee (a processor behind the
+/// balance) soon learns what each of its outcomes does. A callee whose fake cannot be built
+/// alone (a value only the callee itself makes) is left out of the one faking all.
+pub fn insert_each(
+    rng: &mut ChaCha8Rng,
+    space: &Space,
+    real: &RealValues,
+    case: &TestCase,
+    report: &ExecReport,
+) -> Vec<TestCase> {
+    let mut built = Vec::new();
+    let mut out = Vec::new();
+    for call in open_calls(space, real, case, report) {
+        if let Some(t) = with_fakes(rng, space, case, &[call]) {
+            built.push(call);
+            out.push(t);
+        }
+    }
+    if built.len() > 1 {
+        out.extend(with_fakes(rng, space, case, &built));
+    }
+    out
+}
+
+/// The calls of the run to callees worth faking that the test does not fake yet and can name.
+fn open_calls<'r>(
+    space: &Space,
+    real: &RealValues,
+    case: &TestCase,
+    report: &'r ExecReport,
+) -> Vec<&'r FakeCalls> {
+    report
+        .fake_calls
+        .iter()
+        .filter(|c| c.real > 0 && stmt_of(space, case, c.callable).is_none())
+        .filter(|c| real.worth_faking(c.callable))
+        .filter(|c| ops::callable_visible(space.cluster, c.callable, case.home))
+        .collect()
+}
+
+/// The test with a fake for each of `chosen`, one value per real call, built within a few
+/// tries so that it keeps to the units' restrictions.
+fn with_fakes(
+    rng: &mut ChaCha8Rng,
+    space: &Space,
+    case: &TestCase,
+    chosen: &[&FakeCalls],
+) -> Option<TestCase> {
     for _ in 0..TRIES {
         let mut test = case.clone();
         let mut built = true;
-        for call in &chosen {
+        for call in chosen {
             let n = (call.real as usize).clamp(1, MAX_FIRST_VALUES);
             // Before the call under test, after what it uses.
             let at = test.stmts.len().saturating_sub(1);
@@ -96,11 +142,27 @@ pub fn insert(
                 break;
             }
         }
-        if built && respects(space, &test) {
+        if built && respects(space, &test) && !made_by_callee(space, case, &test, chosen) {
             return Some(test);
         }
     }
     None
+}
+
+/// Whether `test` calls one of the `chosen` callees for real more often than `case`: a fake's
+/// value made by the callee itself (`process(..)` for `process`'s fake) is what the real call
+/// returns, which the fake was to get past.
+fn made_by_callee(space: &Space, case: &TestCase, test: &TestCase, chosen: &[&FakeCalls]) -> bool {
+    let calls = |t: &TestCase, c: CallableId| t.stmts.iter().filter(|s| s.callable == c).count();
+    chosen.iter().any(|call| {
+        let CallableKind::Fake(f) = space.cluster.callables[call.callable].kind else {
+            return false;
+        };
+        match space.cluster.fakes[f].callee {
+            crate::cluster::Callee::Crate(c) => calls(test, c) > calls(case, c),
+            crate::cluster::Callee::Extern(_) => false,
+        }
+    })
 }
 
 /// Inserts `stmt` at position `at`, shifting later references.

@@ -300,11 +300,16 @@ const PARSERS: &str = "pub fn setting(line: &str) -> bool { line.starts_with(\"r
                        pub fn open(frame: &[u8]) -> bool { frame.len() > 4 }\n";
 
 fn one_call(c: &Cluster, name: &str, arg: Value) -> TestCase {
+    call_with(c, name, vec![arg])
+}
+
+/// A test of one call to `name` with `args`.
+fn call_with(c: &Cluster, name: &str, args: Vec<Value>) -> TestCase {
     TestCase {
         home: 0,
         stmts: vec![Stmt {
             callable: callable(c, name),
-            args: vec![arg],
+            args,
         }],
         env: Default::default(),
     }
@@ -562,6 +567,111 @@ fn a_pure_callee_the_tests_steer_is_never_faked() {
             "touched: {touched}"
         );
     }
+}
+
+/// Seed 000: a gain whose run called an isolated callee for real is followed at once by a test
+/// that fakes it, after the gain's first edits.
+#[test]
+fn a_gain_that_called_an_isolated_callee_for_real_is_followed_by_its_fake() {
+    let mut c = cluster(PAY);
+    let chosen = vec![true; c.callables.len()];
+    crate::isolate::Isolation::plan(
+        Some(crate::isolate::Isolate::On),
+        &mut c,
+        &chosen,
+        std::path::Path::new("Cargo.toml"),
+    );
+    let usable = vec![true; c.callables.len()];
+    let goals = GoalMap::for_tests(&[("pay", 2)], vec![]);
+    let fake = c
+        .callables
+        .iter()
+        .position(|k| matches!(k.kind, CallableKind::Fake(_)))
+        .unwrap();
+    let followed = |gate: f64| {
+        let mut space = Space::new(&c, &usable, vec![callable(&c, "pay")], ValuePool::default());
+        space.fake_gate = gate;
+        let cfg = config(1, 0);
+        let mut search = Search::new(&mut space, &goals, &cfg);
+        let case = call_with(&c, "pay", vec![]);
+        // The run gained `pay`'s first branch; its real balance touched the environment.
+        let mut r = report(vec![0], Some(Observed::Int(0)));
+        r.fake_calls = vec![hermetic_protocol::FakeCalls {
+            callable: fake,
+            real: 1,
+            real_values: vec![Observed::Int(0)],
+            touched: true,
+            ..Default::default()
+        }];
+        search.learn(vec![case], vec![r]);
+        let faking = search
+            .eager
+            .iter()
+            .filter(|(t, _)| t.stmts.iter().any(|s| s.callable == fake))
+            .count();
+        let last = search.eager.back().map(|(_, o)| o.kind);
+        (faking, last)
+    };
+    let (faking, last) = followed(1.0);
+    assert!(faking >= 1, "no fake followed the gain");
+    assert_eq!(
+        last,
+        Some(Kind::Fake),
+        "the fakes go after the gain's first edits"
+    );
+    // Before fakes are allowed, none.
+    assert_eq!(followed(0.0).0, 0);
+}
+
+/// A fake's value is never made by the callee it fakes (`process(..)` for `process`'s fake
+/// returns what the real call does): the struct literal makes it.
+#[test]
+fn a_fake_value_is_not_made_by_the_callee_it_fakes() {
+    const SERVICE: &str = "pub mod svc {\n\
+                               pub struct Out { pub ok: bool }\n\
+                               pub fn call(n: u8) -> Out { Out { ok: n > 200 } }\n\
+                           }\n\
+                           pub fn run(n: u8) -> u8 { if svc::call(n).ok { 1 } else { 0 } }\n";
+    let mut c = cluster(SERVICE);
+    let chosen = vec![true; c.callables.len()];
+    crate::isolate::Isolation::plan(
+        Some(crate::isolate::Isolate::On),
+        &mut c,
+        &chosen,
+        std::path::Path::new("Cargo.toml"),
+    );
+    let fake = c
+        .callables
+        .iter()
+        .position(|k| matches!(k.kind, CallableKind::Fake(_)))
+        .unwrap();
+    let real_call = callable(&c, "call");
+    let usable = vec![true; c.callables.len()];
+    let space = Space::new(&c, &usable, vec![callable(&c, "run")], ValuePool::default());
+    let case = one_call(&c, "run", Value::Int(3));
+    let mut r = report(vec![0], Some(Observed::Int(0)));
+    r.fake_calls = vec![hermetic_protocol::FakeCalls {
+        callable: fake,
+        real: 1,
+        touched: true,
+        ..Default::default()
+    }];
+    // The real call touched the environment: worth faking, though the unit steers it.
+    let mut real = fakes::RealValues::new(&c);
+    real.learn(&r);
+    let mut built = 0;
+    for seed in 0..50 {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        for t in fakes::insert_each(&mut rng, &space, &real, &case, &r) {
+            built += 1;
+            assert!(
+                !t.stmts.iter().any(|s| s.callable == real_call),
+                "{:?}",
+                t.stmts
+            );
+        }
+    }
+    assert!(built > 0, "no fake was built");
 }
 
 #[test]
@@ -891,8 +1001,8 @@ const READER: &str = "pub fn read(text: &str) -> Result<u8, String> {\n\
                           token == 42 && action == \"rotate-logs-now\"\n\
                       }\n";
 
-/// The texts the dictionary edits of `case` put in its argument `k`: the tokens, then tier by
-/// tier.
+/// The texts the dictionary edits of `case` put in its argument `k`: the whole texts and the
+/// tokens, then tier by tier.
 fn word_texts(
     space: &Space,
     case: &TestCase,
@@ -900,7 +1010,7 @@ fn word_texts(
     ints: &[(u64, u64)],
 ) -> (Vec<String>, [Vec<String>; words::TIERS]) {
     let dict = words::dictionary(space, case, ints, |_| true);
-    let edits = words::edits(space, case, &dict);
+    let edits = words::edits(space, case, &dict, &[]);
     let texts = |list: Vec<(cmp::Tried, TestCase)>| -> Vec<String> {
         list.into_iter()
             .map(|(_, t)| match &t.stmts[0].args[k] {
@@ -909,7 +1019,9 @@ fn word_texts(
             })
             .collect()
     };
-    (texts(edits.tokens), edits.tiers.map(texts))
+    let mut all = texts(edits.whole);
+    all.extend(texts(edits.tokens));
+    (all, edits.tiers.map(texts))
 }
 
 fn rest_has(texts: &[&String], want: &str) -> bool {
@@ -989,17 +1101,14 @@ fn a_word_goes_in_while_the_other_argument_keeps_its_value() {
     let usable = vec![true; c.callables.len()];
     let pool = ValuePool::from_literals(&c.literals);
     let space = Space::new(&c, &usable, vec![0, 1], pool);
-    let case = TestCase {
-        home: 0,
-        stmts: vec![Stmt {
-            callable: callable(&c, "act"),
-            args: vec![Value::Int(42), Value::Str("reloadX".into())],
-        }],
-        env: Default::default(),
-    };
+    let case = call_with(
+        &c,
+        "act",
+        vec![Value::Int(42), Value::Str("reloadX".into())],
+    );
     let dict = words::dictionary(&space, &case, &[], |_| true);
-    let hit = words::edits(&space, &case, &dict)
-        .tokens
+    let hit = words::edits(&space, &case, &dict, &[])
+        .whole
         .into_iter()
         .find(|(_, t)| t.stmts[0].args[1] == Value::Str("rotate-logs-now".into()))
         .expect("the action literal is proposed");
@@ -1109,6 +1218,58 @@ fn values_and_keys_come_before_added_lines_and_every_tier_has_slots() {
     assert!(words::QUOTA.iter().all(|&q| q > 0));
 }
 
+/// A reader that refused a value in the middle of its text compared that line's key last:
+/// the words go to that value as tokens, as they go to the last line's.
+#[test]
+fn the_value_of_the_line_a_reader_stopped_at_gets_every_word() {
+    let c = cluster(READER);
+    let usable = vec![true; c.callables.len()];
+    let pool = ValuePool::from_literals(&c.literals);
+    let space = Space::new(&c, &usable, vec![0, 1], pool);
+    let case = one_call(&c, "read", Value::Str("name=a\nretries=zz\nlog=b".into()));
+    let tokens = |compared: &[Vec<u8>]| {
+        let dict = words::dictionary(&space, &case, &[], |_| true);
+        words::edits(&space, &case, &dict, compared)
+            .tokens
+            .into_iter()
+            .map(|(_, t)| t.stmts[0].args[0].clone())
+            .collect::<Vec<_>>()
+    };
+    let stopped = Value::Str("name=a\nretries=rotate-logs-now\nlog=b".into());
+    let compared = [
+        b"name".to_vec(),
+        b"name".to_vec(),
+        b"retries".to_vec(),
+        b"reload".to_vec(),
+    ];
+    assert!(
+        tokens(&compared).contains(&stopped),
+        "{:?}",
+        tokens(&compared)
+    );
+    // Without the comparisons, only the last line's value.
+    assert!(!tokens(&[]).contains(&stopped));
+    assert!(tokens(&[]).contains(&Value::Str(
+        "name=a\nretries=zz\nlog=rotate-logs-now".into()
+    )));
+    // Each line said twice (a duplicate key) is a token too.
+    let twice = Value::Str("name=a\nretries=zz\nretries=zz\nlog=b".into());
+    assert!(tokens(&[]).contains(&twice));
+    // A text of three lines is not replaced whole; one of two is (a token with a stray line).
+    let dict = words::dictionary(&space, &case, &[], |_| true);
+    assert!(words::edits(&space, &case, &dict, &[]).whole.is_empty());
+    let two = call_with(
+        &c,
+        "act",
+        vec![Value::Int(42), Value::Str("8:452:no\nno:-l".into())],
+    );
+    let dict = words::dictionary(&space, &two, &[], |_| true);
+    assert!(words::edits(&space, &two, &dict, &[])
+        .whole
+        .iter()
+        .any(|(_, t)| t.stmts[0].args[1] == Value::Str("rotate-logs-now".into())));
+}
+
 const OPTIONS: &str = "pub fn opt(word: &str) -> Result<u8, String> {\n\
                            let Some(long) = word.strip_prefix(\"--\") else { return Ok(0) };\n\
                            match long.split_once('=') {\n\
@@ -1212,10 +1373,10 @@ fn a_run_that_gains_nothing_is_followed_towards_a_comparison_never_met() {
     // The same operand read again: nothing new.
     search.eager.clear();
     search.learn(vec![text("name=b\nretries=2")], vec![run(2)]);
-    assert!(search.eager.iter().all(|(_, o)| o.kind != Kind::Deciding));
+    assert!(search.eager.iter().all(|(_, o)| o.kind != Kind::Approach));
     // Met: no more edits towards it.
     search.learn(vec![text("name=a\nretries=10")], vec![run(10)]);
     search.eager.clear();
     search.learn(vec![text("name=a\nretries=4")], vec![run(4)]);
-    assert!(search.eager.iter().all(|(_, o)| o.kind != Kind::Deciding));
+    assert!(search.eager.iter().all(|(_, o)| o.kind != Kind::Approach));
 }

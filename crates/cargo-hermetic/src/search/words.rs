@@ -107,13 +107,20 @@ pub const QUOTA: [usize; TIERS] = [12, 10, 6, 4];
 
 /// At most this many tokens (see [`Edits::tokens`]) follow a gain.
 pub const MAX_TOKENS: usize = 64;
+/// A text of at most this many lines is replaced whole by each word among the tokens.
+const WHOLE_TOKEN_LINES: usize = 2;
+/// Only this many first lines of a text are said twice among the tokens.
+const MAX_REPEATED: usize = 16;
 
-/// A gain's dictionary edits: the tokens, and the tiers.
+/// A gain's dictionary edits: whole texts, the tokens, and the tiers.
 pub struct Edits {
-    /// A text of one line (a token the code compares whole: `match action { "reload" => .. }`),
-    /// or the value of its last line, as each word of the dictionary, at most [`MAX_TOKENS`]:
-    /// all of them are tried, since a `match` on text compares lengths first and shows no
-    /// operand to follow.
+    /// A text of one line or two (a token the code compares whole: `match action { "reload"
+    /// => .. }`) as each word of the dictionary, at most [`MAX_TOKENS`]: all of them are tried
+    /// (before the tokens), as a fuzzer tries each word of its dictionary on each new input,
+    /// since a `match` on text compares lengths first and shows no operand to follow.
+    pub whole: Vec<(Tried, TestCase)>,
+    /// Each line said twice; the value of the last line and of the line a reader stopped at
+    /// as each word of the dictionary, at most [`MAX_TOKENS`]: all of them are tried.
     pub tokens: Vec<(Tried, TestCase)>,
     /// The other edits, in tiers tried in order (see [`texts`]).
     pub tiers: [Vec<(Tried, TestCase)>; TIERS],
@@ -121,8 +128,10 @@ pub struct Edits {
 
 /// Every dictionary edit of the text arguments of `case`, each with the key it is tried
 /// under. A text two tiers would give is kept in the first.
-pub fn edits(space: &Space, case: &TestCase, dict: &Dictionary) -> Edits {
+/// `compared` are the run's compared byte strings, in the order made (see [`stopped_line`]).
+pub fn edits(space: &Space, case: &TestCase, dict: &Dictionary, compared: &[Vec<u8>]) -> Edits {
     let mut out = Edits {
+        whole: Vec::new(),
         tokens: Vec::new(),
         tiers: Default::default(),
     };
@@ -144,9 +153,10 @@ pub fn edits(space: &Space, case: &TestCase, dict: &Dictionary) -> Edits {
             continue;
         };
         let mut seen = BTreeSet::from([s.to_string()]);
-        let (tokens, tiers) = texts(space, &modules, s, dict);
-        let lists =
-            std::iter::once((&mut out.tokens, tokens)).chain(out.tiers.iter_mut().zip(tiers));
+        let (whole, tokens, tiers) = texts(space, &modules, s, dict, stopped_line(s, compared));
+        let lists = [(&mut out.whole, whole), (&mut out.tokens, tokens)]
+            .into_iter()
+            .chain(out.tiers.iter_mut().zip(tiers));
         for (list, texts) in lists {
             for text in texts {
                 if !seen.insert(text.clone()) {
@@ -167,14 +177,15 @@ pub fn edits(space: &Space, case: &TestCase, dict: &Dictionary) -> Edits {
             }
         }
     }
+    out.whole.truncate(MAX_TOKENS);
     out.tokens.truncate(MAX_TOKENS);
     out
 }
 
 /// The texts the edits of `s` give, by tier. First the shape of its lines, whatever the
-/// words: each line repeated (a key given twice) or dropped (a line the code refuses stops it
-/// before the rest); a key without a value given a separator of the source and a value
-/// (`word` -> `word=word`, `word:` -> `word=0`), so a text without structure gets some; a value
+/// words: each line dropped (a line the code refuses stops it before the rest); a key without
+/// a value given a separator of the source and a value (`word` -> `word=word`, `word:` ->
+/// `word=0`), so a text without structure gets some; a value
 /// emptied, made the first of `ints`, or started with one of the source's marks (`dir=a` ->
 /// `dir=/a`, what `starts_with('/')` asks); a value that is a number replaced by each of
 /// `ints`. Then `dict` where a line's first word is (in place, in a copy
@@ -182,15 +193,17 @@ pub fn edits(space: &Space, case: &TestCase, dict: &Dictionary) -> Edits {
 /// or with a separator and the old word after it: `x` -> `name=x`; in a text without words,
 /// `name=name`) and where its value is
 /// (after the first word and its separators; `ints` go only there), and as the whole text.
-/// Then `dict` in place of any other word. Apart from the tiers, tokens, compared whole: a
-/// text of one line gives each word of `dict` as the whole text, the value of the last line
-/// each word of `dict` in its place.
+/// Then `dict` in place of any other word. Apart from the tiers, the whole texts: a text of
+/// one line (or two) gives each word of `dict` as the whole text; and tokens: each line
+/// repeated (a key given twice), and words compared whole: the value of the last line and of
+/// the line a reader `stopped` at gets each word of `dict` in its place.
 fn texts(
     space: &Space,
     modules: &[&[String]],
     s: &str,
     dictionary: &Dictionary,
-) -> (Vec<String>, [Vec<String>; TIERS]) {
+    stopped: Option<usize>,
+) -> (Vec<String>, Vec<String>, [Vec<String>; TIERS]) {
     let (dict, ints) = (&dictionary.words, &dictionary.ints);
     let pool = &space.pool;
     let mut texts: [Vec<String>; TIERS] = Default::default();
@@ -208,10 +221,15 @@ fn texts(
         .filter(|j| !j.trim().is_empty())
         .collect();
     let lines: Vec<&str> = s.split('\n').collect();
+    let mut tokens = Vec::new();
     for i in 0..lines.len() {
-        let mut repeated = lines.clone();
-        repeated.insert(i, lines[i]);
-        texts[0].push(repeated.join("\n"));
+        // A line said twice is a token too: few, and a duplicate a reader refuses is a branch
+        // of each key's own.
+        if i < MAX_REPEATED {
+            let mut repeated = lines.clone();
+            repeated.insert(i, lines[i]);
+            tokens.push(repeated.join("\n"));
+        }
         if lines.len() > 1 {
             let mut dropped = lines.clone();
             dropped.remove(i);
@@ -220,9 +238,11 @@ fn texts(
     }
     let separates = |c: char| c == '\n' || joins.iter().any(|j| j.contains(c));
     let words = words_of(s, separates);
-    let mut tokens = Vec::new();
-    if !s.contains('\n') {
-        tokens.extend(dict.iter().cloned());
+    // A short text is likely one token with a stray line in it (`8:452:no\nno:-l` met the
+    // `match action` a one-line text would).
+    let mut whole = Vec::new();
+    if lines.len() <= WHOLE_TOKEN_LINES {
+        whole.extend(dict.iter().cloned());
     } else {
         texts[2].extend(dict.iter().cloned());
     }
@@ -318,16 +338,31 @@ fn texts(
             let number = value < end && s[value..end].bytes().all(|c| c.is_ascii_digit());
             let (before, after) = (&s[..value], &s[end..]);
             texts[usize::from(!number)].extend(ints.iter().map(|n| format!("{before}{n}{after}")));
-            if s[end..].trim().is_empty() {
-                // The last line's value: where a reader of lines stopped, or the last it
-                // read; compared whole (`match value { "true" | "yes" => .. }`) like a token.
+            if s[end..].trim().is_empty() || stopped == Some(start) {
+                // The value of the line a reader stopped at, or of the last line (the last it
+                // read); compared whole (`match value { "true" | "yes" => .. }`) like a token.
                 tokens.extend(dict.iter().map(|w| format!("{before}{w}{after}")));
             } else {
                 texts[1].extend(dict.iter().map(|w| format!("{before}{w}{after}")));
             }
         }
     }
-    (tokens, texts)
+    (whole, tokens, texts)
+}
+
+/// Where a reader of lines stopped in `s`: the start of the line that holds (last) the latest
+/// text the run compared that `s` holds, two bytes or more. A reader that refuses a value in
+/// the middle of the text (`verbose=zz` between other lines) compared its key last, and what
+/// the value should be is found in that line, not in the last one.
+fn stopped_line(s: &str, compared: &[Vec<u8>]) -> Option<usize> {
+    compared
+        .iter()
+        .rev()
+        .filter(|c| c.len() >= 2)
+        .find_map(|c| {
+            let at = s.rfind(std::str::from_utf8(c).ok()?)?;
+            Some(s[..at].rfind('\n').map_or(0, |i| i + 1))
+        })
 }
 
 /// Words made of the dictionary's `dict` and the `marks` of the source, for texts whose words

@@ -17,9 +17,17 @@ pub enum Kind {
     Byte,
     /// Words of the source put into text ([`super::words`]).
     Word,
+    /// A token of one line, or the last line's value, as each word ([`super::words::Edits`]).
+    Token,
+    /// Towards a comparison never met, after a run that gained nothing
+    /// ([`super::Search::approach`]): counted apart, so that its many misses do not make the
+    /// deciding edits after a gain go later.
+    Approach,
+    /// A fake for a callee the gaining run called for real (`--isolate`, [`super::fakes`]).
+    Fake,
 }
 
-const KINDS: usize = 5;
+pub const KINDS: usize = 8;
 
 impl Kind {
     pub fn index(self) -> usize {
@@ -86,6 +94,9 @@ mod tests {
             vec![],
             vec!["b1"],
             vec![],
+            vec![],
+            vec![],
+            vec![],
         ]);
         assert_eq!(merged, ["d1", "r1", "b1", "d2", "r2", "r3"]);
     }
@@ -98,7 +109,16 @@ mod tests {
             y.record(Kind::Reshape, true);
         }
         // Weights 1/12 and 11/12: the reshapes go first and eleven times as often.
-        let merged = y.interleave([vec!['d'; 3], vec!['r'; 30], vec![], vec![], vec![]]);
+        let merged = y.interleave([
+            vec!['d'; 3],
+            vec!['r'; 30],
+            vec![],
+            vec![],
+            vec![],
+            vec![],
+            vec![],
+            vec![],
+        ]);
         assert_eq!(merged[..12].iter().filter(|&&c| c == 'r').count(), 11);
         assert_eq!(merged[0], 'r');
         assert_eq!(merged.len(), 33);
