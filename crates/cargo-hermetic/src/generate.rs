@@ -164,7 +164,7 @@ pub fn generate(args: &GenerateArgs) -> Result<Report> {
             .env
             .split(',')
             .any(|p| p.trim() == "real" || p.trim() == "none"),
-        statics: String::new(),
+        watched: Default::default(),
     };
     let mut pool = process::DriverPool::start(launch.clone(), jobs, args.timeout_ms)?;
     let mapping = Instant::now();

@@ -227,6 +227,31 @@ fn tests_that_depend_on_static_state_are_dropped_and_counted_apart() {
     );
 }
 
+/// Thread-locals (the `perthread` fixture): the search runs executions one after another on a
+/// case thread while the crate's thread-locals are as a fresh thread has them, and on a new
+/// thread after one that set them. libtest gives every test a fresh thread, so a test written
+/// from an execution that saw another's count or kept value fails under `cargo test`. Without
+/// verification, nothing hides such a test.
+#[test]
+fn each_execution_sees_thread_locals_as_a_fresh_thread_does() {
+    let fixture = Fixture::copy("perthread");
+    let run = fixture
+        .generate()
+        .seed(1)
+        .max_executions(2_000)
+        .arg("--no-verify")
+        .run();
+    run.assert_success();
+    let tests = fixture.read("src/hermetic_tests.rs");
+    assert!(
+        tests.contains("assert!(first_on_this_thread());")
+            && tests.contains("assert_eq!(tick(), 1);"),
+        "{}",
+        run.describe()
+    );
+    assert!(fixture.cargo_test_passes() >= 5, "{}", run.describe());
+}
+
 /// A `Once` that loads `.env` into the process's variables (as dotenv crates do) runs in the
 /// environment of whichever test calls first. What a test sees only when it calls first (the
 /// file's variables, the loader's panic on a bad line) makes no assertion: the search's last

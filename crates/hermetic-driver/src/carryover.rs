@@ -10,12 +10,14 @@
 //! calls is a static or reached from one (the heap a cache or a registry owns is reached through
 //! a pointer in a static, which changes when the cache is filled; a `OnceLock` changes when it
 //! is set), and the statics of the server's code under test never changed (the server runs no
-//! code under test). The environment is entered afresh by every execution, coverage and
-//! comparison logs are reset by the driver, and a thread-local starts unset on each case's
-//! fresh thread. What is left is what the next execution cannot tell apart: freed heap and
-//! where the allocator puts the next block.
+//! code under test). The environment is entered afresh by every execution, and coverage and
+//! comparison logs are reset by the driver. Thread-locals are watched alike ([`ThreadWatch`]):
+//! a case thread runs executions one after another while those of the same crates (and std's
+//! hash keys) are as they were when it started, as a fresh thread has them, which is how
+//! libtest runs each test. What is left is what the next execution cannot tell apart: freed
+//! heap and where the allocator puts the next block.
 
-use hermetic_protocol::WATCHED_STATICS_ENV;
+use hermetic_protocol::{WATCHED_STATICS_ENV, WATCHED_THREAD_LOCALS_ENV};
 
 /// More than this much growth of the worker's largest resident size since it was forked ends
 /// it: leaked memory would make a later execution run out where a fresh child would not.
@@ -49,10 +51,8 @@ impl Watch {
     fn parse(text: &str, base: usize) -> Option<Watch> {
         let segments = writable_segments();
         let mut ranges = Vec::new();
-        for item in text.split(',').filter(|s| !s.is_empty()) {
-            let (start, len) = item.split_once('+')?;
-            let start = base.checked_add(usize::from_str_radix(start, 16).ok()?)?;
-            let len = usize::from_str_radix(len, 16).ok()?;
+        for (start, len) in parse_ranges(text)? {
+            let start = base.checked_add(start)?;
             let end = start.checked_add(len)?;
             if !segments.iter().any(|&(s, e)| s <= start && end <= e) {
                 return None;
@@ -101,9 +101,102 @@ impl Watch {
     }
 }
 
+/// `start+len` ranges in hexadecimal, separated by commas.
+fn parse_ranges(text: &str) -> Option<Vec<(usize, usize)>> {
+    text.split(',')
+        .filter(|s| !s.is_empty())
+        .map(|item| {
+            let (start, len) = item.split_once('+')?;
+            Some((
+                usize::from_str_radix(start, 16).ok()?,
+                usize::from_str_radix(len, 16).ok()?,
+            ))
+        })
+        .collect()
+}
+
+/// The thread-locals a case thread watches: ranges in a thread's block of the executable's
+/// thread-locals (offsets from its start).
+pub struct ThreadWatch {
+    ranges: Vec<(usize, usize)>,
+}
+
+/// A thread's watched thread-locals as they were when it started.
+pub struct FreshThread {
+    block: usize,
+    bytes: Vec<u8>,
+}
+
+impl ThreadWatch {
+    /// The engine's list (`None`: unset or unusable, so every execution runs on a fresh
+    /// thread). Each range must lie in the executable's block.
+    pub fn from_env() -> Option<ThreadWatch> {
+        let (_, size) = executable_thread_locals()?;
+        ThreadWatch::parse(&std::env::var(WATCHED_THREAD_LOCALS_ENV).ok()?, size)
+    }
+
+    fn parse(text: &str, size: usize) -> Option<ThreadWatch> {
+        let ranges = parse_ranges(text)?;
+        ranges
+            .iter()
+            .all(|&(start, len)| start.checked_add(len).is_some_and(|end| end <= size))
+            .then_some(ThreadWatch { ranges })
+    }
+
+    /// The calling thread's watched bytes (on a thread that has run no case yet).
+    pub fn snapshot(&self) -> Option<FreshThread> {
+        let (block, _) = executable_thread_locals()?;
+        let mut bytes = Vec::with_capacity(self.ranges.iter().map(|r| r.1).sum());
+        for &(start, len) in &self.ranges {
+            bytes.extend_from_slice(region(block + start, len));
+        }
+        Some(FreshThread { block, bytes })
+    }
+
+    /// Whether the calling thread's watched thread-locals are still as `fresh` (its own).
+    pub fn unchanged(&self, fresh: &FreshThread) -> bool {
+        let mut at = 0;
+        self.ranges.iter().all(|&(start, len)| {
+            let same = region(fresh.block + start, len) == &fresh.bytes[at..at + len];
+            at += len;
+            same
+        })
+    }
+}
+
+/// The calling thread's block of the executable's thread-locals, and its size.
+fn executable_thread_locals() -> Option<(usize, usize)> {
+    unsafe extern "C" fn first(
+        info: *mut libc::dl_phdr_info,
+        size: libc::size_t,
+        data: *mut libc::c_void,
+    ) -> libc::c_int {
+        let out = &mut *(data as *mut Option<(usize, usize)>);
+        let info = &*info;
+        // An older C library's record may end before the thread-local fields.
+        let known = std::mem::offset_of!(libc::dl_phdr_info, dlpi_tls_data)
+            + std::mem::size_of::<*mut libc::c_void>();
+        if size < known || info.dlpi_tls_data.is_null() {
+            return 1;
+        }
+        for i in 0..info.dlpi_phnum as usize {
+            let ph = &*info.dlpi_phdr.add(i);
+            if ph.p_type == libc::PT_TLS {
+                *out = Some((info.dlpi_tls_data as usize, ph.p_memsz as usize));
+            }
+        }
+        1 // the first object is the executable; stop there
+    }
+    let mut out: Option<(usize, usize)> = None;
+    // SAFETY: the callback only reads the headers and writes through the pointer we pass.
+    unsafe { libc::dl_iterate_phdr(Some(first), &mut out as *mut _ as *mut libc::c_void) };
+    out
+}
+
 fn region(start: usize, len: usize) -> &'static [u8] {
     // SAFETY: `from_env` kept only ranges inside the executable's writable segments, which
-    // stay mapped for the life of the process; the bytes are read while no case runs.
+    // stay mapped for the life of the process, or inside the calling thread's block of
+    // thread-locals, which lives as long as the thread; the bytes are read while no case runs.
     unsafe { std::slice::from_raw_parts(start as *const u8, len) }
 }
 
@@ -192,6 +285,29 @@ mod tests {
         // SAFETY: waits for our own child.
         unsafe { libc::waitpid(pid, &mut status, 0) };
         assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0);
+    }
+
+    thread_local! {
+        static THREAD_WATCHED: std::cell::Cell<u64> = const { std::cell::Cell::new(7) };
+    }
+
+    #[test]
+    fn a_changed_thread_local_is_seen_and_another_threads_is_not() {
+        let (block, size) = executable_thread_locals().expect("the executable has a block");
+        let at = THREAD_WATCHED.with(|c| c.as_ptr() as usize) - block;
+        assert!(at + 8 <= size);
+        let watch = ThreadWatch::parse(&format!("{at:x}+8"), size).expect("accepted");
+        let fresh = watch.snapshot().unwrap();
+        assert!(watch.unchanged(&fresh));
+        std::thread::spawn(|| THREAD_WATCHED.with(|c| c.set(8)))
+            .join()
+            .unwrap();
+        assert!(watch.unchanged(&fresh), "another thread's copy changed");
+        THREAD_WATCHED.with(|c| c.set(9));
+        assert!(!watch.unchanged(&fresh));
+        THREAD_WATCHED.with(|c| c.set(7));
+        assert!(watch.unchanged(&fresh));
+        assert!(ThreadWatch::parse(&format!("{:x}+8", size), size).is_none());
     }
 
     #[test]

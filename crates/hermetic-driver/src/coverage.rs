@@ -274,7 +274,8 @@ pub fn cmp_ints(limit: usize, base: usize) -> Vec<(u64, u64)> {
 /// the latest last.
 pub fn cmp_last(limit: usize, base: usize) -> Vec<(u64, u64, u64)> {
     let mut out: Vec<(u64, u64, u64)> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
+    // Not a `HashSet`: std's would move the case thread's hash keys on (`carryover`).
+    let mut seen = std::collections::BTreeSet::new();
     for (pc, a, b) in LAST.in_order().into_iter().rev() {
         if out.len() == limit {
             break;

@@ -22,6 +22,7 @@ const SIGNALS: std::ops::RangeInclusive<i32> = 1..=30;
 static QUIET_HOOK: AtomicUsize = AtomicUsize::new(0);
 
 /// The process as the driver set it up, before the case.
+#[derive(Clone)]
 pub struct Before {
     threads: usize,
     handlers: [KernelSigaction; 32],
@@ -61,6 +62,15 @@ pub fn before() -> Before {
 }
 
 impl Before {
+    /// As `self` with a case thread running beside (a worker's case thread checks after each
+    /// of its executions while the worker's main thread waits for it).
+    pub fn with_case_thread(&self) -> Before {
+        Before {
+            threads: self.threads + 1,
+            ..self.clone()
+        }
+    }
+
     /// What a child forked from this process looks like once it has set `handlers` (signal,
     /// handler address) and before it runs a case: one thread (a fork copies only the caller)
     /// and this process's other dispositions, which it inherits. Noted once in the server

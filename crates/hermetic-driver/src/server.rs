@@ -465,7 +465,12 @@ fn run_on_fresh_thread(entries: &[Entry], calls: &[Call], env: &Option<EnvSpec>,
         // SAFETY: the case thread died outside its own panic catching; nothing to report.
         unsafe { libc::_exit(70) }
     });
-    let bytes = serde_json::to_vec(&report).expect("hermetic driver: encode report");
+    store_report(&report, shared);
+}
+
+/// Leaves an execution's report in the shared area (none when it does not fit).
+fn store_report(report: &ExecReport, shared: &Shared) {
+    let bytes = serde_json::to_vec(report).expect("hermetic driver: encode report");
     let out = shared.report();
     if bytes.len() <= out.len() {
         out[..bytes.len()].copy_from_slice(&bytes);
@@ -539,15 +544,71 @@ fn spawn_worker(entries: &[Entry], shared: &Shared, reuse: Reuse) -> Worker {
         drop((request_write, done_read));
         install_child_handlers();
         crate::leftovers::quiet_panic_hook();
-        let before = crate::leftovers::before();
+        let worker = InWorker {
+            entries,
+            shared,
+            before: crate::leftovers::before(),
+            // As the server's statics are: what a fresh child would start from.
+            pristine: match reuse {
+                Reuse::WhileUnchanged(watch) => Some((watch, watch.snapshot())),
+                Reuse::Always => None,
+            },
+            thread_watch: crate::carryover::ThreadWatch::from_env(),
+            debug: std::env::var_os("HERMETIC_DEBUG").is_some(),
+        };
         let mut requests = std::io::BufReader::new(request_read);
         let mut done = done_write;
-        // As the server's statics are: what a fresh child would start from.
-        let pristine = match reuse {
-            Reuse::WhileUnchanged(watch) => Some((watch, watch.snapshot())),
-            Reuse::Always => None,
-        };
-        let debug = std::env::var_os("HERMETIC_DEBUG").is_some();
+        loop {
+            // A case thread serves executions until one changes its thread-locals; that one
+            // is answered once the thread (and its thread-locals' destructors) is gone.
+            std::thread::scope(|scope| {
+                std::thread::Builder::new()
+                    .stack_size(CASE_STACK)
+                    .spawn_scoped(scope, || {
+                        worker.serve_on_case_thread(&mut requests, &mut done)
+                    })
+                    .expect("hermetic driver: start the test case's thread")
+                    .join()
+            })
+            .unwrap_or_else(|_| {
+                // SAFETY: the case thread died outside its own panic catching.
+                unsafe { libc::_exit(70) }
+            });
+            worker.answer(&worker.before, &mut done);
+        }
+    }
+    Worker {
+        pid,
+        requests: request_write,
+        done: done_read,
+    }
+}
+
+/// A worker child's state between executions.
+struct InWorker<'a> {
+    entries: &'a [Entry],
+    shared: &'a Shared,
+    /// The process before its first case (`leftovers`), with no case thread.
+    before: crate::leftovers::Before,
+    /// The watched statics as they were at the fork (`None`: carried over, `Reuse::Always`).
+    pristine: Option<(&'a crate::carryover::Watch, crate::carryover::Pristine)>,
+    /// The thread-locals a case thread watches (`None`: a fresh thread for every execution).
+    thread_watch: Option<crate::carryover::ThreadWatch>,
+    debug: bool,
+}
+
+impl InWorker<'_> {
+    /// Runs executions on this (case) thread while its watched thread-locals are as they were
+    /// when it started; returns after the first that changed them, unanswered. Leaves the
+    /// process when the requests end.
+    fn serve_on_case_thread(&self, requests: &mut impl BufRead, done: &mut impl Write) {
+        let alt_stack = prepare_case_thread();
+        let fresh = self
+            .thread_watch
+            .as_ref()
+            .and_then(|w| Some((w, w.snapshot()?)));
+        // This thread runs beside the worker's main thread, which waits for it.
+        let before = self.before.with_case_thread();
         let mut line = String::new();
         loop {
             line.clear();
@@ -555,7 +616,6 @@ fn spawn_worker(entries: &[Entry], shared: &Shared, reuse: Reuse) -> Worker {
                 // SAFETY: as in `run_child`.
                 unsafe { libc::_exit(0) }
             }
-            let mut kept = true;
             if let Ok(Request::Exec {
                 calls,
                 env,
@@ -567,40 +627,60 @@ fn spawn_worker(entries: &[Entry], shared: &Shared, reuse: Reuse) -> Worker {
             }) = serde_json::from_str::<Request>(&line)
             {
                 crate::mutant::set_active(mutant, report_reached, max_site_evaluations);
-                let case = Case {
-                    calls: &calls,
-                    env: &env,
-                    warm_up,
-                };
-                run_warm(entries, &case, shared);
-                let left_nothing = crate::leftovers::check(&before);
-                if let Some((watch, p)) = &pristine {
-                    let change = if left_nothing {
-                        watch.change(p)
-                    } else {
-                        Some("leftovers".into())
+                if warm_up {
+                    // Two runs, each on a fresh thread of its own (`Reuse::Always` only).
+                    let case = Case {
+                        calls: &calls,
+                        env: &env,
+                        warm_up,
                     };
-                    if let Some(change) = change.as_ref().filter(|_| debug) {
-                        // Not `eprintln!`: libtest captures it.
-                        let text =
-                            format!("hermetic driver: a new child after a change of {change}\n");
-                        // SAFETY: writes our own buffer to standard error.
-                        unsafe { libc::write(2, text.as_ptr().cast(), text.len()) };
-                    }
-                    kept = change.is_none();
+                    run_warm(self.entries, &case, self.shared);
+                } else {
+                    store_report(
+                        &run_case(self.entries, &calls, &env, self.shared),
+                        self.shared,
+                    );
                 }
             }
-            let answer = if kept { KEPT } else { RETIRED };
-            if done.write_all(&[answer]).is_err() || !kept {
-                // SAFETY: as in `run_child`.
-                unsafe { libc::_exit(0) }
+            if !fresh.as_ref().is_some_and(|(w, f)| w.unchanged(f)) {
+                if self.debug {
+                    let text =
+                        "hermetic driver: a new case thread after a change of its thread-locals\n";
+                    // SAFETY: writes our own buffer to standard error.
+                    unsafe { libc::write(2, text.as_ptr().cast(), text.len()) };
+                }
+                release_alt_stack(alt_stack);
+                return;
             }
+            self.answer(&before, done);
         }
     }
-    Worker {
-        pid,
-        requests: request_write,
-        done: done_read,
+
+    /// After an execution: whether it left the worker as the next one may find it (nothing
+    /// left behind, the watched statics unchanged), said to the server; the worker leaves
+    /// when it did not.
+    fn answer(&self, before: &crate::leftovers::Before, done: &mut impl Write) {
+        let left_nothing = crate::leftovers::check(before);
+        let mut kept = true;
+        if let Some((watch, p)) = &self.pristine {
+            let change = if left_nothing {
+                watch.change(p)
+            } else {
+                Some("leftovers".into())
+            };
+            if let Some(change) = change.as_ref().filter(|_| self.debug) {
+                // Not `eprintln!`: libtest captures it.
+                let text = format!("hermetic driver: a new child after a change of {change}\n");
+                // SAFETY: writes our own buffer to standard error.
+                unsafe { libc::write(2, text.as_ptr().cast(), text.len()) };
+            }
+            kept = change.is_none();
+        }
+        let answer = if kept { KEPT } else { RETIRED };
+        if done.write_all(&[answer]).is_err() || !kept {
+            // SAFETY: as in `run_child`.
+            unsafe { libc::_exit(0) }
+        }
     }
 }
 

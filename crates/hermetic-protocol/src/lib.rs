@@ -24,6 +24,11 @@ pub const SHARED_CHILD_ENV: &str = "HERMETIC_SHARED_CHILD";
 /// `start+len` ranges in hexadecimal, relative to the executable's load address, separated by
 /// commas. Unset: no execution runs in a reused child.
 pub const WATCHED_STATICS_ENV: &str = "HERMETIC_WATCHED_STATICS";
+/// The thread-locals a reused case thread watches, set by the engine with
+/// [`WATCHED_STATICS_ENV`]: `start+len` ranges in hexadecimal, relative to the start of a
+/// thread's block of the executable's thread-locals, separated by commas. Unset or unusable:
+/// every execution runs on a fresh thread.
+pub const WATCHED_THREAD_LOCALS_ENV: &str = "HERMETIC_WATCHED_THREAD_LOCALS";
 /// Set (to anything) by the engine when the code under test may write files in its scratch
 /// directory: it runs against the real environment (benchmarks only). Otherwise the runtime
 /// serves every write, and a real one is refused.

@@ -60,9 +60,10 @@ pub struct Launch {
     /// Executions run against the real environment instead of a virtual one, so the code may
     /// write files in `scratch` (benchmarks only).
     pub real_env: bool,
-    /// The writable statics a reused child watches, as the driver reads them
-    /// (`statics::watch_list` of `executable`, filled in by `DriverPool::start`).
-    pub statics: String,
+    /// The writable statics a reused child watches and the thread-locals a reused case thread
+    /// watches, as the driver reads them (`statics::watch_list` of `executable`, filled in by
+    /// `DriverPool::start`; empty: none is reused).
+    pub watched: super::statics::Watched,
 }
 
 /// The sandbox a driver starts in: it writes only in its scratch directory, and runs where
@@ -119,8 +120,15 @@ impl Driver {
         if launch.shared_child {
             cmd.env(hermetic_protocol::SHARED_CHILD_ENV, "1");
         }
-        if !launch.statics.is_empty() {
-            cmd.env(hermetic_protocol::WATCHED_STATICS_ENV, &launch.statics);
+        if !launch.watched.statics.is_empty() {
+            cmd.env(
+                hermetic_protocol::WATCHED_STATICS_ENV,
+                &launch.watched.statics,
+            );
+            cmd.env(
+                hermetic_protocol::WATCHED_THREAD_LOCALS_ENV,
+                &launch.watched.thread_locals,
+            );
         }
         if launch.real_env {
             cmd.env(hermetic_protocol::SANDBOX_WRITES_ENV, "1");
@@ -176,7 +184,9 @@ impl Driver {
         Ok((driver, hello))
     }
 
-    fn exec(&mut self, run: Run, timeout_ms: u64) -> Result<ExecReport> {
+    /// The request line of `run` (its calls and environment, encoded once: a run the driver
+    /// stopped on is sent again as it was).
+    fn request_line(run: Run, timeout_ms: u64) -> Result<Vec<u8>> {
         let mut line = serde_json::to_vec(&Message::Exec {
             calls: run.calls,
             env: run.env,
@@ -193,58 +203,105 @@ impl Driver {
             reuse: run.reuse,
         })?;
         line.push(b'\n');
-        self.requests
-            .write_all(&line)
-            .context("send a test case to the driver")?;
-        self.requests.flush()?;
-        // Two lines (`ExecReport`): what the driver saw, then the child's own report, data
-        // to check (bytes, not text: the code under test can write there).
-        let head: ExecReport = self.receive()?;
-        let mut body = Vec::new();
-        if self
-            .replies
-            .read_until(b'\n', &mut body)
-            .context("read from the driver")?
-            == 0
-        {
-            bail!("the driver stopped in the middle of a report");
-        }
-        Ok(match serde_json::from_slice::<ExecReport>(&body) {
-            Ok(report) => report.completed_by(head),
-            Err(_) => head,
+        Ok(line)
+    }
+
+    /// Sends every request line at once and pushes the reports onto `reports` as they come,
+    /// until the first that does not. The driver answers its requests one after another, in
+    /// order, so a request waiting in the pipe changes nothing it does; while it runs the next,
+    /// this thread decodes the last report (a writer thread keeps the pipe full). On an error
+    /// the driver is killed: the requests after the failed one never ran.
+    fn exec_all(&mut self, lines: &[Vec<u8>], reports: &mut Vec<ExecReport>) -> Result<()> {
+        let Driver {
+            child,
+            requests,
+            replies,
+            ..
+        } = self;
+        std::thread::scope(|scope| {
+            let writer = scope.spawn(move || -> std::io::Result<()> {
+                for line in lines {
+                    requests.write_all(line)?;
+                }
+                requests.flush()
+            });
+            let mut result = Ok(());
+            for _ in lines {
+                match receive_report(replies, child) {
+                    Ok(report) => reports.push(report),
+                    Err(e) => {
+                        // Before the writer is joined: it may wait on a full pipe.
+                        kill_driver(child);
+                        result = Err(e);
+                        break;
+                    }
+                }
+            }
+            // A writer that failed (the driver died) left the reader an end of file.
+            let _ = writer.join();
+            result
         })
     }
 
     fn receive<T: serde::de::DeserializeOwned>(&mut self) -> Result<T> {
-        let mut line = String::new();
-        if self
-            .replies
-            .read_line(&mut line)
-            .context("read from the driver")?
-            == 0
-        {
-            let status = self.child.try_wait().ok().flatten();
-            return Err(Failure::DriverStopped {
-                status: status
-                    .map(|s| s.to_string())
-                    .unwrap_or_else(|| "still running".into()),
-            }
-            .into());
+        receive(&mut self.replies, &mut self.child)
+    }
+}
+
+/// One line from the driver, decoded; its end: the driver stopped.
+fn receive<T: serde::de::DeserializeOwned>(
+    replies: &mut BufReader<File>,
+    child: &mut Child,
+) -> Result<T> {
+    let mut line = String::new();
+    if replies
+        .read_line(&mut line)
+        .context("read from the driver")?
+        == 0
+    {
+        let status = child.try_wait().ok().flatten();
+        return Err(Failure::DriverStopped {
+            status: status
+                .map(|s| s.to_string())
+                .unwrap_or_else(|| "still running".into()),
         }
-        serde_json::from_str(&line).context("decode the driver's reply")
+        .into());
+    }
+    serde_json::from_str(&line).context("decode the driver's reply")
+}
+
+/// An execution's report, in its two lines (`ExecReport`): what the driver saw, then the
+/// child's own report, data to check (bytes, not text: the code under test can write there).
+fn receive_report(replies: &mut BufReader<File>, child: &mut Child) -> Result<ExecReport> {
+    let head: ExecReport = receive(replies, child)?;
+    let mut body = Vec::new();
+    if replies
+        .read_until(b'\n', &mut body)
+        .context("read from the driver")?
+        == 0
+    {
+        bail!("the driver stopped in the middle of a report");
+    }
+    Ok(match serde_json::from_slice::<ExecReport>(&body) {
+        Ok(report) => report.completed_by(head),
+        Err(_) => head,
+    })
+}
+
+/// Kills the server and the child running a case, if any: the group the launcher gave it;
+/// and the server itself, in case it is in no group of its own (then `wait` would wait for
+/// ever: it still has our end of its requests).
+fn kill_driver(child: &mut Child) {
+    // SAFETY: signalling a process group and a process we started.
+    unsafe {
+        libc::kill(-(child.id() as i32), libc::SIGKILL);
+        libc::kill(child.id() as i32, libc::SIGKILL);
     }
 }
 
 impl Drop for Driver {
     fn drop(&mut self) {
-        // The server and the child running a case, if any: the group the launcher gave it;
-        // and the server itself, in case it is in no group of its own (then `wait` would wait
-        // for ever: it still has our end of its requests).
-        // SAFETY: signalling a process group and a process we started.
-        unsafe {
-            libc::kill(-(self.child.id() as i32), libc::SIGKILL);
-            libc::kill(self.child.id() as i32, libc::SIGKILL);
-        }
+        kill_driver(&mut self.child);
         let _ = self.child.wait();
     }
 }
@@ -265,11 +322,11 @@ pub struct DriverPool {
 impl DriverPool {
     pub fn start(mut launch: Launch, jobs: usize, timeout_ms: u64) -> Result<DriverPool> {
         // Without the list, every execution runs in a fresh child: slower, never wrong.
-        launch.statics = super::statics::watch_list(&launch.executable).unwrap_or_else(|e| {
+        launch.watched = super::statics::watch_list(&launch.executable).unwrap_or_else(|e| {
             if std::env::var_os("HERMETIC_DEBUG").is_some() {
                 eprintln!("hermetic: no reused children: {e:#}");
             }
-            String::new()
+            Default::default()
         });
         let (first, hello) = Driver::start(&launch)?;
         let layers = Layers {
@@ -315,7 +372,7 @@ impl DriverPool {
         let n = self.drivers.len();
         let real = self.real_env;
         let launch = &self.launch;
-        let mut shares: Vec<Vec<(usize, Run)>> = vec![Vec::new(); n];
+        let mut shares: Vec<Vec<Run>> = vec![Vec::new(); n];
         for (i, (calls, env, mutation, warm_up, reuse)) in cases.into_iter().enumerate() {
             let run = Run {
                 calls,
@@ -324,29 +381,20 @@ impl DriverPool {
                 warm_up,
                 reuse,
             };
-            shares[i % n].push((i, run));
+            shares[i % n].push(run);
         }
         if let ([slot], [share]) = (&mut self.drivers[..], &mut shares[..]) {
             // One driver: on this thread, with no thread to start and join per batch.
-            return std::mem::take(share)
-                .into_iter()
-                .map(|(_, run)| exec_restarting(slot, launch, run, timeout))
-                .collect();
+            return exec_share(slot, launch, std::mem::take(share), timeout);
         }
-        let mut results: Vec<(usize, ExecReport)> = Vec::new();
-        let outcomes: Vec<Result<Vec<(usize, ExecReport)>>> = std::thread::scope(|scope| {
+        let outcomes: Vec<Result<Vec<ExecReport>>> = std::thread::scope(|scope| {
             let handles: Vec<_> = self
                 .drivers
                 .iter_mut()
-                .zip(shares)
+                .zip(shares.iter_mut())
                 .map(|(slot, share)| {
-                    scope.spawn(move || -> Result<Vec<(usize, ExecReport)>> {
-                        let mut out = Vec::with_capacity(share.len());
-                        for (i, run) in share {
-                            out.push((i, exec_restarting(slot, launch, run, timeout)?));
-                        }
-                        Ok(out)
-                    })
+                    let share = std::mem::take(share);
+                    scope.spawn(move || exec_share(slot, launch, share, timeout))
                 })
                 .collect();
             handles
@@ -354,11 +402,15 @@ impl DriverPool {
                 .map(|h| h.join().expect("driver thread panicked"))
                 .collect()
         });
-        for o in outcomes {
-            results.extend(o?);
-        }
-        results.sort_by_key(|(i, _)| *i);
-        Ok(results.into_iter().map(|(_, r)| r).collect())
+        // Case i went to driver i % n, the n-th of its share.
+        let mut outcomes = outcomes
+            .into_iter()
+            .map(|o| o.map(Vec::into_iter))
+            .collect::<Result<Vec<_>>>()?;
+        let total = outcomes.iter().map(ExactSizeIterator::len).sum();
+        Ok((0..total)
+            .map(|i| outcomes[i % n].next().expect("a report for each case"))
+            .collect())
     }
 }
 
@@ -372,31 +424,41 @@ impl Execute for DriverPool {
     }
 }
 
-/// Runs one case, starting the driver again if it died (it should not: each case runs in a
-/// child the sandbox keeps from harming it). When a fresh driver dies on the case too, the
-/// case did it: it is reported as a crash of its last call, with what happened, and the search
-/// goes on with a new driver.
-fn exec_restarting(
+/// Runs a driver's share of the cases in order, starting the driver again if it died (it
+/// should not: each case runs in a child the sandbox keeps from harming it). When a fresh
+/// driver dies on the case too, the case did it: it is reported as a crash of its last call,
+/// with what happened, and the search goes on with a new driver.
+fn exec_share(
     slot: &mut Option<Driver>,
     launch: &Launch,
-    run: Run,
+    runs: Vec<Run>,
     timeout: u64,
-) -> Result<ExecReport> {
-    if let Some(d) = slot.as_mut() {
-        match d.exec(run.clone(), timeout) {
-            Ok(r) => return Ok(r),
-            Err(_) => *slot = None,
+) -> Result<Vec<ExecReport>> {
+    let last_calls: Vec<usize> = runs
+        .iter()
+        .map(|r| r.calls.len().saturating_sub(1))
+        .collect();
+    let lines = runs
+        .into_iter()
+        .map(|run| Driver::request_line(run, timeout))
+        .collect::<Result<Vec<_>>>()?;
+    let mut reports = Vec::with_capacity(lines.len());
+    while reports.len() < lines.len() {
+        if let Some(d) = slot.as_mut() {
+            match d.exec_all(&lines[reports.len()..], &mut reports) {
+                Ok(()) => break,
+                Err(_) => *slot = None,
+            }
+        }
+        // The first case without a report, alone on a fresh driver.
+        let k = reports.len();
+        let (mut d, _) = Driver::start(launch)?;
+        match d.exec_all(&lines[k..=k], &mut reports) {
+            Ok(()) => *slot = Some(d),
+            Err(e) => reports.push(stopped_the_driver(last_calls[k], &e)),
         }
     }
-    let (mut d, _) = Driver::start(launch)?;
-    let last = run.calls.len().saturating_sub(1);
-    match d.exec(run, timeout) {
-        Ok(r) => {
-            *slot = Some(d);
-            Ok(r)
-        }
-        Err(e) => Ok(stopped_the_driver(last, &e)),
-    }
+    Ok(reports)
 }
 
 /// The report of a case that stopped the driver itself.

@@ -4,7 +4,9 @@
 //! which change in every execution without being state the code under test can see.
 //!
 //! A child runs the search's executions one after another as long as these bytes are as they
-//! were when it was forked; the first execution that changes one is its last.
+//! were when it was forked; the first execution that changes one is its last. The same crates'
+//! thread-locals are watched too: a case thread runs executions one after another as long as
+//! they are as a fresh thread has them (`WATCHED_THREAD_LOCALS_ENV`).
 
 use anyhow::{bail, Context, Result};
 use object::{Object, ObjectSection, ObjectSymbol, SectionFlags, SymbolKind};
@@ -31,6 +33,10 @@ const SUPPORT: &[&str] = &[
 /// error hook. Watched although std's other statics are not.
 const STD_STATE: &[&str] = &["std::io::stdio::", "std::alloc::"];
 
+/// std's thread-locals the code can tell apart from a fresh thread's: the keys the next
+/// `HashMap` hashes with (each new map moves them on; `<std::hash::random::RandomState>::new::KEYS`).
+const STD_THREAD_STATE: &[&str] = &["std::hash::random::"];
+
 /// Sections of the counters and tables SanitizerCoverage adds: the driver zeroes the counters
 /// before each execution.
 const SANCOV_PREFIX: &str = "__sancov";
@@ -42,43 +48,94 @@ const MERGE_GAP: u64 = 64;
 /// The most text the list may take: it travels in an environment variable.
 const MAX_LEN: usize = 64 << 10;
 
-/// The watched ranges of `executable`, as `WATCHED_STATICS_ENV` carries them: `start+len` in
-/// hexadecimal, relative to the load address, separated by commas.
-pub fn watch_list(executable: &Path) -> Result<String> {
+/// The watched ranges of an executable, as the driver reads them: `start+len` in hexadecimal,
+/// separated by commas.
+#[derive(Clone, Debug, Default)]
+pub struct Watched {
+    /// Writable statics, from the load address (`WATCHED_STATICS_ENV`).
+    pub statics: String,
+    /// Thread-locals, from the start of a thread's block of the executable's
+    /// (`WATCHED_THREAD_LOCALS_ENV`).
+    pub thread_locals: String,
+}
+
+/// The watch lists of `executable`.
+pub fn watch_list(executable: &Path) -> Result<Watched> {
     let data =
         std::fs::read(executable).with_context(|| format!("read {}", executable.display()))?;
     let file =
         object::File::parse(&*data).with_context(|| format!("parse {}", executable.display()))?;
-    let ranges = watched(&file);
-    let text = encode(&ranges);
-    if text.len() > MAX_LEN {
-        bail!(
-            "{} ranges of writable statics: too many to pass to the driver",
-            ranges.len()
-        );
-    }
-    Ok(text)
+    let encoded = |kind: Kind| {
+        let ranges = watched(&file, kind);
+        let text = encode(&ranges);
+        if text.len() > MAX_LEN {
+            bail!(
+                "{} ranges of {}: too many to pass to the driver",
+                ranges.len(),
+                kind.what()
+            );
+        }
+        Ok(text)
+    };
+    Ok(Watched {
+        statics: encoded(Kind::Static)?,
+        thread_locals: encoded(Kind::ThreadLocal)?,
+    })
 }
 
-/// The merged ranges of the watched objects, sorted.
-fn watched(file: &object::File) -> Vec<(u64, u64)> {
-    // Every writable data object, watched or not, in address order.
-    let mut objects: Vec<(u64, u64, bool)> = Vec::new();
-    for sym in file.symbols() {
-        if sym.kind() != SymbolKind::Data || sym.size() == 0 {
-            continue;
+/// What a watch list holds.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Kind {
+    /// Writable statics (their addresses: from the load address).
+    Static,
+    /// Thread-locals (their addresses: from the start of the executable's TLS block).
+    ThreadLocal,
+}
+
+impl Kind {
+    fn what(self) -> &'static str {
+        match self {
+            Kind::Static => "writable statics",
+            Kind::ThreadLocal => "thread-locals",
         }
+    }
+
+    fn holds(self, file: &object::File, sym: &object::Symbol) -> bool {
         let Some(section) = sym
             .section_index()
             .and_then(|i| file.section_by_index(i).ok())
         else {
-            continue;
+            return false;
         };
-        if !writable(&section) || section.name().is_ok_and(|n| n.starts_with(SANCOV_PREFIX)) {
+        match self {
+            Kind::Static => {
+                sym.kind() == SymbolKind::Data
+                    && writable(&section)
+                    && !section.name().is_ok_and(|n| n.starts_with(SANCOV_PREFIX))
+            }
+            Kind::ThreadLocal => sym.kind() == SymbolKind::Tls,
+        }
+    }
+
+    fn is_watched(self, name: &str) -> bool {
+        is_watched(name)
+            || (self == Kind::ThreadLocal
+                && STD_THREAD_STATE
+                    .iter()
+                    .any(|p| name.trim_start_matches('<').starts_with(p)))
+    }
+}
+
+/// The merged ranges of the watched objects of a kind, sorted.
+fn watched(file: &object::File, kind: Kind) -> Vec<(u64, u64)> {
+    // Every object of the kind, watched or not, in address order.
+    let mut objects: Vec<(u64, u64, bool)> = Vec::new();
+    for sym in file.symbols() {
+        if sym.size() == 0 || !kind.holds(file, &sym) {
             continue;
         }
         let name = sym.name().unwrap_or("");
-        let watch = is_watched(&format!("{:#}", rustc_demangle::demangle(name)));
+        let watch = kind.is_watched(&format!("{:#}", rustc_demangle::demangle(name)));
         objects.push((sym.address(), sym.address() + sym.size(), watch));
     }
     objects.sort_unstable();
@@ -108,7 +165,7 @@ const READ_ONLY_AFTER_RELOCATION: &[&str] = &[
     ".dynamic",
 ];
 
-/// Writable at run time, and not thread-local (each execution runs on a fresh thread).
+/// Writable at run time, and not thread-local (watched apart: `Kind::ThreadLocal`).
 fn writable(section: &object::Section) -> bool {
     let name = section.name().unwrap_or("");
     if READ_ONLY_AFTER_RELOCATION
@@ -221,7 +278,7 @@ mod tests {
         PROBE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let data = std::fs::read(std::env::current_exe().unwrap()).unwrap();
         let file = object::File::parse(&*data).unwrap();
-        let ranges = watched(&file);
+        let ranges = watched(&file, Kind::Static);
         assert!(ranges.windows(2).all(|w| w[0].1 <= w[1].0));
         let covered = |at: u64| ranges.iter().any(|&(s, e)| s <= at && at < e);
         let (mut own, mut std_seen) = (0, 0);
@@ -239,6 +296,36 @@ mod tests {
             }
         }
         assert_eq!(own, 1);
+        assert!(std_seen > 0);
+    }
+
+    thread_local! {
+        static THREAD_PROBE: std::cell::Cell<u64> = const { std::cell::Cell::new(1) };
+    }
+
+    #[test]
+    fn a_crates_own_thread_local_and_the_hash_keys_are_watched() {
+        THREAD_PROBE.with(|p| p.set(p.get() + 1));
+        let _ = std::collections::HashMap::<u8, u8>::new();
+        let data = std::fs::read(std::env::current_exe().unwrap()).unwrap();
+        let file = object::File::parse(&*data).unwrap();
+        let ranges = watched(&file, Kind::ThreadLocal);
+        let covered = |at: u64| ranges.iter().any(|&(s, e)| s <= at && at < e);
+        let (mut seen, mut std_seen) = (Vec::new(), 0);
+        for sym in file
+            .symbols()
+            .filter(|s| s.kind() == SymbolKind::Tls && s.size() > 0)
+        {
+            let name = format!("{:#}", rustc_demangle::demangle(sym.name().unwrap_or("")));
+            if name.contains("THREAD_PROBE") || name.contains("std::hash::random::") {
+                assert!(covered(sym.address()), "{name}");
+                seen.push(name);
+            } else if owner(&name) == "std" && !Kind::ThreadLocal.is_watched(&name) {
+                assert!(!covered(sym.address()), "{name}");
+                std_seen += 1;
+            }
+        }
+        assert_eq!(seen.len(), 2, "{seen:?}");
         assert!(std_seen > 0);
     }
 }

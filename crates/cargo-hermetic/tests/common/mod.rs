@@ -53,6 +53,7 @@ pub const FIXTURES: &[&str] = &[
     "tables",
     "texts",
     "hostile",
+    "perthread",
 ];
 
 /// Budget passed with every run: generous, so that runs are bounded by `--max-executions`
