@@ -616,6 +616,9 @@ impl InWorker<'_> {
                 // SAFETY: as in `run_child`.
                 unsafe { libc::_exit(0) }
             }
+            // Whether this thread is still as a fresh one (its stack's low end noted, its
+            // watched thread-locals unset).
+            let mut fresh_still = true;
             if let Ok(Request::Exec {
                 calls,
                 env,
@@ -628,13 +631,15 @@ impl InWorker<'_> {
             {
                 crate::mutant::set_active(mutant, report_reached, max_site_evaluations);
                 if warm_up {
-                    // Two runs, each on a fresh thread of its own (`Reuse::Always` only).
+                    // Two runs, each on a fresh thread of its own (`Reuse::Always` only),
+                    // which noted their own stacks.
                     let case = Case {
                         calls: &calls,
                         env: &env,
                         warm_up,
                     };
                     run_warm(self.entries, &case, self.shared);
+                    fresh_still = false;
                 } else {
                     store_report(
                         &run_case(self.entries, &calls, &env, self.shared),
@@ -642,7 +647,8 @@ impl InWorker<'_> {
                     );
                 }
             }
-            if !fresh.as_ref().is_some_and(|(w, f)| w.unchanged(f)) {
+            fresh_still &= fresh.as_ref().is_some_and(|(w, f)| w.unchanged(f));
+            if !fresh_still {
                 if self.debug {
                     let text =
                         "hermetic driver: a new case thread after a change of its thread-locals\n";
