@@ -47,7 +47,12 @@ impl<T: Copy, const N: usize> Table<T, N> {
         }
     }
 
+    #[inline(always)]
     fn push(&self, item: T) -> bool {
+        // Full (a hot loop's comparisons fill it early): a plain load, not the locked add.
+        if self.len.load(Ordering::Relaxed) >= N {
+            return false;
+        }
         let i = self.len.fetch_add(1, Ordering::Relaxed);
         if i >= N {
             self.len.store(N, Ordering::Relaxed);
