@@ -12,11 +12,20 @@
 //! target directory the copies of every crate share reuses them. Whatever `hermetic` entry the user's manifest has, copies build against the
 //! carried runtime. The support crates' sources are embedded in this binary.
 //!
+//! The crate's own path dependencies are reached by paths relative to the copy too ([`paths`]):
+//! those in its directory are the copy's copies, the others lie behind a link,
+//! `.hermetic-paths/<hash of their files>`, to the directory that holds them. The copy's
+//! workspace carries what the user's workspace lets members inherit (`[workspace.package]`,
+//! `.dependencies`, `.lints`) and its root's `[patch]` and `[replace]`.
+//!
 //! The user's tree is only read until the verified tests are committed, and then written only by
 //! [`crate::commit`].
 
+mod paths;
+
 use crate::cluster::{Cluster, ModuleBody};
 use anyhow::{bail, Context, Result};
+use paths::{is_inherited, normalize, sections, PathDeps, Section};
 use std::path::{Path, PathBuf};
 use toml_edit::{DocumentMut, Item, Table, Value as TomlValue};
 
@@ -192,14 +201,17 @@ pub fn copy_crate(origin: &Origin, name: &str, support_deps: &[&str]) -> Result<
         std::fs::remove_dir_all(&root)
             .with_context(|| format!("remove old copy {}", root.display()))?;
     }
+    let paths = PathDeps::find(origin.crate_dir, origin.workspace_root, origin.work_dir);
     copy_tree(origin.crate_dir, &root, origin.work_dir)?;
     let support = &origin.support.dir;
     std::os::unix::fs::symlink(support, root.join(SUPPORT_LINK))
         .with_context(|| format!("link {} into {}", support.display(), root.display()))?;
+    paths.make_link(&root)?;
+    paths.fix_copied_manifests(&root)?;
     let manifest_path = root.join("Cargo.toml");
     let text =
         std::fs::read_to_string(origin.crate_dir.join("Cargo.toml")).context("read Cargo.toml")?;
-    let fixed = fix_manifest(&text, origin, support_deps)?;
+    let fixed = fix_manifest(&text, origin, support_deps, &paths)?;
     std::fs::write(&manifest_path, fixed).context("write the copy's Cargo.toml")?;
     let lock = origin.workspace_root.join("Cargo.lock");
     if lock.exists() {
@@ -288,17 +300,28 @@ pub fn copy_tree(from: &Path, to: &Path, skip: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Makes the copied manifest build from its new place: its own workspace, absolute paths for
-/// path dependencies, inherited workspace fields written out, and extra dev-dependencies.
-fn fix_manifest(text: &str, origin: &Origin, support_deps: &[&str]) -> Result<String> {
+/// Makes the copied manifest build from its new place: its own workspace, which carries the
+/// fields, dependencies and lints the user's workspace lets its members inherit and the
+/// `[patch]` and `[replace]` of its root, path dependencies by paths relative to the copy
+/// ([`paths`]), inherited fields written out, and extra dev-dependencies.
+fn fix_manifest(
+    text: &str,
+    origin: &Origin,
+    support_deps: &[&str],
+    paths: &PathDeps,
+) -> Result<String> {
     let mut doc: DocumentMut = text.parse().context("parse Cargo.toml")?;
-    let ws = workspace_tables(origin)?;
+    let root_doc = workspace_manifest(origin, &doc)?;
+    let ws = root_doc.as_ref().and_then(|d| d.get("workspace"));
+    let ws_table = |key: &str| ws.and_then(|w| w.get(key)).and_then(Item::as_table);
+    let here = Path::new("");
+    let crate_dir = normalize(origin.crate_dir);
+    let workspace_root = normalize(origin.workspace_root);
     if let Some(package) = doc.get_mut("package").and_then(Item::as_table_mut) {
         for (key, item) in package.iter_mut() {
             if is_inherited(item) {
-                let value = ws
-                    .as_ref()
-                    .and_then(|(pkg, _)| pkg.get(key.get()))
+                let value = ws_table("package")
+                    .and_then(|pkg| pkg.get(key.get()))
                     .with_context(|| {
                         format!(
                             "package.{} is inherited from a workspace that does not set it",
@@ -312,16 +335,16 @@ fn fix_manifest(text: &str, origin: &Origin, support_deps: &[&str]) -> Result<St
     for table in dependency_tables(&mut doc) {
         for (name, dep) in table.iter_mut() {
             if is_inherited(dep) {
-                let base = ws
-                    .as_ref()
-                    .and_then(|(_, deps)| deps.get(name.get()))
+                let base = ws_table("dependencies")
+                    .and_then(|deps| deps.get(name.get()))
                     .with_context(|| {
                         format!(
                             "dependency `{}` is inherited from a workspace that does not list it",
                             name.get()
                         )
                     })?;
-                let mut merged = inline_dep(base, origin.workspace_root);
+                let mut merged =
+                    inline_dep(base, |p| paths.path_from(here, &workspace_root.join(p)));
                 if let Some(extra) = dep.as_table_like() {
                     for (k, v) in extra.iter().filter(|(k, _)| *k != "workspace") {
                         if let Some(v) = v.as_value() {
@@ -331,7 +354,9 @@ fn fix_manifest(text: &str, origin: &Origin, support_deps: &[&str]) -> Result<St
                 }
                 *dep = Item::Value(TomlValue::InlineTable(merged));
             } else if dep.get("path").is_some() {
-                *dep = Item::Value(TomlValue::InlineTable(inline_dep(dep, origin.crate_dir)));
+                *dep = Item::Value(TomlValue::InlineTable(inline_dep(dep, |p| {
+                    paths.path_from(here, &crate_dir.join(p))
+                })));
             }
             if name.get() == crate::manifest::RUNTIME {
                 // Whatever the user's tests name (crates.io, a vendored copy, an older tool's
@@ -342,8 +367,45 @@ fn fix_manifest(text: &str, origin: &Origin, support_deps: &[&str]) -> Result<St
             }
         }
     }
+    // The copy is a workspace of its own, whose members (the copied path dependencies)
+    // inherit what they inherited in the user's.
+    let mut workspace = Table::new();
+    for key in ["package", "dependencies", "lints"] {
+        if let Some(item) = ws.and_then(|w| w.get(key)) {
+            workspace.insert(key, item.clone());
+        }
+    }
+    if let Some(deps) = workspace
+        .get_mut("dependencies")
+        .and_then(Item::as_table_mut)
+    {
+        paths.map_paths(deps, &workspace_root, here);
+    }
+    let excluded = paths.excluded();
+    if !excluded.is_empty() {
+        workspace.insert(
+            "exclude",
+            toml_edit::value(excluded.into_iter().collect::<toml_edit::Array>()),
+        );
+    }
     doc.remove("workspace");
-    doc.insert("workspace", Item::Table(Table::new()));
+    doc.insert("workspace", Item::Table(workspace));
+    // Cargo applies the patches of the workspace root's manifest alone.
+    for key in ["patch", "replace"] {
+        doc.remove(key);
+    }
+    if let Some(mut root) = root_doc {
+        for (section, table) in sections(&mut root) {
+            if matches!(section, Section::Patch | Section::Replace) {
+                paths.map_paths(table, &workspace_root, here);
+            }
+        }
+        for key in ["patch", "replace"] {
+            if let Some(item) = root.remove(key) {
+                doc.insert(key, item);
+            }
+        }
+    }
     let dev = doc
         .entry("dev-dependencies")
         .or_insert(Item::Table(Table::new()))
@@ -353,6 +415,21 @@ fn fix_manifest(text: &str, origin: &Origin, support_deps: &[&str]) -> Result<St
         dev.insert(name, Item::Value(TomlValue::InlineTable(support_dep(name))));
     }
     Ok(doc.to_string())
+}
+
+/// The manifest of the workspace root (the crate's own when it is the root), if it has one.
+fn workspace_manifest(origin: &Origin, own: &DocumentMut) -> Result<Option<DocumentMut>> {
+    if normalize(origin.workspace_root) == normalize(origin.crate_dir) {
+        return Ok(Some(own.clone()));
+    }
+    let path = origin.workspace_root.join("Cargo.toml");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(None);
+    };
+    let doc = text
+        .parse()
+        .with_context(|| format!("parse {}", path.display()))?;
+    Ok(Some(doc))
 }
 
 fn path_dep(path: &Path) -> toml_edit::InlineTable {
@@ -446,12 +523,8 @@ pub fn optimise_support(manifest: &Path) -> Result<()> {
         .with_context(|| format!("write {}", manifest.display()))
 }
 
-fn is_inherited(item: &Item) -> bool {
-    item.get("workspace").and_then(Item::as_bool) == Some(true)
-}
-
-/// A dependency as an inline table, its `path` made absolute against `base`.
-fn inline_dep(dep: &Item, base: &Path) -> toml_edit::InlineTable {
+/// A dependency as an inline table, its `path` (if any) as `path` maps it.
+fn inline_dep(dep: &Item, path: impl Fn(&str) -> String) -> toml_edit::InlineTable {
     let mut out = toml_edit::InlineTable::new();
     if let Some(version) = dep.as_str() {
         out.insert("version", version.into());
@@ -464,71 +537,19 @@ fn inline_dep(dep: &Item, base: &Path) -> toml_edit::InlineTable {
             }
         }
     }
-    if let Some(path) = out
-        .get("path")
-        .and_then(|p| p.as_str())
-        .map(|p| base.join(p))
-    {
-        out.insert("path", path.display().to_string().into());
+    if let Some(mapped) = out.get("path").and_then(|p| p.as_str()).map(&path) {
+        out.insert("path", mapped.into());
     }
     out
 }
 
+/// `[dependencies]`, `[dev-dependencies]` and `[build-dependencies]`, also under `[target]`.
 fn dependency_tables(doc: &mut DocumentMut) -> Vec<&mut Table> {
-    let mut out = Vec::new();
-    let names = ["dependencies", "dev-dependencies", "build-dependencies"];
-    let (plain, rest): (Vec<_>, Vec<_>) = doc
-        .as_table_mut()
-        .iter_mut()
-        .partition(|(k, _)| names.contains(&k.get()));
-    for (_, item) in plain {
-        if let Some(t) = item.as_table_mut() {
-            out.push(t);
-        }
-    }
-    for (key, item) in rest {
-        if key.get() != "target" {
-            continue;
-        }
-        if let Some(targets) = item.as_table_mut() {
-            for (_, target) in targets.iter_mut() {
-                if let Some(target) = target.as_table_mut() {
-                    for (k, deps) in target.iter_mut() {
-                        if names.contains(&k.get()) {
-                            if let Some(t) = deps.as_table_mut() {
-                                out.push(t);
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-    out
-}
-
-/// `[workspace.package]` and `[workspace.dependencies]` of the workspace root, if it has them.
-fn workspace_tables(origin: &Origin) -> Result<Option<(Table, Table)>> {
-    if origin.workspace_root == origin.crate_dir {
-        return Ok(None);
-    }
-    let path = origin.workspace_root.join("Cargo.toml");
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        return Ok(None);
-    };
-    let doc: DocumentMut = text
-        .parse()
-        .with_context(|| format!("parse {}", path.display()))?;
-    let Some(ws) = doc.get("workspace") else {
-        return Ok(None);
-    };
-    let table = |key: &str| {
-        ws.get(key)
-            .and_then(Item::as_table)
-            .cloned()
-            .unwrap_or_default()
-    };
-    Ok(Some((table("package"), table("dependencies"))))
+    sections(doc)
+        .into_iter()
+        .filter(|(section, _)| matches!(section, Section::Normal | Section::Dev))
+        .map(|(_, table)| table)
+        .collect()
 }
 
 /// Declares `extern crate <krate>;` (in tests) at the end of the copy's crate root: edition
@@ -668,5 +689,306 @@ mod tests {
             let real = std::fs::read_to_string(crate_dir(name).join("Cargo.toml")).unwrap();
             assert_eq!(dependencies(carried), dependencies(&real), "{name}");
         }
+    }
+
+    /// Writes `files` (path below the directory, text) to a new temporary directory; a
+    /// package's `src/lib.rs` comes with its manifest.
+    fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (rel, text) in files {
+            let path = dir.path().join(rel);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, text).unwrap();
+            if rel.ends_with("Cargo.toml") && text.contains("[package]") {
+                let lib = path.parent().unwrap().join("src/lib.rs");
+                std::fs::create_dir_all(lib.parent().unwrap()).unwrap();
+                std::fs::write(lib, "pub fn f() {}\n").unwrap();
+            }
+        }
+        dir
+    }
+
+    /// The copy of the crate in `<workspace>/<member>` (in a work directory of its own).
+    fn copy_of(workspace: &Path, member: &str) -> (tempfile::TempDir, Shadow) {
+        let work = tempfile::tempdir().unwrap();
+        let support = crate::support::Support {
+            dir: work.path().join("support"),
+            target_dir: work.path().join("target"),
+        };
+        let crate_dir = workspace.join(member);
+        let origin = Origin {
+            crate_dir: &crate_dir,
+            workspace_root: workspace,
+            work_dir: work.path(),
+            support: &support,
+            cargo_args: &[],
+        };
+        let shadow = copy_crate(&origin, "shadow", &[]).unwrap();
+        (work, shadow)
+    }
+
+    fn manifest_at(dir: &Path) -> DocumentMut {
+        std::fs::read_to_string(dir.join("Cargo.toml"))
+            .unwrap()
+            .parse()
+            .unwrap()
+    }
+
+    /// The name of the link in the copy's `.hermetic-paths`, and where it points.
+    fn link(shadow: &Shadow) -> (String, PathBuf) {
+        let dir = shadow.root.join(paths::PATHS_DIR);
+        let entries: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(entries.len(), 1, "one link in {}", dir.display());
+        let name = entries[0].file_name().to_string_lossy().into_owned();
+        (name, std::fs::read_link(entries[0].path()).unwrap())
+    }
+
+    /// The manifests of the packages cargo builds the copy from (`cargo metadata`, offline:
+    /// the trees of these tests have no registry dependencies).
+    fn packages_cargo_reads(shadow: &Shadow) -> Vec<PathBuf> {
+        let out = std::process::Command::new(std::env::var_os("CARGO").unwrap_or("cargo".into()))
+            .args([
+                "metadata",
+                "--offline",
+                "--format-version",
+                "1",
+                "--manifest-path",
+            ])
+            .arg(shadow.root.join("Cargo.toml"))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let meta: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut paths: Vec<PathBuf> = meta["packages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| PathBuf::from(p["manifest_path"].as_str().unwrap()))
+            .collect();
+        paths.sort();
+        paths
+    }
+
+    const WORKSPACE: &[(&str, &str)] = &[
+        (
+            "Cargo.toml",
+            "[workspace]\nmembers = [\"app\", \"common\", \"libs/util\", \"words\"]\n\n\
+             [workspace.package]\nversion = \"0.3.0\"\nedition = \"2021\"\n\n\
+             [workspace.dependencies]\nutil = { path = \"libs/util\" }\n\n\
+             [patch.crates-io]\nfake = { path = \"libs/fake\" }\n",
+        ),
+        (
+            "app/Cargo.toml",
+            "[package]\nname = \"app\"\nversion.workspace = true\nedition.workspace = true\n\n\
+             [dependencies]\nsettings = { path = \"settings\" }\ncommon = { path = \"../common\" }\n\
+             util.workspace = true\ntext = { path = \"../words\", package = \"words\" }\n\n\
+             [build-dependencies.helper]\npath = \"../helper\"\n",
+        ),
+        (
+            "app/settings/Cargo.toml",
+            "[package]\nname = \"settings\"\nversion.workspace = true\nedition = \"2021\"\n\n\
+             [dependencies]\nwords = { path = \"../../words\" }\n",
+        ),
+        (
+            "common/Cargo.toml",
+            "[package]\nname = \"common\"\nversion.workspace = true\nedition = \"2021\"\n\n\
+             [dependencies]\nutil = { path = \"../libs/util\" }\n\n\
+             [dev-dependencies]\nfar = { path = \"../../far\" }\n",
+        ),
+        (
+            "libs/util/Cargo.toml",
+            "[package]\nname = \"util\"\nversion = \"0.3.0\"\nedition = \"2021\"\n",
+        ),
+        (
+            "libs/fake/Cargo.toml",
+            "[package]\nname = \"fake\"\nversion = \"1.0.0\"\nedition = \"2021\"\n",
+        ),
+        (
+            "words/Cargo.toml",
+            "[package]\nname = \"words\"\nversion.workspace = true\nedition = \"2021\"\n",
+        ),
+        (
+            "helper/Cargo.toml",
+            "[package]\nname = \"helper\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+        ),
+    ];
+
+    #[test]
+    fn path_dependencies_lead_into_the_copy_or_through_the_link() {
+        let ws = tree(WORKSPACE);
+        let (_work, shadow) = copy_of(ws.path(), "app");
+        let (name, target) = link(&shadow);
+        assert_eq!(target, ws.path());
+        let linked = |rel: &str| format!(".hermetic-paths/{name}/{rel}");
+        let doc = manifest_at(&shadow.root);
+        let path = |item: &Item| item["path"].as_str().unwrap().to_string();
+        let deps = &doc["dependencies"];
+        // Inside the crate: the copy's own copy, by the path as written.
+        assert_eq!(path(&deps["settings"]), "settings");
+        // Beside it: through the link, however they are written.
+        assert_eq!(path(&deps["common"]), linked("common"));
+        assert_eq!(path(&deps["util"]), linked("libs/util"));
+        assert_eq!(path(&deps["text"]), linked("words"));
+        assert_eq!(deps["text"]["package"].as_str(), Some("words"));
+        assert_eq!(path(&doc["build-dependencies"]["helper"]), linked("helper"));
+        assert_eq!(doc["package"]["version"].as_str(), Some("0.3.0"));
+        // The workspace's inherited tables and patches, by paths from the copy.
+        let workspace = &doc["workspace"];
+        assert_eq!(
+            workspace["exclude"]
+                .as_array()
+                .unwrap()
+                .get(0)
+                .and_then(|v| v.as_str()),
+            Some(".hermetic-paths")
+        );
+        assert_eq!(workspace["package"]["version"].as_str(), Some("0.3.0"));
+        assert_eq!(
+            path(&workspace["dependencies"]["util"]),
+            linked("libs/util")
+        );
+        assert_eq!(
+            path(&doc["patch"]["crates-io"]["fake"]),
+            linked("libs/fake")
+        );
+        // The copied package's path out of the crate goes through the link too.
+        let settings = manifest_at(&shadow.root.join("settings"));
+        assert_eq!(
+            path(&settings["dependencies"]["words"]),
+            format!("../{}", linked("words"))
+        );
+        // No manifest of the copy names the user's tree.
+        for manifest in [
+            shadow.root.join("Cargo.toml"),
+            shadow.root.join("settings/Cargo.toml"),
+        ] {
+            let text = std::fs::read_to_string(&manifest).unwrap();
+            assert!(
+                !text.contains(&ws.path().display().to_string()),
+                "{}:\n{text}",
+                manifest.display()
+            );
+        }
+        // Cargo builds every package from below the copy, `words` (named by the crate,
+        // `settings` and nobody else) once, `util` (named by the workspace and by `common`'s
+        // `../libs/util`) once.
+        let at = |rel: &str| shadow.root.join(rel).join("Cargo.toml");
+        let mut expected = [
+            at(""),
+            at(&linked("common")),
+            at(&linked("helper")),
+            at(&linked("libs/util")),
+            at(&linked("words")),
+            at("settings"),
+        ];
+        expected.sort();
+        assert_eq!(packages_cargo_reads(&shadow), expected);
+    }
+
+    #[test]
+    fn the_link_is_named_by_the_files_behind_it_not_by_where_they_lie() {
+        let near = tree(WORKSPACE);
+        let far = tempfile::tempdir().unwrap();
+        let far_ws = far.path().join("a/longer/path/to/the/workspace");
+        for (rel, bytes) in snapshot(near.path()) {
+            let dest = far_ws.join(rel);
+            std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+            std::fs::write(dest, bytes).unwrap();
+        }
+        let name = |ws: &Path| link(&copy_of(ws, "app").1).0;
+        assert_eq!(name(near.path()), name(&far_ws));
+        // The crate's own files are copied, not linked: they do not change the name.
+        std::fs::write(far_ws.join("app/src/lib.rs"), "pub fn g() {}\n").unwrap();
+        assert_eq!(name(near.path()), name(&far_ws));
+        // Another checkout's sibling with other sources gets a name of its own, so that cargo
+        // never takes one's build for the other's.
+        std::fs::write(far_ws.join("words/src/lib.rs"), "pub fn g() {}\n").unwrap();
+        assert_ne!(name(near.path()), name(&far_ws));
+    }
+
+    fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+        walkdir::WalkDir::new(dir)
+            .into_iter()
+            .map(Result::unwrap)
+            .filter(|e| e.file_type().is_file())
+            .map(|e| {
+                let rel = e.path().strip_prefix(dir).unwrap().to_path_buf();
+                (rel, std::fs::read(e.path()).unwrap())
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_package_in_the_crate_that_a_linked_one_uses_is_linked_too() {
+        let ws = tree(&[
+            (
+                "Cargo.toml",
+                "[workspace]\nmembers = [\"app\", \"common\"]\n",
+            ),
+            (
+                "app/Cargo.toml",
+                "[package]\nname = \"app\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+                 [dependencies]\nsettings = { path = \"settings\" }\n\
+                 common = { path = \"../common\" }\n",
+            ),
+            (
+                "app/settings/Cargo.toml",
+                "[package]\nname = \"settings\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+            ),
+            (
+                "common/Cargo.toml",
+                "[package]\nname = \"common\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n\
+                 [dependencies]\nsettings = { path = \"../app/settings\" }\n",
+            ),
+        ]);
+        let (_work, shadow) = copy_of(ws.path(), "app");
+        let (name, _) = link(&shadow);
+        let doc = manifest_at(&shadow.root);
+        assert_eq!(
+            doc["dependencies"]["settings"]["path"].as_str(),
+            Some(format!(".hermetic-paths/{name}/app/settings").as_str())
+        );
+        // One `settings`, not the copy's and the user's.
+        assert_eq!(packages_cargo_reads(&shadow).len(), 3);
+    }
+
+    #[test]
+    fn a_crate_that_is_its_own_workspace_root_keeps_what_its_members_inherit() {
+        let ws = tree(&[
+            (
+                "Cargo.toml",
+                "[package]\nname = \"app\"\nversion.workspace = true\nedition = \"2021\"\n\n\
+                 [dependencies]\nsettings = { path = \"settings\" }\n\n\
+                 [workspace]\nmembers = [\"settings\"]\n\n\
+                 [workspace.package]\nversion = \"0.4.0\"\n",
+            ),
+            (
+                "settings/Cargo.toml",
+                "[package]\nname = \"settings\"\nversion.workspace = true\nedition = \"2021\"\n",
+            ),
+        ]);
+        let (_work, shadow) = copy_of(ws.path(), "");
+        let doc = manifest_at(&shadow.root);
+        assert_eq!(doc["package"]["version"].as_str(), Some("0.4.0"));
+        assert_eq!(
+            doc["dependencies"]["settings"]["path"].as_str(),
+            Some("settings")
+        );
+        assert!(doc["workspace"].get("exclude").is_none());
+        assert!(!shadow.root.join(paths::PATHS_DIR).exists());
+        assert_eq!(
+            packages_cargo_reads(&shadow),
+            [
+                shadow.root.join("Cargo.toml"),
+                shadow.root.join("settings/Cargo.toml")
+            ]
+        );
     }
 }

@@ -86,6 +86,51 @@ fn where_the_crate_lies_does_not_change_the_files() {
 }
 
 #[test]
+fn where_a_crate_with_path_dependencies_lies_does_not_change_the_files() {
+    // Issue 14 again, for a member of a workspace: `shop` depends on a crate inside its
+    // directory (`codes`) and on two beside it (`prices`, inherited from the workspace, and
+    // `words`, renamed `text`, which `codes` and `prices` use too). The copy reaches them by
+    // paths relative to itself, so their builds, and with them the driver's layout, are the
+    // same wherever the workspace lies: `shelf::at_printer` compares its argument with the
+    // address of `codes::code`, which the search finds (through the comparison) and writes
+    // into a test. That test depends on the executable, so verification is off (`cargo test`
+    // builds another); mutation analysis is off to keep the test short.
+    // Both runs have their work directory in one target directory (`CARGO_TARGET_DIR`), at
+    // paths of one length: the driver names its dispatch modules by their absolute paths there
+    // (`driver/build.rs`), which would move the layout with a work directory inside the
+    // workspace's own `target`.
+    let target = tempfile::tempdir().expect("tempdir");
+    let generate_at = |dirs: &str| {
+        let fixture = Fixture::copy_member("monorepo", "shop", dirs);
+        let run = fixture
+            .generate()
+            .seed(4)
+            .max_executions(2_000)
+            .jobs(2)
+            .args(["--no-verify", "--mutation", "off"])
+            .env("CARGO_TARGET_DIR", target.path())
+            .run();
+        run.assert_success();
+        check_generated_files(&fixture, &run);
+        assert!(
+            !run.uncovered_functions()
+                .iter()
+                .any(|f| f.ends_with("at_printer")),
+            "the search did not find the address:\n{}",
+            run.describe()
+        );
+        fixture.generated_files()
+    };
+    let near = generate_at("");
+    let far = generate_at("a/much/longer/path/to/where/the/workspace/lies/than/the/first/copy/has");
+    assert_identical(
+        &near,
+        &far,
+        "monorepo/shop, --seed 4 --max-executions 2000, copies at two paths of different lengths",
+    );
+}
+
+#[test]
 fn number_of_jobs_does_not_change_the_files() {
     // triangle's compiler checks stay uncovered, so the search runs all its executions.
     let one = generate("triangle", 3, 3_000, 1);

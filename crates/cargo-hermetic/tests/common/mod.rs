@@ -271,6 +271,14 @@ impl Fixture {
         }
     }
 
+    /// Copies the fixture, a workspace, to `<tmp>/<dirs>/<name>`, and stands for its member
+    /// crate in `<name>/<member>`: runs, `cargo test` and the generated files are the member's.
+    pub fn copy_member(name: &str, member: &str, dirs: &str) -> Fixture {
+        let mut fixture = Fixture::copy_under(name, dirs);
+        fixture.root = fixture.root.join(member);
+        fixture
+    }
+
     pub fn manifest(&self) -> PathBuf {
         self.root.join("Cargo.toml")
     }
