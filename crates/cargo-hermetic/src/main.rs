@@ -12,6 +12,7 @@ mod commit;
 mod driver;
 mod emit;
 mod errors;
+mod fnv;
 mod generate;
 mod html;
 mod isolate;

@@ -14,6 +14,7 @@
 //! `.hermetic/cases/<package>/sources` at the workspace root, with the cases.
 
 use crate::emit::GENERATED_MARKER;
+use crate::fnv::Fnv;
 use crate::kept::CASES_DIR;
 use std::path::{Path, PathBuf};
 
@@ -106,24 +107,6 @@ pub fn record(
 fn generated(bytes: &[u8]) -> bool {
     let first = bytes.split(|&b| b == b'\n').next().unwrap_or_default();
     String::from_utf8_lossy(first).contains(GENERATED_MARKER)
-}
-
-/// 64-bit FNV-1a: stable across toolchains and machines (std's hashers promise neither).
-struct Fnv(u64);
-
-impl Default for Fnv {
-    fn default() -> Self {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl Fnv {
-    fn add(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 ^= u64::from(b);
-            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
 }
 
 #[cfg(test)]

@@ -21,6 +21,7 @@ const LAYERS: &[&[&str]] = &[
         "test_case",
         "skip",
         "errors",
+        "fnv",
         "rust_syntax",
         "mock_syntax",
         "cargo",

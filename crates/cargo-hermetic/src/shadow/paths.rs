@@ -26,6 +26,7 @@
 //! crate's directory, through the link). Paths that no package reached names (an unused
 //! `[workspace.dependencies]` entry outside the linked directory) stay absolute.
 
+use crate::fnv::Fnv;
 use anyhow::{Context, Result};
 use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
@@ -518,21 +519,4 @@ fn common_ancestor<'a>(paths: impl IntoIterator<Item = &'a PathBuf>) -> PathBuf 
         }
     }
     common
-}
-
-/// FNV-1a, 64 bits: the same in every run, build and machine.
-struct Fnv(u64);
-
-impl Default for Fnv {
-    fn default() -> Self {
-        Fnv(0xcbf2_9ce4_8422_2325)
-    }
-}
-
-impl Fnv {
-    fn add(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
-        }
-    }
 }
