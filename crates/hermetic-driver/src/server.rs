@@ -810,7 +810,12 @@ impl Answer {
         if n > counters || !matches!(answer[0], KEPT | RETIRED) {
             return None;
         }
-        let covered = (0..n).map(|_| u32_at(from)).collect::<Option<Vec<u32>>>()?;
+        let mut bytes = vec![0u8; 4 * n];
+        from.read_exact(&mut bytes).ok()?;
+        let covered = bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
         let len = u32_at(from)? as usize;
         if len > REPORT_MAX {
             return None;
@@ -951,7 +956,9 @@ impl Pipeline<'_> {
                 )
             }
             Ended::Died(status) => {
+                // Reaped already.
                 self.worker = None;
+                self.queue.iter_mut().for_each(|q| q.sent = false);
                 let (head, body) = report_after(Some(status), shared);
                 (head, body.map(<[u8]>::to_vec))
             }
@@ -1359,7 +1366,12 @@ mod tests {
         returning(Observed::Int(SEEN.fetch_add(1, Ordering::SeqCst).into()))
     }
 
-    const ENTRIES: [Entry; 3] = [bump, pure, seen];
+    /// Ends its process, as a crash does.
+    fn die(_: &[Value], _: &mut Slots) -> Result<Returned, DecodeError> {
+        std::process::abort()
+    }
+
+    const ENTRIES: [Entry; 4] = [bump, pure, seen, die];
 
     /// The driver [`run_sequence`] starts: this test binary, serving [`ENTRIES`].
     #[test]
@@ -1431,6 +1443,7 @@ mod tests {
                 .map_or(head.clone(), |r| r.completed_by(head));
             reports.push(serde_json::to_string(&report).unwrap());
         };
+        let mut text = Vec::new();
         for &(callable, arg) in calls {
             let request = Request::Exec {
                 calls: vec![Call {
@@ -1445,14 +1458,16 @@ mod tests {
                 warm_up: false,
                 reuse: true,
             };
-            let mut text = serde_json::to_vec(&request).unwrap();
+            serde_json::to_writer(&mut text, &request).unwrap();
             text.push(b'\n');
-            requests.write_all(&text).unwrap();
             if !ahead {
+                requests.write_all(&std::mem::take(&mut text)).unwrap();
                 read_report(&mut replies);
             }
         }
         if ahead {
+            // In one write: the server finds them all waiting.
+            requests.write_all(&text).unwrap();
             calls.iter().for_each(|_| read_report(&mut replies));
         }
         drop(requests);
@@ -1507,6 +1522,33 @@ mod tests {
         // above can fail.
         let carried = run_sequence(&calls, &[(SHARED_CHILD_ENV, "1".into())]);
         assert_eq!(returned(&carried[5]), Observed::Str("again".into()));
+    }
+
+    #[test]
+    fn requests_handed_to_a_worker_that_dies_run_in_the_next_one() {
+        const PURE: usize = 1;
+        const DIE: usize = 3;
+        let calls = [
+            (PURE, 1),
+            (DIE, 0),
+            (PURE, 2),
+            (DIE, 0),
+            (PURE, 3),
+            (PURE, 4),
+        ];
+        // A watched static: executions share a worker.
+        let count = &COUNT as *const _ as usize - coverage::load_base();
+        let watched = [(crate::protocol::WATCHED_STATICS_ENV, format!("{count:x}+8"))];
+        let reports = run_requests(&calls, &watched, true);
+        assert_eq!(reports, run_sequence(&calls, &[]));
+        for (i, n) in [(0, 2), (2, 4), (4, 6), (5, 8)] {
+            assert_eq!(returned(&reports[i]), Observed::Int(n), "execution {i}");
+        }
+        let died: ExecReport = serde_json::from_str(&reports[1]).unwrap();
+        assert!(
+            matches!(died.outcome, Outcome::Crashed { signal, .. } if signal == libc::SIGABRT),
+            "{died:?}"
+        );
     }
 
     #[test]
