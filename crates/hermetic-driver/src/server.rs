@@ -1500,7 +1500,7 @@ mod tests {
         let count = &COUNT as *const _ as usize - base;
         let watched = (crate::protocol::WATCHED_STATICS_ENV, format!("{count:x}+8"));
         let fresh = run_sequence(&calls, &[]);
-        let reused = run_sequence(&calls, &[watched.clone()]);
+        let reused = run_sequence(&calls, std::slice::from_ref(&watched));
         // Without the list every execution has a child of its own; with it, the first ones
         // share one until a bump changes the counter.
         let zero = Observed::Int(0);
