@@ -90,6 +90,11 @@ impl Sandbox {
         self.log.set_tag(stmt as u32 | DROPPING);
     }
 
+    /// The number of refusals since the last reset.
+    pub fn count(&self) -> u32 {
+        self.log.count()
+    }
+
     /// Refusals since the last reset (with the statement each happened in), and their number
     /// (the described ones may be fewer).
     pub fn refusals(&self) -> (u32, Vec<Refusal>) {

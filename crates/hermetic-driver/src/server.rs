@@ -11,14 +11,14 @@
 
 use crate::coverage;
 use crate::environment;
+use crate::protocol::EnvSpec;
 use crate::protocol::{Call, DecodeError, ExecReport, Hello, Outcome, Request, StmtReport, Value};
-use crate::protocol::{EnvReport, EnvSpec};
 use crate::sandbox;
 use crate::slots::Slots;
 use crate::Observed;
 use std::any::Any;
 use std::io::{BufRead, Write};
-use std::os::fd::FromRawFd;
+use std::os::fd::{AsRawFd, FromRawFd};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 
@@ -116,14 +116,20 @@ impl Shared {
         }
     }
 
+    /// Before an execution: forgets the last one's counters, report and refusals.
     fn reset(&self) {
+        self.reset_execution();
+        self.sandbox.reset();
+    }
+
+    /// As `reset` but for the refusals, which the server's log holds (a worker's reset).
+    fn reset_execution(&self) {
         let h = self.header();
         h.stmt.store(0, Ordering::SeqCst);
         h.timed_out.store(false, Ordering::SeqCst);
         h.stack_overflow.store(false, Ordering::SeqCst);
         h.report_len.store(0, Ordering::SeqCst);
         self.counters().fill(0);
-        self.sandbox.reset();
     }
 }
 
@@ -164,8 +170,28 @@ pub fn serve(entries: &[Entry]) {
     let mut line = String::new();
     let shared_child = std::env::var_os(SHARED_CHILD_ENV).is_some();
     let watch = crate::carryover::Watch::from_env(base);
-    let mut worker: Option<Worker> = None;
+    let mut pipeline = Pipeline {
+        entries,
+        shared: &shared,
+        reuse: if shared_child {
+            Some(Reuse::Always)
+        } else {
+            watch.as_ref().map(Reuse::WhileUnchanged)
+        },
+        worker: None,
+        queue: std::collections::VecDeque::new(),
+        lockstep: false,
+    };
     loop {
+        // While the worker has executions, a request is read only when one is there: the
+        // engine may be waiting for their reports before it sends more.
+        if pipeline.busy() && !request_waiting(&requests) {
+            pipeline.answer_front(&mut reply);
+            continue;
+        }
+        if !request_waiting(&requests) {
+            reply.flush().expect("hermetic driver: write reply");
+        }
         line.clear();
         if requests.read_line(&mut line).unwrap_or(0) == 0 {
             return;
@@ -181,38 +207,60 @@ pub fn serve(entries: &[Entry]) {
                 warm_up,
                 reuse,
             }) => {
+                // A warm-up run sets statics on purpose, and a mutant's run decides a verdict:
+                // both in a fresh child. Only inside a virtual environment, and with the checks
+                // of what a case left behind (they are off with the sandbox).
+                let in_worker = shared_child
+                    || (reuse && !warm_up && mutant == 0 && env.is_some() && sandbox::enabled());
+                if in_worker && pipeline.reuse.is_some() {
+                    pipeline.push(&line, timeout_ms, &mut reply);
+                    continue;
+                }
+                pipeline.drain(&mut reply);
                 // Set before the fork: the child inherits the switch.
                 crate::mutant::set_active(mutant, report_reached, max_site_evaluations);
-                // A warm-up run sets statics on purpose, and a mutant's run decides a verdict:
-                // both in a fresh child.
-                let reused = if shared_child {
-                    Some(Reuse::Always)
-                } else {
-                    watch
-                        .as_ref()
-                        // Only inside a virtual environment, and with the checks of what a
-                        // case left behind (they are off with the sandbox).
-                        .filter(|_| {
-                            reuse && !warm_up && mutant == 0 && env.is_some() && sandbox::enabled()
-                        })
-                        .map(Reuse::WhileUnchanged)
+                let case = Case {
+                    calls: &calls,
+                    env: &env,
+                    warm_up,
                 };
-                // The child's wait status when it ended, `None` when it finished and lives on.
-                let status = if let Some(reuse) = reused {
-                    run_in_worker(&mut worker, entries, &line, timeout_ms, &shared, reuse)
-                } else {
-                    let case = Case {
-                        calls: &calls,
-                        env: &env,
-                        warm_up,
-                    };
-                    run_forked(entries, &case, timeout_ms, &shared, worker.as_ref())
-                };
-                send_report(&mut reply, status, &shared);
+                let status = run_forked(
+                    entries,
+                    &case,
+                    timeout_ms,
+                    &shared,
+                    pipeline.worker.as_ref(),
+                );
+                let (head, body) = report_after(status, &shared);
+                write_report(&mut reply, &head, body);
             }
             Ok(Request::Quit) => return,
             Err(e) => panic!("hermetic driver: bad request: {e}"),
         }
+    }
+}
+
+/// Whether a request can be read without waiting for the engine (a whole line buffered, or
+/// bytes in the pipe).
+fn request_waiting(requests: &std::io::BufReader<std::fs::File>) -> bool {
+    use std::os::fd::AsRawFd;
+    requests.buffer().contains(&b'\n') || readable(requests.get_ref().as_raw_fd(), 0)
+}
+
+/// Whether `fd` has something to read (or its writer closed it) within `ms` milliseconds.
+fn readable(fd: i32, ms: u64) -> bool {
+    loop {
+        let mut pfd = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd.
+        let r = unsafe { libc::poll(&mut pfd, 1, ms.min(i32::MAX as u64) as i32) };
+        if r < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+            continue;
+        }
+        return r > 0;
     }
 }
 
@@ -223,18 +271,17 @@ fn send<T: serde::Serialize>(out: &mut impl Write, msg: &T) {
         .expect("hermetic driver: write reply");
 }
 
-/// Sends an execution's report in its two lines (`ExecReport`): what the server saw, then
+/// Writes an execution's report in its two lines (`ExecReport`): what the server saw, then
 /// the child's report bytes as it wrote them, undecoded (decoding and encoding them again
 /// here cost more than the rest of the server's work). Bytes with a line break in them are
-/// not a report the child's encoder wrote (it escapes line breaks): `null` instead.
-fn send_report(out: &mut impl Write, status: Option<i32>, shared: &Shared) {
-    let (head, body) = report_after(status, shared);
-    serde_json::to_writer(&mut *out, &head).expect("hermetic driver: encode reply");
+/// not a report the child's encoder wrote (it escapes line breaks): `null` instead. Not
+/// flushed: the server flushes before it waits.
+fn write_report(out: &mut impl Write, head: &ExecReport, body: Option<&[u8]>) {
+    serde_json::to_writer(&mut *out, head).expect("hermetic driver: encode reply");
     let body = body.filter(|b| !b.contains(&b'\n')).unwrap_or(b"null");
     out.write_all(b"\n")
         .and_then(|_| out.write_all(body))
         .and_then(|_| out.write_all(b"\n"))
-        .and_then(|_| out.flush())
         .expect("hermetic driver: write reply");
 }
 
@@ -272,38 +319,37 @@ fn run_forked(
     Some(wait_with_timeout(pid, timeout_ms, shared))
 }
 
+/// The counters an execution hit, as the shared area holds them.
+fn covered(shared: &Shared) -> Vec<u32> {
+    shared
+        .counters()
+        .iter()
+        .enumerate()
+        .filter(|(_, &c)| c != 0)
+        .map(|(i, _)| i as u32)
+        .collect()
+}
+
+/// What the server saw of an execution: `outcome` unless the child's own report says
+/// otherwise, the counters hit, and the refusals the sandbox logged.
+fn server_view(outcome: Outcome, covered: Vec<u32>, shared: &Shared) -> ExecReport {
+    let (sandbox_blocked, refusals) = shared.sandbox.refusals();
+    ExecReport {
+        covered,
+        sandbox_blocked,
+        refusals,
+        ..ExecReport::empty(outcome)
+    }
+}
+
 /// What an execution left in the shared area: the report of what the server saw, and the
 /// child's own report (bytes to decode, then complete with the first: `ExecReport`) when it
 /// finished the case. `status` is the child's wait status when it ended, `None` when it
 /// finished the case and lives on (a shared child).
 fn report_after(status: Option<i32>, shared: &Shared) -> (ExecReport, Option<&[u8]>) {
     let header = shared.header();
-    let (sandbox_blocked, refusals) = shared.sandbox.refusals();
     let stmt = header.stmt.load(Ordering::SeqCst) as usize;
-    let covered: Vec<u32> = shared
-        .counters()
-        .iter()
-        .enumerate()
-        .filter(|(_, &c)| c != 0)
-        .map(|(i, _)| i as u32)
-        .collect();
-    let crashed = |outcome| ExecReport {
-        outcome,
-        stmts: Vec::new(),
-        covered: covered.clone(),
-        cmp_ints: Vec::new(),
-        cmp_bytes: Vec::new(),
-        cmp_closest: Vec::new(),
-        cmp_last: Vec::new(),
-        env: EnvReport::default(),
-        sandbox_blocked,
-        refusals: refusals.clone(),
-        mock_calls: Vec::new(),
-        fake_calls: Vec::new(),
-        reached_mutants: Vec::new(),
-        site_evaluations: 0,
-        finals: Vec::new(),
-    };
+    let crashed = |outcome| server_view(outcome, covered(shared), shared);
     if let Some(status) = status.filter(|&s| libc::WIFSIGNALED(s)) {
         let outcome = Outcome::Crashed {
             stmt,
@@ -488,7 +534,10 @@ struct Worker {
     pid: libc::pid_t,
     /// Request lines go to the child here.
     requests: std::fs::File,
-    /// The child writes a byte here after each execution: [`KEPT`] or [`RETIRED`].
+    /// The bytes `requests` holds: requests are handed ahead only while they fit, so a write
+    /// never waits for a worker that waits for the server to read its answers.
+    capacity: usize,
+    /// The child answers each execution here ([`answer_bytes`]).
     done: std::fs::File,
 }
 
@@ -518,7 +567,17 @@ enum Reuse<'w> {
 const KEPT: u8 = 1;
 const RETIRED: u8 = 2;
 
-fn pipe_pair() -> (std::fs::File, std::fs::File) {
+/// Requests handed to a worker before it answered the ones before them: it runs one
+/// execution after another while the server forwards reports (a round trip through three
+/// processes per execution cost more than the execution).
+const AHEAD: usize = 16;
+/// The size asked for the worker's pipes (the system's default limit for an unprivileged
+/// process).
+const PIPE_BYTES: i32 = 1 << 20;
+
+/// A pipe (read end, write end) of [`PIPE_BYTES`] where the system allows, and the bytes it
+/// holds.
+fn pipe_pair() -> (std::fs::File, std::fs::File, usize) {
     let mut fds = [0; 2];
     // SAFETY: pipe2 fills the array on success; each end is owned by one File from here on.
     unsafe {
@@ -526,16 +585,19 @@ fn pipe_pair() -> (std::fs::File, std::fs::File) {
             libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) == 0,
             "hermetic driver: cannot create a pipe"
         );
+        libc::fcntl(fds[1], libc::F_SETPIPE_SZ, PIPE_BYTES);
+        let capacity = libc::fcntl(fds[1], libc::F_GETPIPE_SZ).max(4096) as usize;
         (
             std::fs::File::from_raw_fd(fds[0]),
             std::fs::File::from_raw_fd(fds[1]),
+            capacity,
         )
     }
 }
 
 fn spawn_worker(entries: &[Entry], shared: &Shared, reuse: Reuse) -> Worker {
-    let (request_read, request_write) = pipe_pair();
-    let (done_read, done_write) = pipe_pair();
+    let (request_read, request_write, capacity) = pipe_pair();
+    let (done_read, done_write, _) = pipe_pair();
     // SAFETY: the child only serves executions and leaves with `_exit`.
     let pid = unsafe { libc::fork() };
     assert!(pid >= 0, "hermetic driver: fork failed");
@@ -580,6 +642,7 @@ fn spawn_worker(entries: &[Entry], shared: &Shared, reuse: Reuse) -> Worker {
     Worker {
         pid,
         requests: request_write,
+        capacity,
         done: done_read,
     }
 }
@@ -619,6 +682,7 @@ impl InWorker<'_> {
             // Whether this thread is still as a fresh one (its stack's low end noted, its
             // watched thread-locals unset).
             let mut fresh_still = true;
+            self.shared.reset_execution();
             if let Ok(Request::Exec {
                 calls,
                 env,
@@ -682,79 +746,260 @@ impl InWorker<'_> {
             }
             kept = change.is_none();
         }
-        let answer = if kept { KEPT } else { RETIRED };
-        if done.write_all(&[answer]).is_err() || !kept {
+        if done.write_all(&answer_bytes(kept, self.shared)).is_err() || !kept {
             // SAFETY: as in `run_child`.
             unsafe { libc::_exit(0) }
         }
     }
 }
 
-/// Runs one execution in the worker, starting one when there is none (the first time, or
-/// after the last one left, crashed or hung).
-fn run_in_worker(
-    worker: &mut Option<Worker>,
-    entries: &[Entry],
-    request_line: &str,
-    timeout_ms: u64,
-    shared: &Shared,
-    reuse: Reuse,
-) -> Option<i32> {
-    shared.reset();
-    let w = worker.get_or_insert_with(|| spawn_worker(entries, shared, reuse));
-    let sent = w
-        .requests
-        .write_all(request_line.trim_end().as_bytes())
-        .and_then(|_| w.requests.write_all(b"\n"));
-    let ended = match sent {
-        Ok(()) => wait_for_worker(w, timeout_ms, shared),
-        Err(_) => Ended::Died(reap(w.pid)),
+/// What a worker writes after each execution: [`KEPT`] or [`RETIRED`], the statement it
+/// reached (`u32`), the counters it hit (a `u32` count, then each index as a `u32`), and its
+/// report's bytes (a `u32` length, then the bytes; all little-endian). The refusals are the
+/// server's to add: only its log is beyond the code's reach.
+fn answer_bytes(kept: bool, shared: &Shared) -> Vec<u8> {
+    let header = shared.header();
+    let stmt = header.stmt.load(Ordering::SeqCst);
+    let covered = covered(shared);
+    let len = header.report_len.load(Ordering::SeqCst);
+    let fallback;
+    let body = match shared.report().get(..len).filter(|b| !b.is_empty()) {
+        Some(body) => body,
+        // No report (it did not fit): as a child that left without one.
+        None => {
+            let outcome = Outcome::Exited {
+                stmt: stmt as usize,
+                code: 0,
+            };
+            fallback = serde_json::to_vec(&ExecReport::empty(outcome))
+                .expect("hermetic driver: encode report");
+            &fallback
+        }
     };
-    match ended {
-        Ended::Kept => None,
-        Ended::Retired => {
-            // It finished the case and left; the next execution starts a new one.
+    let mut out = Vec::with_capacity(13 + 4 * covered.len() + body.len());
+    out.push(if kept { KEPT } else { RETIRED });
+    out.extend(stmt.to_le_bytes());
+    out.extend((covered.len() as u32).to_le_bytes());
+    covered.iter().for_each(|c| out.extend(c.to_le_bytes()));
+    out.extend((body.len() as u32).to_le_bytes());
+    out.extend(body);
+    out
+}
+
+/// A worker's answer, as [`answer_bytes`] wrote it.
+struct Answer {
+    kept: bool,
+    stmt: u32,
+    covered: Vec<u32>,
+    body: Vec<u8>,
+}
+
+impl Answer {
+    /// Reads one answer; `None` when the pipe ends first or the answer is out of bounds (the
+    /// worker died, or the code under test wrote to the pipe).
+    fn read(from: &mut impl std::io::Read, counters: usize) -> Option<Answer> {
+        let mut word = [0u8; 4];
+        let mut u32_at = |from: &mut dyn std::io::Read| {
+            from.read_exact(&mut word).ok()?;
+            Some(u32::from_le_bytes(word))
+        };
+        let mut answer = [0u8; 1];
+        from.read_exact(&mut answer).ok()?;
+        let stmt = u32_at(from)?;
+        let n = u32_at(from)? as usize;
+        if n > counters || !matches!(answer[0], KEPT | RETIRED) {
+            return None;
+        }
+        let mut bytes = vec![0u8; 4 * n];
+        from.read_exact(&mut bytes).ok()?;
+        let covered = bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        let len = u32_at(from)? as usize;
+        if len > REPORT_MAX {
+            return None;
+        }
+        let mut body = vec![0; len];
+        from.read_exact(&mut body).ok()?;
+        Some(Answer {
+            kept: answer[0] == KEPT,
+            stmt,
+            covered,
+            body,
+        })
+    }
+}
+
+/// A request handed, or to hand, to the worker.
+struct Queued {
+    line: String,
+    timeout_ms: u64,
+    /// Written to the worker's pipe.
+    sent: bool,
+}
+
+/// The executions that run in a worker, one after another, each handed to it before the
+/// ones ahead of it are answered; the reports go to the engine in the order of the requests.
+struct Pipeline<'a> {
+    entries: &'a [Entry],
+    shared: &'a Shared,
+    /// How a worker lives (`None`: no worker, every execution in a fresh child).
+    reuse: Option<Reuse<'a>>,
+    worker: Option<Worker>,
+    /// The executions not answered yet, oldest first; those sent come first.
+    queue: std::collections::VecDeque<Queued>,
+    /// One execution at a time, until the queue empties: refusals were logged while the
+    /// worker had more than one execution, and whose they were could not be told.
+    lockstep: bool,
+}
+
+impl Pipeline<'_> {
+    /// Whether executions wait for their answers.
+    fn busy(&self) -> bool {
+        !self.queue.is_empty()
+    }
+
+    /// Queues an execution for the worker (`line`: its request); answers the oldest while
+    /// too many wait.
+    fn push(&mut self, line: &str, timeout_ms: u64, reply: &mut impl Write) {
+        self.queue.push_back(Queued {
+            line: format!("{}\n", line.trim_end()),
+            timeout_ms,
+            sent: false,
+        });
+        self.send_ready();
+        while self.queue.len() > AHEAD {
+            self.answer_front(reply);
+        }
+    }
+
+    /// Answers every queued execution.
+    fn drain(&mut self, reply: &mut impl Write) {
+        while self.busy() {
+            self.answer_front(reply);
+        }
+    }
+
+    /// Hands the worker (started when there is none) the queued requests it has room for.
+    fn send_ready(&mut self) {
+        if self.queue.is_empty() {
+            self.lockstep = false;
+            return;
+        }
+        let (entries, shared) = (self.entries, self.shared);
+        let reuse = self
+            .reuse
+            .expect("executions are queued only with a worker to run them");
+        let w = self
+            .worker
+            .get_or_insert_with(|| spawn_worker(entries, shared, reuse));
+        let mut in_pipe: usize = self
+            .queue
+            .iter()
+            .filter(|q| q.sent)
+            .map(|q| q.line.len())
+            .sum();
+        for q in self.queue.iter_mut().skip_while(|q| q.sent) {
+            let first = in_pipe == 0;
+            if !first && (self.lockstep || in_pipe + q.line.len() > w.capacity) {
+                break;
+            }
+            // A worker that died cannot take it: its answer (none) says so.
+            if w.requests.write_all(q.line.as_bytes()).is_err() {
+                break;
+            }
+            q.sent = true;
+            in_pipe += q.line.len();
+        }
+    }
+
+    /// Waits for the oldest execution's answer (or the worker's death or time-out) and
+    /// writes its report; hands the worker what then fits.
+    fn answer_front(&mut self, reply: &mut impl Write) {
+        let shared = self.shared;
+        let w = self
+            .worker
+            .as_mut()
+            .expect("a worker runs the queued executions");
+        let front = &self.queue[0];
+        let others_sent = self.queue.get(1).is_some_and(|q| q.sent);
+        if !readable(w.done.as_raw_fd(), 0) {
+            // The engine reads on while the worker runs.
+            reply.flush().expect("hermetic driver: write reply");
+        }
+        let ended = wait_for_worker(w, front.timeout_ms, shared);
+        let refused = shared.sandbox.count() > 0;
+        if refused && others_sent && !matches!(ended, Ended::Died(_)) {
+            // The refusals may be the next execution's too: again, one at a time, from a
+            // fresh worker (a worker's report is the one a fresh child would give).
+            self.retire_worker(true);
+            shared.sandbox.reset();
+            self.lockstep = true;
+            self.send_ready();
+            return;
+        }
+        let (head, body) = match ended {
+            Ended::Answered(answer) => {
+                let outcome = Outcome::Crashed {
+                    stmt: answer.stmt as usize,
+                    signal: 0,
+                    stack_overflow: false,
+                };
+                if !answer.kept {
+                    // It finished the case and left; the next execution starts a new one.
+                    self.retire_worker(false);
+                }
+                (
+                    server_view(outcome, answer.covered, shared),
+                    Some(answer.body),
+                )
+            }
+            Ended::Died(status) => {
+                // Reaped already.
+                self.worker = None;
+                self.queue.iter_mut().for_each(|q| q.sent = false);
+                let (head, body) = report_after(Some(status), shared);
+                (head, body.map(<[u8]>::to_vec))
+            }
+        };
+        write_report(reply, &head, body.as_deref());
+        if refused {
+            // The worker has nothing else: the log is this execution's alone.
+            shared.sandbox.reset();
+        }
+        self.queue.pop_front();
+        self.send_ready();
+    }
+
+    /// Lets the worker go (killed when `kill`; else it left of itself) and marks what it was
+    /// handed as not sent.
+    fn retire_worker(&mut self, kill: bool) {
+        if let Some(w) = self.worker.take() {
+            if kill {
+                // SAFETY: our own child, not yet reaped.
+                unsafe { libc::kill(w.pid, libc::SIGKILL) };
+            }
             reap(w.pid);
-            *worker = None;
-            None
         }
-        Ended::Died(status) => {
-            *worker = None;
-            Some(status)
-        }
+        self.queue.iter_mut().for_each(|q| q.sent = false);
     }
 }
 
 /// How an execution in the worker ended.
 enum Ended {
-    /// The case finished and the worker goes on.
-    Kept,
-    /// The case finished and the worker left.
-    Retired,
+    /// The case finished; the worker goes on, or has left.
+    Answered(Answer),
     /// The worker died during the case (its wait status; it was reaped).
     Died(i32),
 }
 
-/// Waits until the worker finishes the execution or dies; past the time limit it is asked to
-/// save its coverage and leave, then killed.
+/// Waits until the worker answers the execution it runs or dies; past the time limit it is
+/// asked to save its coverage and leave, then killed.
 fn wait_for_worker(w: &mut Worker, timeout_ms: u64, shared: &Shared) -> Ended {
-    use std::io::Read;
-    use std::os::fd::AsRawFd;
     let cpu_before = cpu_ms(w.pid).unwrap_or(0);
     let done = w.done.as_raw_fd();
-    let within = |ms: u64| loop {
-        let mut pfd = libc::pollfd {
-            fd: done,
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        // SAFETY: one valid pollfd.
-        let r = unsafe { libc::poll(&mut pfd, 1, ms.min(i32::MAX as u64) as i32) };
-        if r < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
-            continue;
-        }
-        break r > 0;
-    };
+    let within = |ms: u64| readable(done, ms);
     let ready = within(timeout_ms)
         || waited_for_cpu(
             timeout_ms,
@@ -765,13 +1010,11 @@ fn wait_for_worker(w: &mut Worker, timeout_ms: u64, shared: &Shared) -> Ended {
         // The same escalation as `wait_with_timeout`.
         return Ended::Died(wait_with_timeout(w.pid, 0, shared));
     }
-    let mut byte = [0u8; 1];
-    match w.done.read(&mut byte) {
-        Ok(1) if byte[0] == KEPT => Ended::Kept,
-        Ok(1) => Ended::Retired,
+    match Answer::read(&mut w.done, shared.counters) {
+        Some(answer) => Ended::Answered(answer),
         // The pipe closed: the child died during the case (or the case closed the pipe and
         // the worker lives on: it must not keep the server waiting).
-        _ => {
+        None => {
             // SAFETY: our own child, not yet reaped.
             unsafe { libc::kill(w.pid, libc::SIGKILL) };
             Ended::Died(reap(w.pid))
@@ -1123,7 +1366,12 @@ mod tests {
         returning(Observed::Int(SEEN.fetch_add(1, Ordering::SeqCst).into()))
     }
 
-    const ENTRIES: [Entry; 3] = [bump, pure, seen];
+    /// Ends its process, as a crash does.
+    fn die(_: &[Value], _: &mut Slots) -> Result<Returned, DecodeError> {
+        std::process::abort()
+    }
+
+    const ENTRIES: [Entry; 4] = [bump, pure, seen, die];
 
     /// The driver [`run_sequence`] starts: this test binary, serving [`ENTRIES`].
     #[test]
@@ -1133,8 +1381,14 @@ mod tests {
 
     /// Runs `calls` (entry, argument) one execution each in a driver started from this test
     /// binary, all with `reuse` set; `env` is added to the driver's environment. The reports,
-    /// as JSON lines.
+    /// as JSON lines. Each request waits for the report before it, as the engine's do when
+    /// it has one at a time.
     fn run_sequence(calls: &[(usize, i128)], env: &[(&str, String)]) -> Vec<String> {
+        run_requests(calls, env, false)
+    }
+
+    /// As [`run_sequence`], `ahead`: every request sent before the first report is read.
+    fn run_requests(calls: &[(usize, i128)], env: &[(&str, String)], ahead: bool) -> Vec<String> {
         use std::io::{BufRead, BufReader, Write};
         use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
         use std::os::unix::process::CommandExt;
@@ -1179,6 +1433,17 @@ mod tests {
         let mut line = String::new();
         replies.read_line(&mut line).unwrap();
         let mut reports = Vec::new();
+        let mut read_report = |replies: &mut BufReader<std::fs::File>| {
+            line.clear();
+            replies.read_line(&mut line).unwrap();
+            let head: ExecReport = serde_json::from_str(&line).unwrap();
+            line.clear();
+            replies.read_line(&mut line).unwrap();
+            let report = serde_json::from_str::<ExecReport>(&line)
+                .map_or(head.clone(), |r| r.completed_by(head));
+            reports.push(serde_json::to_string(&report).unwrap());
+        };
+        let mut text = Vec::new();
         for &(callable, arg) in calls {
             let request = Request::Exec {
                 calls: vec![Call {
@@ -1193,17 +1458,17 @@ mod tests {
                 warm_up: false,
                 reuse: true,
             };
-            let mut text = serde_json::to_vec(&request).unwrap();
+            serde_json::to_writer(&mut text, &request).unwrap();
             text.push(b'\n');
+            if !ahead {
+                requests.write_all(&std::mem::take(&mut text)).unwrap();
+                read_report(&mut replies);
+            }
+        }
+        if ahead {
+            // In one write: the server finds them all waiting.
             requests.write_all(&text).unwrap();
-            line.clear();
-            replies.read_line(&mut line).unwrap();
-            let head: ExecReport = serde_json::from_str(&line).unwrap();
-            line.clear();
-            replies.read_line(&mut line).unwrap();
-            let report = serde_json::from_str::<ExecReport>(&line)
-                .map_or(head.clone(), |r| r.completed_by(head));
-            reports.push(serde_json::to_string(&report).unwrap());
+            calls.iter().for_each(|_| read_report(&mut replies));
         }
         drop(requests);
         child.wait().unwrap();
@@ -1235,7 +1500,7 @@ mod tests {
         let count = &COUNT as *const _ as usize - base;
         let watched = (crate::protocol::WATCHED_STATICS_ENV, format!("{count:x}+8"));
         let fresh = run_sequence(&calls, &[]);
-        let reused = run_sequence(&calls, &[watched]);
+        let reused = run_sequence(&calls, std::slice::from_ref(&watched));
         // Without the list every execution has a child of its own; with it, the first ones
         // share one until a bump changes the counter.
         let zero = Observed::Int(0);
@@ -1249,10 +1514,41 @@ mod tests {
             }
         }
         assert_eq!(returned(&reused[6]), Observed::Str("first".into()));
+        // Handed to the worker before the reports ahead of them: the same reports (after a
+        // bump the requests it held go to a new worker).
+        let reused_ahead = run_requests(&calls, &[watched], true);
+        assert_eq!(reused_ahead, reused);
         // Where statics carry over (the benchmark mode), the counter shows it: the check
         // above can fail.
         let carried = run_sequence(&calls, &[(SHARED_CHILD_ENV, "1".into())]);
         assert_eq!(returned(&carried[5]), Observed::Str("again".into()));
+    }
+
+    #[test]
+    fn requests_handed_to_a_worker_that_dies_run_in_the_next_one() {
+        const PURE: usize = 1;
+        const DIE: usize = 3;
+        let calls = [
+            (PURE, 1),
+            (DIE, 0),
+            (PURE, 2),
+            (DIE, 0),
+            (PURE, 3),
+            (PURE, 4),
+        ];
+        // A watched static: executions share a worker.
+        let count = &COUNT as *const _ as usize - coverage::load_base();
+        let watched = [(crate::protocol::WATCHED_STATICS_ENV, format!("{count:x}+8"))];
+        let reports = run_requests(&calls, &watched, true);
+        assert_eq!(reports, run_sequence(&calls, &[]));
+        for (i, n) in [(0, 2), (2, 4), (4, 6), (5, 8)] {
+            assert_eq!(returned(&reports[i]), Observed::Int(n), "execution {i}");
+        }
+        let died: ExecReport = serde_json::from_str(&reports[1]).unwrap();
+        assert!(
+            matches!(died.outcome, Outcome::Crashed { signal, .. } if signal == libc::SIGABRT),
+            "{died:?}"
+        );
     }
 
     #[test]

@@ -206,12 +206,12 @@ impl Driver {
         Ok(line)
     }
 
-    /// Sends every request line at once and pushes the reports onto `reports` as they come,
+    /// Sends every request line at once and hands the reports to `reports` as they come,
     /// until the first that does not. The driver answers its requests one after another, in
     /// order, so a request waiting in the pipe changes nothing it does; while it runs the next,
     /// this thread decodes the last report (a writer thread keeps the pipe full). On an error
     /// the driver is killed: the requests after the failed one never ran.
-    fn exec_all(&mut self, lines: &[Vec<u8>], reports: &mut Vec<ExecReport>) -> Result<()> {
+    fn exec_all(&mut self, lines: &[Vec<u8>], reports: &mut Sink) -> Result<()> {
         let Driver {
             child,
             requests,
@@ -369,6 +369,19 @@ impl DriverPool {
         cases: Vec<(Vec<Call>, EnvSpec, Mutation, bool, bool)>,
         timeout: u64,
     ) -> Result<Vec<ExecReport>> {
+        let mut reports = Vec::with_capacity(cases.len());
+        self.exec_runs_each(cases, timeout, &mut |r| reports.push(r))?;
+        Ok(reports)
+    }
+
+    /// As [`DriverPool::exec_runs`], handing each report to `each` in order; with one driver
+    /// as it comes.
+    fn exec_runs_each(
+        &mut self,
+        cases: Vec<(Vec<Call>, EnvSpec, Mutation, bool, bool)>,
+        timeout: u64,
+        each: &mut dyn FnMut(ExecReport),
+    ) -> Result<()> {
         let n = self.drivers.len();
         let real = self.real_env;
         let launch = &self.launch;
@@ -385,7 +398,8 @@ impl DriverPool {
         }
         if let ([slot], [share]) = (&mut self.drivers[..], &mut shares[..]) {
             // One driver: on this thread, with no thread to start and join per batch.
-            return exec_share(slot, launch, std::mem::take(share), timeout);
+            let mut sink = Sink::new(each);
+            return exec_share(slot, launch, std::mem::take(share), timeout, &mut sink);
         }
         let outcomes: Vec<Result<Vec<ExecReport>>> = std::thread::scope(|scope| {
             let handles: Vec<_> = self
@@ -394,7 +408,12 @@ impl DriverPool {
                 .zip(shares.iter_mut())
                 .map(|(slot, share)| {
                     let share = std::mem::take(share);
-                    scope.spawn(move || exec_share(slot, launch, share, timeout))
+                    scope.spawn(move || {
+                        let mut reports = Vec::with_capacity(share.len());
+                        let mut push = |r| reports.push(r);
+                        exec_share(slot, launch, share, timeout, &mut Sink::new(&mut push))?;
+                        Ok(reports)
+                    })
                 })
                 .collect();
             handles
@@ -408,19 +427,47 @@ impl DriverPool {
             .map(|o| o.map(Vec::into_iter))
             .collect::<Result<Vec<_>>>()?;
         let total = outcomes.iter().map(ExactSizeIterator::len).sum();
-        Ok((0..total)
-            .map(|i| outcomes[i % n].next().expect("a report for each case"))
-            .collect())
+        (0..total).for_each(|i| each(outcomes[i % n].next().expect("a report for each case")));
+        Ok(())
     }
+}
+
+/// The cases of search requests (no mutant).
+fn search_cases(requests: Vec<ExecRequest>) -> Vec<(Vec<Call>, EnvSpec, Mutation, bool, bool)> {
+    requests
+        .into_iter()
+        .map(|r| (r.calls, r.env, Mutation::default(), r.warm_up, r.reuse))
+        .collect()
 }
 
 impl Execute for DriverPool {
     fn exec_batch(&mut self, requests: Vec<ExecRequest>) -> Result<Vec<ExecReport>> {
-        let cases = requests
-            .into_iter()
-            .map(|r| (r.calls, r.env, Mutation::default(), r.warm_up, r.reuse))
-            .collect();
-        self.exec_runs(cases, self.timeout_ms)
+        self.exec_runs(search_cases(requests), self.timeout_ms)
+    }
+
+    fn exec_each(
+        &mut self,
+        requests: Vec<ExecRequest>,
+        each: &mut dyn FnMut(ExecReport),
+    ) -> Result<()> {
+        self.exec_runs_each(search_cases(requests), self.timeout_ms, each)
+    }
+}
+
+/// Where a driver's reports go, in order, as they come; counted.
+struct Sink<'a> {
+    each: &'a mut dyn FnMut(ExecReport),
+    count: usize,
+}
+
+impl<'a> Sink<'a> {
+    fn new(each: &'a mut dyn FnMut(ExecReport)) -> Sink<'a> {
+        Sink { each, count: 0 }
+    }
+
+    fn push(&mut self, report: ExecReport) {
+        (self.each)(report);
+        self.count += 1;
     }
 }
 
@@ -433,7 +480,8 @@ fn exec_share(
     launch: &Launch,
     runs: Vec<Run>,
     timeout: u64,
-) -> Result<Vec<ExecReport>> {
+    reports: &mut Sink,
+) -> Result<()> {
     let last_calls: Vec<usize> = runs
         .iter()
         .map(|r| r.calls.len().saturating_sub(1))
@@ -442,23 +490,24 @@ fn exec_share(
         .into_iter()
         .map(|run| Driver::request_line(run, timeout))
         .collect::<Result<Vec<_>>>()?;
-    let mut reports = Vec::with_capacity(lines.len());
-    while reports.len() < lines.len() {
+    let start = reports.count;
+    let done = |reports: &Sink| reports.count - start;
+    while done(reports) < lines.len() {
         if let Some(d) = slot.as_mut() {
-            match d.exec_all(&lines[reports.len()..], &mut reports) {
+            match d.exec_all(&lines[done(reports)..], reports) {
                 Ok(()) => break,
                 Err(_) => *slot = None,
             }
         }
         // The first case without a report, alone on a fresh driver.
-        let k = reports.len();
+        let k = done(reports);
         let (mut d, _) = Driver::start(launch)?;
-        match d.exec_all(&lines[k..=k], &mut reports) {
+        match d.exec_all(&lines[k..=k], reports) {
             Ok(()) => *slot = Some(d),
             Err(e) => reports.push(stopped_the_driver(last_calls[k], &e)),
         }
     }
-    Ok(reports)
+    Ok(())
 }
 
 /// The report of a case that stopped the driver itself.

@@ -448,9 +448,15 @@ impl<'s, 'c> Search<'s, 'c> {
             self.exhausted = true;
             return Ok(());
         }
-        let reports = exec.exec_batch(batch.iter().map(TestCase::search_request).collect())?;
-        self.learn(batch, reports);
-        Ok(())
+        let requests = batch.iter().map(TestCase::search_request).collect();
+        self.executions += batch.len() as u64;
+        let mut origins = std::mem::take(&mut self.origins).into_iter();
+        let mut cases = batch.into_iter();
+        // Each report learnt from while the driver runs the next ones, in the batch's order.
+        exec.exec_each(requests, &mut |report| {
+            let case = cases.next().expect("a case for each report");
+            self.learn_one(case, report, origins.next().flatten());
+        })
     }
 
     /// The next batch: tests waiting to go again first, then new candidates (random tests,
@@ -622,7 +628,9 @@ impl<'s, 'c> Search<'s, 'c> {
         Ok(())
     }
 
-    /// Learns from the executions of a batch: the i-th report answers the i-th candidate.
+    /// Learns from the executions of a batch: the i-th report answers the i-th candidate
+    /// (as `step` does, a report at a time).
+    #[cfg(test)]
     pub fn learn(&mut self, batch: Vec<TestCase>, reports: Vec<ExecReport>) {
         self.executions += batch.len() as u64;
         let mut origins = std::mem::take(&mut self.origins).into_iter();
