@@ -288,6 +288,13 @@ pub struct Search<'s, 'c> {
     approached: BTreeMap<u64, BTreeSet<u64>>,
     /// Comparison sites of the code under test some run reached.
     sites: BTreeSet<u64>,
+    /// Some run showed the code turning characters into digit values
+    /// ([`words::converts_digits`]): texts of one line get digit shapes after a gain, also
+    /// where the run that gained read no digit (it stopped at a letter first).
+    converts_digits: bool,
+    /// The ASCII punctuation the code compared, over all runs ([`words::punctuation`]): what
+    /// digit shapes keep.
+    punctuation: BTreeSet<char>,
     frontier: frontier::Frontier,
     outputs: outputs::Outputs,
     /// The output goals every search should reach (both outcomes of `bool` functions).
@@ -358,6 +365,8 @@ impl<'s, 'c> Search<'s, 'c> {
             tried: BTreeSet::new(),
             approached: BTreeMap::new(),
             sites: BTreeSet::new(),
+            converts_digits: false,
+            punctuation: BTreeSet::new(),
             frontier: frontier::Frontier::default(),
             outputs,
             expected,
@@ -647,6 +656,14 @@ impl<'s, 'c> Search<'s, 'c> {
                 .copied()
                 .filter(|(pc, _)| goals.in_selected_code(*pc))
                 .collect();
+            let last: Vec<(u64, u64, u64)> = report
+                .cmp_last
+                .iter()
+                .copied()
+                .filter(|(pc, _, _)| goals.in_selected_code(*pc))
+                .collect();
+            self.converts_digits |= words::converts_digits(&last);
+            self.punctuation.extend(words::punctuation(&compared));
             let ints: Vec<u64> = compared.iter().map(|&(_, v)| v).collect();
             self.space.pool.learn(&ints, &report.cmp_bytes);
             for &(site, _) in &compared {
@@ -884,8 +901,10 @@ impl<'s, 'c> Search<'s, 'c> {
         // Words of the source where the text has words: after a gain only, as reshapes.
         if gained {
             let frontier = &self.frontier;
-            let dict =
+            let mut dict =
                 words::dictionary(self.space, case, &compared, |site| !frontier.is_met(site));
+            dict.digits |= self.converts_digits;
+            dict.punctuation.clone_from(&self.punctuation);
             let edits = words::edits(self.space, case, &dict, &report.cmp_bytes);
             // Whole texts, then tokens, all of them, a kind of their own (first in the queue,
             // the whole texts crowded out the other kinds: tokenize fell from 123.4 to 119.0

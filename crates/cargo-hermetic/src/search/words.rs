@@ -41,6 +41,13 @@ pub struct Dictionary {
     pub words: Vec<String>,
     pub ints: Vec<String>,
     pub open: Vec<String>,
+    /// The code turned characters into digit values (see [`converts_digits`]), in this run or
+    /// an earlier one: a text of one line gets its digit shapes. False from [`dictionary`]:
+    /// the search sets it.
+    pub digits: bool,
+    /// The ASCII punctuation among the integers the code compared, in this run or an earlier
+    /// one (see [`punctuation`]). Empty from [`dictionary`]: the search fills it in.
+    pub punctuation: BTreeSet<char>,
 }
 
 /// The dictionary for `case`, from `cmp_ints` (`(site, operand)` pairs of the code under
@@ -94,7 +101,32 @@ pub fn dictionary(
         words: strings,
         ints,
         open,
+        digits: false,
+        punctuation: BTreeSet::new(),
     }
+}
+
+/// The ASCII punctuation among compared integers (`(site, operand)`): the separators a fixed
+/// format is checked for (`text[4] != b'-'`). A check the text passes logs nothing, so the
+/// run that got every separator right shows none of them: the search gathers them over runs.
+pub fn punctuation(cmp_ints: &[(u64, u64)]) -> impl Iterator<Item = char> + '_ {
+    cmp_ints
+        .iter()
+        .filter_map(|&(_, v)| u8::try_from(v).ok())
+        .filter(u8::is_ascii_punctuation)
+        .map(char::from)
+}
+
+/// Whether a comparison (`(site, operand, other)`) set `b'0'` against another digit: the
+/// overflow check of `b - b'0'` once a byte passed `is_ascii_digit`, whose own comparison
+/// happens in the standard library where no hook sees it. Code that reads no digits (a
+/// reader of words) makes no such comparison, and gets no digit shapes.
+pub fn converts_digits(cmp_last: &[(u64, u64, u64)]) -> bool {
+    let zero = u64::from(b'0');
+    let digit = |v: u64| (u64::from(b'1')..=u64::from(b'9')).contains(&v);
+    cmp_last
+        .iter()
+        .any(|&(_, x, y)| (x == zero && digit(y)) || (y == zero && digit(x)))
 }
 
 /// How many tiers [`edits`] sorts its edits into.
@@ -238,9 +270,17 @@ fn texts(
     }
     let separates = |c: char| c == '\n' || joins.iter().any(|j| j.contains(c));
     let words = words_of(s, separates);
+    // Few, and only where the run converted digits: all of them, first.
+    // Around the punctuation the text has, and around the punctuation the code compared
+    // alone (`ba: s:qu`, checked for `:` at 2 and 5: `11:11:11`).
+    let compared = &dictionary.punctuation;
+    let mut whole = Vec::new();
+    if dictionary.digits {
+        whole.extend(digit_shapes(s, |c| !c.is_alphanumeric()));
+        whole.extend(digit_shapes(s, |c| compared.contains(&c)));
+    }
     // A short text is likely one token with a stray line in it (`8:452:no\nno:-l` met the
     // `match action` a one-line text would).
-    let mut whole = Vec::new();
     if lines.len() <= WHOLE_TOKEN_LINES {
         whole.extend(dict.iter().cloned());
     } else {
@@ -350,6 +390,39 @@ fn texts(
     (whole, tokens, texts)
 }
 
+/// The digits each letter and digit of `s` becomes in [`digit_shapes`]: the least, the
+/// least that is no zero (a month, a day), and the most.
+const SHAPE_DIGITS: [char; 3] = ['0', '1', '9'];
+
+/// `s` (one line) with every char but those it `keeps` made one digit: a text of a fixed
+/// format that the code reads a digit at a time (`YYYY-MM-DD`, `HH:MM:SS`) passes every
+/// `is_ascii_digit` at once once its separators are in place, where a digit a mutation puts
+/// in gains nothing before the others are digits too. `1111-11-11` is a date; `0000-00-00`
+/// and `9999-99-99` are out of range.
+fn digit_shapes(s: &str, keeps: impl Fn(char) -> bool) -> Vec<String> {
+    // A format of several lines is a reader's: its keys are words, not digits.
+    if s.contains('\n') || !s.chars().any(&keeps) || s.chars().all(&keeps) {
+        return Vec::new();
+    }
+    SHAPE_DIGITS
+        .iter()
+        .map(|&d| {
+            let mut t = String::with_capacity(s.len());
+            for c in s.chars() {
+                if keeps(c) {
+                    t.push(c);
+                } else {
+                    // A digit for each byte, so what the code finds at a byte offset stays
+                    // there.
+                    t.extend(std::iter::repeat_n(d, c.len_utf8()));
+                }
+            }
+            t
+        })
+        .filter(|t| t != s)
+        .collect()
+}
+
 /// Where a reader of lines stopped in `s`: the start of the line that holds (last) the latest
 /// text the run compared that `s` holds, two bytes or more. A reader that refuses a value in
 /// the middle of the text (`verbose=zz` between other lines) compared its key last, and what
@@ -438,4 +511,44 @@ fn words_of(s: &str, separates: impl Fn(char) -> bool) -> Vec<(usize, usize)> {
     }
     words.extend(start.map(|b| (b, s.len())));
     words
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zero_compared_with_another_digit_converts_digits() {
+        assert!(converts_digits(&[(9, 4, 5), (7, 0x39, 0x30)]));
+        assert!(converts_digits(&[(7, 0x30, 0x31)]));
+        // `b'0'` against a letter or a number, or a digit against another: no conversion.
+        assert!(!converts_digits(&[
+            (7, 0x30, 0x61),
+            (7, 1000, 0x30),
+            (9, 0x39, 0x38)
+        ]));
+    }
+
+    #[test]
+    fn punctuation_is_the_compared_ascii_punctuation() {
+        let got: Vec<char> =
+            punctuation(&[(1, 0x2d), (1, 0x39), (2, 0x3a), (3, 0x1_002d)]).collect();
+        assert_eq!(got, ['-', ':']);
+    }
+
+    #[test]
+    fn digit_shapes_keep_punctuation_and_byte_offsets() {
+        let punct = |c: char| !c.is_alphanumeric();
+        assert_eq!(
+            digit_shapes("ab3x-q1-zz", punct),
+            ["0000-00-00", "1111-11-11", "9999-99-99"]
+        );
+        assert!(digit_shapes("é:x", punct).contains(&"11:1".to_string()));
+        // Only the punctuation kept: the blank where a `:` is missing becomes a digit too.
+        assert!(digit_shapes("ba: s:qu", |c| c == ':').contains(&"11:11:11".to_string()));
+        // No punctuation, only punctuation, or several lines: no shape.
+        assert!(digit_shapes("ab3x", punct).is_empty());
+        assert!(digit_shapes("-:", punct).is_empty());
+        assert!(digit_shapes("a-1\nb-2", punct).is_empty());
+    }
 }
