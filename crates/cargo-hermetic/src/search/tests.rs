@@ -1295,6 +1295,12 @@ fn digit_shapes_follow_a_gain_once_the_code_converts_digits() {
     for want in ["11: 1:11", "11:11:11", "99:99:99", "00:00:00"] {
         assert!(got.contains(&Value::Str(want.into())), "{want}: {got:?}");
     }
+    // The same shapes for an archived test, once the code shows it converts digits.
+    let swept: Vec<Value> = words::digit_edits(&space, &case, &dict.punctuation)
+        .into_iter()
+        .map(|(_, t)| t.stmts[0].args[0].clone())
+        .collect();
+    assert!(swept.contains(&Value::Str("11:11:11".into())), "{swept:?}");
 }
 
 const OPTIONS: &str = "pub fn opt(word: &str) -> Result<u8, String> {\n\

@@ -45,8 +45,8 @@ pub struct Dictionary {
     /// an earlier one: a text of one line gets its digit shapes. False from [`dictionary`]:
     /// the search sets it.
     pub digits: bool,
-    /// The ASCII punctuation among the integers the code compared, in this run or an earlier
-    /// one (see [`punctuation`]). Empty from [`dictionary`]: the search fills it in.
+    /// The ASCII punctuation the code checks text for, as runs so far showed it
+    /// ([`Separators`]). Empty from [`dictionary`]: the search fills it in.
     pub punctuation: BTreeSet<char>,
 }
 
@@ -106,15 +106,47 @@ pub fn dictionary(
     }
 }
 
-/// The ASCII punctuation among compared integers (`(site, operand)`): the separators a fixed
-/// format is checked for (`text[4] != b'-'`). A check the text passes logs nothing, so the
-/// run that got every separator right shows none of them: the search gathers them over runs.
-pub fn punctuation(cmp_ints: &[(u64, u64)]) -> impl Iterator<Item = char> + '_ {
-    cmp_ints
-        .iter()
-        .filter_map(|&(_, v)| u8::try_from(v).ok())
-        .filter(u8::is_ascii_punctuation)
-        .map(char::from)
+/// Each ASCII punctuation byte the code compared, with what it was compared with
+/// (`(site, operand, other)`, either way round). A separator a fixed format is checked for
+/// (`text[4] != b'-'`) meets a different byte of each text; a byte the text happened to hold
+/// there meets only the separator. A check the text passes logs nothing, so the run that got
+/// every separator right shows none of them: the search gathers them over runs (see
+/// [`Separators`]).
+pub fn punctuation(cmp_last: &[(u64, u64, u64)]) -> impl Iterator<Item = (char, u64)> + '_ {
+    cmp_last.iter().flat_map(|&(_, x, y)| {
+        [(x, y), (y, x)].into_iter().filter_map(|(p, other)| {
+            let p = u8::try_from(p).ok().filter(u8::is_ascii_punctuation)?;
+            Some((char::from(p), other))
+        })
+    })
+}
+
+/// The punctuation compared so far, each with the values it met ([`punctuation`]): those
+/// that met two or more are what the code checks text for.
+#[derive(Debug, Default)]
+pub struct Separators(std::collections::BTreeMap<char, BTreeSet<u64>>);
+
+impl Separators {
+    /// Learns a run's comparisons. A byte compared with several values in one run is what a
+    /// `match` read (its arms are the constants): its values are not counted.
+    pub fn learn(&mut self, cmp_last: &[(u64, u64, u64)]) {
+        let mut run: std::collections::BTreeMap<char, BTreeSet<u64>> = Default::default();
+        for (c, other) in punctuation(cmp_last) {
+            run.entry(c).or_default().insert(other);
+        }
+        for (c, met) in run.into_iter().filter(|(_, met)| met.len() == 1) {
+            self.0.entry(c).or_default().extend(met);
+        }
+    }
+
+    /// The punctuation compared with two values or more.
+    pub fn checked(&self) -> BTreeSet<char> {
+        self.0
+            .iter()
+            .filter(|(_, met)| met.len() >= 2)
+            .map(|(&c, _)| c)
+            .collect()
+    }
 }
 
 /// Whether a comparison (`(site, operand, other)`) set `b'0'` against another digit: the
@@ -273,11 +305,9 @@ fn texts(
     // Few, and only where the run converted digits: all of them, first.
     // Around the punctuation the text has, and around the punctuation the code compared
     // alone (`ba: s:qu`, checked for `:` at 2 and 5: `11:11:11`).
-    let compared = &dictionary.punctuation;
     let mut whole = Vec::new();
     if dictionary.digits {
-        whole.extend(digit_shapes(s, |c| !c.is_alphanumeric()));
-        whole.extend(digit_shapes(s, |c| compared.contains(&c)));
+        whole.extend(both_digit_shapes(s, &dictionary.punctuation));
     }
     // A short text is likely one token with a stray line in it (`8:452:no\nno:-l` met the
     // `match action` a one-line text would).
@@ -388,6 +418,46 @@ fn texts(
         }
     }
     (whole, tokens, texts)
+}
+
+/// [`digit_shapes`] around the punctuation of `s`, then around the punctuation the code
+/// checks text for alone (`ba: s:qu` -> `11:11:11`).
+fn both_digit_shapes(s: &str, checked: &BTreeSet<char>) -> Vec<String> {
+    let mut out = digit_shapes(s, |c| !c.is_alphanumeric());
+    out.extend(digit_shapes(s, |c| checked.contains(&c)));
+    out
+}
+
+/// The digit shapes of every text argument of `case` (see [`both_digit_shapes`]), each with
+/// the key it is tried under: for the archive's tests, once the code showed it converts
+/// digits or checks for another separator, which their gains came before.
+pub fn digit_edits(
+    space: &Space,
+    case: &TestCase,
+    checked: &BTreeSet<char>,
+) -> Vec<(Tried, TestCase)> {
+    let mut out = Vec::new();
+    for l in cmp::arg_leaves(space, case) {
+        let Ok(s) = std::str::from_utf8(&l.bytes) else {
+            continue;
+        };
+        if !l.text || l.fixed {
+            continue;
+        }
+        for text in both_digit_shapes(s, checked) {
+            let mut t = case.clone();
+            let new = text.into_bytes();
+            let (i, k) = (l.stmt, l.arg);
+            if cmp::set_bytes(&l.ty, &mut t.stmts[i].args[k], &mut { l.leaf }, &mut |_| {
+                new.clone()
+            }) {
+                let whole: Vec<_> = t.stmts.iter().map(|s| (s.callable, &s.args)).collect();
+                let key = format!("{whole:?}").into_bytes();
+                out.push(((key, i, k, l.leaf, TAG), t));
+            }
+        }
+    }
+    out
 }
 
 /// The digits each letter and digit of `s` becomes in [`digit_shapes`]: the least, the
@@ -530,10 +600,18 @@ mod tests {
     }
 
     #[test]
-    fn punctuation_is_the_compared_ascii_punctuation() {
-        let got: Vec<char> =
-            punctuation(&[(1, 0x2d), (1, 0x39), (2, 0x3a), (3, 0x1_002d)]).collect();
-        assert_eq!(got, ['-', ':']);
+    fn punctuation_compared_with_several_bytes_is_checked_for() {
+        let mut seps = Separators::default();
+        seps.learn(&[(1, 0x60, 0x3a), (1, 0x39, 0x30), (2, 5, 0x1_002d)]);
+        // `:` met only '`' so far, and '`' only `:`.
+        assert!(seps.checked().is_empty());
+        seps.learn(&[(1, 0x3a, 0x65)]);
+        assert_eq!(seps.checked(), BTreeSet::from([':']));
+        // A byte a `match` read meets each arm in one run: the arms are the constants.
+        seps.learn(&[(2, 0x2e, 0x2b), (2, 0x2e, 0x2d)]);
+        assert_eq!(seps.checked(), BTreeSet::from([':']));
+        seps.learn(&[(2, 0x2f, 0x2b), (2, 0x2f, 0x2d)]);
+        assert_eq!(seps.checked(), BTreeSet::from(['+', '-', ':']));
     }
 
     #[test]
