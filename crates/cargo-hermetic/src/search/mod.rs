@@ -288,6 +288,12 @@ pub struct Search<'s, 'c> {
     approached: BTreeMap<u64, BTreeSet<u64>>,
     /// Comparison sites of the code under test some run reached.
     sites: BTreeSet<u64>,
+    /// Some run showed the code turning characters into digit values
+    /// ([`words::converts_digits`]): texts of one line get digit shapes after a gain, also
+    /// where the run that gained read no digit (it stopped at a letter first).
+    converts_digits: bool,
+    /// The ASCII punctuation the code checks text for, over all runs: what digit shapes keep.
+    separators: words::Separators,
     frontier: frontier::Frontier,
     outputs: outputs::Outputs,
     /// The output goals every search should reach (both outcomes of `bool` functions).
@@ -358,6 +364,8 @@ impl<'s, 'c> Search<'s, 'c> {
             tried: BTreeSet::new(),
             approached: BTreeMap::new(),
             sites: BTreeSet::new(),
+            converts_digits: false,
+            separators: words::Separators::default(),
             frontier: frontier::Frontier::default(),
             outputs,
             expected,
@@ -655,6 +663,18 @@ impl<'s, 'c> Search<'s, 'c> {
                 .copied()
                 .filter(|(pc, _)| goals.in_selected_code(*pc))
                 .collect();
+            let last: Vec<(u64, u64, u64)> = report
+                .cmp_last
+                .iter()
+                .copied()
+                .filter(|(pc, _, _)| goals.in_selected_code(*pc))
+                .collect();
+            let before = (self.converts_digits, self.separators.checked());
+            self.converts_digits |= words::converts_digits(self.space, &case, &last);
+            self.separators.learn(&last);
+            if self.converts_digits && before != (true, self.separators.checked()) {
+                self.shape_archive();
+            }
             let ints: Vec<u64> = compared.iter().map(|&(_, v)| v).collect();
             self.space.pool.learn(&ints, &report.cmp_bytes);
             for &(site, _) in &compared {
@@ -892,8 +912,10 @@ impl<'s, 'c> Search<'s, 'c> {
         // Words of the source where the text has words: after a gain only, as reshapes.
         if gained {
             let frontier = &self.frontier;
-            let dict =
+            let mut dict =
                 words::dictionary(self.space, case, &compared, |site| !frontier.is_met(site));
+            dict.digits |= self.converts_digits;
+            dict.punctuation = self.separators.checked();
             let edits = words::edits(self.space, case, &dict, &report.cmp_bytes);
             // Whole texts, then tokens, all of them, a kind of their own (first in the queue,
             // the whole texts crowded out the other kinds: tokenize fell from 123.4 to 119.0
@@ -998,6 +1020,24 @@ impl<'s, 'c> Search<'s, 'c> {
             }
         }
         out
+    }
+
+    /// Digit shapes of the archive's texts, first in the queue: the runs that put them in the
+    /// archive gained before the code showed it reads digits (or checks for a separator it
+    /// showed since), so their follow-ups had none.
+    fn shape_archive(&mut self) {
+        let checked = self.separators.checked();
+        let mut made = Vec::new();
+        for t in self.archive.tests() {
+            for (key, c) in words::digit_edits(self.space, &t.case, &checked) {
+                if self.tried.insert(key) {
+                    made.push((c, Origin::new(Kind::Token, None)));
+                }
+            }
+        }
+        for c in made.into_iter().rev() {
+            self.eager.push_front(c);
+        }
     }
 
     /// Records the branches covered now, when their number rose (a gain may be a check's or an

@@ -1270,6 +1270,56 @@ fn the_value_of_the_line_a_reader_stopped_at_gets_every_word() {
         .any(|(_, t)| t.stmts[0].args[1] == Value::Str("rotate-logs-now".into())));
 }
 
+/// Once the code showed it turns characters into digits, a text of one line gets its letters
+/// and digits made digits among a gain's whole texts, around its punctuation and around the
+/// punctuation the code compared alone; before, it gets none.
+#[test]
+fn digit_shapes_follow_a_gain_once_the_code_converts_digits() {
+    let c = cluster(READER);
+    let usable = vec![true; c.callables.len()];
+    let pool = ValuePool::from_literals(&c.literals);
+    let space = Space::new(&c, &usable, vec![0, 1], pool);
+    let case = one_call(&c, "read", Value::Str("ba: s:qu".into()));
+    let whole = |dict: &words::Dictionary| -> Vec<Value> {
+        words::edits(&space, &case, dict, &[])
+            .whole
+            .iter()
+            .map(|(_, t)| t.stmts[0].args[0].clone())
+            .collect()
+    };
+    // `b'0'` against a digit the text holds, or against one it does not.
+    assert!(!words::converts_digits(
+        &space,
+        &case,
+        &[(SITE, 0x31, 0x30)]
+    ));
+    let digits = one_call(&c, "read", Value::Str("1a:".into()));
+    assert!(words::converts_digits(
+        &space,
+        &digits,
+        &[(SITE, 0x31, 0x30)]
+    ));
+    assert!(!words::converts_digits(
+        &space,
+        &digits,
+        &[(SITE, 0x31, 0x32)]
+    ));
+    let mut dict = words::dictionary(&space, &case, &[], |_| true);
+    assert!(!whole(&dict).contains(&Value::Str("11: 1:11".into())));
+    dict.digits = true;
+    dict.punctuation.insert(':');
+    let got = whole(&dict);
+    for want in ["11: 1:11", "11:11:11", "99:99:99", "00:00:00"] {
+        assert!(got.contains(&Value::Str(want.into())), "{want}: {got:?}");
+    }
+    // The same shapes for an archived test, once the code shows it converts digits.
+    let swept: Vec<Value> = words::digit_edits(&space, &case, &dict.punctuation)
+        .into_iter()
+        .map(|(_, t)| t.stmts[0].args[0].clone())
+        .collect();
+    assert!(swept.contains(&Value::Str("11:11:11".into())), "{swept:?}");
+}
+
 const OPTIONS: &str = "pub fn opt(word: &str) -> Result<u8, String> {\n\
                            let Some(long) = word.strip_prefix(\"--\") else { return Ok(0) };\n\
                            match long.split_once('=') {\n\

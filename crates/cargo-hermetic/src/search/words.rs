@@ -41,6 +41,13 @@ pub struct Dictionary {
     pub words: Vec<String>,
     pub ints: Vec<String>,
     pub open: Vec<String>,
+    /// The code turned characters into digit values (see [`converts_digits`]), in this run or
+    /// an earlier one: a text of one line gets its digit shapes. False from [`dictionary`]:
+    /// the search sets it.
+    pub digits: bool,
+    /// The ASCII punctuation the code checks text for, as runs so far showed it
+    /// ([`Separators`]). Empty from [`dictionary`]: the search fills it in.
+    pub punctuation: BTreeSet<char>,
 }
 
 /// The dictionary for `case`, from `cmp_ints` (`(site, operand)` pairs of the code under
@@ -94,7 +101,75 @@ pub fn dictionary(
         words: strings,
         ints,
         open,
+        digits: false,
+        punctuation: BTreeSet::new(),
     }
+}
+
+/// Each ASCII punctuation byte the code compared, with what it was compared with
+/// (`(site, operand, other)`, either way round). A separator a fixed format is checked for
+/// (`text[4] != b'-'`) meets a different byte of each text; a byte the text happened to hold
+/// there meets only the separator. A check the text passes logs nothing, so the run that got
+/// every separator right shows none of them: the search gathers them over runs (see
+/// [`Separators`]).
+pub fn punctuation(cmp_last: &[(u64, u64, u64)]) -> impl Iterator<Item = (char, u64)> + '_ {
+    cmp_last.iter().flat_map(|&(_, x, y)| {
+        [(x, y), (y, x)].into_iter().filter_map(|(p, other)| {
+            let p = u8::try_from(p).ok().filter(u8::is_ascii_punctuation)?;
+            Some((char::from(p), other))
+        })
+    })
+}
+
+/// The punctuation compared so far, each with the values it met ([`punctuation`]): those
+/// that met two or more are what the code checks text for.
+#[derive(Debug, Default)]
+pub struct Separators(std::collections::BTreeMap<char, BTreeSet<u64>>);
+
+impl Separators {
+    /// Learns a run's comparisons. A byte compared with several values in one run is what a
+    /// `match` read (its arms are the constants): its values are not counted.
+    pub fn learn(&mut self, cmp_last: &[(u64, u64, u64)]) {
+        let mut run: std::collections::BTreeMap<char, BTreeSet<u64>> = Default::default();
+        for (c, other) in punctuation(cmp_last) {
+            run.entry(c).or_default().insert(other);
+        }
+        for (c, met) in run.into_iter().filter(|(_, met)| met.len() == 1) {
+            self.0.entry(c).or_default().extend(met);
+        }
+    }
+
+    /// The punctuation compared with two values or more.
+    pub fn checked(&self) -> BTreeSet<char> {
+        self.0
+            .iter()
+            .filter(|(_, met)| met.len() >= 2)
+            .map(|(&c, _)| c)
+            .collect()
+    }
+}
+
+/// Whether a comparison (`(site, operand, other)`) set `b'0'` against another digit that a
+/// text of `case` holds: the overflow check of `b - b'0'` once a byte of the text passed
+/// `is_ascii_digit`, whose own comparison happens in the standard library where no hook sees
+/// it. Code that reads no digits (a reader of words) makes no such comparison, and a parser
+/// of raw bytes (a frame's) meets such values in bytes that are no text; neither gets digit
+/// shapes.
+pub fn converts_digits(space: &Space, case: &TestCase, cmp_last: &[(u64, u64, u64)]) -> bool {
+    let zero = u64::from(b'0');
+    let digit = |v: u64| (u64::from(b'1')..=u64::from(b'9')).contains(&v);
+    let converted: BTreeSet<u8> = cmp_last
+        .iter()
+        .filter_map(|&(_, x, y)| match (x == zero, y == zero) {
+            (true, false) if digit(y) => Some(y as u8),
+            (false, true) if digit(x) => Some(x as u8),
+            _ => None,
+        })
+        .collect();
+    !converted.is_empty()
+        && cmp::arg_leaves(space, case)
+            .iter()
+            .any(|l| l.text && l.bytes.iter().any(|b| converted.contains(b)))
 }
 
 /// How many tiers [`edits`] sorts its edits into.
@@ -238,9 +313,15 @@ fn texts(
     }
     let separates = |c: char| c == '\n' || joins.iter().any(|j| j.contains(c));
     let words = words_of(s, separates);
+    // Few, and only where the run converted digits: all of them, first.
+    // Around the punctuation the text has, and around the punctuation the code compared
+    // alone (`ba: s:qu`, checked for `:` at 2 and 5: `11:11:11`).
+    let mut whole = Vec::new();
+    if dictionary.digits {
+        whole.extend(both_digit_shapes(s, &dictionary.punctuation));
+    }
     // A short text is likely one token with a stray line in it (`8:452:no\nno:-l` met the
     // `match action` a one-line text would).
-    let mut whole = Vec::new();
     if lines.len() <= WHOLE_TOKEN_LINES {
         whole.extend(dict.iter().cloned());
     } else {
@@ -350,6 +431,79 @@ fn texts(
     (whole, tokens, texts)
 }
 
+/// [`digit_shapes`] around the punctuation of `s`, then around the punctuation the code
+/// checks text for alone (`ba: s:qu` -> `11:11:11`).
+fn both_digit_shapes(s: &str, checked: &BTreeSet<char>) -> Vec<String> {
+    let mut out = digit_shapes(s, |c| !c.is_alphanumeric());
+    out.extend(digit_shapes(s, |c| checked.contains(&c)));
+    out
+}
+
+/// The digit shapes of every text argument of `case` (see [`both_digit_shapes`]), each with
+/// the key it is tried under: for the archive's tests, once the code showed it converts
+/// digits or checks for another separator, which their gains came before.
+pub fn digit_edits(
+    space: &Space,
+    case: &TestCase,
+    checked: &BTreeSet<char>,
+) -> Vec<(Tried, TestCase)> {
+    let mut out = Vec::new();
+    for l in cmp::arg_leaves(space, case) {
+        let Ok(s) = std::str::from_utf8(&l.bytes) else {
+            continue;
+        };
+        if !l.text || l.fixed {
+            continue;
+        }
+        for text in both_digit_shapes(s, checked) {
+            let mut t = case.clone();
+            let new = text.into_bytes();
+            let (i, k) = (l.stmt, l.arg);
+            if cmp::set_bytes(&l.ty, &mut t.stmts[i].args[k], &mut { l.leaf }, &mut |_| {
+                new.clone()
+            }) {
+                let whole: Vec<_> = t.stmts.iter().map(|s| (s.callable, &s.args)).collect();
+                let key = format!("{whole:?}").into_bytes();
+                out.push(((key, i, k, l.leaf, TAG), t));
+            }
+        }
+    }
+    out
+}
+
+/// The digits each letter and digit of `s` becomes in [`digit_shapes`]: the least, the
+/// least that is no zero (a month, a day), and the most.
+const SHAPE_DIGITS: [char; 3] = ['0', '1', '9'];
+
+/// `s` (one line) with every char but those it `keeps` made one digit: a text of a fixed
+/// format that the code reads a digit at a time (`YYYY-MM-DD`, `HH:MM:SS`) passes every
+/// `is_ascii_digit` at once once its separators are in place, where a digit a mutation puts
+/// in gains nothing before the others are digits too. `1111-11-11` is a date; `0000-00-00`
+/// and `9999-99-99` are out of range.
+fn digit_shapes(s: &str, keeps: impl Fn(char) -> bool) -> Vec<String> {
+    // A format of several lines is a reader's: its keys are words, not digits.
+    if s.contains('\n') || !s.chars().any(&keeps) || s.chars().all(&keeps) {
+        return Vec::new();
+    }
+    SHAPE_DIGITS
+        .iter()
+        .map(|&d| {
+            let mut t = String::with_capacity(s.len());
+            for c in s.chars() {
+                if keeps(c) {
+                    t.push(c);
+                } else {
+                    // A digit for each byte, so what the code finds at a byte offset stays
+                    // there.
+                    t.extend(std::iter::repeat_n(d, c.len_utf8()));
+                }
+            }
+            t
+        })
+        .filter(|t| t != s)
+        .collect()
+}
+
 /// Where a reader of lines stopped in `s`: the start of the line that holds (last) the latest
 /// text the run compared that `s` holds, two bytes or more. A reader that refuses a value in
 /// the middle of the text (`verbose=zz` between other lines) compared its key last, and what
@@ -438,4 +592,40 @@ fn words_of(s: &str, separates: impl Fn(char) -> bool) -> Vec<(usize, usize)> {
     }
     words.extend(start.map(|b| (b, s.len())));
     words
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn punctuation_compared_with_several_bytes_is_checked_for() {
+        let mut seps = Separators::default();
+        seps.learn(&[(1, 0x60, 0x3a), (1, 0x39, 0x30), (2, 5, 0x1_002d)]);
+        // `:` met only '`' so far, and '`' only `:`.
+        assert!(seps.checked().is_empty());
+        seps.learn(&[(1, 0x3a, 0x65)]);
+        assert_eq!(seps.checked(), BTreeSet::from([':']));
+        // A byte a `match` read meets each arm in one run: the arms are the constants.
+        seps.learn(&[(2, 0x2e, 0x2b), (2, 0x2e, 0x2d)]);
+        assert_eq!(seps.checked(), BTreeSet::from([':']));
+        seps.learn(&[(2, 0x2f, 0x2b), (2, 0x2f, 0x2d)]);
+        assert_eq!(seps.checked(), BTreeSet::from(['+', '-', ':']));
+    }
+
+    #[test]
+    fn digit_shapes_keep_punctuation_and_byte_offsets() {
+        let punct = |c: char| !c.is_alphanumeric();
+        assert_eq!(
+            digit_shapes("ab3x-q1-zz", punct),
+            ["0000-00-00", "1111-11-11", "9999-99-99"]
+        );
+        assert!(digit_shapes("é:x", punct).contains(&"11:1".to_string()));
+        // Only the punctuation kept: the blank where a `:` is missing becomes a digit too.
+        assert!(digit_shapes("ba: s:qu", |c| c == ':').contains(&"11:11:11".to_string()));
+        // No punctuation, only punctuation, or several lines: no shape.
+        assert!(digit_shapes("ab3x", punct).is_empty());
+        assert!(digit_shapes("-:", punct).is_empty());
+        assert!(digit_shapes("a-1\nb-2", punct).is_empty());
+    }
 }
