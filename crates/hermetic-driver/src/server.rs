@@ -243,7 +243,6 @@ pub fn serve(entries: &[Entry]) {
 /// Whether a request can be read without waiting for the engine (a whole line buffered, or
 /// bytes in the pipe).
 fn request_waiting(requests: &std::io::BufReader<std::fs::File>) -> bool {
-    use std::os::fd::AsRawFd;
     requests.buffer().contains(&b'\n') || readable(requests.get_ref().as_raw_fd(), 0)
 }
 
