@@ -30,6 +30,22 @@ const MAX_INTS: usize = 16;
 /// The key of a dictionary edit ends with this, apart from other edits' keys.
 const TAG: usize = usize::MAX - 2;
 
+/// `case` with the text leaf `l` holding `text`, when it can hold it. Keyed by the whole
+/// test: the same text with another token in another argument is another edit.
+fn with_text(case: &TestCase, l: &cmp::ArgLeaf, text: String) -> Option<(Tried, TestCase)> {
+    let mut t = case.clone();
+    let new = text.into_bytes();
+    let (i, k) = (l.stmt, l.arg);
+    let set = cmp::set_bytes(&l.ty, &mut t.stmts[i].args[k], &mut { l.leaf }, &mut |_| {
+        new.clone()
+    });
+    set.then(|| {
+        let whole: Vec<_> = t.stmts.iter().map(|s| (s.callable, &s.args)).collect();
+        let key = format!("{whole:?}").into_bytes();
+        ((key, i, k, l.leaf, TAG), t)
+    })
+}
+
 /// At most this many integers compared where the code never saw both operands equal.
 const MAX_OPEN: usize = 4;
 
@@ -237,18 +253,7 @@ pub fn edits(space: &Space, case: &TestCase, dict: &Dictionary, compared: &[Vec<
                 if !seen.insert(text.clone()) {
                     continue;
                 }
-                let mut t = case.clone();
-                let new = text.into_bytes();
-                let (i, k) = (l.stmt, l.arg);
-                if cmp::set_bytes(&l.ty, &mut t.stmts[i].args[k], &mut { l.leaf }, &mut |_| {
-                    new.clone()
-                }) {
-                    // Keyed by the whole test: the same text with another token in another
-                    // argument is another edit.
-                    let whole: Vec<_> = t.stmts.iter().map(|s| (s.callable, &s.args)).collect();
-                    let key = format!("{whole:?}").into_bytes();
-                    list.push(((key, i, k, l.leaf, TAG), t));
-                }
+                list.extend(with_text(case, &l, text));
             }
         }
     }
@@ -456,16 +461,7 @@ pub fn digit_edits(
             continue;
         }
         for text in both_digit_shapes(s, checked) {
-            let mut t = case.clone();
-            let new = text.into_bytes();
-            let (i, k) = (l.stmt, l.arg);
-            if cmp::set_bytes(&l.ty, &mut t.stmts[i].args[k], &mut { l.leaf }, &mut |_| {
-                new.clone()
-            }) {
-                let whole: Vec<_> = t.stmts.iter().map(|s| (s.callable, &s.args)).collect();
-                let key = format!("{whole:?}").into_bytes();
-                out.push(((key, i, k, l.leaf, TAG), t));
-            }
+            out.extend(with_text(case, &l, text));
         }
     }
     out
