@@ -1357,6 +1357,13 @@ mod tests {
         returning(Observed::Int(x * 2))
     }
 
+    /// The driver's environment variable that watches [`COUNT`]: executions share a worker
+    /// until one changes it.
+    fn watching_count() -> (&'static str, String) {
+        let count = &COUNT as *const _ as usize - coverage::load_base();
+        (crate::protocol::WATCHED_STATICS_ENV, format!("{count:x}+8"))
+    }
+
     /// Counts the executions [`seen`] ran in its process (not watched: it tells whether a
     /// child was reused).
     static SEEN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
@@ -1495,9 +1502,7 @@ mod tests {
             (BUMP, 0),
             (PURE, 2),
         ];
-        let base = coverage::load_base();
-        let count = &COUNT as *const _ as usize - base;
-        let watched = (crate::protocol::WATCHED_STATICS_ENV, format!("{count:x}+8"));
+        let watched = watching_count();
         let fresh = run_sequence(&calls, &[]);
         let reused = run_sequence(&calls, std::slice::from_ref(&watched));
         // Without the list every execution has a child of its own; with it, the first ones
@@ -1536,8 +1541,7 @@ mod tests {
             (PURE, 4),
         ];
         // A watched static: executions share a worker.
-        let count = &COUNT as *const _ as usize - coverage::load_base();
-        let watched = [(crate::protocol::WATCHED_STATICS_ENV, format!("{count:x}+8"))];
+        let watched = [watching_count()];
         let reports = run_requests(&calls, &watched, true);
         assert_eq!(reports, run_sequence(&calls, &[]));
         for (i, n) in [(0, 2), (2, 4), (4, 6), (5, 8)] {
