@@ -185,11 +185,12 @@ pub fn serve(entries: &[Entry]) {
     loop {
         // While the worker has executions, a request is read only when one is there: the
         // engine may be waiting for their reports before it sends more.
-        if pipeline.busy() && !request_waiting(&requests) {
+        let waiting = request_waiting(&requests);
+        if pipeline.busy() && !waiting {
             pipeline.answer_front(&mut reply);
             continue;
         }
-        if !request_waiting(&requests) {
+        if !waiting {
             reply.flush().expect("hermetic driver: write reply");
         }
         line.clear();

@@ -490,17 +490,16 @@ fn exec_share(
         .into_iter()
         .map(|run| Driver::request_line(run, timeout))
         .collect::<Result<Vec<_>>>()?;
-    let start = reports.count;
-    let done = |reports: &Sink| reports.count - start;
-    while done(reports) < lines.len() {
+    // A fresh sink: its count is the cases answered so far.
+    while reports.count < lines.len() {
         if let Some(d) = slot.as_mut() {
-            match d.exec_all(&lines[done(reports)..], reports) {
+            match d.exec_all(&lines[reports.count..], reports) {
                 Ok(()) => break,
                 Err(_) => *slot = None,
             }
         }
         // The first case without a report, alone on a fresh driver.
-        let k = done(reports);
+        let k = reports.count;
         let (mut d, _) = Driver::start(launch)?;
         match d.exec_all(&lines[k..=k], reports) {
             Ok(()) => *slot = Some(d),
