@@ -884,4 +884,9 @@ pub struct Literals {
     pub module_strings: std::collections::BTreeMap<Vec<String>, Vec<String>>,
     /// The chars of each module, as `module_strings`: what its functions split text on.
     pub module_chars: std::collections::BTreeMap<Vec<String>, Vec<char>>,
+    /// Whether the code reads digits out of text (`is_ascii_digit`, `to_digit`, `b'0'`,
+    /// `from_str_radix`).
+    pub reads_digits: bool,
+    /// The modules (by path) whose code reads digits, as `reads_digits`.
+    pub digit_modules: std::collections::BTreeSet<Vec<String>>,
 }

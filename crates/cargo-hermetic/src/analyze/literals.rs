@@ -39,6 +39,7 @@ pub fn merge(parts: Vec<Literals>) -> Literals {
         all.floats.extend(p.floats);
         all.strings.extend(p.strings);
         all.chars.extend(p.chars);
+        all.reads_digits |= p.reads_digits;
     }
     all.ints.sort_unstable();
     all.ints.dedup();
@@ -92,8 +93,14 @@ impl Collector<'_> {
                     self.string(s);
                 }
             }
-            syn::Lit::Char(c) => self.lits.chars.push(c.value()),
-            syn::Lit::Byte(b) => self.lits.ints.push(i128::from(b.value())),
+            syn::Lit::Char(c) => {
+                self.lits.reads_digits |= c.value() == '0';
+                self.lits.chars.push(c.value());
+            }
+            syn::Lit::Byte(b) => {
+                self.lits.reads_digits |= b.value() == b'0';
+                self.lits.ints.push(i128::from(b.value()));
+            }
             _ => {}
         }
     }
@@ -115,6 +122,24 @@ impl<'ast> Visit<'ast> for Collector<'_> {
             self.lit(&l.lit, true);
         }
         visit::visit_expr_unary(self, e);
+    }
+
+    /// Methods and functions that read digits out of text.
+    fn visit_expr_method_call(&mut self, e: &'ast syn::ExprMethodCall) {
+        let digit = [
+            "is_ascii_digit",
+            "is_digit",
+            "to_digit",
+            "is_ascii_hexdigit",
+        ];
+        self.lits.reads_digits |= digit.iter().any(|d| e.method == d);
+        visit::visit_expr_method_call(self, e);
+    }
+
+    fn visit_expr_path(&mut self, e: &'ast syn::ExprPath) {
+        let last = e.path.segments.last();
+        self.lits.reads_digits |= last.is_some_and(|s| s.ident == "from_str_radix");
+        visit::visit_expr_path(self, e);
     }
 
     // Doc comments and other attributes are not values the code compares against.
@@ -181,6 +206,20 @@ mod tests {
         assert_eq!(l.floats, vec![1.0, 2.5]);
         assert_eq!(l.strings, vec!["bad {}".to_string(), "bytes".to_string()]);
         assert_eq!(l.chars, vec!['q']);
+    }
+
+    #[test]
+    fn code_that_reads_digits_out_of_text_is_told_from_code_that_does_not() {
+        let reads = |src: &str| lits(src).reads_digits;
+        assert!(reads("fn f(b: u8) -> u8 { b - b'0' }"));
+        assert!(reads("fn f(c: char) -> bool { c.is_ascii_digit() }"));
+        assert!(reads(
+            "fn f(s: &str) -> u32 { u32::from_str_radix(s, 16).unwrap() }"
+        ));
+        assert!(reads("fn f(c: char) -> Option<u32> { c.to_digit(10) }"));
+        assert!(!reads(
+            "fn f(s: &str) -> bool { s == \"name\" || s.starts_with('-') }"
+        ));
     }
 
     #[test]

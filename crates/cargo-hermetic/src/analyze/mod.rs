@@ -146,9 +146,16 @@ pub fn analyze_with(lib_rs: &Path, crate_name: &str, options: Options) -> anyhow
         .zip(&parts)
         .map(|(m, l)| (m.module.path.clone(), l.chars.clone()))
         .collect();
+    let digit_modules = mods
+        .iter()
+        .zip(&parts)
+        .filter(|(_, l)| l.reads_digits)
+        .map(|(m, _)| m.module.path.clone())
+        .collect();
     let literals = crate::cluster::Literals {
         module_strings,
         module_chars,
+        digit_modules,
         ..literals::merge(parts)
     };
     let left_out_modules = mods

@@ -396,6 +396,9 @@ fn by_site(cmp_ints: &[(u64, u64)]) -> BTreeMap<u64, Vec<u64>> {
     out
 }
 
+/// See [`binary_swaps`].
+const MAX_BINARY_OPERANDS: usize = 16;
+
 /// Integers as they sit in binary input, as (found, other) byte pairs: each operand of a site
 /// with each other operand of that site, one of them wider than a byte, little- and big-endian
 /// at 2, 4 and 8 bytes where both fit (a magic number or a checksum read from a trailer, also
@@ -403,10 +406,13 @@ fn by_site(cmp_ints: &[(u64, u64)]) -> BTreeMap<u64, Vec<u64>> {
 /// slice compared with a constant array (`trailer[..2] != MAGIC`) is compared inside the
 /// standard library's generic code, and bytes of the input that equal an operand are a signal
 /// wherever they were compared, as fuzzers find magic values. Two values of a byte each (a
-/// loop's counter and its bound) are left out: they would match anywhere.
+/// loop's counter and its bound) are left out: they would match anywhere. Of a site only the
+/// first [`MAX_BINARY_OPERANDS`] operands: one a loop compares with every value it computes
+/// (a digit parser's overflow check on a long text) would give each pair of them.
 pub(super) fn binary_swaps(cmp_ints: &[(u64, u64)]) -> Vec<(Vec<u8>, Vec<u8>)> {
     let mut out = Vec::new();
     for operands in by_site(cmp_ints).values() {
+        let operands = &operands[..operands.len().min(MAX_BINARY_OPERANDS)];
         for &mine in operands {
             for &other in operands
                 .iter()

@@ -3,13 +3,18 @@
 //! the key without which the reader stops) while another test's line (`retries=5`) reaches
 //! code that runs only after the whole text was read: neither test alone gets there, and no
 //! edit of one line makes the other.
+//!
+//! And whole texts of other functions' tests put at the marks of a gaining test's text
+//! ([`pieces`]): a parser built of parsers (`date T time zone`) gets what each of its callees
+//! accepted, where the part it hands that callee starts.
 
-use super::cmp::{self, ArgLeaf};
+use super::cmp::{self, ArgLeaf, Tried};
 use super::ops::Space;
 use crate::test_case::TestCase;
 use rand::seq::SliceRandom;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
+use std::collections::BTreeSet;
 
 /// `parent` with one line of `donor`'s text (of any of its text arguments) inserted between
 /// two lines of one of `parent`'s text arguments (or before the first, or after the last); a
@@ -48,6 +53,91 @@ pub fn lines(
         &mut |b| insert_line(b, line, at),
     );
     done.then_some(out)
+}
+
+/// At most this many fields of a text take each piece ([`fields`]).
+const MAX_FIELDS: usize = 8;
+/// Longer texts take no pieces: pieces put before fields would grow them without end.
+const MAX_TEXT: usize = 256;
+
+/// `case` with each of `pieces` (texts the code accepted elsewhere) written into each field of
+/// the texts `into` picks, fields as `separates` cuts them ([`fields`]): in place of the
+/// field (`RCPT` cut at `T` -> `2024-02-29T`), over what follows its start
+/// (`2024-02-29Tab:cdefghi` -> `2024-02-29T12:30:00hi`), and before it; and with each of
+/// `ends` (words of the source) in place of all from a field's start (`..T12:30:00hi` ->
+/// `..T12:30:00Z`). Piece by piece, in the order given, the ends last.
+pub fn pieces(
+    space: &Space,
+    case: &TestCase,
+    pieces: &[String],
+    ends: &[String],
+    separates: &dyn Fn(char) -> bool,
+    into: &dyn Fn(&ArgLeaf) -> bool,
+) -> Vec<(Tried, TestCase)> {
+    let mut out = Vec::new();
+    for l in cmp::arg_leaves(space, case) {
+        let Some(s) = std::str::from_utf8(&l.bytes)
+            .ok()
+            .filter(|s| l.text && !l.fixed && s.len() <= MAX_TEXT && into(&l))
+        else {
+            continue;
+        };
+        let fields = fields(s, separates);
+        let mut texts = Vec::new();
+        for piece in pieces.iter().filter(|p| !s.contains(p.as_str())) {
+            for &(start, end) in &fields {
+                let over = (start + piece.len()..=s.len())
+                    .find(|&e| s.is_char_boundary(e))
+                    .unwrap_or(s.len());
+                for rest in [end, over, start] {
+                    texts.push(format!("{}{piece}{}", &s[..start], &s[rest..]));
+                }
+            }
+        }
+        for end in ends {
+            texts.extend(
+                fields
+                    .iter()
+                    .map(|&(start, _)| format!("{}{end}", &s[..start])),
+            );
+        }
+        let mut seen = BTreeSet::from([s.to_string()]);
+        for text in texts {
+            if seen.insert(text.clone()) {
+                out.extend(super::words::with_text(case, &l, text));
+            }
+        }
+    }
+    out
+}
+
+/// The fields of `s`: the parts between the chars that `separates` (and where digits meet
+/// letters: `00bye`), as byte ranges, at most [`MAX_FIELDS`].
+fn fields(s: &str, separates: &dyn Fn(char) -> bool) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut last: Option<char> = None;
+    for (i, c) in s.char_indices() {
+        let kinds_meet = last.is_some_and(|p| {
+            p.is_alphanumeric() && c.is_alphanumeric() && p.is_ascii_digit() != c.is_ascii_digit()
+        });
+        if separates(c) || kinds_meet {
+            out.push((start, i));
+            start = if separates(c) { i + c.len_utf8() } else { i };
+        }
+        last = Some(c);
+    }
+    out.push((start, s.len()));
+    out.truncate(MAX_FIELDS);
+    out
+}
+
+/// The parts of `s` that end before one of its punctuation chars (`12`, `12:30` of
+/// `12:30:00`), shortest first.
+pub fn heads(s: &str) -> impl Iterator<Item = String> + '_ {
+    s.char_indices()
+        .filter(|&(i, c)| i > 0 && c.is_ascii_punctuation())
+        .map(|(i, _)| s[..i].to_string())
 }
 
 /// `text` with `line` inserted as its `at`-th line.

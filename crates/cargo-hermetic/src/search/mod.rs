@@ -40,7 +40,7 @@ use crate::driver::goals::{GoalKind, GoalMap};
 use crate::test_case::{FinishedTest, Stmt, TestCase};
 use anyhow::Result;
 use archive::Archive;
-use hermetic_protocol::{AccessReport, ExecReport, Outcome};
+use hermetic_protocol::{AccessReport, ExecReport, Observed, Outcome};
 pub use minimise::home_of;
 use ops::Space;
 use rand::seq::SliceRandom;
@@ -162,6 +162,10 @@ const FRESH_FIRST: usize = 64;
 /// At most this many edits putting words of the source into text ([`words::edits`]) follow a
 /// run that reached a new goal.
 const WORDS_ON_GAIN: usize = 32;
+/// At most this many texts other functions accepted go into a gaining test's texts
+/// ([`cross::pieces`]), and at most this many edits of them follow the gain.
+const MAX_PIECES: usize = 8;
+const PIECES_ON_GAIN: usize = 64;
 /// How often a mutant of an archived test gets a line of another's text instead
 /// ([`cross::lines`]).
 const P_CROSS: f64 = 0.1;
@@ -294,6 +298,8 @@ pub struct Search<'s, 'c> {
     converts_digits: bool,
     /// The ASCII punctuation the code checks text for, over all runs: what digit shapes keep.
     separators: words::Separators,
+    /// Of each goal, the callables in whose body it is (by module and name).
+    goal_callables: Vec<Vec<usize>>,
     frontier: frontier::Frontier,
     outputs: outputs::Outputs,
     /// The output goals every search should reach (both outcomes of `bool` functions).
@@ -332,6 +338,7 @@ impl<'s, 'c> Search<'s, 'c> {
             })
             .collect();
         let real_values = fakes::RealValues::new(space.cluster);
+        let goal_callables = goal_callables(space.cluster, goals);
         let boolean: Vec<usize> = (0..space.cluster.callables.len())
             .filter(|&c| space.cluster.callables[c].ret == crate::cluster::Ty::Bool)
             .collect();
@@ -366,6 +373,7 @@ impl<'s, 'c> Search<'s, 'c> {
             sites: BTreeSet::new(),
             converts_digits: false,
             separators: words::Separators::default(),
+            goal_callables,
             frontier: frontier::Frontier::default(),
             outputs,
             expected,
@@ -914,7 +922,16 @@ impl<'s, 'c> Search<'s, 'c> {
             let frontier = &self.frontier;
             let mut dict =
                 words::dictionary(self.space, case, &compared, |site| !frontier.is_met(site));
-            dict.digits |= self.converts_digits;
+            // The run showed it, or the source does: a parser whose first byte was never a
+            // digit shows no conversion (`é:._:SA` stops at `is_ascii_digit`).
+            let space = &*self.space;
+            dict.digits |= self.converts_digits
+                || case.stmts.iter().any(|s| {
+                    let m = space.cluster.callables[s.callable].module;
+                    space
+                        .pool
+                        .module_reads_digits(&space.cluster.modules[m].path)
+                });
             dict.punctuation = self.separators.checked();
             let edits = words::edits(self.space, case, &dict, &report.cmp_bytes);
             // Whole texts, then tokens, all of them, a kind of their own (first in the queue,
@@ -940,6 +957,18 @@ impl<'s, 'c> Search<'s, 'c> {
                     if self.tried.insert(key) {
                         lists[Kind::Word.index()].push((candidate, Origin::new(Kind::Word, None)));
                     }
+                }
+            }
+        }
+        // Texts the functions it entered took elsewhere, where the gaining text has a mark: a
+        // parser of `date T time` gets the date and the time its callees took.
+        if gained {
+            for (key, candidate) in self.piece_edits(case, report) {
+                if lists[Kind::Piece.index()].len() == PIECES_ON_GAIN {
+                    break;
+                }
+                if self.tried.insert(key) {
+                    lists[Kind::Piece.index()].push((candidate, Origin::new(Kind::Piece, None)));
                 }
             }
         }
@@ -1020,6 +1049,142 @@ impl<'s, 'c> Search<'s, 'c> {
             }
         }
         out
+    }
+
+    /// Texts spliced between a parser and the parsers it calls ([`cross::pieces`]): into
+    /// the texts the gaining `case` gives other functions, what each function its run entered
+    /// took furthest (a run of `parse_timestamp` that got into `parse_date` gets the date
+    /// `parse_date` took furthest), and then the words of its modules as what follows; and
+    /// when `case` gave a function the text it took furthest, that text into the archived
+    /// tests whose runs entered the function from another.
+    fn piece_edits(&self, case: &TestCase, report: &ExecReport) -> Vec<(cmp::Tried, TestCase)> {
+        let deepest = self.deepest_texts();
+        let words: BTreeSet<String> = case
+            .stmts
+            .iter()
+            .map(|s| self.space.cluster.callables[s.callable].module)
+            .flat_map(|m| {
+                self.space
+                    .pool
+                    .module_strings(&self.space.cluster.modules[m].path)
+            })
+            .filter(|w| !w.is_empty())
+            .cloned()
+            .collect();
+        // Fields end at blanks, punctuation and the letters the code looks for (`T`).
+        let letters: BTreeSet<char> = words
+            .iter()
+            .filter(|w| w.chars().count() == 1)
+            .flat_map(|w| w.chars())
+            .collect();
+        let separates =
+            |c: char| c.is_whitespace() || c.is_ascii_punctuation() || letters.contains(&c);
+        let mut out = Vec::new();
+        let mut callees = Vec::new();
+        for (&c, text) in &deepest {
+            let other = |l: &cmp::ArgLeaf| case.stmts[l.stmt].callable != c;
+            if callees.len() < MAX_PIECES && self.entered(case, &report.covered, c) {
+                let text = std::slice::from_ref(text);
+                out.extend(cross::pieces(
+                    self.space,
+                    case,
+                    text,
+                    &[],
+                    &separates,
+                    &other,
+                ));
+                callees.push(text[0].clone());
+            }
+        }
+        if !callees.is_empty() {
+            // And the callees' texts cut before a separator (`12:30` of `12:30:00`): a format's
+            // last field often has the shape of a first part of another's.
+            let mut ends: Vec<String> = words.iter().cloned().collect();
+            ends.extend(callees.iter().flat_map(|p| cross::heads(p)));
+            out.extend(cross::pieces(
+                self.space,
+                case,
+                &[],
+                &ends,
+                &separates,
+                &|_| true,
+            ));
+        }
+        let leaves = cmp::arg_leaves(self.space, case);
+        for (&c, text) in &deepest {
+            let given =
+                |l: &cmp::ArgLeaf| case.stmts[l.stmt].callable == c && l.bytes == text.as_bytes();
+            if !leaves.iter().any(given) {
+                continue;
+            }
+            for t in self.archive.tests() {
+                if self.entered(&t.case, &t.report.covered, c) {
+                    let other = |l: &cmp::ArgLeaf| t.case.stmts[l.stmt].callable != c;
+                    let text = std::slice::from_ref(text);
+                    out.extend(cross::pieces(
+                        self.space,
+                        &t.case,
+                        text,
+                        &[],
+                        &separates,
+                        &other,
+                    ));
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether `goal` is in the body of `callable`.
+    fn runs_in(&self, callable: usize, goal: usize) -> bool {
+        self.goal_callables[goal].contains(&callable)
+    }
+
+    /// Whether a run of `case` that `covered` these counters covered goals of the callable
+    /// `callee`, and `case` gives text to another callable (which may have called it).
+    fn entered(&self, case: &TestCase, covered: &[u32], callee: usize) -> bool {
+        let gives_text = cmp::arg_leaves(self.space, case)
+            .iter()
+            .any(|l| l.text && case.stmts[l.stmt].callable != callee);
+        gives_text
+            && self
+                .goals
+                .goals_hit(covered)
+                .any(|g| self.runs_in(callee, g))
+    }
+
+    /// Of each callable the archive's tests give text, the text it took furthest: one it
+    /// accepted (returned `Ok` or `Some` for) before one it refused, then the one whose run
+    /// covered the most of its goals; the first of those in the archive's order.
+    fn deepest_texts(&self) -> BTreeMap<usize, String> {
+        let mut deepest: BTreeMap<usize, ((bool, usize), String)> = BTreeMap::new();
+        for t in self.archive.tests() {
+            let hit: Vec<usize> = self.goals.goals_hit(&t.report.covered).collect();
+            for l in cmp::arg_leaves(self.space, &t.case) {
+                let Some(text) = String::from_utf8(l.bytes)
+                    .ok()
+                    .filter(|s| l.text && !s.is_empty())
+                else {
+                    continue;
+                };
+                let c = t.case.stmts[l.stmt].callable;
+                let accepted = t.report.stmts.get(l.stmt).is_some_and(|s| {
+                    matches!(s.returned, Some(Observed::Ok(_) | Observed::Opt(Some(_))))
+                });
+                let depth = (
+                    accepted,
+                    hit.iter().filter(|&&g| self.runs_in(c, g)).count(),
+                );
+                let best = deepest.entry(c).or_default();
+                if depth > best.0 {
+                    *best = (depth, text);
+                }
+            }
+        }
+        deepest
+            .into_iter()
+            .map(|(c, (_, text))| (c, text))
+            .collect()
     }
 
     /// Digit shapes of the archive's texts, first in the queue: the runs that put them in the
@@ -1170,6 +1335,23 @@ fn check_infeasible(goals: &GoalMap, report: &ExecReport, seen: &mut BTreeSet<u3
             );
         }
     }
+}
+
+/// Of each goal, the callables in whose body it is: of its module, named as its function ends.
+fn goal_callables(cluster: &Cluster, goals: &GoalMap) -> Vec<Vec<usize>> {
+    goals
+        .goals
+        .iter()
+        .map(|g| {
+            let named = |c: &crate::cluster::Callable| {
+                c.module == g.module
+                    && (g.function == c.name || g.function.ends_with(&format!("::{}", c.name)))
+            };
+            (0..cluster.callables.len())
+                .filter(|&c| named(&cluster.callables[c]))
+                .collect()
+        })
+        .collect()
 }
 
 /// How much of the budget is spent, which decides when mocks and fakes open up. With

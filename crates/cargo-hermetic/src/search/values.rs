@@ -35,6 +35,8 @@ pub struct ValuePool {
     module_strings: std::collections::BTreeMap<Vec<String>, Vec<String>>,
     /// The separators of each module (by path), found as `separators` in its own literals.
     module_separators: std::collections::BTreeMap<Vec<String>, Vec<String>>,
+    /// The modules whose code reads digits out of text (`Literals::digit_modules`).
+    digit_modules: BTreeSet<Vec<String>>,
     /// The lengths (in chars) of the source's strings, each once.
     source_lens: Vec<usize>,
     /// Paths the code opened or checked in its environment, and known strings that look like
@@ -70,12 +72,17 @@ impl ValuePool {
             pool.add_string(s.clone());
         }
         pool.source_strings = pool.string_list.clone();
+        // A letter or digit the code looks for (`split_once('T')`, in the standard library
+        // where no comparison shows it) is a word of the module too.
         pool.module_strings = lits
             .module_strings
             .iter()
             .map(|(m, strings)| {
-                let kept = strings.iter().filter(|s| !is_format_string(s));
-                (m.clone(), kept.cloned().collect())
+                let kept = strings.iter().filter(|s| !is_format_string(s)).cloned();
+                let chars = lits.module_chars.get(m).into_iter().flatten();
+                let letters = chars.filter(|c| c.is_alphanumeric()).map(char::to_string);
+                let words: BTreeSet<String> = kept.chain(letters).collect();
+                (m.clone(), words.into_iter().collect())
             })
             .collect();
         let lens: BTreeSet<usize> = pool
@@ -88,6 +95,7 @@ impl ValuePool {
         for s in &lits.strings {
             pool.chars.extend(s.chars().take(8));
         }
+        pool.digit_modules = lits.digit_modules.clone();
         pool.separators = separators(&lits.chars, &lits.strings);
         pool.module_separators = lits
             .module_chars
@@ -138,6 +146,11 @@ impl ValuePool {
         self.module_separators
             .get(path)
             .map_or(&self.separators, Vec::as_slice)
+    }
+
+    /// Whether the code of module `path` reads digits out of text.
+    pub fn module_reads_digits(&self, path: &[String]) -> bool {
+        self.digit_modules.contains(path)
     }
 
     /// A known integer, if there is one.

@@ -32,7 +32,11 @@ const TAG: usize = usize::MAX - 2;
 
 /// `case` with the text leaf `l` holding `text`, when it can hold it. Keyed by the whole
 /// test: the same text with another token in another argument is another edit.
-fn with_text(case: &TestCase, l: &cmp::ArgLeaf, text: String) -> Option<(Tried, TestCase)> {
+pub(super) fn with_text(
+    case: &TestCase,
+    l: &cmp::ArgLeaf,
+    text: String,
+) -> Option<(Tried, TestCase)> {
     let mut t = case.clone();
     let new = text.into_bytes();
     let (i, k) = (l.stmt, l.arg);
@@ -58,7 +62,7 @@ pub struct Dictionary {
     pub ints: Vec<String>,
     pub open: Vec<String>,
     /// The code turned characters into digit values (see [`converts_digits`]), in this run or
-    /// an earlier one: a text of one line gets its digit shapes. False from [`dictionary`]:
+    /// an earlier one, or its source reads digits: a text of one line gets its digit shapes. False from [`dictionary`]:
     /// the search sets it.
     pub digits: bool,
     /// The ASCII punctuation the code checks text for, as runs so far showed it
@@ -437,10 +441,32 @@ fn texts(
 }
 
 /// [`digit_shapes`] around the punctuation of `s`, then around the punctuation the code
-/// checks text for alone (`ba: s:qu` -> `11:11:11`).
+/// checks text for alone (`ba: s:qu` -> `11:11:11`), then around the punctuation that stands
+/// between letters or digits only (`--AB-DE-GH` -> `1111-11-11`: a separator sits between
+/// fields, where one at the start stands in a field's place), then around the first of each
+/// run of punctuation (`EHLO--E-LO` -> `1111-11-11`).
 fn both_digit_shapes(s: &str, checked: &BTreeSet<char>) -> Vec<String> {
-    let mut out = digit_shapes(s, |c| !c.is_alphanumeric());
-    out.extend(digit_shapes(s, |c| checked.contains(&c)));
+    let chars: Vec<char> = s.chars().collect();
+    let between = |i: usize| {
+        let field = |j: Option<usize>| {
+            j.and_then(|j| chars.get(j))
+                .is_some_and(|c| c.is_alphanumeric())
+        };
+        !chars[i].is_alphanumeric() && field(i.checked_sub(1)) && field(Some(i + 1))
+    };
+    let punct = |i: usize| !chars[i].is_alphanumeric();
+    let first_of_run = |i: usize| punct(i) && (i == 0 || !punct(i - 1));
+    let mut out = digit_shapes(s, punct);
+    let others = [
+        digit_shapes(s, |i| checked.contains(&chars[i])),
+        digit_shapes(s, between),
+        digit_shapes(s, first_of_run),
+    ];
+    for t in others.into_iter().flatten() {
+        if !out.contains(&t) {
+            out.push(t);
+        }
+    }
     out
 }
 
@@ -471,22 +497,24 @@ pub fn digit_edits(
 /// least that is no zero (a month, a day), and the most.
 const SHAPE_DIGITS: [char; 3] = ['0', '1', '9'];
 
-/// `s` (one line) with every char but those it `keeps` made one digit: a text of a fixed
+/// `s` (one line) with every char but those it `keeps` (by their index among its chars) made
+/// one digit: a text of a fixed
 /// format that the code reads a digit at a time (`YYYY-MM-DD`, `HH:MM:SS`) passes every
 /// `is_ascii_digit` at once once its separators are in place, where a digit a mutation puts
 /// in gains nothing before the others are digits too. `1111-11-11` is a date; `0000-00-00`
 /// and `9999-99-99` are out of range.
-fn digit_shapes(s: &str, keeps: impl Fn(char) -> bool) -> Vec<String> {
+fn digit_shapes(s: &str, keeps: impl Fn(usize) -> bool) -> Vec<String> {
+    let n = s.chars().count();
     // A format of several lines is a reader's: its keys are words, not digits.
-    if s.contains('\n') || !s.chars().any(&keeps) || s.chars().all(&keeps) {
+    if s.contains('\n') || !(0..n).any(&keeps) || (0..n).all(&keeps) {
         return Vec::new();
     }
     SHAPE_DIGITS
         .iter()
         .map(|&d| {
             let mut t = String::with_capacity(s.len());
-            for c in s.chars() {
-                if keeps(c) {
+            for (i, c) in s.chars().enumerate() {
+                if keeps(i) {
                     t.push(c);
                 } else {
                     // A digit for each byte, so what the code finds at a byte offset stays
@@ -611,17 +639,30 @@ mod tests {
 
     #[test]
     fn digit_shapes_keep_punctuation_and_byte_offsets() {
-        let punct = |c: char| !c.is_alphanumeric();
+        let punct = |s: &str| {
+            let chars: Vec<char> = s.chars().collect();
+            move |i: usize| !chars[i].is_alphanumeric()
+        };
         assert_eq!(
-            digit_shapes("ab3x-q1-zz", punct),
+            digit_shapes("ab3x-q1-zz", punct("ab3x-q1-zz")),
             ["0000-00-00", "1111-11-11", "9999-99-99"]
         );
-        assert!(digit_shapes("é:x", punct).contains(&"11:1".to_string()));
+        assert!(digit_shapes("é:x", punct("é:x")).contains(&"11:1".to_string()));
         // Only the punctuation kept: the blank where a `:` is missing becomes a digit too.
-        assert!(digit_shapes("ba: s:qu", |c| c == ':').contains(&"11:11:11".to_string()));
+        let colon = |i: usize| "ba: s:qu".chars().nth(i) == Some(':');
+        assert!(digit_shapes("ba: s:qu", colon).contains(&"11:11:11".to_string()));
         // No punctuation, only punctuation, or several lines: no shape.
-        assert!(digit_shapes("ab3x", punct).is_empty());
-        assert!(digit_shapes("-:", punct).is_empty());
-        assert!(digit_shapes("a-1\nb-2", punct).is_empty());
+        assert!(digit_shapes("ab3x", punct("ab3x")).is_empty());
+        assert!(digit_shapes("-:", punct("-:")).is_empty());
+        assert!(digit_shapes("a-1\nb-2", punct("a-1\nb-2")).is_empty());
+    }
+
+    #[test]
+    fn a_separator_between_fields_is_kept_where_one_at_the_start_is_not() {
+        let shapes = both_digit_shapes("--AB-DE-GH", &BTreeSet::new());
+        assert!(shapes.contains(&"--11-11-11".to_string()));
+        assert!(shapes.contains(&"1111-11-11".to_string()));
+        let shapes = both_digit_shapes("EHLO--E-LO", &BTreeSet::new());
+        assert!(shapes.contains(&"1111-11-11".to_string()));
     }
 }

@@ -25,9 +25,12 @@ pub enum Kind {
     Approach,
     /// A fake for a callee the gaining run called for real (`--isolate`, [`super::fakes`]).
     Fake,
+    /// A text another function accepted, put into the gaining test's text
+    /// ([`super::cross::pieces`]).
+    Piece,
 }
 
-pub const KINDS: usize = 8;
+pub const KINDS: usize = 9;
 
 impl Kind {
     pub fn index(self) -> usize {
@@ -97,6 +100,7 @@ mod tests {
             vec![],
             vec![],
             vec![],
+            vec![],
         ]);
         assert_eq!(merged, ["d1", "r1", "b1", "d2", "r2", "r3"]);
     }
@@ -112,6 +116,7 @@ mod tests {
         let merged = y.interleave([
             vec!['d'; 3],
             vec!['r'; 30],
+            vec![],
             vec![],
             vec![],
             vec![],
