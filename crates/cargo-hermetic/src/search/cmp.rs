@@ -216,6 +216,11 @@ pub fn eager(
         }
     }
     let ints = std::mem::take(&mut out);
+    let leaves = arg_leaves(space, case);
+    if leaves.is_empty() {
+        // No string or byte slice to splice into: no swaps to make.
+        return (ints, out);
+    }
     // (found, other, whether the bytes must match exactly: binary integers do)
     let mut swaps: Vec<(&[u8], &[u8], bool)> = Vec::new();
     for pair in cmp_bytes.chunks_exact(2) {
@@ -226,7 +231,7 @@ pub fn eager(
     }
     let binary = binary_swaps(all_ints);
     swaps.extend(binary.iter().map(|(a, b)| (&a[..], &b[..], true)));
-    for l in arg_leaves(space, case) {
+    for l in leaves {
         let (i, k, leaf) = (l.stmt, l.arg, l.leaf);
         for &(from, to, exact) in &swaps {
             let places = if exact {
