@@ -164,9 +164,9 @@ fn catches(d: &KernelSigaction) -> bool {
     d.handler != libc::SIG_DFL && d.handler != libc::SIG_IGN
 }
 
-/// What `/proc/self/status` says of the process: its threads, and the signals it ignores and
-/// catches (bit `sig - 1`). One read tells which dispositions are still the default or
-/// ignored, where asking the kernel took a system call a signal.
+/// What `/proc/self/stat` says of the process: its threads, and the signals it ignores and
+/// catches (bit `sig - 1`, signals 1 to 31). One read tells which dispositions are still the
+/// default or ignored, where asking the kernel took a system call a signal.
 struct Status {
     threads: usize,
     ignored: u64,
@@ -177,12 +177,12 @@ impl Status {
     fn read() -> Option<Status> {
         // Read with system calls alone: the runtime serves libc's file functions to code
         // inside a virtual environment, and this must see the real file.
-        let mut buf = [0u8; 4096];
+        let mut buf = [0u8; 1024];
         // SAFETY: a NUL-terminated constant path; reads into `buf` within its length.
         let n = unsafe {
             let fd = libc::syscall(
                 libc::SYS_open,
-                c"/proc/self/status".as_ptr(),
+                c"/proc/self/stat".as_ptr(),
                 libc::O_RDONLY | libc::O_CLOEXEC,
             );
             if fd < 0 {
@@ -196,15 +196,16 @@ impl Status {
     }
 
     fn parse(text: &str) -> Option<Status> {
-        let field = |name: &str| {
-            let line = text.lines().find_map(|l| l.strip_prefix(name))?;
-            Some(line.trim())
-        };
-        let mask = |name| u64::from_str_radix(field(name)?, 16).ok();
+        // After the command name's closing parenthesis: state is field 3, threads field 20,
+        // the ignored and caught signals fields 33 and 34 (decimal).
+        let mut fields = text[text.rfind(')')? + 1..].split_whitespace();
+        let threads = fields.nth(17)?.parse().ok()?;
+        let ignored = fields.nth(12)?.parse().ok()?;
+        let caught = fields.next()?.parse().ok()?;
         Some(Status {
-            threads: field("Threads:")?.parse().ok()?,
-            ignored: mask("SigIgn:")?,
-            caught: mask("SigCgt:")?,
+            threads,
+            ignored,
+            caught,
         })
     }
 
@@ -242,7 +243,7 @@ mod tests {
             let was = disposition(sig).unwrap();
             assert!(status.same_kind(sig, &was), "signal {sig}");
         }
-        let text = "Name:\tx\nThreads:\t3\nSigIgn:\t0000000000001000\nSigCgt:\t0000000000000240\n";
+        let text = "7 (a b) S 1 7 7 0 -1 4194560 9 0 0 0 0 0 0 0 20 0 3 0 1 2 3 4 5 6 7 8 0 0 0 4096 576 9 0 0 0 17 1 0 0\n";
         let parsed = Status::parse(text).unwrap();
         assert_eq!(parsed.threads, 3);
         let (dfl, ign) = (
