@@ -97,8 +97,10 @@ pub fn check(before: &Before) -> bool {
     }
     let deadline = Instant::now() + GRACE;
     let mut extra = 0;
-    while let Some(n) = threads() {
-        extra = n.saturating_sub(before.threads);
+    let mut status = None;
+    while let Some(now) = Status::read() {
+        extra = now.threads.saturating_sub(before.threads);
+        status = Some(now);
         if extra == 0 || Instant::now() >= deadline {
             break;
         }
@@ -120,6 +122,10 @@ pub fn check(before: &Before) -> bool {
     }
     for sig in SIGNALS {
         let was = &before.handlers[sig as usize];
+        if status.as_ref().is_some_and(|s| s.same_kind(sig, was)) && !catches(was) {
+            // Still the default, or still ignored: no handler to compare.
+            continue;
+        }
         if disposition(sig).is_some_and(|now| now.handler != was.handler) {
             left_behind(LeftBehind::SignalHandler, sig as u64);
             clean = false;
@@ -153,29 +159,67 @@ fn disposition(sig: i32) -> Option<KernelSigaction> {
     (r == 0).then_some(old)
 }
 
-/// The process's number of threads (`/proc/self/stat`, field 20).
+/// Whether a disposition is a handler (neither `SIG_DFL` nor `SIG_IGN`).
+fn catches(d: &KernelSigaction) -> bool {
+    d.handler != libc::SIG_DFL && d.handler != libc::SIG_IGN
+}
+
+/// What `/proc/self/stat` says of the process: its threads, and the signals it ignores and
+/// catches (bit `sig - 1`, signals 1 to 31). One read tells which dispositions are still the
+/// default or ignored, where asking the kernel took a system call a signal.
+struct Status {
+    threads: usize,
+    ignored: u64,
+    caught: u64,
+}
+
+impl Status {
+    fn read() -> Option<Status> {
+        // Read with system calls alone: the runtime serves libc's file functions to code
+        // inside a virtual environment, and this must see the real file.
+        let mut buf = [0u8; 1024];
+        // SAFETY: a NUL-terminated constant path; reads into `buf` within its length.
+        let n = unsafe {
+            let fd = libc::syscall(
+                libc::SYS_open,
+                c"/proc/self/stat".as_ptr(),
+                libc::O_RDONLY | libc::O_CLOEXEC,
+            );
+            if fd < 0 {
+                return None;
+            }
+            let n = libc::syscall(libc::SYS_read, fd, buf.as_mut_ptr(), buf.len());
+            libc::syscall(libc::SYS_close, fd);
+            n
+        };
+        Status::parse(std::str::from_utf8(buf.get(..usize::try_from(n).ok()?)?).ok()?)
+    }
+
+    fn parse(text: &str) -> Option<Status> {
+        // After the command name's closing parenthesis: state is field 3, threads field 20,
+        // the ignored and caught signals fields 33 and 34 (decimal).
+        let mut fields = text[text.rfind(')')? + 1..].split_whitespace();
+        let threads = fields.nth(17)?.parse().ok()?;
+        let ignored = fields.nth(12)?.parse().ok()?;
+        let caught = fields.next()?.parse().ok()?;
+        Some(Status {
+            threads,
+            ignored,
+            caught,
+        })
+    }
+
+    /// Whether `sig` is as `was` left it in kind: the default, ignored, or a handler (which
+    /// handler is the kernel's to say).
+    fn same_kind(&self, sig: i32, was: &KernelSigaction) -> bool {
+        let bit = |mask: u64| mask >> (sig - 1) & 1 == 1;
+        bit(self.ignored) == (was.handler == libc::SIG_IGN) && bit(self.caught) == catches(was)
+    }
+}
+
+/// The process's number of threads.
 fn threads() -> Option<usize> {
-    // Read with system calls alone: the runtime serves libc's file functions to code inside a
-    // virtual environment, and this must see the real file.
-    let mut buf = [0u8; 1024];
-    // SAFETY: a NUL-terminated constant path; reads into `buf` within its length.
-    let n = unsafe {
-        let fd = libc::syscall(
-            libc::SYS_open,
-            c"/proc/self/stat".as_ptr(),
-            libc::O_RDONLY | libc::O_CLOEXEC,
-        );
-        if fd < 0 {
-            return None;
-        }
-        let n = libc::syscall(libc::SYS_read, fd, buf.as_mut_ptr(), buf.len());
-        libc::syscall(libc::SYS_close, fd);
-        n
-    };
-    let text = std::str::from_utf8(buf.get(..usize::try_from(n).ok()?)?).ok()?;
-    // After the command name's closing parenthesis: state is field 3, threads field 20.
-    let rest = &text[text.rfind(')')? + 1..];
-    rest.split_whitespace().nth(17)?.parse().ok()
+    Some(Status::read()?.threads)
 }
 
 #[cfg(test)]
@@ -190,6 +234,33 @@ mod tests {
         tx.send(()).unwrap();
         t.join().unwrap().unwrap();
         assert_eq!(disposition(libc::SIGKILL).unwrap().handler, libc::SIG_DFL);
+    }
+
+    #[test]
+    fn the_status_tells_each_disposition_s_kind() {
+        let status = Status::read().unwrap();
+        for sig in SIGNALS {
+            let was = disposition(sig).unwrap();
+            assert!(status.same_kind(sig, &was), "signal {sig}");
+        }
+        let text = "7 (a b) S 1 7 7 0 -1 4194560 9 0 0 0 0 0 0 0 20 0 3 0 1 2 3 4 5 6 7 8 0 0 0 4096 576 9 0 0 0 17 1 0 0\n";
+        let parsed = Status::parse(text).unwrap();
+        assert_eq!(parsed.threads, 3);
+        let (dfl, ign) = (
+            KernelSigaction::default(),
+            KernelSigaction {
+                handler: libc::SIG_IGN,
+                ..Default::default()
+            },
+        );
+        let handler = KernelSigaction {
+            handler: 0x1234,
+            ..Default::default()
+        };
+        // SIGPIPE (13) ignored, SIGUSR1 (10) and SIGBUS (7) caught, SIGINT (2) the default.
+        assert!(parsed.same_kind(13, &ign) && !parsed.same_kind(13, &dfl));
+        assert!(parsed.same_kind(10, &handler) && parsed.same_kind(7, &handler));
+        assert!(parsed.same_kind(2, &dfl) && !parsed.same_kind(2, &handler));
     }
 
     #[test]

@@ -798,32 +798,26 @@ impl Answer {
     /// Reads one answer; `None` when the pipe ends first or the answer is out of bounds (the
     /// worker died, or the code under test wrote to the pipe).
     fn read(from: &mut impl std::io::Read, counters: usize) -> Option<Answer> {
-        let mut word = [0u8; 4];
-        let mut u32_at = |from: &mut dyn std::io::Read| {
-            from.read_exact(&mut word).ok()?;
-            Some(u32::from_le_bytes(word))
-        };
-        let mut answer = [0u8; 1];
-        from.read_exact(&mut answer).ok()?;
-        let stmt = u32_at(from)?;
-        let n = u32_at(from)? as usize;
-        if n > counters || !matches!(answer[0], KEPT | RETIRED) {
+        let word = |b: &[u8]| u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        // Three reads (the pipe is not buffered): the answer, statement and count; the
+        // counters with the report's length; the report.
+        let mut head = [0u8; 9];
+        from.read_exact(&mut head).ok()?;
+        let (stmt, n) = (word(&head[1..5]), word(&head[5..9]) as usize);
+        if n > counters || !matches!(head[0], KEPT | RETIRED) {
             return None;
         }
-        let mut bytes = vec![0u8; 4 * n];
+        let mut bytes = vec![0u8; 4 * n + 4];
         from.read_exact(&mut bytes).ok()?;
-        let covered = bytes
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect();
-        let len = u32_at(from)? as usize;
+        let covered = bytes[..4 * n].chunks_exact(4).map(word).collect();
+        let len = word(&bytes[4 * n..]) as usize;
         if len > REPORT_MAX {
             return None;
         }
         let mut body = vec![0; len];
         from.read_exact(&mut body).ok()?;
         Some(Answer {
-            kept: answer[0] == KEPT,
+            kept: head[0] == KEPT,
             stmt,
             covered,
             body,

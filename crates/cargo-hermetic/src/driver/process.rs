@@ -42,9 +42,27 @@ pub struct Mutation {
 pub struct Driver {
     child: Child,
     requests: File,
+    /// The request bytes written at once, with no writer thread: what the pipe holds for
+    /// sure (`exec_all` writes to an empty pipe).
+    room: usize,
     replies: BufReader<File>,
     /// The sandbox's layers it was started in (its own seccomp filter is in its `Hello`).
     pub layers: Layers,
+}
+
+/// The size asked for the request pipe (the system's default limit for an unprivileged
+/// process): a batch's requests fit, and go in one write.
+const REQUEST_PIPE_BYTES: i32 = 1 << 20;
+
+/// Half of what the pipe `fd` holds, once asked to hold [`REQUEST_PIPE_BYTES`].
+fn room_of(fd: &std::os::fd::OwnedFd) -> usize {
+    use std::os::fd::AsRawFd;
+    // SAFETY: resizes and asks the size of a pipe we own.
+    let bytes = unsafe {
+        libc::fcntl(fd.as_raw_fd(), libc::F_SETPIPE_SZ, REQUEST_PIPE_BYTES);
+        libc::fcntl(fd.as_raw_fd(), libc::F_GETPIPE_SZ)
+    };
+    usize::try_from(bytes).unwrap_or(0) / 2
 }
 
 /// How to start a driver.
@@ -176,6 +194,7 @@ impl Driver {
             spawned.with_context(|| format!("start the driver {}", launch.executable.display()))?;
         let mut driver = Driver {
             child,
+            room: room_of(&request_write),
             requests: File::from(request_write),
             replies: BufReader::new(File::from(reply_read)),
             layers: pending.map(|p| p.layers()).unwrap_or_default(),
@@ -209,21 +228,33 @@ impl Driver {
     /// Sends every request line at once and hands the reports to `reports` as they come,
     /// until the first that does not. The driver answers its requests one after another, in
     /// order, so a request waiting in the pipe changes nothing it does; while it runs the next,
-    /// this thread decodes the last report (a writer thread keeps the pipe full). On an error
+    /// this thread decodes the last report (the lines go in one write when the pipe holds
+    /// them, else a writer thread keeps the pipe full). On an error
     /// the driver is killed: the requests after the failed one never ran.
     fn exec_all(&mut self, lines: &[Vec<u8>], reports: &mut Sink) -> Result<()> {
         let Driver {
             child,
             requests,
+            room,
             replies,
             ..
         } = self;
+        let all: usize = lines.iter().map(Vec::len).sum();
+        let at_once = all <= *room;
+        if at_once {
+            // Every report before was read, so the driver read every request before: the
+            // pipe is empty and takes these without waiting (no thread to start per batch).
+            // A driver that died leaves the reader an end of file.
+            let _ = requests.write_all(&lines.concat());
+        }
         std::thread::scope(|scope| {
-            let writer = scope.spawn(move || -> std::io::Result<()> {
-                for line in lines {
-                    requests.write_all(line)?;
-                }
-                requests.flush()
+            let writer = (!at_once).then(|| {
+                scope.spawn(move || -> std::io::Result<()> {
+                    for line in lines {
+                        requests.write_all(line)?;
+                    }
+                    requests.flush()
+                })
             });
             let mut result = Ok(());
             for _ in lines {
@@ -238,7 +269,9 @@ impl Driver {
                 }
             }
             // A writer that failed (the driver died) left the reader an end of file.
-            let _ = writer.join();
+            if let Some(writer) = writer {
+                let _ = writer.join();
+            }
             result
         })
     }
@@ -540,6 +573,7 @@ mod tests {
         let driver = Driver {
             child,
             requests: File::from(std::os::fd::OwnedFd::from(write)),
+            room: 0,
             replies: BufReader::new(File::from(std::os::fd::OwnedFd::from(read))),
             layers: Layers::default(),
         };

@@ -157,20 +157,42 @@ pub type Tried = (Vec<u8>, usize, usize, usize, usize);
 /// A test made by an eager substitution, with the key it is tried under.
 pub type Eager = (Tried, TestCase);
 
+/// An argument of a test replaced: the `arg`-th of the `stmt`-th statement becomes `value`.
+/// [`eager`] makes many of which a few are taken: the test is made only then ([`ArgEdit::apply`]).
+#[derive(Debug, Clone)]
+pub struct ArgEdit {
+    pub stmt: usize,
+    pub arg: usize,
+    pub value: Value,
+}
+
+impl ArgEdit {
+    /// The test with the argument replaced.
+    pub fn apply(&self, case: &TestCase) -> TestCase {
+        let mut t = case.clone();
+        t.stmts[self.stmt].args[self.arg] = self.value.clone();
+        t
+    }
+}
+
+/// An eager substitution, with the key it is tried under.
+pub type EagerEdit = (Tried, ArgEdit);
+
 /// Every test with one operand of a comparison put where the test holds the other, each with
 /// the key it is tried under ([`Tried`]): integers of the test compared at a site (`cmp_ints`,
 /// the run's `(site, operand)` pairs in the code under test) replaced by another operand of
 /// that site (the first list), and strings or byte slices holding one operand of a byte
 /// comparison (`cmp_bytes`, `[a0, b0, a1, ..]`), or the bytes of an integer compared at any
 /// site (`all_ints`, [`binary_swaps`]), with the other spliced in at that offset (the
-/// second). Deterministic: the order follows the test and the reports.
+/// second). Deterministic: the order follows the test and the reports. Each is an edit of
+/// `case`, the test made when it is taken.
 pub fn eager(
     space: &Space,
     case: &TestCase,
     cmp_ints: &[(u64, u64)],
     cmp_bytes: &[Vec<u8>],
     all_ints: &[(u64, u64)],
-) -> (Vec<Eager>, Vec<Eager>) {
+) -> (Vec<EagerEdit>, Vec<EagerEdit>) {
     let mut out = Vec::new();
     let types: Vec<Vec<Ty>> = case
         .stmts
@@ -179,18 +201,26 @@ pub fn eager(
         .collect();
     for (i, k, leaf, new) in int_swaps(case, cmp_ints) {
         let key = (new.to_le_bytes().to_vec(), i, k, leaf, usize::MAX);
-        let mut t = case.clone();
+        let mut value = case.stmts[i].args[k].clone();
         // Only values of the leaf's type: an `Ordering` stays -1, 0 or 1.
-        let fits = |t: &TestCase| {
-            types[i]
-                .get(k)
-                .is_some_and(|ty| ints_fit(ty, &t.stmts[i].args[k]))
-        };
-        if set_int(&mut t.stmts[i].args[k], &mut { leaf }, new) && fits(&t) {
-            out.push((key, t));
+        let fits = |v: &Value| types[i].get(k).is_some_and(|ty| ints_fit(ty, v));
+        if set_int(&mut value, &mut { leaf }, new) && fits(&value) {
+            out.push((
+                key,
+                ArgEdit {
+                    stmt: i,
+                    arg: k,
+                    value,
+                },
+            ));
         }
     }
     let ints = std::mem::take(&mut out);
+    let leaves = arg_leaves(space, case);
+    if leaves.is_empty() {
+        // No string or byte slice to splice into: no swaps to make.
+        return (ints, out);
+    }
     // (found, other, whether the bytes must match exactly: binary integers do)
     let mut swaps: Vec<(&[u8], &[u8], bool)> = Vec::new();
     for pair in cmp_bytes.chunks_exact(2) {
@@ -201,7 +231,7 @@ pub fn eager(
     }
     let binary = binary_swaps(all_ints);
     swaps.extend(binary.iter().map(|(a, b)| (&a[..], &b[..], true)));
-    for l in arg_leaves(space, case) {
+    for l in leaves {
         let (i, k, leaf) = (l.stmt, l.arg, l.leaf);
         for &(from, to, exact) in &swaps {
             let places = if exact {
@@ -210,15 +240,22 @@ pub fn eager(
                 occurrences(&l.bytes, from)
             };
             for at in places {
-                let mut t = case.clone();
-                let done = set_bytes(&l.ty, &mut t.stmts[i].args[k], &mut { leaf }, &mut |b| {
+                let mut value = case.stmts[i].args[k].clone();
+                let done = set_bytes(&l.ty, &mut value, &mut { leaf }, &mut |b| {
                     let mut new = b[..at].to_vec();
                     new.extend_from_slice(to);
                     new.extend_from_slice(&b[at + from.len()..]);
                     new
                 });
                 if done {
-                    out.push(((to.to_vec(), i, k, leaf, at), t));
+                    out.push((
+                        (to.to_vec(), i, k, leaf, at),
+                        ArgEdit {
+                            stmt: i,
+                            arg: k,
+                            value,
+                        },
+                    ));
                 }
             }
         }

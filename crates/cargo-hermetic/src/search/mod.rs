@@ -848,23 +848,21 @@ impl<'s, 'c> Search<'s, 'c> {
             &report.cmp_bytes,
             &report.cmp_ints,
         );
-        let mut decided = deciding::follow(self.space, case, &pairs);
-        decided.retain(|(key, _)| !self.tried.contains(key));
         // One list per kind, merged in the order their yields so far say.
         let mut lists: [Vec<(TestCase, Origin)>; yields::KINDS] = Default::default();
         // Only after a gain or a step: runs that end at comparisons met long ago would crowd
-        // the queue.
-        let quota = if gained || stepped {
-            DECIDING_ON_GAIN
-        } else {
-            0
-        };
-        for (key, candidate) in decided {
-            if lists[Kind::Deciding.index()].len() == quota {
-                break;
-            }
-            if self.tried.insert(key) {
-                lists[Kind::Deciding.index()].push((candidate, Origin::new(Kind::Deciding, here)));
+        // the queue (the edits are not even made then).
+        if gained || stepped {
+            let mut decided = deciding::follow(self.space, case, &pairs);
+            decided.retain(|(key, _)| !self.tried.contains(key));
+            for (key, candidate) in decided {
+                if lists[Kind::Deciding.index()].len() == DECIDING_ON_GAIN {
+                    break;
+                }
+                if self.tried.insert(key) {
+                    let origin = Origin::new(Kind::Deciding, here);
+                    lists[Kind::Deciding.index()].push((candidate, origin));
+                }
             }
         }
         // Strings and byte slices resized to a compared length, a compared byte put at the
@@ -911,9 +909,9 @@ impl<'s, 'c> Search<'s, 'c> {
             options.retain(|(key, _)| !self.tried.contains(key));
             let n = n.min(options.len());
             for i in rand::seq::index::sample(&mut self.rng, options.len(), n) {
-                let (key, candidate) = options[i].clone();
-                if self.tried.insert(key) {
-                    lists[kind.index()].push((candidate, Origin::new(kind, None)));
+                let (key, edit) = &options[i];
+                if self.tried.insert(key.clone()) {
+                    lists[kind.index()].push((edit.apply(case), Origin::new(kind, None)));
                 }
             }
         }

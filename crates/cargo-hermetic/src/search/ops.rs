@@ -41,6 +41,9 @@ pub struct Space<'a> {
     pub fake_gate: f64,
     /// Sequences that made a value of a type in an earlier run.
     pub made: Made,
+    /// For each callable, the key of the type it stores, if any (written once, not for every
+    /// statement of every run).
+    stored_keys: Vec<Option<String>>,
 }
 
 impl<'a> Space<'a> {
@@ -94,6 +97,11 @@ impl<'a> Space<'a> {
             mock_gate: 0.0,
             fake_gate: 0.0,
             made: Made::default(),
+            stored_keys: cluster
+                .callables
+                .iter()
+                .map(|c| c.ret.stored().map(ty_key))
+                .collect(),
         }
     }
 
@@ -123,9 +131,9 @@ impl<'a> Space<'a> {
 
     /// Learns which sequences of a run made a value (its statements' reports).
     pub fn learn_made(&mut self, case: &TestCase, reports: &[hermetic_protocol::StmtReport]) {
-        let cluster = self.cluster;
-        let key = |s: &Stmt| cluster.callables[s.callable].ret.stored().map(ty_key);
-        self.made.learn(&case.stmts, reports, key);
+        let keys = &self.stored_keys;
+        self.made
+            .learn(&case.stmts, reports, |s: &Stmt| keys[s.callable].clone());
     }
 
     /// The type stored by statement `stmt` of a test, if any.

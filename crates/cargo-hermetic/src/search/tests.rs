@@ -370,7 +370,7 @@ fn bytes_compared_as_an_integer_at_any_site_are_replaced_eagerly() {
     let (_, spliced) = cmp::eager(&space, &case, &[], &[], &anywhere);
     let got: Vec<_> = spliced
         .iter()
-        .map(|(_, t)| t.stmts[0].args.clone())
+        .map(|(_, e)| e.apply(&case).stmts[0].args.clone())
         .collect();
     assert_eq!(got, vec![vec![bytes(&[b'N', b'n', 0xC0, 0xDE, b'e'])]]);
     // A checksum field still holding 1 (`[1, 0, 0, 0]`, little-endian) takes the one computed.
@@ -379,7 +379,7 @@ fn bytes_compared_as_an_integer_at_any_site_are_replaced_eagerly() {
     let (_, spliced) = cmp::eager(&space, &case, &[], &[], &anywhere);
     let got: Vec<_> = spliced
         .iter()
-        .map(|(_, t)| t.stmts[0].args.clone())
+        .map(|(_, e)| e.apply(&case).stmts[0].args.clone())
         .collect();
     assert!(got.contains(&vec![bytes(&[b'A', 0xC0, 0xDE, 0x42, 0, 0x42, 0])]));
     // Two values of a byte each are no signal: `n` (0x6e) compared with 0x41 is not replaced.
