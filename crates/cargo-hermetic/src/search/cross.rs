@@ -4,7 +4,7 @@
 //! code that runs only after the whole text was read: neither test alone gets there, and no
 //! edit of one line makes the other.
 //!
-//! And whole texts of other functions' tests put at the marks of a gaining test's text
+//! And whole texts of other functions' tests put into the fields of a gaining test's text
 //! ([`pieces`]): a parser built of parsers (`date T time zone`) gets what each of its callees
 //! accepted, where the part it hands that callee starts.
 
@@ -125,7 +125,8 @@ fn fields(s: &str, separates: &dyn Fn(char) -> bool) -> Vec<(usize, usize)> {
             out.push((start, i));
             start = if separates(c) { i + c.len_utf8() } else { i };
         }
-        last = Some(c);
+        // A separator ends a field and starts none: what follows it is one field.
+        last = Some(c).filter(|&c| !separates(c));
     }
     out.push((start, s.len()));
     out.truncate(MAX_FIELDS);
@@ -153,6 +154,22 @@ fn insert_line(text: &[u8], line: &[u8], at: usize) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fields_end_at_separators_and_where_digits_meet_letters() {
+        let seps = |c: char| c == 'T' || c.is_ascii_punctuation();
+        assert_eq!(fields("RCPT", &seps), [(0, 3), (4, 4)]);
+        let s = "2024-02-29T12:30:00bye";
+        let got: Vec<&str> = fields(s, &seps).iter().map(|&(a, b)| &s[a..b]).collect();
+        assert_eq!(got, ["2024", "02", "29", "12", "30", "00", "bye"]);
+        assert_eq!(fields("", &seps), [(0, 0)]);
+    }
+
+    #[test]
+    fn heads_end_before_punctuation() {
+        assert_eq!(heads("12:30:00").collect::<Vec<_>>(), ["12", "12:30"]);
+        assert_eq!(heads("abc").count(), 0);
+    }
 
     #[test]
     fn a_line_goes_between_lines_or_at_either_end() {

@@ -958,7 +958,7 @@ impl<'s, 'c> Search<'s, 'c> {
                 }
             }
         }
-        // Texts the functions it entered took elsewhere, where the gaining text has a mark: a
+        // Texts the functions it entered took elsewhere, in the fields of the gaining text: a
         // parser of `date T time` gets the date and the time its callees took.
         if gained {
             for (key, candidate) in self.piece_edits(case, report) {
