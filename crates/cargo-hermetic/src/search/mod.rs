@@ -924,8 +924,7 @@ impl<'s, 'c> Search<'s, 'c> {
             // digit shows no conversion (`é:._:SA` stops at `is_ascii_digit`).
             let space = &*self.space;
             dict.digits |= self.converts_digits
-                || case.stmts.iter().any(|s| {
-                    let m = space.cluster.callables[s.callable].module;
+                || words::modules_of(space, case).into_iter().any(|m| {
                     space
                         .pool
                         .module_reads_digits(&space.cluster.modules[m].path)
@@ -1057,18 +1056,7 @@ impl<'s, 'c> Search<'s, 'c> {
     /// tests whose runs entered the function from another.
     fn piece_edits(&self, case: &TestCase, report: &ExecReport) -> Vec<(cmp::Tried, TestCase)> {
         let deepest = self.deepest_texts();
-        let words: BTreeSet<String> = case
-            .stmts
-            .iter()
-            .map(|s| self.space.cluster.callables[s.callable].module)
-            .flat_map(|m| {
-                self.space
-                    .pool
-                    .module_strings(&self.space.cluster.modules[m].path)
-            })
-            .filter(|w| !w.is_empty())
-            .cloned()
-            .collect();
+        let words: BTreeSet<String> = words::module_words(self.space, case).into_iter().collect();
         // Fields end at blanks, punctuation and the letters the code looks for (`T`).
         let letters: BTreeSet<char> = words
             .iter()
@@ -1077,21 +1065,18 @@ impl<'s, 'c> Search<'s, 'c> {
             .collect();
         let separates =
             |c: char| c.is_whitespace() || c.is_ascii_punctuation() || letters.contains(&c);
+        // `text` into the texts `t` gives callables other than `c`, whose text it is.
+        let into_others = |t: &TestCase, c: usize, text: &String| {
+            let other = |l: &cmp::ArgLeaf| t.stmts[l.stmt].callable != c;
+            let text = std::slice::from_ref(text);
+            cross::pieces(self.space, t, text, &[], &separates, &other)
+        };
         let mut out = Vec::new();
         let mut callees = Vec::new();
         for (&c, text) in &deepest {
-            let other = |l: &cmp::ArgLeaf| case.stmts[l.stmt].callable != c;
             if callees.len() < MAX_PIECES && self.entered(case, &report.covered, c) {
-                let text = std::slice::from_ref(text);
-                out.extend(cross::pieces(
-                    self.space,
-                    case,
-                    text,
-                    &[],
-                    &separates,
-                    &other,
-                ));
-                callees.push(text[0].clone());
+                out.extend(into_others(case, c, text));
+                callees.push(text.clone());
             }
         }
         if !callees.is_empty() {
@@ -1099,13 +1084,14 @@ impl<'s, 'c> Search<'s, 'c> {
             // last field often has the shape of a first part of another's.
             let mut ends: Vec<String> = words.iter().cloned().collect();
             ends.extend(callees.iter().flat_map(|p| cross::heads(p)));
+            let all = |_: &cmp::ArgLeaf| true;
             out.extend(cross::pieces(
                 self.space,
                 case,
                 &[],
                 &ends,
                 &separates,
-                &|_| true,
+                &all,
             ));
         }
         let leaves = cmp::arg_leaves(self.space, case);
@@ -1117,16 +1103,7 @@ impl<'s, 'c> Search<'s, 'c> {
             }
             for t in self.archive.tests() {
                 if self.entered(&t.case, &t.report.covered, c) {
-                    let other = |l: &cmp::ArgLeaf| t.case.stmts[l.stmt].callable != c;
-                    let text = std::slice::from_ref(text);
-                    out.extend(cross::pieces(
-                        self.space,
-                        &t.case,
-                        text,
-                        &[],
-                        &separates,
-                        &other,
-                    ));
+                    out.extend(into_others(&t.case, c, text));
                 }
             }
         }

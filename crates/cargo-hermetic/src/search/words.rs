@@ -62,8 +62,8 @@ pub struct Dictionary {
     pub ints: Vec<String>,
     pub open: Vec<String>,
     /// The code turned characters into digit values (see [`converts_digits`]), in this run or
-    /// an earlier one, or its source reads digits: a text of one line gets its digit shapes. False from [`dictionary`]:
-    /// the search sets it.
+    /// an earlier one, or its source reads digits: a text of one line gets its digit shapes.
+    /// False from [`dictionary`]: the search sets it.
     pub digits: bool,
     /// The ASCII punctuation the code checks text for, as runs so far showed it
     /// ([`Separators`]). Empty from [`dictionary`]: the search fills it in.
@@ -78,21 +78,8 @@ pub fn dictionary(
     cmp_ints: &[(u64, u64)],
     open: impl Fn(u64) -> bool,
 ) -> Dictionary {
-    let mut seen = BTreeSet::new();
-    let mut strings = Vec::new();
-    let modules: BTreeSet<usize> = case
-        .stmts
-        .iter()
-        .map(|s| space.cluster.callables[s.callable].module)
-        .collect();
-    for m in modules {
-        let path = &space.cluster.modules[m].path;
-        for w in space.pool.module_strings(path) {
-            if !w.is_empty() && seen.insert(w.clone()) {
-                strings.push(w.clone());
-            }
-        }
-    }
+    let strings = module_words(space, case);
+    let mut seen: BTreeSet<String> = strings.iter().cloned().collect();
     let compared: BTreeSet<u64> = cmp_ints
         .iter()
         .map(|&(_, v)| v)
@@ -124,6 +111,28 @@ pub fn dictionary(
         digits: false,
         punctuation: BTreeSet::new(),
     }
+}
+
+/// The modules of the functions `case` calls.
+pub(super) fn modules_of(space: &Space, case: &TestCase) -> BTreeSet<usize> {
+    case.stmts
+        .iter()
+        .map(|s| space.cluster.callables[s.callable].module)
+        .collect()
+}
+
+/// The words of the modules of the functions `case` calls, module by module, each once.
+pub(super) fn module_words(space: &Space, case: &TestCase) -> Vec<String> {
+    let mut seen = BTreeSet::new();
+    let mut words = Vec::new();
+    for m in modules_of(space, case) {
+        for w in space.pool.module_strings(&space.cluster.modules[m].path) {
+            if !w.is_empty() && seen.insert(w) {
+                words.push(w.clone());
+            }
+        }
+    }
+    words
 }
 
 /// Each ASCII punctuation byte the code compared, with what it was compared with
@@ -327,7 +336,7 @@ fn texts(
     // alone (`ba: s:qu`, checked for `:` at 2 and 5: `11:11:11`).
     let mut whole = Vec::new();
     if dictionary.digits {
-        whole.extend(both_digit_shapes(s, &dictionary.punctuation));
+        whole.extend(all_digit_shapes(s, &dictionary.punctuation));
     }
     // A short text is likely one token with a stray line in it (`8:452:no\nno:-l` met the
     // `match action` a one-line text would).
@@ -440,21 +449,16 @@ fn texts(
     (whole, tokens, texts)
 }
 
-/// [`digit_shapes`] around the punctuation of `s`, then around the punctuation the code
+/// [`digit_shapes`] of `s`: around its punctuation, then around the punctuation the code
 /// checks text for alone (`ba: s:qu` -> `11:11:11`), then around the punctuation that stands
 /// between letters or digits only (`--AB-DE-GH` -> `1111-11-11`: a separator sits between
 /// fields, where one at the start stands in a field's place), then around the first of each
 /// run of punctuation (`EHLO--E-LO` -> `1111-11-11`).
-fn both_digit_shapes(s: &str, checked: &BTreeSet<char>) -> Vec<String> {
+fn all_digit_shapes(s: &str, checked: &BTreeSet<char>) -> Vec<String> {
     let chars: Vec<char> = s.chars().collect();
-    let between = |i: usize| {
-        let field = |j: Option<usize>| {
-            j.and_then(|j| chars.get(j))
-                .is_some_and(|c| c.is_alphanumeric())
-        };
-        !chars[i].is_alphanumeric() && field(i.checked_sub(1)) && field(Some(i + 1))
-    };
     let punct = |i: usize| !chars[i].is_alphanumeric();
+    let field = |i: usize| i < chars.len() && !punct(i);
+    let between = |i: usize| punct(i) && i > 0 && field(i - 1) && field(i + 1);
     let first_of_run = |i: usize| punct(i) && (i == 0 || !punct(i - 1));
     let mut out = digit_shapes(s, punct);
     let others = [
@@ -470,7 +474,7 @@ fn both_digit_shapes(s: &str, checked: &BTreeSet<char>) -> Vec<String> {
     out
 }
 
-/// The digit shapes of every text argument of `case` (see [`both_digit_shapes`]), each with
+/// The digit shapes of every text argument of `case` (see [`all_digit_shapes`]), each with
 /// the key it is tried under: for the archive's tests, once the code showed it converts
 /// digits or checks for another separator, which their gains came before.
 pub fn digit_edits(
@@ -486,7 +490,7 @@ pub fn digit_edits(
         if !l.text || l.fixed {
             continue;
         }
-        for text in both_digit_shapes(s, checked) {
+        for text in all_digit_shapes(s, checked) {
             out.extend(with_text(case, &l, text));
         }
     }
@@ -498,8 +502,7 @@ pub fn digit_edits(
 const SHAPE_DIGITS: [char; 3] = ['0', '1', '9'];
 
 /// `s` (one line) with every char but those it `keeps` (by their index among its chars) made
-/// one digit: a text of a fixed
-/// format that the code reads a digit at a time (`YYYY-MM-DD`, `HH:MM:SS`) passes every
+/// one digit: a text of a fixed format that the code reads a digit at a time (`YYYY-MM-DD`, `HH:MM:SS`) passes every
 /// `is_ascii_digit` at once once its separators are in place, where a digit a mutation puts
 /// in gains nothing before the others are digits too. `1111-11-11` is a date; `0000-00-00`
 /// and `9999-99-99` are out of range.
@@ -659,10 +662,10 @@ mod tests {
 
     #[test]
     fn a_separator_between_fields_is_kept_where_one_at_the_start_is_not() {
-        let shapes = both_digit_shapes("--AB-DE-GH", &BTreeSet::new());
+        let shapes = all_digit_shapes("--AB-DE-GH", &BTreeSet::new());
         assert!(shapes.contains(&"--11-11-11".to_string()));
         assert!(shapes.contains(&"1111-11-11".to_string()));
-        let shapes = both_digit_shapes("EHLO--E-LO", &BTreeSet::new());
+        let shapes = all_digit_shapes("EHLO--E-LO", &BTreeSet::new());
         assert!(shapes.contains(&"1111-11-11".to_string()));
     }
 }
