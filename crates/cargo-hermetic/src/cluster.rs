@@ -889,4 +889,8 @@ pub struct Literals {
     pub reads_digits: bool,
     /// The modules (by path) whose code reads digits, as `reads_digits`.
     pub digit_modules: std::collections::BTreeSet<Vec<String>>,
+    /// Whether the code reads text a line at a time (`lines`, `read_line`, `'\n'`).
+    pub reads_lines: bool,
+    /// The modules (by path) whose code reads lines, as `reads_lines`.
+    pub line_modules: std::collections::BTreeSet<Vec<String>>,
 }

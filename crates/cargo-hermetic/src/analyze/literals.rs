@@ -40,6 +40,7 @@ pub fn merge(parts: Vec<Literals>) -> Literals {
         all.strings.extend(p.strings);
         all.chars.extend(p.chars);
         all.reads_digits |= p.reads_digits;
+        all.reads_lines |= p.reads_lines;
     }
     all.ints.sort_unstable();
     all.ints.dedup();
@@ -87,7 +88,10 @@ impl Collector<'_> {
                     self.lits.floats.push(x * sign as f64);
                 }
             }
-            syn::Lit::Str(s) => self.string(s.value()),
+            syn::Lit::Str(s) => {
+                self.lits.reads_lines |= s.value() == "\n";
+                self.string(s.value());
+            }
             syn::Lit::ByteStr(b) => {
                 if let Ok(s) = String::from_utf8(b.value()) {
                     self.string(s);
@@ -95,10 +99,12 @@ impl Collector<'_> {
             }
             syn::Lit::Char(c) => {
                 self.lits.reads_digits |= c.value() == '0';
+                self.lits.reads_lines |= c.value() == '\n';
                 self.lits.chars.push(c.value());
             }
             syn::Lit::Byte(b) => {
                 self.lits.reads_digits |= b.value() == b'0';
+                self.lits.reads_lines |= b.value() == b'\n';
                 self.lits.ints.push(i128::from(b.value()));
             }
             _ => {}
@@ -124,7 +130,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         visit::visit_expr_unary(self, e);
     }
 
-    /// Methods and functions that read digits out of text.
+    /// Methods and functions that read digits out of text, or lines.
     fn visit_expr_method_call(&mut self, e: &'ast syn::ExprMethodCall) {
         let digit = [
             "is_ascii_digit",
@@ -133,6 +139,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
             "is_ascii_hexdigit",
         ];
         self.lits.reads_digits |= digit.iter().any(|d| e.method == d);
+        self.lits.reads_lines |= e.method == "lines" || e.method == "read_line";
         visit::visit_expr_method_call(self, e);
     }
 
@@ -220,6 +227,19 @@ mod tests {
         assert!(!reads(
             "fn f(s: &str) -> bool { s == \"name\" || s.starts_with('-') }"
         ));
+    }
+
+    #[test]
+    fn code_that_reads_lines_is_told_from_code_that_does_not() {
+        let reads = |src: &str| lits(src).reads_lines;
+        assert!(reads("fn f(s: &str) -> usize { s.lines().count() }"));
+        assert!(reads("fn f(s: &str) -> usize { s.split('\\n').count() }"));
+        assert!(reads("fn f(s: &[u8]) -> bool { s.contains(&b'\\n') }"));
+        assert!(reads("fn f(s: &str) -> usize { s.split(\"\\n\").count() }"));
+        assert!(!reads(
+            "fn f(s: &str) -> bool { s.split_once('-').is_some() }"
+        ));
+        assert!(!reads("fn f(s: &str) -> String { format!(\"{s}\\n\") }"));
     }
 
     #[test]

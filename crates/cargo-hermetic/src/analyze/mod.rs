@@ -152,10 +152,17 @@ pub fn analyze_with(lib_rs: &Path, crate_name: &str, options: Options) -> anyhow
         .filter(|(_, l)| l.reads_digits)
         .map(|(m, _)| m.module.path.clone())
         .collect();
+    let line_modules = mods
+        .iter()
+        .zip(&parts)
+        .filter(|(_, l)| l.reads_lines)
+        .map(|(m, _)| m.module.path.clone())
+        .collect();
     let literals = crate::cluster::Literals {
         module_strings,
         module_chars,
         digit_modules,
+        line_modules,
         ..literals::merge(parts)
     };
     let left_out_modules = mods

@@ -6,8 +6,9 @@
 //! The same for text and bytes ([`splice`]): where a string or byte slice of the test holds one
 //! operand of a `memcmp`/`bcmp` (a key the code matched against `"retries"`, a prefix checked
 //! with `starts_with`), the other operand goes in at that offset; where it holds an integer
-//! operand, as decimal text or as little- or big-endian bytes (a checksum read from a trailer),
-//! the other operand goes there in the same form.
+//! operand, as decimal text (also zero-padded to the width of the text it replaces) or as
+//! little- or big-endian bytes (a checksum read from a trailer), the other operand goes there
+//! in the same form.
 //!
 //! And the shape of text and bytes ([`reshapes`]), from the integer comparisons alone: a length
 //! compared with another value (`s.len() != 29`, or what is left after a prefix) becomes that
@@ -114,10 +115,14 @@ pub fn splice(
     for operands in by_site(cmp_ints).values() {
         for &mine in operands {
             for &other in operands.iter().filter(|&&o| o != mine) {
-                int_swaps.push((
-                    mine.to_string().into_bytes(),
-                    other.to_string().into_bytes(),
-                ));
+                let (text, to) = (mine.to_string(), other.to_string());
+                if to.len() < text.len() {
+                    // At the width of the text it replaces too: a field of a fixed format
+                    // (`day == 0` of `2024-11-11` wants `00`).
+                    let padded = format!("{other:0>width$}", width = text.len());
+                    int_swaps.push((text.clone().into_bytes(), padded.into_bytes()));
+                }
+                int_swaps.push((text.into_bytes(), to.into_bytes()));
                 int_swaps.push((
                     (mine as i64).to_string().into_bytes(),
                     (other as i64).to_string().into_bytes(),

@@ -350,6 +350,14 @@ fn a_compared_operand_is_spliced_in_where_the_test_holds_the_other() {
     let case = one_call(&c, "setting", Value::Str("retries=12".into()));
     let got = cmp::splice(&mut rng, &space, &case, &[], &[(9, 12), (9, 10)], &[]).unwrap();
     assert_eq!(got.stmts[0].args, vec![Value::Str("retries=10".into())]);
+    // A shorter operand also at the width of the text: `day == 0` of `2024-11-11`.
+    let case = one_call(&c, "setting", Value::Str("2024-11-31".into()));
+    let made: Vec<Value> = (0..64)
+        .filter_map(|_| cmp::splice(&mut rng, &space, &case, &[], &[(9, 31), (9, 0)], &[]))
+        .map(|t| t.stmts[0].args[0].clone())
+        .collect();
+    assert!(made.contains(&Value::Str("2024-11-00".into())), "{made:?}");
+    assert!(made.contains(&Value::Str("2024-11-0".into())), "{made:?}");
     // Nothing of the operands in the test: nothing to do.
     let case = one_call(&c, "setting", Value::Str("abc".into()));
     assert!(cmp::splice(&mut rng, &space, &case, &pairs, &[(9, 12), (9, 10)], &[]).is_none());

@@ -37,6 +37,8 @@ pub struct ValuePool {
     module_separators: std::collections::BTreeMap<Vec<String>, Vec<String>>,
     /// The modules whose code reads digits out of text (`Literals::digit_modules`).
     digit_modules: BTreeSet<Vec<String>>,
+    /// The modules whose code reads text a line at a time (`Literals::line_modules`).
+    line_modules: BTreeSet<Vec<String>>,
     /// The lengths (in chars) of the source's strings, each once.
     source_lens: Vec<usize>,
     /// Paths the code opened or checked in its environment, and known strings that look like
@@ -96,6 +98,7 @@ impl ValuePool {
             pool.chars.extend(s.chars().take(8));
         }
         pool.digit_modules = lits.digit_modules.clone();
+        pool.line_modules = lits.line_modules.clone();
         pool.separators = separators(&lits.chars, &lits.strings);
         pool.module_separators = lits
             .module_chars
@@ -151,6 +154,11 @@ impl ValuePool {
     /// Whether the code of module `path` reads digits out of text.
     pub fn module_reads_digits(&self, path: &[String]) -> bool {
         self.digit_modules.contains(path)
+    }
+
+    /// Whether the code of the module at `path` reads text a line at a time.
+    pub fn module_reads_lines(&self, path: &[String]) -> bool {
+        self.line_modules.contains(path)
     }
 
     /// A known integer, if there is one.

@@ -121,6 +121,15 @@ pub(super) fn modules_of(space: &Space, case: &TestCase) -> BTreeSet<usize> {
         .collect()
 }
 
+/// Whether the code of a module of a function `case` calls reads text a line at a time.
+fn reads_lines(space: &Space, case: &TestCase) -> bool {
+    modules_of(space, case).into_iter().any(|m| {
+        space
+            .pool
+            .module_reads_lines(&space.cluster.modules[m].path)
+    })
+}
+
 /// The words of the modules of the functions `case` calls, module by module, each once.
 pub(super) fn module_words(space: &Space, case: &TestCase) -> Vec<String> {
     let mut seen = BTreeSet::new();
@@ -336,7 +345,8 @@ fn texts(
     // alone (`ba: s:qu`, checked for `:` at 2 and 5: `11:11:11`).
     let mut whole = Vec::new();
     if dictionary.digits {
-        whole.extend(all_digit_shapes(s, &dictionary.punctuation));
+        let lines = modules.iter().any(|m| pool.module_reads_lines(m));
+        whole.extend(all_digit_shapes(s, &dictionary.punctuation, lines));
     }
     // A short text is likely one token with a stray line in it (`8:452:no\nno:-l` met the
     // `match action` a one-line text would).
@@ -453,10 +463,16 @@ fn texts(
 /// checks text for alone (`ba: s:qu` -> `11:11:11`), then around the punctuation that stands
 /// between letters or digits only (`--AB-DE-GH` -> `1111-11-11`: a separator sits between
 /// fields, where one at the start stands in a field's place), then around the first of each
-/// run of punctuation (`EHLO--E-LO` -> `1111-11-11`).
-fn all_digit_shapes(s: &str, checked: &BTreeSet<char>) -> Vec<String> {
+/// run of punctuation (`EHLO--E-LO` -> `1111-11-11`); and a text of digits and punctuation
+/// with one mark next to a digit made a digit ([`one_digit_more`]). Where the code reads no
+/// lines, a line break is a field's char like a letter (`11\nr-ta-e-` -> `1111-11-11`); where it
+/// does, a text of several lines is a reader's, its keys words, not digits: no shapes.
+fn all_digit_shapes(s: &str, checked: &BTreeSet<char>, lines: bool) -> Vec<String> {
+    if lines && s.contains('\n') {
+        return Vec::new();
+    }
     let chars: Vec<char> = s.chars().collect();
-    let punct = |i: usize| !chars[i].is_alphanumeric();
+    let punct = |i: usize| !chars[i].is_alphanumeric() && (lines || chars[i] != '\n');
     let field = |i: usize| i < chars.len() && !punct(i);
     let between = |i: usize| punct(i) && i > 0 && field(i - 1) && field(i + 1);
     let first_of_run = |i: usize| punct(i) && (i == 0 || !punct(i - 1));
@@ -465,6 +481,7 @@ fn all_digit_shapes(s: &str, checked: &BTreeSet<char>) -> Vec<String> {
         digit_shapes(s, |i| checked.contains(&chars[i])),
         digit_shapes(s, between),
         digit_shapes(s, first_of_run),
+        one_digit_more(&chars, punct),
     ];
     for t in others.into_iter().flatten() {
         if !out.contains(&t) {
@@ -472,6 +489,39 @@ fn all_digit_shapes(s: &str, checked: &BTreeSet<char>) -> Vec<String> {
         }
     }
     out
+}
+
+/// At most this many marks of a text are each made a digit by [`one_digit_more`].
+const MAX_ONE_DIGIT_MORE: usize = 8;
+
+/// A text of digits and punctuation only (a digit shape, or one a mutation made) with one of
+/// its marks next to a digit made a digit, for each such mark: `00-0-00-00`, whose separators
+/// at 4 and 7 are in place, fails at the `-` in a field (`0010-00-00`), which no shape changes.
+fn one_digit_more(chars: &[char], punct: impl Fn(usize) -> bool) -> Vec<String> {
+    let shaped = (0..chars.len()).all(|i| punct(i) || chars[i].is_ascii_digit());
+    if !shaped {
+        return Vec::new();
+    }
+    let digit = |i: Option<usize>| {
+        i.and_then(|i| chars.get(i))
+            .is_some_and(char::is_ascii_digit)
+    };
+    (0..chars.len())
+        .filter(|&i| punct(i) && (digit(i.checked_sub(1)) || digit(Some(i + 1))))
+        .take(MAX_ONE_DIGIT_MORE)
+        .map(|i| {
+            let mut t = String::with_capacity(chars.len());
+            for (j, &c) in chars.iter().enumerate() {
+                if j == i {
+                    // A digit for each byte, as in `digit_shapes`.
+                    t.extend(std::iter::repeat_n('1', c.len_utf8()));
+                } else {
+                    t.push(c);
+                }
+            }
+            t
+        })
+        .collect()
 }
 
 /// The digit shapes of every text argument of `case` (see [`all_digit_shapes`]), each with
@@ -482,6 +532,7 @@ pub fn digit_edits(
     case: &TestCase,
     checked: &BTreeSet<char>,
 ) -> Vec<(Tried, TestCase)> {
+    let lines = reads_lines(space, case);
     let mut out = Vec::new();
     for l in cmp::arg_leaves(space, case) {
         let Ok(s) = std::str::from_utf8(&l.bytes) else {
@@ -490,7 +541,7 @@ pub fn digit_edits(
         if !l.text || l.fixed {
             continue;
         }
-        for text in all_digit_shapes(s, checked) {
+        for text in all_digit_shapes(s, checked, lines) {
             out.extend(with_text(case, &l, text));
         }
     }
@@ -508,8 +559,7 @@ const SHAPE_DIGITS: [char; 3] = ['0', '1', '9'];
 /// and `9999-99-99` are out of range.
 fn digit_shapes(s: &str, keeps: impl Fn(usize) -> bool) -> Vec<String> {
     let n = s.chars().count();
-    // A format of several lines is a reader's: its keys are words, not digits.
-    if s.contains('\n') || !(0..n).any(&keeps) || (0..n).all(&keeps) {
+    if !(0..n).any(&keeps) || (0..n).all(&keeps) {
         return Vec::new();
     }
     SHAPE_DIGITS
@@ -654,18 +704,40 @@ mod tests {
         // Only the punctuation kept: the blank where a `:` is missing becomes a digit too.
         let colon = |i: usize| "ba: s:qu".chars().nth(i) == Some(':');
         assert!(digit_shapes("ba: s:qu", colon).contains(&"11:11:11".to_string()));
-        // No punctuation, only punctuation, or several lines: no shape.
+        // No punctuation, or only punctuation: no shape.
         assert!(digit_shapes("ab3x", punct("ab3x")).is_empty());
         assert!(digit_shapes("-:", punct("-:")).is_empty());
-        assert!(digit_shapes("a-1\nb-2", punct("a-1\nb-2")).is_empty());
+    }
+
+    #[test]
+    fn a_line_break_is_a_field_char_where_the_code_reads_no_lines() {
+        let none = BTreeSet::new();
+        assert!(all_digit_shapes("a-1\nb-2", &none, true).is_empty());
+        let shapes = all_digit_shapes("11\nr-ta-e-", &none, false);
+        assert!(shapes.contains(&"1111-11-11".to_string()), "{shapes:?}");
+        assert!(shapes.iter().all(|t| !t.contains('\n')), "{shapes:?}");
+    }
+
+    #[test]
+    fn a_mark_amid_digits_becomes_a_digit_once_the_letters_are_digits() {
+        let none = BTreeSet::new();
+        let shapes = all_digit_shapes("00-0-00-00", &none, false);
+        for one in ["0010-00-00", "00-0100-00", "00-0-00100"] {
+            assert!(shapes.contains(&one.to_string()), "{shapes:?}");
+        }
+        // Letters still to be made digits: the other shapes do that first.
+        let shapes = all_digit_shapes("ab-c-de-fg", &none, false);
+        assert!(!shapes.contains(&"ab1c-de-fg".to_string()), "{shapes:?}");
+        let chars: Vec<char> = "ab-c".chars().collect();
+        assert!(one_digit_more(&chars, |i| chars[i] == '-').is_empty());
     }
 
     #[test]
     fn a_separator_between_fields_is_kept_where_one_at_the_start_is_not() {
-        let shapes = all_digit_shapes("--AB-DE-GH", &BTreeSet::new());
+        let shapes = all_digit_shapes("--AB-DE-GH", &BTreeSet::new(), false);
         assert!(shapes.contains(&"--11-11-11".to_string()));
         assert!(shapes.contains(&"1111-11-11".to_string()));
-        let shapes = all_digit_shapes("EHLO--E-LO", &BTreeSet::new());
+        let shapes = all_digit_shapes("EHLO--E-LO", &BTreeSet::new(), false);
         assert!(shapes.contains(&"1111-11-11".to_string()));
     }
 }
