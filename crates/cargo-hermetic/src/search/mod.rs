@@ -922,13 +922,8 @@ impl<'s, 'c> Search<'s, 'c> {
                 words::dictionary(self.space, case, &compared, |site| !frontier.is_met(site));
             // The run showed it, or the source does: a parser whose first byte was never a
             // digit shows no conversion (`é:._:SA` stops at `is_ascii_digit`).
-            let space = &*self.space;
-            dict.digits |= self.converts_digits
-                || words::modules_of(space, case).into_iter().any(|m| {
-                    space
-                        .pool
-                        .module_reads_digits(&space.cluster.modules[m].path)
-                });
+            dict.source_digits = self.reads_digits(case, &report.covered);
+            dict.digits |= self.converts_digits || dict.source_digits;
             dict.punctuation = self.separators.checked();
             let edits = words::edits(self.space, case, &dict, &report.cmp_bytes);
             // Whole texts, then tokens, all of them, a kind of their own (first in the queue,
@@ -1115,6 +1110,22 @@ impl<'s, 'c> Search<'s, 'c> {
         self.goal_callables[goal].contains(&callable)
     }
 
+    /// Whether the source of the code `case` calls reads digits out of text, or that of code
+    /// its run (`covered`) entered: `parse_http_date` reads none, the `toint_2` it reaches
+    /// does.
+    fn reads_digits(&self, case: &TestCase, covered: &[u32]) -> bool {
+        let cluster = self.space.cluster;
+        let reads = |c: usize| {
+            let path = &cluster.modules[cluster.callables[c].module].path;
+            self.space.pool.module_reads_digits(path)
+        };
+        case.stmts.iter().any(|s| reads(s.callable))
+            || self
+                .goals
+                .goals_hit(covered)
+                .any(|g| self.goal_callables[g].iter().any(|&c| reads(c)))
+    }
+
     /// Whether a run of `case` that `covered` these counters covered goals of the callable
     /// `callee`, and `case` gives text to another callable (which may have called it).
     fn entered(&self, case: &TestCase, covered: &[u32], callee: usize) -> bool {
@@ -1169,7 +1180,8 @@ impl<'s, 'c> Search<'s, 'c> {
         let checked = self.separators.checked();
         let mut made = Vec::new();
         for t in self.archive.tests() {
-            for (key, c) in words::digit_edits(self.space, &t.case, &checked) {
+            let source_digits = self.reads_digits(&t.case, &t.report.covered);
+            for (key, c) in words::digit_edits(self.space, &t.case, &checked, source_digits) {
                 if self.tried.insert(key) {
                     made.push((c, Origin::new(Kind::Token, None)));
                 }

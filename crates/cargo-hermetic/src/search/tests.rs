@@ -1321,7 +1321,7 @@ fn digit_shapes_follow_a_gain_once_the_code_converts_digits() {
         assert!(got.contains(&Value::Str(want.into())), "{want}: {got:?}");
     }
     // The same shapes for an archived test, once the code shows it converts digits.
-    let swept: Vec<Value> = words::digit_edits(&space, &case, &dict.punctuation)
+    let swept: Vec<Value> = words::digit_edits(&space, &case, &dict.punctuation, false)
         .into_iter()
         .map(|(_, t)| t.stmts[0].args[0].clone())
         .collect();

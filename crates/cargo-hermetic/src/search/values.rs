@@ -138,6 +138,11 @@ impl ValuePool {
         &self.string_list
     }
 
+    /// The strings written in the source (format strings aside).
+    pub fn source_strings(&self) -> &[String] {
+        &self.source_strings
+    }
+
     /// The strings written in module `path` (format strings aside).
     pub fn module_strings(&self, path: &[String]) -> &[String] {
         self.module_strings.get(path).map_or(&[], Vec::as_slice)

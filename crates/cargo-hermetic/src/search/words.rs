@@ -65,6 +65,9 @@ pub struct Dictionary {
     /// an earlier one, or its source reads digits: a text of one line gets its digit shapes.
     /// False from [`dictionary`]: the search sets it.
     pub digits: bool,
+    /// The source of the code called, or of code the run entered, reads digits: byte slices
+    /// get digit shapes too. False from [`dictionary`]: the search sets it.
+    pub source_digits: bool,
     /// The ASCII punctuation the code checks text for, as runs so far showed it
     /// ([`Separators`]). Empty from [`dictionary`]: the search fills it in.
     pub punctuation: BTreeSet<char>,
@@ -109,6 +112,7 @@ pub fn dictionary(
         ints,
         open,
         digits: false,
+        source_digits: false,
         punctuation: BTreeSet::new(),
     }
 }
@@ -258,14 +262,27 @@ pub fn edits(space: &Space, case: &TestCase, dict: &Dictionary, compared: &[Vec<
         })
         .collect();
     let modules: Vec<&[String]> = modules.into_iter().collect();
+    let lines = reads_lines(space, case);
+    let kept = kept_words(compared, space.pool.source_strings());
     for l in cmp::arg_leaves(space, case) {
+        // Few, and only where the code reads digits: all of them, first. Bytes get these
+        // only: their words come from the byte comparisons.
+        let mut seen = BTreeSet::new();
+        if let Some(s) = shape_text(&l, dict.source_digits).filter(|_| dict.digits) {
+            seen.insert(s.to_string());
+            for text in all_digit_shapes(s, &dict.punctuation, lines, &kept) {
+                if seen.insert(text.clone()) {
+                    out.whole.extend(with_text(case, &l, text));
+                }
+            }
+        }
         if !l.text || l.fixed {
             continue;
         }
         let Ok(s) = std::str::from_utf8(&l.bytes) else {
             continue;
         };
-        let mut seen = BTreeSet::from([s.to_string()]);
+        seen.insert(s.to_string());
         let (whole, tokens, tiers) = texts(space, &modules, s, dict, stopped_line(s, compared));
         let lists = [(&mut out.whole, whole), (&mut out.tokens, tokens)]
             .into_iter()
@@ -340,14 +357,7 @@ fn texts(
     }
     let separates = |c: char| c == '\n' || joins.iter().any(|j| j.contains(c));
     let words = words_of(s, separates);
-    // Few, and only where the run converted digits: all of them, first.
-    // Around the punctuation the text has, and around the punctuation the code compared
-    // alone (`ba: s:qu`, checked for `:` at 2 and 5: `11:11:11`).
     let mut whole = Vec::new();
-    if dictionary.digits {
-        let lines = modules.iter().any(|m| pool.module_reads_lines(m));
-        whole.extend(all_digit_shapes(s, &dictionary.punctuation, lines));
-    }
     // A short text is likely one token with a stray line in it (`8:452:no\nno:-l` met the
     // `match action` a one-line text would).
     if lines.len() <= WHOLE_TOKEN_LINES {
@@ -463,15 +473,22 @@ fn texts(
 /// checks text for alone (`ba: s:qu` -> `11:11:11`), then around the punctuation that stands
 /// between letters or digits only (`--AB-DE-GH` -> `1111-11-11`: a separator sits between
 /// fields, where one at the start stands in a field's place), then around the first of each
-/// run of punctuation (`EHLO--E-LO` -> `1111-11-11`); and a text of digits and punctuation
-/// with one mark next to a digit made a digit ([`one_digit_more`]). Where the code reads no
+/// run of punctuation (`EHLO--E-LO` -> `1111-11-11`); a text of digits and punctuation with
+/// one mark next to a digit made a digit ([`one_digit_more`]); and around its punctuation and
+/// the `words` it holds ([`kept_words`]: `Monday, IJ:KL GMT` -> `Monday, 11:11 GMT`). Where the code reads no
 /// lines, a line break is a field's char like a letter (`11\nr-ta-e-` -> `1111-11-11`); where it
 /// does, a text of several lines is a reader's, its keys words, not digits: no shapes.
-fn all_digit_shapes(s: &str, checked: &BTreeSet<char>, lines: bool) -> Vec<String> {
+fn all_digit_shapes(
+    s: &str,
+    checked: &BTreeSet<char>,
+    lines: bool,
+    words: &[Vec<u8>],
+) -> Vec<String> {
     if lines && s.contains('\n') {
         return Vec::new();
     }
     let chars: Vec<char> = s.chars().collect();
+    let kept = kept_chars(s, words);
     let punct = |i: usize| !chars[i].is_alphanumeric() && (lines || chars[i] != '\n');
     let field = |i: usize| i < chars.len() && !punct(i);
     let between = |i: usize| punct(i) && i > 0 && field(i - 1) && field(i + 1);
@@ -482,6 +499,7 @@ fn all_digit_shapes(s: &str, checked: &BTreeSet<char>, lines: bool) -> Vec<Strin
         digit_shapes(s, between),
         digit_shapes(s, first_of_run),
         one_digit_more(&chars, punct),
+        digit_shapes(s, |i| punct(i) || kept[i]),
     ];
     for t in others.into_iter().flatten() {
         if !out.contains(&t) {
@@ -489,6 +507,38 @@ fn all_digit_shapes(s: &str, checked: &BTreeSet<char>, lines: bool) -> Vec<Strin
         }
     }
     out
+}
+
+/// The words a digit shape keeps where a text holds them: those the code found equal to what
+/// it looked for, two bytes or more, of `compared` (a run's byte comparisons, `[a0, b0, a1,
+/// ..]`), and the source's strings of two chars or more with a letter or digit (`Monday, `,
+/// ` GMT`: a 4-byte literal is compared as one integer, not by `memcmp`).
+fn kept_words(compared: &[Vec<u8>], source: &[String]) -> Vec<Vec<u8>> {
+    let met = compared
+        .chunks_exact(2)
+        .filter(|pair| pair[0] == pair[1] && pair[0].len() >= 2)
+        .map(|pair| pair[0].clone());
+    let written = source
+        .iter()
+        .filter(|w| w.len() >= 2 && w.chars().any(char::is_alphanumeric))
+        .map(|w| w.as_bytes().to_vec());
+    let mut words: Vec<Vec<u8>> = met.chain(written).collect();
+    words.sort();
+    words.dedup();
+    words
+}
+
+/// For each char of `s`, whether it sits in one of the `kept` words (see [`kept_words`]): a digit
+/// shape keeps those as it keeps punctuation (`Monday, IJ-KLM-NO GMT` -> `Monday, 11-111-11
+/// GMT`, where the other shapes make the weekday digits too).
+fn kept_chars(s: &str, kept: &[Vec<u8>]) -> Vec<bool> {
+    let mut bytes = vec![false; s.len()];
+    for w in kept {
+        for at in cmp::occurrences(s.as_bytes(), w) {
+            bytes[at..at + w.len()].fill(true);
+        }
+    }
+    s.char_indices().map(|(b, _)| bytes[b]).collect()
 }
 
 /// At most this many marks of a text are each made a digit by [`one_digit_more`].
@@ -524,6 +574,17 @@ fn one_digit_more(chars: &[char], punct: impl Fn(usize) -> bool) -> Vec<String> 
         .collect()
 }
 
+/// The text of a leaf that digit shapes apply to: a string's; and an ASCII byte slice's where
+/// `bytes` (the source of the code called reads digits): a parser of `&[u8]` reads a fixed
+/// format (`06-Nov-94 08:49:37 GMT`, digits by `s[0].wrapping_sub(b'0')`) as one of `&str` does.
+fn shape_text(l: &cmp::ArgLeaf, bytes: bool) -> Option<&str> {
+    let shapeable = l.text || (bytes && l.bytes.is_ascii());
+    if l.fixed || !shapeable {
+        return None;
+    }
+    std::str::from_utf8(&l.bytes).ok()
+}
+
 /// The digit shapes of every text argument of `case` (see [`all_digit_shapes`]), each with
 /// the key it is tried under: for the archive's tests, once the code showed it converts
 /// digits or checks for another separator, which their gains came before.
@@ -531,17 +592,15 @@ pub fn digit_edits(
     space: &Space,
     case: &TestCase,
     checked: &BTreeSet<char>,
+    source_digits: bool,
 ) -> Vec<(Tried, TestCase)> {
     let lines = reads_lines(space, case);
     let mut out = Vec::new();
     for l in cmp::arg_leaves(space, case) {
-        let Ok(s) = std::str::from_utf8(&l.bytes) else {
+        let Some(s) = shape_text(&l, source_digits) else {
             continue;
         };
-        if !l.text || l.fixed {
-            continue;
-        }
-        for text in all_digit_shapes(s, checked, lines) {
+        for text in all_digit_shapes(s, checked, lines, &[]) {
             out.extend(with_text(case, &l, text));
         }
     }
@@ -712,21 +771,39 @@ mod tests {
     #[test]
     fn a_line_break_is_a_field_char_where_the_code_reads_no_lines() {
         let none = BTreeSet::new();
-        assert!(all_digit_shapes("a-1\nb-2", &none, true).is_empty());
-        let shapes = all_digit_shapes("11\nr-ta-e-", &none, false);
+        assert!(all_digit_shapes("a-1\nb-2", &none, true, &[]).is_empty());
+        let shapes = all_digit_shapes("11\nr-ta-e-", &none, false, &[]);
         assert!(shapes.contains(&"1111-11-11".to_string()), "{shapes:?}");
         assert!(shapes.iter().all(|t| !t.contains('\n')), "{shapes:?}");
     }
 
     #[test]
+    fn the_words_a_run_accepted_or_the_source_holds_stay_in_a_digit_shape() {
+        let compared = [
+            b"Monday, ".to_vec(),
+            b"Monday, ".to_vec(),
+            b"IJ".to_vec(),
+            b"-J".to_vec(),
+        ];
+        let kept = kept_words(&compared, &[" GMT".to_string(), ":".to_string()]);
+        assert_eq!(kept, [b" GMT".to_vec(), b"Monday, ".to_vec()]);
+        let text = "Monday, IJ-KLM-NO GMT";
+        let shapes = all_digit_shapes(text, &BTreeSet::new(), false, &kept);
+        assert!(
+            shapes.contains(&"Monday, 11-111-11 GMT".to_string()),
+            "{shapes:?}"
+        );
+    }
+
+    #[test]
     fn a_mark_amid_digits_becomes_a_digit_once_the_letters_are_digits() {
         let none = BTreeSet::new();
-        let shapes = all_digit_shapes("00-0-00-00", &none, false);
+        let shapes = all_digit_shapes("00-0-00-00", &none, false, &[]);
         for one in ["0010-00-00", "00-0100-00", "00-0-00100"] {
             assert!(shapes.contains(&one.to_string()), "{shapes:?}");
         }
         // Letters still to be made digits: the other shapes do that first.
-        let shapes = all_digit_shapes("ab-c-de-fg", &none, false);
+        let shapes = all_digit_shapes("ab-c-de-fg", &none, false, &[]);
         assert!(!shapes.contains(&"ab1c-de-fg".to_string()), "{shapes:?}");
         let chars: Vec<char> = "ab-c".chars().collect();
         assert!(one_digit_more(&chars, |i| chars[i] == '-').is_empty());
@@ -734,10 +811,10 @@ mod tests {
 
     #[test]
     fn a_separator_between_fields_is_kept_where_one_at_the_start_is_not() {
-        let shapes = all_digit_shapes("--AB-DE-GH", &BTreeSet::new(), false);
+        let shapes = all_digit_shapes("--AB-DE-GH", &BTreeSet::new(), false, &[]);
         assert!(shapes.contains(&"--11-11-11".to_string()));
         assert!(shapes.contains(&"1111-11-11".to_string()));
-        let shapes = all_digit_shapes("EHLO--E-LO", &BTreeSet::new(), false);
+        let shapes = all_digit_shapes("EHLO--E-LO", &BTreeSet::new(), false, &[]);
         assert!(shapes.contains(&"1111-11-11".to_string()));
     }
 }
