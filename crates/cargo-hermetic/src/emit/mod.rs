@@ -30,8 +30,8 @@ pub(crate) use layout::rustfmt;
 pub use place::{apply, apply_or_print, check_in_the_way};
 
 use crate::cluster::{
-    Callable, CallableId, CallableKind, Cluster, Fields, FloatTy, ModuleBody, ModuleId, RangeKind,
-    StdTy, TraitId, Ty, TypeKind,
+    Callable, CallableId, CallableKind, Cluster, Fields, FloatTy, IntTy, ModuleBody, ModuleId,
+    RangeKind, StdTy, TraitId, Ty, TypeKind,
 };
 use crate::mock_syntax;
 use crate::rust_syntax;
@@ -1397,15 +1397,21 @@ impl Writer<'_> {
                 let items = list(items, &t)?;
                 oracle::collection_literal(self.cluster, self.home, *kind, &items)
             }
-            (Value::Seq(items), Ty::Vec(t)) => {
-                let items = list(items, t)?;
-                let vec = layout::vec();
-                quote!(#vec(#(#items),*))
-            }
-            (Value::Seq(items), Ty::Slice(t)) => {
-                let items = list(items, t)?;
-                quote!(&[#(#items),*])
-            }
+            (Value::Seq(items), Ty::Vec(t)) => match byte_text(items, t) {
+                Some(text) => quote!(#text.to_vec()),
+                None => {
+                    let items = list(items, t)?;
+                    let vec = layout::vec();
+                    quote!(#vec(#(#items),*))
+                }
+            },
+            (Value::Seq(items), Ty::Slice(t)) => match byte_text(items, t) {
+                Some(text) => quote!(#text),
+                None => {
+                    let items = list(items, t)?;
+                    quote!(&[#(#items),*])
+                }
+            },
             (Value::Seq(items), Ty::Array(t, _)) => {
                 let items = list(items, t)?;
                 quote!([#(#items),*])
@@ -1434,6 +1440,27 @@ impl Writer<'_> {
             _ => return None,
         })
     }
+}
+
+/// A byte slice written as a byte string (`b"Sun, 06 Nov 1994 08:49:37 GMT"`) when four in
+/// five of its bytes or more are printable ASCII: a reviewer reads a protocol's text, not
+/// its numbers. An empty one stays `&[]`.
+fn byte_text(items: &[Value], t: &Ty) -> Option<Literal> {
+    if *t != Ty::Int(IntTy::U8) || items.is_empty() {
+        return None;
+    }
+    let bytes: Vec<u8> = items
+        .iter()
+        .map(|v| match v {
+            Value::Int(i) => u8::try_from(*i).ok(),
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    let printable = bytes
+        .iter()
+        .filter(|b| b.is_ascii_graphic() || b" \n\t".contains(b))
+        .count();
+    (printable * 5 >= bytes.len() * 4).then(|| Literal::byte_string(&bytes))
 }
 
 /// Whether an argument of type `t` written in a test gives the compiler its type: a string

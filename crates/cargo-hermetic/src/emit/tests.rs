@@ -1871,3 +1871,15 @@ fn review_comments_list_callees_as_a_sentence_does() {
     assert_eq!(in_words(&names(&["`a`", "`b`"])), "`a` and `b`");
     assert_eq!(in_words(&names(&["`a`", "`b`", "`c`"])), "`a`, `b` and `c`");
 }
+
+#[test]
+fn bytes_that_read_as_text_are_written_as_a_byte_string() {
+    let ints = |b: &[u8]| b.iter().map(|&b| Value::Int(i128::from(b))).collect::<Vec<_>>();
+    let u8s = Ty::Int(IntTy::U8);
+    let text = byte_text(&ints(b"Sun, 06 Nov\r\n\"a\""), &u8s).unwrap();
+    assert_eq!(text.to_string(), r#"b"Sun, 06 Nov\r\n\"a\"""#);
+    // Mostly binary, empty, or no bytes: a list, as before.
+    assert!(byte_text(&ints(&[0xC0, 0xDE, 0, 1, b'N']), &u8s).is_none());
+    assert!(byte_text(&[], &u8s).is_none());
+    assert!(byte_text(&ints(b"abc"), &Ty::Int(IntTy::U16)).is_none());
+}
