@@ -413,7 +413,7 @@ fn trait_typed_arguments_are_recorded_through_proxies_and_replayed_as_mocks() {
         "MockRows::recorded().next_returns([true,true,false]);",
         "count_with(Box::new(connection),\"engineer\")",
         // Owned `String`, a crate type by reference and `&[u8]` arguments.
-        "MockJournal::recorded().note_returns_for(\"main\".to_string(),&person,&[97,100,97],[1]);",
+        "MockJournal::recorded().note_returns_for(\"main\".to_string(),&person,b\"ada\",[1]);",
     ] {
         assert!(db.contains(expected), "no {expected}:\n{}", files["src/db/hermetic_recorded.rs"]);
     }
@@ -573,12 +573,12 @@ fn values_with_only_a_hand_written_debug_are_captured_field_by_field_and_unsafe_
     let text = &fixture.recorded_files()["src/hermetic_recorded.rs"];
     let flat = squash(text);
     for expected in [
-        "letkernel=crate::kernel::Kernel{lanes};letmuthasher=Hasher{amount:0,state:0,kernel:Some(kernel),};hasher.update(&[97,98,99,100]);",
+        "letkernel=crate::kernel::Kernel{lanes};letmuthasher=Hasher{amount:0,state:0,kernel:Some(kernel),};hasher.update(b\"abcd\");",
         "assert_eq!(parse_mode(\"salt=3/4\"),Some(Mode::Salted(3,4)));",
         "assert_eq!(parse_mode(\"seed=7\"),Some(Mode::Seeded{seed:7}));",
         "letmode=Mode::Plain;",
         "#[allow(unsafe_code)]fnsum_words_returns_value",
-        "//SAFETY:therecordedrunmadethisverycallwiththesearguments.assert_eq!(unsafe{sum_words(&[97,98,99,100])},1684234849);",
+        "//SAFETY:therecordedrunmadethisverycallwiththesearguments.assert_eq!(unsafe{sum_words(b\"abcd\")},1684234849);",
     ] {
         assert!(flat.contains(expected), "no {expected}:\n{text}");
     }
