@@ -290,64 +290,6 @@ pub enum Edit {
     /// The byte at this offset becomes this one: the byte (less one of [`BYTE_BASES`]) was
     /// compared with another value.
     Byte(usize, u8),
-    /// The field at `start..end` padded or cut to this many bytes, what follows it kept: an
-    /// operand was a field's length ([`FieldBounds`]: `name.len()` of `--name=value`).
-    Field(usize, usize, usize),
-}
-
-/// No field longer than this is looked for or made by [`Edit::Field`].
-const MAX_FIELD: u64 = 64;
-/// At most this many fields of one length per text.
-const MAX_FIELDS_OF_LEN: usize = 4;
-
-/// Where the fields of a text may start and end: its start and after each mark (an ASCII
-/// byte that is no letter or digit), at each mark and its end.
-pub(super) struct FieldBounds {
-    starts: Vec<usize>,
-    /// By offset, `len + 1` of them.
-    ends: Vec<bool>,
-}
-
-impl FieldBounds {
-    pub fn of(bytes: &[u8]) -> FieldBounds {
-        let mark = |b: u8| b.is_ascii() && !b.is_ascii_alphanumeric();
-        let mut starts = vec![0];
-        let mut ends = vec![false; bytes.len() + 1];
-        ends[bytes.len()] = true;
-        for (at, _) in bytes.iter().enumerate().filter(|(_, &b)| mark(b)) {
-            starts.push(at + 1);
-            ends[at] = true;
-        }
-        starts.dedup();
-        FieldBounds { starts, ends }
-    }
-
-    /// The fields `x` bytes long, as `start..end`: from the start or a mark to a mark or the
-    /// end, any marks between (`@8\n_x` of `--@8\n_x=1` is the name `split_once('=')` gives
-    /// after `strip_prefix("--")`), the whole text aside (a [`Edit::Resize`]'s).
-    fn of_len(&self, x: u64) -> Vec<(usize, usize)> {
-        let len = self.ends.len() - 1;
-        if x == 0 || x > MAX_FIELD || x as usize >= len {
-            return Vec::new();
-        }
-        self.starts
-            .iter()
-            .map(|&a| (a, a + x as usize))
-            .filter(|&(_, e)| e <= len && self.ends[e])
-            .take(MAX_FIELDS_OF_LEN)
-            .collect()
-    }
-
-    /// The [`Edit::Field`]s that make a field `x` bytes long `y` long.
-    pub fn edits(&self, x: u64, y: u64) -> Vec<Edit> {
-        if y > MAX_FIELD || y == x {
-            return Vec::new();
-        }
-        self.of_len(x)
-            .into_iter()
-            .map(|(a, e)| Edit::Field(a, e, y as usize))
-            .collect()
-    }
 }
 
 /// One [`Edit`] at a place: (statement, argument, byte leaf, edit).
@@ -379,7 +321,6 @@ pub fn reshapes(
         // Edit -> the most urgent rank of the sites that ask for it.
         let mut edits: BTreeMap<Edit, u8> = BTreeMap::new();
         let len = bytes.len() as u64;
-        let bounds = FieldBounds::of(bytes);
         let mut at_byte: Vec<Vec<usize>> = vec![Vec::new(); 256];
         for (at, &b) in bytes.iter().enumerate() {
             at_byte[b as usize].push(at);
@@ -397,11 +338,6 @@ pub fn reshapes(
                         if (0..=MAX_RESIZED).contains(&to) && to != len as i128 {
                             add(Edit::Resize(to as usize));
                         }
-                    }
-                }
-                for &x in operands.iter().take(MAX_BINARY_OPERANDS) {
-                    for &y in operands.iter().take(MAX_BINARY_OPERANDS) {
-                        bounds.edits(x, y).into_iter().for_each(&mut add);
                     }
                 }
             }
@@ -450,34 +386,22 @@ pub fn reshape(space: &Space, case: &TestCase, r: &Reshape) -> Option<TestCase> 
         &mut t.stmts[*i].args[*k],
         &mut { *leaf },
         &mut |b| match edit {
-            Edit::Resize(n) => resized(b, *n, b),
+            Edit::Resize(n) if *n <= b.len() => b[..*n].to_vec(),
+            Edit::Resize(n) => {
+                let mut new = b.to_vec();
+                let fresh: Vec<u8> = PAD.iter().copied().filter(|c| !b.contains(c)).collect();
+                let pad = if fresh.is_empty() { PAD } else { &fresh };
+                new.extend(pad.iter().cycle().take(n - b.len()));
+                new
+            }
             Edit::Byte(at, to) => {
                 let mut new = b.to_vec();
                 new[*at] = *to;
                 new
             }
-            Edit::Field(start, end, n) => {
-                let mut new = b[..*start].to_vec();
-                new.extend(resized(&b[*start..*end], *n, b));
-                new.extend_from_slice(&b[*end..]);
-                new
-            }
         },
     );
     done.then_some(t)
-}
-
-/// `field` cut or padded to `n` bytes, with [`PAD`] bytes `whole` does not hold while they
-/// last: a byte the code compares later is then found at one place.
-fn resized(field: &[u8], n: usize, whole: &[u8]) -> Vec<u8> {
-    if n <= field.len() {
-        return field[..n].to_vec();
-    }
-    let fresh: Vec<u8> = PAD.iter().copied().filter(|c| !whole.contains(c)).collect();
-    let pad = if fresh.is_empty() { PAD } else { &fresh };
-    let mut new = field.to_vec();
-    new.extend(pad.iter().cycle().take(n - field.len()));
-    new
 }
 
 /// The key a [`Reshape`] is tried under: the callable and what the leaf held are part of it,
@@ -501,12 +425,6 @@ pub fn reshape_key(space: &Space, case: &TestCase, r: &Reshape) -> Tried {
         Edit::Byte(at, to) => {
             tag.extend([held[*leaf][*at], *to]);
             (tag, *i, *k, *leaf, *at)
-        }
-        Edit::Field(start, end, n) => {
-            for v in [*end, *n, held[*leaf].len()] {
-                tag.extend((v as u64).to_le_bytes());
-            }
-            (tag, *i, *k, *leaf, usize::MAX - 2 - *start)
         }
     }
 }
@@ -827,23 +745,6 @@ mod tests {
     use super::*;
     use crate::test_case::Stmt;
     use rand::SeedableRng;
-
-    #[test]
-    fn a_field_is_found_by_its_length_between_marks_and_resized_in_place() {
-        let text = b"--@8\n_xz=1";
-        let bounds = FieldBounds::of(text);
-        // `@8\n_xz` (after `--`, before `=`): six bytes, marks inside.
-        assert!(bounds.of_len(6).contains(&(2, 8)), "{:?}", bounds.of_len(6));
-        assert_eq!(bounds.of_len(10), []);
-        assert_eq!(bounds.of_len(0), []);
-        let edits = bounds.edits(6, 7);
-        assert!(edits.contains(&Edit::Field(2, 8, 7)));
-        let grown = resized(&text[2..8], 7, text);
-        assert_eq!(grown.len(), 7);
-        assert!(grown.starts_with(b"@8\n_xz"));
-        assert_eq!(resized(&text[2..8], 2, text), b"@8");
-        assert_eq!(bounds.edits(6, 6), []);
-    }
 
     fn case(args: Vec<Value>) -> TestCase {
         TestCase {

@@ -170,9 +170,6 @@ fn byte_edits(space: &Space, case: &TestCase, leaves: &[ArgLeaf], x: u64, y: u64
                 edits.push(Edit::Resize(to as usize));
             }
         }
-        if !l.fixed {
-            edits.extend(cmp::FieldBounds::of(&l.bytes).edits(x, y));
-        }
         if x <= 0xff && y <= 0xff {
             for base in cmp::BYTE_BASES {
                 // Through a base only for a range check missed from above (`b - b'0' < 10`).

@@ -868,13 +868,11 @@ fn the_deciding_comparison_is_met_in_the_form_the_test_holds_its_operand() {
         .collect();
     assert_eq!(got[0], Value::Str("Sun Syz ".into()), "{got:?}");
     assert_eq!(got[1], Value::Str("Sun Jyz ".into()), "{got:?}");
-    // (Of the byte edits: a length's edits resize the text or a field of it, `Sun` to 8.)
     assert!(
         !got.iter()
-            .any(|v| matches!(v, Value::Str(s) if s.len() == 8 && !s.starts_with("Sun "))),
+            .any(|v| matches!(v, Value::Str(s) if !s.starts_with("Sun "))),
         "the arms' letters elsewhere stay: {got:?}"
     );
-    assert!(got.contains(&Value::Str("SunABCDE Xyz ".into())), "{got:?}");
     let bytes = |b: &[u8]| Value::Seq(b.iter().map(|&x| Value::Int(x.into())).collect());
     let frame = TestCase {
         home: 0,
