@@ -269,9 +269,9 @@ pub fn eager(
 }
 
 /// How far from a string's or byte slice's length an operand may be and still be taken for
-/// it: code often compares the length of what is left after a prefix (`"Wednesday, "`) or
-/// after trimming.
-pub(super) const LEN_SLACK: u64 = 16;
+/// it: code often compares the length of what is left after a prefix (`"Wednesday, "`, the
+/// 19 bytes of `YYYY-MM-DDTHH:MM:SS` before a zone compared with `"Z"`) or after trimming.
+pub(super) const LEN_SLACK: u64 = 32;
 /// No input grows past this many bytes by a resize.
 pub(super) const MAX_RESIZED: i128 = 4096;
 /// What code subtracts from a byte before it compares it (`b.wrapping_sub(b'0') < 10`, a hex
