@@ -1874,7 +1874,11 @@ fn review_comments_list_callees_as_a_sentence_does() {
 
 #[test]
 fn bytes_that_read_as_text_are_written_as_a_byte_string() {
-    let ints = |b: &[u8]| b.iter().map(|&b| Value::Int(i128::from(b))).collect::<Vec<_>>();
+    let ints = |b: &[u8]| {
+        b.iter()
+            .map(|&b| Value::Int(i128::from(b)))
+            .collect::<Vec<_>>()
+    };
     let u8s = Ty::Int(IntTy::U8);
     let text = byte_text(&ints(b"Sun, 06 Nov\r\n\"a\""), &u8s).unwrap();
     assert_eq!(text.to_string(), r#"b"Sun, 06 Nov\r\n\"a\"""#);
