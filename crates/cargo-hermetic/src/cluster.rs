@@ -884,12 +884,13 @@ pub struct Literals {
     pub module_strings: std::collections::BTreeMap<Vec<String>, Vec<String>>,
     /// The chars of each module, as `module_strings`: what its functions split text on.
     pub module_chars: std::collections::BTreeMap<Vec<String>, Vec<char>>,
-    /// Whether the code reads digits out of text (`is_ascii_digit`, `to_digit`, `b'0'`,
-    /// `from_str_radix`).
+    /// Whether the code of one module reads digits out of text (`is_ascii_digit`,
+    /// `to_digit`, `b'0'`, `from_str_radix`); merged literals say it in `digit_modules`.
     pub reads_digits: bool,
     /// The modules (by path) whose code reads digits, as `reads_digits`.
     pub digit_modules: std::collections::BTreeSet<Vec<String>>,
-    /// Whether the code reads text a line at a time (`lines`, `read_line`, `'\n'`).
+    /// Whether the code of one module reads text a line at a time (`lines`, `read_line`,
+    /// `'\n'`); merged literals say it in `line_modules`.
     pub reads_lines: bool,
     /// The modules (by path) whose code reads lines, as `reads_lines`.
     pub line_modules: std::collections::BTreeSet<Vec<String>>,

@@ -39,8 +39,6 @@ pub fn merge(parts: Vec<Literals>) -> Literals {
         all.floats.extend(p.floats);
         all.strings.extend(p.strings);
         all.chars.extend(p.chars);
-        all.reads_digits |= p.reads_digits;
-        all.reads_lines |= p.reads_lines;
     }
     all.ints.sort_unstable();
     all.ints.dedup();

@@ -146,23 +146,19 @@ pub fn analyze_with(lib_rs: &Path, crate_name: &str, options: Options) -> anyhow
         .zip(&parts)
         .map(|(m, l)| (m.module.path.clone(), l.chars.clone()))
         .collect();
-    let digit_modules = mods
-        .iter()
-        .zip(&parts)
-        .filter(|(_, l)| l.reads_digits)
-        .map(|(m, _)| m.module.path.clone())
-        .collect();
-    let line_modules = mods
-        .iter()
-        .zip(&parts)
-        .filter(|(_, l)| l.reads_lines)
-        .map(|(m, _)| m.module.path.clone())
-        .collect();
+    // The paths of the modules whose literals say `reads`.
+    let modules_that = |reads: fn(&crate::cluster::Literals) -> bool| {
+        mods.iter()
+            .zip(&parts)
+            .filter(|(_, l)| reads(l))
+            .map(|(m, _)| m.module.path.clone())
+            .collect()
+    };
     let literals = crate::cluster::Literals {
         module_strings,
         module_chars,
-        digit_modules,
-        line_modules,
+        digit_modules: modules_that(|l| l.reads_digits),
+        line_modules: modules_that(|l| l.reads_lines),
         ..literals::merge(parts)
     };
     let left_out_modules = mods

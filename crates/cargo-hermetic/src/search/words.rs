@@ -262,7 +262,7 @@ pub fn edits(space: &Space, case: &TestCase, dict: &Dictionary, compared: &[Vec<
         })
         .collect();
     let modules: Vec<&[String]> = modules.into_iter().collect();
-    let lines = reads_lines(space, case);
+    let lines = modules.iter().any(|m| space.pool.module_reads_lines(m));
     let kept = kept_words(compared, space.pool.source_strings());
     for l in cmp::arg_leaves(space, case) {
         // Few, and only where the code reads digits: all of them, first. Bytes get these
@@ -475,9 +475,10 @@ fn texts(
 /// fields, where one at the start stands in a field's place), then around the first of each
 /// run of punctuation (`EHLO--E-LO` -> `1111-11-11`); a text of digits and punctuation with
 /// one mark next to a digit made a digit ([`one_digit_more`]); and around its punctuation and
-/// the `words` it holds ([`kept_words`]: `Monday, IJ:KL GMT` -> `Monday, 11:11 GMT`). Where the code reads no
-/// lines, a line break is a field's char like a letter (`11\nr-ta-e-` -> `1111-11-11`); where it
-/// does, a text of several lines is a reader's, its keys words, not digits: no shapes.
+/// the `words` it holds ([`kept_words`]: `Monday, IJ:KL GMT` -> `Monday, 11:11 GMT`). Where
+/// the code reads no lines, a line break is a field's char like a letter (`11\nr-ta-e-` ->
+/// `1111-11-11`); where it does, a text of several lines is a reader's, its keys words, not
+/// digits: no shapes.
 fn all_digit_shapes(
     s: &str,
     checked: &BTreeSet<char>,
@@ -559,18 +560,7 @@ fn one_digit_more(chars: &[char], punct: impl Fn(usize) -> bool) -> Vec<String> 
     (0..chars.len())
         .filter(|&i| punct(i) && (digit(i.checked_sub(1)) || digit(Some(i + 1))))
         .take(MAX_ONE_DIGIT_MORE)
-        .map(|i| {
-            let mut t = String::with_capacity(chars.len());
-            for (j, &c) in chars.iter().enumerate() {
-                if j == i {
-                    // A digit for each byte, as in `digit_shapes`.
-                    t.extend(std::iter::repeat_n('1', c.len_utf8()));
-                } else {
-                    t.push(c);
-                }
-            }
-            t
-        })
+        .map(|i| with_digit(chars.iter().copied(), |j| j == i, '1'))
         .collect()
 }
 
@@ -612,7 +602,8 @@ pub fn digit_edits(
 const SHAPE_DIGITS: [char; 3] = ['0', '1', '9'];
 
 /// `s` (one line) with every char but those it `keeps` (by their index among its chars) made
-/// one digit: a text of a fixed format that the code reads a digit at a time (`YYYY-MM-DD`, `HH:MM:SS`) passes every
+/// one digit: a text of a fixed format that the code reads a digit at a time (`YYYY-MM-DD`,
+/// `HH:MM:SS`) passes every
 /// `is_ascii_digit` at once once its separators are in place, where a digit a mutation puts
 /// in gains nothing before the others are digits too. `1111-11-11` is a date; `0000-00-00`
 /// and `9999-99-99` are out of range.
@@ -623,21 +614,23 @@ fn digit_shapes(s: &str, keeps: impl Fn(usize) -> bool) -> Vec<String> {
     }
     SHAPE_DIGITS
         .iter()
-        .map(|&d| {
-            let mut t = String::with_capacity(s.len());
-            for (i, c) in s.chars().enumerate() {
-                if keeps(i) {
-                    t.push(c);
-                } else {
-                    // A digit for each byte, so what the code finds at a byte offset stays
-                    // there.
-                    t.extend(std::iter::repeat_n(d, c.len_utf8()));
-                }
-            }
-            t
-        })
+        .map(|&d| with_digit(s.chars(), |i| !keeps(i), d))
         .filter(|t| t != s)
         .collect()
+}
+
+/// `chars` with those at the indices `made` picks made the digit `d`, one for each of their
+/// bytes, so what the code finds at a byte offset stays there.
+fn with_digit(chars: impl Iterator<Item = char>, made: impl Fn(usize) -> bool, d: char) -> String {
+    let mut t = String::new();
+    for (i, c) in chars.enumerate() {
+        if made(i) {
+            t.extend(std::iter::repeat_n(d, c.len_utf8()));
+        } else {
+            t.push(c);
+        }
+    }
+    t
 }
 
 /// Where a reader of lines stopped in `s`: the start of the line that holds (last) the latest
