@@ -287,6 +287,9 @@ pub enum Edit {
     /// Padded (at its end) or cut to this many bytes: an operand near its length was compared
     /// with another (`s.len() != 29`, `rest.len() < 22`).
     Resize(usize),
+    /// Cut to this many bytes, keeping the first byte and the tail: a binary record's tag,
+    /// its payload shortened, its trailer (a length compared was the payload's).
+    Inner(usize),
     /// The byte at this offset becomes this one: the byte (less one of [`BYTE_BASES`]) was
     /// compared with another value.
     Byte(usize, u8),
@@ -394,6 +397,11 @@ pub fn reshape(space: &Space, case: &TestCase, r: &Reshape) -> Option<TestCase> 
                 new.extend(pad.iter().cycle().take(n - b.len()));
                 new
             }
+            Edit::Inner(n) => {
+                let n = (*n).clamp(1, b.len().max(1));
+                let tail = b.len() - (n - 1).min(b.len());
+                [&b[..1.min(b.len())], &b[tail.max(1)..]].concat()
+            }
             Edit::Byte(at, to) => {
                 let mut new = b.to_vec();
                 new[*at] = *to;
@@ -421,6 +429,11 @@ pub fn reshape_key(space: &Space, case: &TestCase, r: &Reshape) -> Tried {
             tag.extend((*n as u64).to_le_bytes());
             tag.extend((held[*leaf].len() as u64).to_le_bytes());
             (tag, *i, *k, *leaf, usize::MAX - 1)
+        }
+        Edit::Inner(n) => {
+            tag.extend((*n as u64).to_le_bytes());
+            tag.extend((held[*leaf].len() as u64).to_le_bytes());
+            (tag, *i, *k, *leaf, usize::MAX - 3)
         }
         Edit::Byte(at, to) => {
             tag.extend([held[*leaf][*at], *to]);

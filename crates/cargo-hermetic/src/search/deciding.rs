@@ -106,7 +106,7 @@ pub fn follow_by_offset(
 }
 
 /// A deterministic digest of a test (SipHash with fixed keys), as a [`cmp::Tried`] operand.
-fn key_of(t: &TestCase) -> Vec<u8> {
+pub(super) fn key_of(t: &TestCase) -> Vec<u8> {
     use std::hash::Hasher;
     /// Hashes text as it is written: the digest of the `String` the text makes, without it.
     struct HashText<H>(H);
@@ -169,6 +169,11 @@ fn byte_edits(space: &Space, case: &TestCase, leaves: &[ArgLeaf], x: u64, y: u64
             if (0..=cmp::MAX_RESIZED).contains(&to) {
                 edits.push(Edit::Resize(to as usize));
             }
+            // Bytes cut from inside, after the first: a record's payload, between its tag (what
+            // the code read before it compared the length) and its trailer.
+            if !l.text && (0..len as i128 - 1).contains(&to) {
+                edits.push(Edit::Inner(to as usize + 1));
+            }
         }
         if x <= 0xff && y <= 0xff {
             for base in cmp::BYTE_BASES {
@@ -198,11 +203,18 @@ fn byte_edits(space: &Space, case: &TestCase, leaves: &[ArgLeaf], x: u64, y: u64
     out
 }
 
-/// The forms an integer `x` may take inside bytes, each with `y` in the same form: little- and
-/// big-endian at the widths both fit (from two bytes up: a single byte is a byte edit), and
-/// decimal text (a digit too: `retries=2` against `retries > 10` needs two digits, which no
-/// byte edit makes).
+/// The forms an integer `x` may take inside bytes, each with `y` in the same form: its
+/// [`binary_forms`], and decimal text (a digit too: `retries=2` against `retries > 10` needs
+/// two digits, which no byte edit makes).
 fn encodings(x: u64, y: u64) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let mut out = binary_forms(x, y);
+    out.push((x.to_string().into_bytes(), y.to_string().into_bytes()));
+    out
+}
+
+/// `x` and `y` as binary input holds them: little- and big-endian at the widths both fit,
+/// from two bytes up (a single byte is a byte edit).
+fn binary_forms(x: u64, y: u64) -> Vec<(Vec<u8>, Vec<u8>)> {
     let mut out = Vec::new();
     for width in [2usize, 4, 8] {
         let fits = |v: u64| width == 8 || v >> (8 * width) == 0;
@@ -217,7 +229,20 @@ fn encodings(x: u64, y: u64) -> Vec<(Vec<u8>, Vec<u8>)> {
             ));
         }
     }
-    out.push((x.to_string().into_bytes(), y.to_string().into_bytes()));
+    out
+}
+
+/// The test with `x` replaced by `y` wherever a string or byte slice holds it in binary
+/// ([`binary_forms`]), one test per place.
+pub fn binary_splices(space: &Space, case: &TestCase, x: u64, y: u64) -> Vec<TestCase> {
+    let mut out = Vec::new();
+    for l in cmp::arg_leaves(space, case) {
+        for (from, to) in binary_forms(x, y) {
+            for at in cmp::occurrences(&l.bytes, &from) {
+                out.extend(cmp::splice_at(case, &l, at, from.len(), &to));
+            }
+        }
+    }
     out
 }
 

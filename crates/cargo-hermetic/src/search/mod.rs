@@ -29,6 +29,7 @@ pub mod mocks;
 pub mod ops;
 pub mod outputs;
 pub mod refused;
+mod repair;
 mod shorter;
 pub mod values;
 mod words;
@@ -156,6 +157,8 @@ const DECIDING_ON_GAIN: usize = 12;
 /// holds each operand it read there, from this many runs at most ([`Search::approach`]), at
 /// most [`APPROACH_EDITS`] from each.
 const APPROACHES_PER_SITE: usize = 16;
+/// Repaired tests waiting at most: the latest runs' go first, older ones are dropped.
+const MAX_REPAIRS: usize = 64;
 const APPROACH_EDITS: usize = 12;
 /// A gain's first this many edits go to the front of the queue, the rest to its back.
 const FRESH_FIRST: usize = 64;
@@ -280,6 +283,10 @@ pub struct Search<'s, 'c> {
     /// Eager substitutions waiting ([`cmp::eager`]): a quarter of each batch at most, so they
     /// never crowd out the rest of the search.
     eager: std::collections::VecDeque<(TestCase, Origin)>,
+    /// Tests that failed a checksum, put right ([`repair`]), latest first: an eighth of each
+    /// batch at most, before the eager edits.
+    repairs: std::collections::VecDeque<(TestCase, Origin)>,
+    checksums: repair::Checksums,
     /// Where each candidate of the batch in flight came from, when it is an eager edit (in
     /// the batch's order; empty: none is).
     origins: Vec<Option<Origin>>,
@@ -366,6 +373,8 @@ impl<'s, 'c> Search<'s, 'c> {
             touched: env::Touched::default(),
             pending: Vec::new(),
             eager: Default::default(),
+            repairs: Default::default(),
+            checksums: Default::default(),
             origins: Vec::new(),
             yields: yields::Yields::default(),
             tried: BTreeSet::new(),
@@ -510,8 +519,13 @@ impl<'s, 'c> Search<'s, 'c> {
         // Tests whose mocks ran short go again first, with more values.
         let take = self.pending.len().min(n);
         batch.extend(self.pending.drain(..take));
-        let take = self.eager.len().min(n / 4).min(n - batch.len());
         self.origins = vec![None; batch.len()];
+        let take = self.repairs.len().min(n / 8).min(n - batch.len());
+        for (t, origin) in self.repairs.drain(..take) {
+            batch.push(t);
+            self.origins.push(Some(origin));
+        }
+        let take = self.eager.len().min(n / 4).min(n - batch.len());
         for (t, origin) in self.eager.drain(..take) {
             batch.push(t);
             self.origins.push(Some(origin));
@@ -815,6 +829,28 @@ impl<'s, 'c> Search<'s, 'c> {
             .is_some_and(|a| a.passed_by(here.as_ref()));
         if let Some(o) = origin {
             self.yields.record(o.kind, gained || stepped);
+        }
+        // A test that failed a checksum goes again with it put right, once: what it aimed at
+        // is the repaired test's. Repairs take an eighth of a batch at most: in a checksummed
+        // format nearly every mutant fails it.
+        let o = origin.unwrap_or(Origin::new(Kind::Repair, None));
+        if !gained && !stepped && !o.repaired {
+            let frontier = &self.frontier;
+            let met = |site| frontier.is_met(site);
+            if let Some(t) = self.checksums.repair(self.space, case, &pairs, met) {
+                if std::env::var_os("HERMETIC_DEBUG").is_some() {
+                    let args: Vec<_> = t.stmts.iter().map(|s| &s.args).collect();
+                    eprintln!("repair at {}: {args:?}", self.executions);
+                }
+                self.repairs.push_front((
+                    t,
+                    Origin {
+                        repaired: true,
+                        ..o
+                    },
+                ));
+                self.repairs.truncate(MAX_REPAIRS);
+            }
         }
         let approach = if gained || stepped {
             Vec::new()
@@ -1368,11 +1404,17 @@ fn progress_fraction(cfg: &SearchConfig, executions: u64, started: Instant) -> f
 struct Origin {
     kind: Kind,
     aim: Option<deciding::Aim>,
+    /// A test that failed a checksum, put right ([`repair`]): not repaired again.
+    repaired: bool,
 }
 
 impl Origin {
     fn new(kind: Kind, aim: Option<deciding::Aim>) -> Origin {
-        Origin { kind, aim }
+        Origin {
+            kind,
+            aim,
+            repaired: false,
+        }
     }
 }
 

@@ -896,6 +896,77 @@ fn the_deciding_comparison_is_met_in_the_form_the_test_holds_its_operand() {
     );
 }
 
+/// A checksum a run failed is put right where the test holds it in binary, once the site's
+/// other operand showed it computed (three values) and some run met the site: a magic
+/// number (one value) and a site never met are left alone, and each repaired test is made once.
+#[test]
+fn a_checksum_the_run_failed_is_put_right_once_it_shows_computed() {
+    const SRC: &str = "pub fn frame(b: &[u8]) -> bool { b.len() == 6 }\n";
+    let c = cluster(SRC);
+    let usable = vec![true; c.callables.len()];
+    let space = Space::new(&c, &usable, vec![0], ValuePool::default());
+    let bytes = |b: &[u8]| Value::Seq(b.iter().map(|&x| Value::Int(x.into())).collect());
+    let frame = |b: &[u8]| call_with(&c, "frame", vec![bytes(b)]);
+    let case = frame(&[b'A', 0xC0, 0xDE, 1, 2, 3, 4]);
+    let found = 0x0403_0201;
+    let mut sums = repair::Checksums::default();
+    let met = |_| true;
+    // A constant compared with what the trailer holds: one value, no repair.
+    for _ in 0..4 {
+        let pairs = [(SITE, found, 0x0042_0042)];
+        assert!(sums.repair(&space, &case, &pairs, met).is_none());
+    }
+    // The other operand changes with the body: computed, from its third value on.
+    let other = SITE + 8;
+    assert!(sums
+        .repair(&space, &case, &[(other, found, 0x11)], met)
+        .is_none());
+    assert!(sums
+        .repair(&space, &case, &[(other, found, 0x0100_0101)], met)
+        .is_none());
+    assert!(sums
+        .repair(&space, &case, &[(other, found, 0x0200_0202)], |_| false)
+        .is_none());
+    let fixed = sums.repair(&space, &case, &[(other, found, 0x0300_0303)], met);
+    assert_eq!(fixed, Some(frame(&[b'A', 0xC0, 0xDE, 3, 3, 0, 3])));
+    // The same test repaired again: not made twice.
+    assert!(sums
+        .repair(&space, &case, &[(other, found, 0x0300_0303)], met)
+        .is_none());
+    // After a later comparison (the error formatted), the checksum still counts.
+    let pairs = [(SITE + 16, 0x58, 1 << 63), (other, found, 0x0400_0404)];
+    assert_eq!(
+        sums.repair(&space, &case, &pairs, met),
+        Some(frame(&[b'A', 0xC0, 0xDE, 4, 4, 0, 4]))
+    );
+}
+
+/// A length compared of what follows a binary record's first byte is met by cutting bytes
+/// from inside, after that byte, so the trailer stays: `A` + 18 bytes + trailer, its body's
+/// length (19) compared with 0, becomes `A` + trailer.
+#[test]
+fn a_binary_payload_is_cut_from_inside_its_tag_and_trailer_kept() {
+    const SRC: &str = "pub fn frame(b: &[u8]) -> bool { b.len() == 6 }\n";
+    let c = cluster(SRC);
+    let usable = vec![true; c.callables.len()];
+    let space = Space::new(&c, &usable, vec![0], ValuePool::default());
+    let bytes = |b: &[u8]| Value::Seq(b.iter().map(|&x| Value::Int(x.into())).collect());
+    let mut held = vec![b'A'];
+    held.extend(b"bcdefghijklmnopqrs");
+    held.extend([0xC0, 0xDE, 1, 2, 3, 4]);
+    let case = call_with(&c, "frame", vec![bytes(&held)]);
+    let got: Vec<Value> = deciding::follow(&space, &case, &[(SITE, 19, 0)])
+        .into_iter()
+        .map(|(_, t)| t.stmts[0].args[0].clone())
+        .collect();
+    assert!(
+        got.contains(&bytes(&[b'A', 0xC0, 0xDE, 1, 2, 3, 4])),
+        "{got:?}"
+    );
+    // Cut at the end too, as text is.
+    assert!(got.contains(&bytes(&held[..6])), "{got:?}");
+}
+
 /// The last run of each kept test comes after its calls ran once in a bare environment: a value
 /// that then differs (a static the first run set) makes no assertion, and a test that ends
 /// otherwise (its panic happened only while a `Once` ran for the first time) is not kept.

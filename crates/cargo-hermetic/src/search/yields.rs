@@ -28,9 +28,12 @@ pub enum Kind {
     /// A text another function accepted, put into the gaining test's text
     /// ([`super::cross::pieces`]).
     Piece,
+    /// A test of the search's own (a random test, a mutant) that failed a checksum, put right
+    /// ([`super::repair`]); repaired edits keep their own kind.
+    Repair,
 }
 
-pub const KINDS: usize = 9;
+pub const KINDS: usize = 10;
 
 impl Kind {
     pub fn index(self) -> usize {
@@ -101,6 +104,7 @@ mod tests {
             vec![],
             vec![],
             vec![],
+            vec![],
         ]);
         assert_eq!(merged, ["d1", "r1", "b1", "d2", "r2", "r3"]);
     }
@@ -116,6 +120,7 @@ mod tests {
         let merged = y.interleave([
             vec!['d'; 3],
             vec!['r'; 30],
+            vec![],
             vec![],
             vec![],
             vec![],
