@@ -884,12 +884,6 @@ pub struct Literals {
     pub module_strings: std::collections::BTreeMap<Vec<String>, Vec<String>>,
     /// The chars of each module, as `module_strings`: what its functions split text on.
     pub module_chars: std::collections::BTreeMap<Vec<String>, Vec<char>>,
-    /// The texts the functions of one module take apart, read off their pattern calls
-    /// (`strip_prefix('<')`, `split_once('@')`: `<a@1>`); merged literals keep them by module
-    /// in `module_templates`.
-    pub templates: Vec<String>,
-    /// The modules' `templates`, by path.
-    pub module_templates: std::collections::BTreeMap<Vec<String>, Vec<String>>,
     /// Whether the code of one module reads digits out of text (`is_ascii_digit`,
     /// `to_digit`, `b'0'`, `from_str_radix`); merged literals say it in `digit_modules`.
     pub reads_digits: bool,

@@ -15,14 +15,10 @@ pub fn collect<'a>(items: impl IntoIterator<Item = &'a syn::Item>, config: &Conf
         lits: Literals::default(),
         config,
     };
-    let items: Vec<&syn::Item> = items.into_iter().collect();
-    for item in &items {
+    for item in items {
         v.visit_item(item);
     }
     let mut lits = v.lits;
-    lits.templates = super::templates::texts(items.iter().copied(), config);
-    lits.templates.retain(|t| t.len() <= MAX_STRING_LEN);
-    lits.strings.extend(lits.templates.iter().cloned());
     lits.ints.sort_unstable();
     lits.ints.dedup();
     lits.floats.sort_by(f64::total_cmp);
@@ -181,7 +177,7 @@ impl<'ast> Visit<'ast> for Collector<'_> {
 }
 
 /// `#[test]` functions and `#[cfg(test)]` items nested in analysed code.
-pub(super) fn is_test(attrs: &[syn::Attribute], config: &Config) -> bool {
+fn is_test(attrs: &[syn::Attribute], config: &Config) -> bool {
     super::syntax::has_attr(attrs, "test") || super::cfg::verdict(attrs, config) != Verdict::On
 }
 

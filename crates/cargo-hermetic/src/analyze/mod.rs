@@ -27,7 +27,6 @@ pub(crate) mod modules;
 mod names;
 mod std_impls;
 pub(crate) mod syntax;
-mod templates;
 mod traits;
 mod types;
 
@@ -147,11 +146,6 @@ pub fn analyze_with(lib_rs: &Path, crate_name: &str, options: Options) -> anyhow
         .zip(&parts)
         .map(|(m, l)| (m.module.path.clone(), l.chars.clone()))
         .collect();
-    let module_templates = mods
-        .iter()
-        .zip(&parts)
-        .map(|(m, l)| (m.module.path.clone(), l.templates.clone()))
-        .collect();
     // The paths of the modules whose literals say `reads`.
     let modules_that = |reads: fn(&crate::cluster::Literals) -> bool| {
         mods.iter()
@@ -163,7 +157,6 @@ pub fn analyze_with(lib_rs: &Path, crate_name: &str, options: Options) -> anyhow
     let literals = crate::cluster::Literals {
         module_strings,
         module_chars,
-        module_templates,
         digit_modules: modules_that(|l| l.reads_digits),
         line_modules: modules_that(|l| l.reads_lines),
         ..literals::merge(parts)

@@ -5,7 +5,8 @@
 //! test holds the operand the code read, the other operand goes in its place, in the form the
 //! test holds it: an integer argument, a byte of a string or byte slice (also through `b'0'`,
 //! `b'a'`, `b'A'`, as `b - b'0' < 10` compares), a little- or big-endian `u16`/`u32`/`u64`
-//! inside bytes, decimal text, or a length (the string padded or cut).
+//! inside bytes, decimal text, or a length (the string padded or cut; a byte slice also cut
+//! from inside, after its first byte: a record's payload between its tag and its trailer).
 
 use super::cmp::{self, ArgLeaf, Eager, Edit};
 use super::ops::Space;

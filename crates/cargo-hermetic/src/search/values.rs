@@ -35,8 +35,6 @@ pub struct ValuePool {
     module_strings: std::collections::BTreeMap<Vec<String>, Vec<String>>,
     /// The separators of each module (by path), found as `separators` in its own literals.
     module_separators: std::collections::BTreeMap<Vec<String>, Vec<String>>,
-    /// The texts each module's functions take apart (`Literals::module_templates`).
-    module_templates: std::collections::BTreeMap<Vec<String>, Vec<String>>,
     /// The modules whose code reads digits out of text (`Literals::digit_modules`).
     digit_modules: BTreeSet<Vec<String>>,
     /// The modules whose code reads text a line at a time (`Literals::line_modules`).
@@ -99,7 +97,6 @@ impl ValuePool {
         for s in &lits.strings {
             pool.chars.extend(s.chars().take(8));
         }
-        pool.module_templates = lits.module_templates.clone();
         pool.digit_modules = lits.digit_modules.clone();
         pool.line_modules = lits.line_modules.clone();
         pool.separators = separators(&lits.chars, &lits.strings);
@@ -153,11 +150,6 @@ impl ValuePool {
 
     /// What module `path` splits or matches text on (as the field `separators`, from its own
     /// literals; the crate's when the module is not known).
-    /// The texts the functions of module `path` take apart, read off their pattern calls.
-    pub fn module_templates(&self, path: &[String]) -> &[String] {
-        self.module_templates.get(path).map_or(&[], Vec::as_slice)
-    }
-
     pub fn module_separators(&self, path: &[String]) -> &[String] {
         self.module_separators
             .get(path)

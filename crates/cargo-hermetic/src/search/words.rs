@@ -365,13 +365,7 @@ fn texts(
     } else {
         texts[2].extend(dict.iter().cloned());
     }
-    let mut templates: Vec<&String> = Vec::new();
-    for t in modules.iter().flat_map(|m| pool.module_templates(m)) {
-        if !templates.contains(&t) {
-            templates.push(t);
-        }
-    }
-    let [keyed, prefixed, valued] = compounds(dict, &templates, &marks, ints.first());
+    let [keyed, prefixed, valued] = compounds(dict, &marks, ints.first());
     texts[1].extend(prefixed.iter().cloned());
     texts[2].extend(valued);
     // A literal that ends with a mark and its shaped value are a shape of their own, few and
@@ -662,15 +656,8 @@ fn stopped_line(s: &str, compared: &[Vec<u8>]) -> Option<usize> {
 /// Then, apart, the first words with a mark and a value after them (`--level=0`, with `n`, the
 /// first of the numbers the run compared). A literal of one mark (`.`) is no prefix: a lone
 /// mark before a value is a shape edit already, and before every word it buries the rest.
-/// The modules' `templates` (the texts their pattern calls describe, `FROM:<a@1>`) are keyed
-/// values too, the first: what the guesses above stand in for where the source says it.
 /// Returned as [keyed values, prefixed words, prefixed words with values].
-fn compounds(
-    dict: &[String],
-    templates: &[&String],
-    marks: &[&str],
-    n: Option<&String>,
-) -> [Vec<String>; 3] {
+fn compounds(dict: &[String], marks: &[&str], n: Option<&String>) -> [Vec<String>; 3] {
     let punct = |w: &str| !w.is_empty() && w.chars().all(|c| c.is_ascii_punctuation());
     let is_word = |w: &str| {
         w.chars().next().is_some_and(char::is_alphanumeric) && !w.contains(char::is_whitespace)
@@ -679,11 +666,9 @@ fn compounds(
         .iter()
         .filter(|w| punct(w) && (2..=3).contains(&w.len()))
         .collect();
-    let keyed = dict.iter().filter(|w| {
-        is_word(w)
-            && w.chars().last().is_some_and(|c| c.is_ascii_punctuation())
-            && !templates.contains(w)
-    });
+    let keyed = dict
+        .iter()
+        .filter(|w| is_word(w) && w.chars().last().is_some_and(|c| c.is_ascii_punctuation()));
     let mut prefixed = Vec::new();
     let mut valued = Vec::new();
     for p in &prefixes {
@@ -707,7 +692,7 @@ fn compounds(
         .into_iter()
         .filter(|(o, c)| one.contains(o) && one.contains(c))
         .collect();
-    let mut out: Vec<String> = templates.iter().map(|t| t.to_string()).collect();
+    let mut out = Vec::new();
     for k in keyed {
         out.push(format!("{k}a"));
         for &(o, c) in &pairs {
