@@ -397,11 +397,10 @@ pub fn reshape(space: &Space, case: &TestCase, r: &Reshape) -> Option<TestCase> 
                 new.extend(pad.iter().cycle().take(n - b.len()));
                 new
             }
-            Edit::Inner(n) => {
-                let n = (*n).clamp(1, b.len().max(1));
-                let tail = b.len() - (n - 1).min(b.len());
-                [&b[..1.min(b.len())], &b[tail.max(1)..]].concat()
+            Edit::Inner(n) if (1..b.len()).contains(n) => {
+                [&b[..1], &b[b.len() - (n - 1)..]].concat()
             }
+            Edit::Inner(_) => b.to_vec(),
             Edit::Byte(at, to) => {
                 let mut new = b.to_vec();
                 new[*at] = *to;

@@ -157,9 +157,10 @@ const DECIDING_ON_GAIN: usize = 12;
 /// holds each operand it read there, from this many runs at most ([`Search::approach`]), at
 /// most [`APPROACH_EDITS`] from each.
 const APPROACHES_PER_SITE: usize = 16;
-/// Repaired tests waiting at most: the latest runs' go first, older ones are dropped.
-const MAX_REPAIRS: usize = 64;
 const APPROACH_EDITS: usize = 12;
+/// Repaired tests waiting at most ([`repair`]): the latest runs' go first, older ones are
+/// dropped.
+const MAX_REPAIRS: usize = 64;
 /// A gain's first this many edits go to the front of the queue, the rest to its back.
 const FRESH_FIRST: usize = 64;
 /// At most this many edits putting words of the source into text ([`words::edits`]) follow a
