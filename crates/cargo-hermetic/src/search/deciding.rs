@@ -233,14 +233,14 @@ fn binary_forms(x: u64, y: u64) -> Vec<(Vec<u8>, Vec<u8>)> {
     out
 }
 
-/// The test with `x` replaced by `y` wherever a string or byte slice holds it in binary
-/// ([`binary_forms`]), one test per place.
-pub fn binary_splices(space: &Space, case: &TestCase, x: u64, y: u64) -> Vec<TestCase> {
+/// The test with `x` replaced by `y` wherever one of its strings or byte slices (`leaves`,
+/// from [`cmp::arg_leaves`]) holds it in binary ([`binary_forms`]), one test per place.
+pub fn binary_splices(case: &TestCase, leaves: &[ArgLeaf], x: u64, y: u64) -> Vec<TestCase> {
     let mut out = Vec::new();
-    for l in cmp::arg_leaves(space, case) {
+    for l in leaves {
         for (from, to) in binary_forms(x, y) {
             for at in cmp::occurrences(&l.bytes, &from) {
-                out.extend(cmp::splice_at(case, &l, at, from.len(), &to));
+                out.extend(cmp::splice_at(case, l, at, from.len(), &to));
             }
         }
     }

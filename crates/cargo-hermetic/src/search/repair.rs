@@ -6,8 +6,8 @@
 //! the code computed (it took several values), the test goes again with that operand in its
 //! place: the edit, its checksum put right.
 
-use super::deciding;
 use super::ops::Space;
+use super::{cmp, deciding};
 use crate::test_case::TestCase;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -36,11 +36,15 @@ impl Checksums {
         pairs: &[(u64, u64, u64)],
         met: impl Fn(u64) -> bool,
     ) -> Option<TestCase> {
+        // The test's strings and byte slices, read once for all the pairs (a checksum's loop
+        // compares many).
+        let mut leaves = None;
         for &(site, x, y) in pairs {
             if x.max(y) <= 0xff || !met(site) {
                 continue;
             }
-            let fixed = deciding::binary_splices(space, case, x, y);
+            let leaves = leaves.get_or_insert_with(|| cmp::arg_leaves(space, case));
+            let fixed = deciding::binary_splices(case, leaves, x, y);
             let Some(first) = fixed.into_iter().next() else {
                 continue;
             };

@@ -296,6 +296,14 @@ fn a_call_that_crashed_is_a_finding_and_is_not_tried_again() {
         .all(|t| t.case.stmts[0].args != [Value::Int(0)]));
 }
 
+/// A byte slice's value, as the driver gets it.
+fn byte_seq(b: &[u8]) -> Value {
+    Value::Seq(b.iter().map(|&x| Value::Int(x.into())).collect())
+}
+
+/// One function of a byte slice, for the tests of binary edits.
+const FRAME: &str = "pub fn frame(b: &[u8]) -> bool { b.len() == 6 }\n";
+
 const PARSERS: &str = "pub fn setting(line: &str) -> bool { line.starts_with(\"retries=\") }\n\
                        pub fn open(frame: &[u8]) -> bool { frame.len() > 4 }\n";
 
@@ -328,11 +336,10 @@ fn a_compared_operand_is_spliced_in_where_the_test_holds_the_other() {
     assert_eq!(got.stmts[0].args, vec![Value::Str("x retries=3".into())]);
     // A checksum read from the last four bytes (little-endian) and compared with the right
     // one: the right one goes in, in the same byte order.
-    let bytes = |b: &[u8]| Value::Seq(b.iter().map(|&x| Value::Int(x.into())).collect());
     let case = one_call(
         &c,
         "open",
-        bytes(&[b'N', 0xC0, 0xDE, 0x78, 0x56, 0x34, 0x12]),
+        byte_seq(&[b'N', 0xC0, 0xDE, 0x78, 0x56, 0x34, 0x12]),
     );
     let got = cmp::splice(
         &mut rng,
@@ -344,7 +351,7 @@ fn a_compared_operand_is_spliced_in_where_the_test_holds_the_other() {
     );
     assert_eq!(
         got.unwrap().stmts[0].args,
-        vec![bytes(&[b'N', 0xC0, 0xDE, 0xEF, 0xCD, 0xAB, 0x00])]
+        vec![byte_seq(&[b'N', 0xC0, 0xDE, 0xEF, 0xCD, 0xAB, 0x00])]
     );
     // As decimal text: `retries > 10` compared 12 with 10.
     let case = one_call(&c, "setting", Value::Str("retries=12".into()));
@@ -371,8 +378,7 @@ fn bytes_compared_as_an_integer_at_any_site_are_replaced_eagerly() {
     let c = cluster(PARSERS);
     let usable = vec![true; c.callables.len()];
     let space = Space::new(&c, &usable, vec![0, 1], ValuePool::default());
-    let bytes = |b: &[u8]| Value::Seq(b.iter().map(|&x| Value::Int(x.into())).collect());
-    let case = one_call(&c, "open", bytes(b"Nname"));
+    let case = one_call(&c, "open", byte_seq(b"Nname"));
     // `[0x61, 0x6d]` ("am") read as a little-endian u16 and compared with 0xDEC0.
     let anywhere = [(0x9000, 0x6d61), (0x9000, 0xdec0)];
     let (_, spliced) = cmp::eager(&space, &case, &[], &[], &anywhere);
@@ -380,16 +386,16 @@ fn bytes_compared_as_an_integer_at_any_site_are_replaced_eagerly() {
         .iter()
         .map(|(_, e)| e.apply(&case).stmts[0].args.clone())
         .collect();
-    assert_eq!(got, vec![vec![bytes(&[b'N', b'n', 0xC0, 0xDE, b'e'])]]);
+    assert_eq!(got, vec![vec![byte_seq(&[b'N', b'n', 0xC0, 0xDE, b'e'])]]);
     // A checksum field still holding 1 (`[1, 0, 0, 0]`, little-endian) takes the one computed.
-    let case = one_call(&c, "open", bytes(&[b'A', 0xC0, 0xDE, 1, 0, 0, 0]));
+    let case = one_call(&c, "open", byte_seq(&[b'A', 0xC0, 0xDE, 1, 0, 0, 0]));
     let anywhere = [(0x9000, 1), (0x9000, 0x0042_0042)];
     let (_, spliced) = cmp::eager(&space, &case, &[], &[], &anywhere);
     let got: Vec<_> = spliced
         .iter()
         .map(|(_, e)| e.apply(&case).stmts[0].args.clone())
         .collect();
-    assert!(got.contains(&vec![bytes(&[b'A', 0xC0, 0xDE, 0x42, 0, 0x42, 0])]));
+    assert!(got.contains(&vec![byte_seq(&[b'A', 0xC0, 0xDE, 0x42, 0, 0x42, 0])]));
     // Two values of a byte each are no signal: `n` (0x6e) compared with 0x41 is not replaced.
     let (_, spliced) = cmp::eager(&space, &case, &[], &[], &[(0x9000, 0x6e), (0x9000, 0x41)]);
     assert!(spliced.is_empty());
@@ -826,11 +832,10 @@ fn strings_are_resized_to_a_compared_length_and_a_compared_byte_goes_to_its_offs
         got.contains(&Value::Str("ABCDEFGHIJKLMNOPQRSTUVW9YZabc".into())),
         "{got:?}"
     );
-    let bytes = |b: &[u8]| Value::Seq(b.iter().map(|&x| Value::Int(x.into())).collect());
-    let case = one_call(&c, "raw", bytes(s.as_bytes()));
+    let case = one_call(&c, "raw", byte_seq(s.as_bytes()));
     let got = edited(&case, &[(SITE + 9, 40), (SITE + 9, 10)]);
     assert!(
-        got.contains(&bytes(b"ABCDEFGHIJKLMNOPQRSTUVW9YZabc")),
+        got.contains(&byte_seq(b"ABCDEFGHIJKLMNOPQRSTUVW9YZabc")),
         "{got:?}"
     );
     // Nothing near the length and no byte of the test compared: nothing to do.
@@ -873,12 +878,11 @@ fn the_deciding_comparison_is_met_in_the_form_the_test_holds_its_operand() {
             .any(|v| matches!(v, Value::Str(s) if !s.starts_with("Sun "))),
         "the arms' letters elsewhere stay: {got:?}"
     );
-    let bytes = |b: &[u8]| Value::Seq(b.iter().map(|&x| Value::Int(x.into())).collect());
     let frame = TestCase {
         home: 0,
         stmts: vec![Stmt {
             callable: callable(&c, "frame"),
-            args: vec![bytes(&[b'N', 0xC0, 0xDE, 1, 2, 3, 4])],
+            args: vec![byte_seq(&[b'N', 0xC0, 0xDE, 1, 2, 3, 4])],
         }],
         env: Default::default(),
     };
@@ -891,7 +895,7 @@ fn the_deciding_comparison_is_met_in_the_form_the_test_holds_its_operand() {
         .map(|(_, t)| t.stmts[0].args[0].clone())
         .collect();
     assert!(
-        got.contains(&bytes(&[b'N', 0xC0, 0xDE, 0xCD, 0, 0xAB, 0])),
+        got.contains(&byte_seq(&[b'N', 0xC0, 0xDE, 0xCD, 0, 0xAB, 0])),
         "{got:?}"
     );
 }
@@ -901,12 +905,10 @@ fn the_deciding_comparison_is_met_in_the_form_the_test_holds_its_operand() {
 /// number (one value) and a site never met are left alone, and each repaired test is made once.
 #[test]
 fn a_checksum_the_run_failed_is_put_right_once_it_shows_computed() {
-    const SRC: &str = "pub fn frame(b: &[u8]) -> bool { b.len() == 6 }\n";
-    let c = cluster(SRC);
+    let c = cluster(FRAME);
     let usable = vec![true; c.callables.len()];
     let space = Space::new(&c, &usable, vec![0], ValuePool::default());
-    let bytes = |b: &[u8]| Value::Seq(b.iter().map(|&x| Value::Int(x.into())).collect());
-    let frame = |b: &[u8]| call_with(&c, "frame", vec![bytes(b)]);
+    let frame = |b: &[u8]| call_with(&c, "frame", vec![byte_seq(b)]);
     let case = frame(&[b'A', 0xC0, 0xDE, 1, 2, 3, 4]);
     let found = 0x0403_0201;
     let mut sums = repair::Checksums::default();
@@ -946,25 +948,23 @@ fn a_checksum_the_run_failed_is_put_right_once_it_shows_computed() {
 /// length (19) compared with 0, becomes `A` + trailer.
 #[test]
 fn a_binary_payload_is_cut_from_inside_its_tag_and_trailer_kept() {
-    const SRC: &str = "pub fn frame(b: &[u8]) -> bool { b.len() == 6 }\n";
-    let c = cluster(SRC);
+    let c = cluster(FRAME);
     let usable = vec![true; c.callables.len()];
     let space = Space::new(&c, &usable, vec![0], ValuePool::default());
-    let bytes = |b: &[u8]| Value::Seq(b.iter().map(|&x| Value::Int(x.into())).collect());
     let mut held = vec![b'A'];
     held.extend(b"bcdefghijklmnopqrs");
     held.extend([0xC0, 0xDE, 1, 2, 3, 4]);
-    let case = call_with(&c, "frame", vec![bytes(&held)]);
+    let case = call_with(&c, "frame", vec![byte_seq(&held)]);
     let got: Vec<Value> = deciding::follow(&space, &case, &[(SITE, 19, 0)])
         .into_iter()
         .map(|(_, t)| t.stmts[0].args[0].clone())
         .collect();
     assert!(
-        got.contains(&bytes(&[b'A', 0xC0, 0xDE, 1, 2, 3, 4])),
+        got.contains(&byte_seq(&[b'A', 0xC0, 0xDE, 1, 2, 3, 4])),
         "{got:?}"
     );
     // Cut at the end too, as text is.
-    assert!(got.contains(&bytes(&held[..6])), "{got:?}");
+    assert!(got.contains(&byte_seq(&held[..6])), "{got:?}");
 }
 
 /// The last run of each kept test comes after its calls ran once in a bare environment: a value
