@@ -1446,7 +1446,7 @@ impl Writer<'_> {
 /// five of its bytes or more are printable ASCII: a reviewer reads a protocol's text, not
 /// its numbers. An empty one stays `&[]`.
 fn byte_text(items: &[Value], t: &Ty) -> Option<Literal> {
-    if *t != Ty::Int(IntTy::U8) || items.is_empty() {
+    if *t != Ty::Int(IntTy::U8) {
         return None;
     }
     let bytes: Vec<u8> = items
@@ -1456,11 +1456,16 @@ fn byte_text(items: &[Value], t: &Ty) -> Option<Literal> {
             _ => None,
         })
         .collect::<Option<_>>()?;
+    byte_string(&bytes)
+}
+
+/// `bytes` as a byte string (`b"name=1"`) when they are mostly text.
+pub(crate) fn byte_string(bytes: &[u8]) -> Option<Literal> {
     let printable = bytes
         .iter()
         .filter(|b| b.is_ascii_graphic() || b" \n\t".contains(b))
         .count();
-    (printable * 5 >= bytes.len() * 4).then(|| Literal::byte_string(&bytes))
+    (!bytes.is_empty() && printable * 5 >= bytes.len() * 4).then(|| Literal::byte_string(bytes))
 }
 
 /// Whether an argument of type `t` written in a test gives the compiler its type: a string

@@ -8,7 +8,7 @@
 use super::layout;
 use super::names::VarNames;
 use crate::cluster::{
-    Cluster, Fields, FloatTy, ModuleId, RangeKind, StdTy, Ty, TypeKind, OPEN_OPTIONS,
+    Cluster, Fields, FloatTy, IntTy, ModuleId, RangeKind, StdTy, Ty, TypeKind, OPEN_OPTIONS,
 };
 use crate::rust_syntax;
 use hermetic_protocol::Observed;
@@ -364,7 +364,9 @@ impl Oracle<'_> {
                 collection_literal(self.cluster, self.home, *kind, &items)
             }
             (Ty::Vec(t), Observed::Seq(items)) => {
-                if items.is_empty() {
+                if let Some(text) = observed_byte_string(t, items) {
+                    quote!(#text.to_vec())
+                } else if items.is_empty() {
                     if !self.cluster.ty_visible_from(t, self.home) {
                         return None;
                     }
@@ -377,8 +379,20 @@ impl Oracle<'_> {
                 }
             }
             (Ty::Slice(t), Observed::Seq(items)) if !items.is_empty() => {
-                let items = list(t, items)?;
-                quote!(&[#(#items),*])
+                // `&[1, 2]` is a `&[i32; 2]`: it equals a slice at the top of an `assert_eq!`,
+                // but inside `Ok(..)`, `Some(..)` or a tuple the types must match.
+                match (observed_byte_string(t, items), top) {
+                    (Some(text), true) => quote!(#text),
+                    (Some(text), false) => quote!(&#text[..]),
+                    (None, _) => {
+                        let items = list(t, items)?;
+                        if top {
+                            quote!(&[#(#items),*])
+                        } else {
+                            quote!(&[#(#items),*][..])
+                        }
+                    }
+                }
             }
             (Ty::Array(t, n), Observed::Seq(items)) if !items.is_empty() && items.len() == *n => {
                 let items = list(t, items)?;
@@ -896,6 +910,21 @@ pub(crate) fn borrowed(expr: TokenStream, mutable: bool) -> TokenStream {
     } else {
         quote!(&#expr)
     }
+}
+
+/// Observed bytes as a byte string (`b"name=1"`) when they are mostly text.
+fn observed_byte_string(t: &Ty, items: &[Observed]) -> Option<Literal> {
+    if *t != Ty::Int(IntTy::U8) {
+        return None;
+    }
+    let bytes: Vec<u8> = items
+        .iter()
+        .map(|o| match o {
+            Observed::Int(i) => u8::try_from(*i).ok(),
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    super::byte_string(&bytes)
 }
 
 /// `(a, b)`, or `(a,)` for a single element.

@@ -1887,3 +1887,36 @@ fn bytes_that_read_as_text_are_written_as_a_byte_string() {
     assert!(byte_text(&[], &u8s).is_none());
     assert!(byte_text(&ints(b"abc"), &Ty::Int(IntTy::U16)).is_none());
 }
+
+#[test]
+fn a_slice_inside_a_result_is_written_as_a_slice_not_an_array() {
+    // `Ok(&[1, 2])` is a `Result<&[i32; 2], _>`: it does not compare with `Result<&[u8], _>`.
+    let bytes = || Ty::Slice(Box::new(Ty::Int(IntTy::U8)));
+    let cluster = functions(vec![("body", vec![], bytes())]);
+    let oracle = super::oracle::Oracle {
+        cluster: &cluster,
+        home: 0,
+    };
+    let seq = Observed::Seq(vec![Observed::Int(1), Observed::Int(2)]);
+    let text = |ty: &Ty, obs: &Observed, top| {
+        let lit = oracle.literal(ty, obs, top).expect("a literal");
+        lit.to_string()
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect::<String>()
+    };
+    assert_eq!(text(&bytes(), &seq, true), "&[1,2]");
+    let result = Ty::Result(Box::new(bytes()), Box::new(Ty::String));
+    let ok = Observed::Ok(Box::new(seq.clone()));
+    assert_eq!(text(&result, &ok, true), "Ok(&[1,2][..])");
+    let pair = Ty::Tuple(vec![bytes(), Ty::Bool]);
+    let both = Observed::Tuple(vec![seq, Observed::Bool(true)]);
+    assert_eq!(text(&pair, &both, true), "(&[1,2][..],true)");
+    // Bytes that are mostly text read as text.
+    let word = Observed::Seq(b"ok".iter().map(|&b| Observed::Int(b.into())).collect());
+    assert_eq!(text(&bytes(), &word, true), "b\"ok\"");
+    let ok = Observed::Ok(Box::new(word.clone()));
+    assert_eq!(text(&result, &ok, true), "Ok(&b\"ok\"[..])");
+    let vec = Ty::Vec(Box::new(Ty::Int(IntTy::U8)));
+    assert_eq!(text(&vec, &word, true), "b\"ok\".to_vec()");
+}
