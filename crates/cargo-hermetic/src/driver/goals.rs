@@ -54,6 +54,11 @@ pub struct GoalMap {
     pub proof_time: std::time::Duration,
     /// Address ranges of the selected functions, sorted.
     selected_code: Vec<(u64, u64)>,
+    /// Address ranges of the standard library's checks of pointers (`core::ub_checks`, the
+    /// `precondition_check`s of `copy_nonoverlapping` and the like), sorted: they compare
+    /// addresses and the distances between them, which move with the size of the environment
+    /// and the history of the heap, so their operands are no input's values.
+    pointer_checks: Vec<(u64, u64)>,
     /// For each counter, its goal index.
     by_counter: Vec<Option<u32>>,
 }
@@ -117,7 +122,6 @@ impl GoalMap {
         self.infeasible_goals.iter().filter(|&&k| k == kind).count()
     }
 
-    /// Whether an address (relative to the load address) lies in selected code.
     /// Goals for the search's unit tests: counter `i` is branch goal `i` of `function` in
     /// module 0, and comparisons at addresses in `selected_code` belong to the selected code.
     #[cfg(test)]
@@ -142,15 +146,37 @@ impl GoalMap {
             unproven: Vec::new(),
             proof_time: std::time::Duration::ZERO,
             selected_code,
+            pointer_checks: Vec::new(),
         }
     }
 
-    pub fn in_selected_code(&self, pc: u64) -> bool {
-        let i = self
-            .selected_code
-            .partition_point(|&(start, _)| start <= pc);
-        i > 0 && pc < self.selected_code[i - 1].1
+    /// As [`GoalMap::for_tests`], with the address ranges of checks of pointers.
+    #[cfg(test)]
+    pub fn with_pointer_checks(mut self, ranges: Vec<(u64, u64)>) -> GoalMap {
+        self.pointer_checks = ranges;
+        self
     }
+
+    /// Whether an address (relative to the load address) lies in selected code.
+    pub fn in_selected_code(&self, pc: u64) -> bool {
+        in_ranges(&self.selected_code, pc)
+    }
+
+    /// Whether an address (relative to the load address) lies in a check of pointers.
+    pub fn in_pointer_check(&self, pc: u64) -> bool {
+        in_ranges(&self.pointer_checks, pc)
+    }
+}
+
+/// Whether `pc` lies in one of `ranges` (sorted, not overlapping).
+fn in_ranges(ranges: &[(u64, u64)], pc: u64) -> bool {
+    let i = ranges.partition_point(|&(start, _)| start <= pc);
+    i > 0 && pc < ranges[i - 1].1
+}
+
+/// Whether a function (its demangled name) checks pointers rather than values.
+fn checks_pointers(name: &str) -> bool {
+    name.starts_with("core::ub_checks::") || name.contains("::precondition_check")
 }
 
 const DERIVABLE: &[&str] = &[
@@ -196,6 +222,11 @@ pub fn map_goals(
         .filter_map(|s| Some((s.address(), s.size(), s.name().ok()?.to_string())))
         .collect();
     functions.sort();
+    let pointer_checks: Vec<(u64, u64)> = functions
+        .iter()
+        .filter(|(_, _, name)| checks_pointers(&format!("{:#}", rustc_demangle::demangle(name))))
+        .map(|&(addr, size, _)| (addr, addr + size))
+        .collect();
     // The selected counters, live and dead, and each one's block (`None`: address unknown).
     let mut counted: Vec<Counted> = Vec::new();
     let mut blocks: Vec<Option<std::ops::Range<u64>>> = Vec::new();
@@ -300,6 +331,7 @@ pub fn map_goals(
         unproven,
         proof_time,
         selected_code,
+        pointer_checks,
         by_counter,
     })
 }
@@ -690,6 +722,7 @@ mod tests {
             unproven: Vec::new(),
             proof_time: std::time::Duration::ZERO,
             selected_code: Vec::new(),
+            pointer_checks: Vec::new(),
         };
         assert_eq!(map.count(GoalKind::Branch), 1);
         assert_eq!(map.count_infeasible(GoalKind::Branch), 1);
@@ -697,6 +730,23 @@ mod tests {
         assert_eq!(map.goals_hit(&[0, 2]).collect::<Vec<_>>(), [0]);
         assert_eq!(map.goals_hit(&[1, 3]).count(), 0);
         assert_eq!(map.place(0).map(|p| p.line), Some(3));
+    }
+
+    #[test]
+    fn the_standard_librarys_checks_of_pointers_are_told_from_code_that_compares_values() {
+        for name in [
+            "core::ub_checks::maybe_is_nonoverlapping::runtime",
+            "core::ptr::copy_nonoverlapping::precondition_check",
+            "core::slice::raw::from_raw_parts::precondition_check",
+        ] {
+            assert!(checks_pointers(name), "{name}");
+        }
+        for name in [
+            "parsing::frame::open",
+            "core::slice::<impl [T]>::copy_from_slice",
+        ] {
+            assert!(!checks_pointers(name), "{name}");
+        }
     }
 
     fn cluster() -> Cluster {

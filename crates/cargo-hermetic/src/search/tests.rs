@@ -943,6 +943,57 @@ fn a_checksum_the_run_failed_is_put_right_once_it_shows_computed() {
     );
 }
 
+/// The standard library's checks of pointers compare sizes with distances between addresses,
+/// which move with the crate's path, the environment's size and what the driver allocated
+/// before the fork: a distance's bytes spliced into a test (`08 00`, a size, replaced by the
+/// distance) would give other tests from the same seed. Runs whose reports differ only there
+/// make the same executions.
+#[test]
+fn where_the_addresses_lie_does_not_change_the_search() {
+    const CHECK: u64 = 0x8000;
+    let c = cluster(FRAME);
+    let search = |distance: u64| {
+        let usable = vec![true; c.callables.len()];
+        let mut space = Space::new(&c, &usable, vec![0], ValuePool::default());
+        let goals = GoalMap::for_tests(&[("frame", 3)], vec![(SITE, SITE + 1)])
+            .with_pointer_checks(vec![(CHECK, CHECK + 1)]);
+        let mut executed = Vec::new();
+        run(
+            &mut space,
+            &goals,
+            &mut fake(|request: &ExecRequest| {
+                executed.push(request.calls.clone());
+                let Some(Value::Seq(b)) = request.calls.last().and_then(|c| c.args.first()) else {
+                    return report(vec![0], None);
+                };
+                let mut r = report(vec![0], Some(Observed::Bool(b.len() == 6)));
+                r.cmp_ints = vec![(SITE, b.len() as u64), (SITE, 6)];
+                // A copy of the slice: its size (8) and the distance between the two places.
+                r.cmp_ints
+                    .extend([(CHECK, 8), (CHECK, distance + b.len() as u64)]);
+                r.cmp_last = vec![(CHECK, distance, 8), (SITE, b.len() as u64, 6)];
+                r.cmp_closest = vec![(SITE, b.len().abs_diff(6) as u64), (CHECK, distance)];
+                if b.len() == 6 {
+                    r.covered.push(1);
+                }
+                if b.windows(2)
+                    .any(|w| w == [Value::Int(0x21), Value::Int(0x43)])
+                {
+                    r.covered.push(2);
+                }
+                r
+            }),
+            &config(3, 3_000),
+            &mut |_, _| {},
+        )
+        .unwrap();
+        executed
+    };
+    // Two places on the heap, as far apart as what the driver allocated before made them.
+    let (near, far) = (search(0x4321), search(0x4711));
+    assert!(near == far, "the executions differ with the addresses");
+}
+
 /// A length compared of what follows a binary record's first byte is met by cutting bytes
 /// from inside, after that byte, so the trailer stays: `A` + 18 bytes + trailer, its body's
 /// length (19) compared with 0, becomes `A` + trailer.
