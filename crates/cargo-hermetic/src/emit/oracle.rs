@@ -81,6 +81,16 @@ impl Check {
 
 /// Which way a `Result` or an `Option` came out, when nothing inside it can be checked: a test
 /// of a call whose value cannot be written still says whether it succeeded.
+/// Whether a value says nothing but that it exists: `()`, a struct of such fields.
+fn carries_nothing(obs: &Observed) -> bool {
+    match obs {
+        Observed::Unit => true,
+        Observed::Struct(fields) => fields.iter().all(|(_, o)| carries_nothing(o)),
+        Observed::Tuple(items) => items.iter().all(carries_nothing),
+        _ => false,
+    }
+}
+
 fn shape(ty: &Ty, obs: &Observed) -> Option<Check> {
     Some(Check::Shape(match (ty, obs) {
         (Ty::Result(..), Observed::Ok(_)) => "is_ok",
@@ -130,6 +140,10 @@ impl Oracle<'_> {
             (Ty::Result(t, e), Observed::Ok(o)) if self.debug(e) => {
                 self.check(t, o).map(|c| Check::Unwrap(Box::new(c)))
             }
+            // An error that carries nothing (`struct Error(())`): that there is one is all.
+            (Ty::Result(..), Observed::Err(o)) if carries_nothing(o) => {
+                Some(Check::Shape("is_err"))
+            }
             (Ty::Result(t, e), Observed::Err(o)) if self.debug(t) => {
                 self.check(e, o).map(|c| Check::UnwrapErr(Box::new(c)))
             }
@@ -167,6 +181,9 @@ impl Oracle<'_> {
                 continue;
             }
             let Some(t) = &f.ty else { continue };
+            if carries_nothing(o) {
+                continue;
+            }
             if let Some(c) = self.check(t, o) {
                 out.push((field_access(fields, &f.name), c));
             }

@@ -1920,3 +1920,28 @@ fn a_slice_inside_a_result_is_written_as_a_slice_not_an_array() {
     let vec = Ty::Vec(Box::new(Ty::Int(IntTy::U8)));
     assert_eq!(text(&vec, &word, true), "b\"ok\".to_vec()");
 }
+
+#[test]
+fn an_error_that_carries_nothing_is_asserted_as_an_error_only() {
+    // httpdate's `pub struct Error(());`: `assert_eq!(error.0, ())` says nothing.
+    let mut cluster = functions(vec![(
+        "parse",
+        vec![param("text", Ty::Str)],
+        Ty::Result(Box::new(USIZE), Box::new(adt(0))),
+    )]);
+    cluster.types = vec![ty_def(
+        "Error",
+        &["Debug"],
+        TypeKind::Struct(Fields::Tuple(vec![field("0", Ty::Unit, Vis::Pub)])),
+    )];
+    let err = Observed::Err(Box::new(strukt(vec![("0", Observed::Unit)])));
+    let tests = [completed(
+        0,
+        vec![stmt(0, vec![Value::Str("x".into())])],
+        vec![Some(err)],
+    )];
+    let file = emit_with(&cluster, &tests);
+    let flat: String = file.chars().filter(|c| !c.is_whitespace()).collect();
+    assert!(flat.contains("assert!(parse(\"x\").is_err());"), "{file}");
+    assert!(!flat.contains(".0,()"), "{file}");
+}
