@@ -264,7 +264,11 @@ pub fn edits(space: &Space, case: &TestCase, dict: &Dictionary, compared: &[Vec<
     let modules: Vec<&[String]> = modules.into_iter().collect();
     let lines = modules.iter().any(|m| space.pool.module_reads_lines(m));
     let kept = kept_words(compared, space.pool.source_strings());
-    for l in cmp::arg_leaves(space, case) {
+    // The latest call's texts first: a sequence's gain is most often its last call's (`feed`
+    // after the session was set up), and the whole texts and tokens are capped.
+    let mut leaves = cmp::arg_leaves(space, case);
+    leaves.sort_by_key(|l| std::cmp::Reverse(l.stmt));
+    for l in leaves {
         // Few, and only where the code reads digits: all of them, first. Bytes get these
         // only: their words come from the byte comparisons.
         let mut seen = BTreeSet::new();
@@ -419,10 +423,16 @@ fn texts(
                     texts[2].extend(dict.iter().map(|w| format!("{head}{w}{j}{word}{rest}")));
                 }
             }
-            // A line of one word (a verb) gets an argument after a blank.
+            // A line of one word (a verb) gets an argument after a blank: each keyed
+            // compound, all of them tried (`MAIL` -> `MAIL FROM:<a@a>`), and the others.
             if joins.contains(" ") {
                 for &(tier, c) in &compounds {
-                    texts[tier].push(format!("{head}{word} {c}{rest}"));
+                    let text = format!("{head}{word} {c}{rest}");
+                    if tier == 0 {
+                        tokens.push(text);
+                    } else {
+                        texts[tier].push(text);
+                    }
                 }
             }
         } else {
