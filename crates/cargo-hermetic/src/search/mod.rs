@@ -754,13 +754,13 @@ impl<'s, 'c> Search<'s, 'c> {
         if mocks::ran_out(&report) {
             let grown = mocks::grow(&mut self.rng, self.space, &case, &report);
             self.pending.extend(grown);
-            self.follow_up(&case, &report, false, origin, &fresh);
+            self.follow_up(&case, &report, false, &[], origin, &fresh);
             return;
         }
         if fakes::ran_out(&report) {
             let grown = fakes::grow(&mut self.rng, self.space, &case, &report);
             self.pending.extend(grown);
-            self.follow_up(&case, &report, false, origin, &fresh);
+            self.follow_up(&case, &report, false, &[], origin, &fresh);
             return;
         }
         // A repeated last value stands in for the values of later calls; now and then try a
@@ -776,13 +776,18 @@ impl<'s, 'c> Search<'s, 'c> {
             Ok(test) if test.report.sandbox_blocked > 0 => {}
             Ok(test) => {
                 let hit = hits(goals, &mut self.outputs, &test);
+                let new_goals: Vec<usize> = hit
+                    .iter()
+                    .copied()
+                    .filter(|&g| !self.archive.covers(g))
+                    .collect();
                 let gained = self.archive.offer(&test, &hit) > 0;
                 if gained {
                     self.last_gain = (self.executions, self.started.elapsed().as_secs_f64());
                     self.last_progress = self.executions;
                     self.note_branch_gain();
                 }
-                self.follow_up(&test.case, &test.report, gained, origin, &fresh);
+                self.follow_up(&test.case, &test.report, gained, &new_goals, origin, &fresh);
             }
             Err(finding) => {
                 self.reached_by_findings
@@ -802,12 +807,13 @@ impl<'s, 'c> Search<'s, 'c> {
     /// many of each, a run compares far more integers than bytes) while the queue holds less
     /// than four batches; a run that gained a goal ([`EAGER_ON_GAIN`] of each) goes first and
     /// past that limit, as a fuzzer follows a new input of its corpus: the comparisons behind
-    /// the goal are those it now stands at.
+    /// the goal are those it now stands at. `new_goals`: those no test covered before this one.
     fn follow_up(
         &mut self,
         case: &TestCase,
         report: &ExecReport,
         gained: bool,
+        new_goals: &[usize],
         origin: Option<Origin>,
         fresh: &BTreeSet<u64>,
     ) {
@@ -963,7 +969,17 @@ impl<'s, 'c> Search<'s, 'c> {
             dict.source_digits = self.reads_digits(case, &report.covered);
             dict.digits |= self.converts_digits || dict.source_digits;
             dict.punctuation = self.separators.checked();
-            let edits = words::edits(self.space, case, &dict, &report.cmp_bytes);
+            // The calls of the functions whose goals this run covered first: their texts are
+            // the gain's.
+            let gaining: BTreeSet<usize> = (0..case.stmts.len())
+                .filter(|&i| {
+                    let callable = case.stmts[i].callable;
+                    new_goals
+                        .iter()
+                        .any(|&g| g < self.goal_callables.len() && self.runs_in(callable, g))
+                })
+                .collect();
+            let edits = words::edits(self.space, case, &dict, &report.cmp_bytes, &gaining);
             // Whole texts, then tokens, all of them, a kind of their own (first in the queue,
             // the whole texts crowded out the other kinds: tokenize fell from 123.4 to 119.0
             // of 126 over 5 seeds).

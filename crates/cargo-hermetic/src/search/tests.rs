@@ -1140,7 +1140,7 @@ fn word_texts(
     ints: &[(u64, u64)],
 ) -> (Vec<String>, [Vec<String>; words::TIERS]) {
     let dict = words::dictionary(space, case, ints, |_| true);
-    let edits = words::edits(space, case, &dict, &[]);
+    let edits = words::edits(space, case, &dict, &[], &BTreeSet::new());
     let texts = |list: Vec<(cmp::Tried, TestCase)>| -> Vec<String> {
         list.into_iter()
             .map(|(_, t)| match &t.stmts[0].args[k] {
@@ -1237,7 +1237,7 @@ fn a_word_goes_in_while_the_other_argument_keeps_its_value() {
         vec![Value::Int(42), Value::Str("reloadX".into())],
     );
     let dict = words::dictionary(&space, &case, &[], |_| true);
-    let hit = words::edits(&space, &case, &dict, &[])
+    let hit = words::edits(&space, &case, &dict, &[], &BTreeSet::new())
         .whole
         .into_iter()
         .find(|(_, t)| t.stmts[0].args[1] == Value::Str("rotate-logs-now".into()))
@@ -1359,7 +1359,7 @@ fn the_value_of_the_line_a_reader_stopped_at_gets_every_word() {
     let case = one_call(&c, "read", Value::Str("name=a\nretries=zz\nlog=b".into()));
     let tokens = |compared: &[Vec<u8>]| {
         let dict = words::dictionary(&space, &case, &[], |_| true);
-        words::edits(&space, &case, &dict, compared)
+        words::edits(&space, &case, &dict, compared, &BTreeSet::new())
             .tokens
             .into_iter()
             .map(|(_, t)| t.stmts[0].args[0].clone())
@@ -1387,14 +1387,16 @@ fn the_value_of_the_line_a_reader_stopped_at_gets_every_word() {
     assert!(tokens(&[]).contains(&twice));
     // A text of three lines is not replaced whole; one of two is (a token with a stray line).
     let dict = words::dictionary(&space, &case, &[], |_| true);
-    assert!(words::edits(&space, &case, &dict, &[]).whole.is_empty());
+    assert!(words::edits(&space, &case, &dict, &[], &BTreeSet::new())
+        .whole
+        .is_empty());
     let two = call_with(
         &c,
         "act",
         vec![Value::Int(42), Value::Str("8:452:no\nno:-l".into())],
     );
     let dict = words::dictionary(&space, &two, &[], |_| true);
-    assert!(words::edits(&space, &two, &dict, &[])
+    assert!(words::edits(&space, &two, &dict, &[], &BTreeSet::new())
         .whole
         .iter()
         .any(|(_, t)| t.stmts[0].args[1] == Value::Str("rotate-logs-now".into())));
@@ -1411,7 +1413,7 @@ fn digit_shapes_follow_a_gain_once_the_code_converts_digits() {
     let space = Space::new(&c, &usable, vec![0, 1], pool);
     let case = one_call(&c, "read", Value::Str("ba: s:qu".into()));
     let whole = |dict: &words::Dictionary| -> Vec<Value> {
-        words::edits(&space, &case, dict, &[])
+        words::edits(&space, &case, dict, &[], &BTreeSet::new())
             .whole
             .iter()
             .map(|(_, t)| t.stmts[0].args[0].clone())
@@ -1509,9 +1511,9 @@ fn a_literal_ending_with_a_mark_gets_a_value_shaped_by_the_sources_brackets_and_
     }
 }
 
-/// The whole texts and tokens are capped: a sequence's last call gets its share first, since
-/// a gain is most often there (`feed("RCPT")` after calls that set the session up, whose texts
-/// of many words would take every slot).
+/// The whole texts and tokens are capped: the calls whose goals the run covered first get
+/// their share first, the latest first (`feed("RCPT")` after calls that set the session up,
+/// whose texts of many words would take every slot).
 #[test]
 fn the_latest_calls_texts_are_edited_first() {
     let c = cluster(MAILER);
@@ -1527,9 +1529,18 @@ fn the_latest_calls_texts_are_edited_first() {
         ..one_call(&c, "feed", Value::Str(String::new()))
     };
     let dict = words::dictionary(&space, &case, &[], |_| true);
-    let edits = words::edits(&space, &case, &dict, &[]);
+    // Both calls covered new goals of `feed`: the latest goes first.
+    let edits = words::edits(&space, &case, &dict, &[], &BTreeSet::from([0, 1]));
     let first = edits.tokens.first().expect("tokens");
     assert_eq!(first.1.stmts[0], case.stmts[0], "{:?}", first.1);
+    // Had only the first gained, its texts would go first.
+    let edits = words::edits(&space, &case, &dict, &[], &BTreeSet::from([0]));
+    let first = edits.tokens.first().expect("tokens");
+    assert_eq!(first.1.stmts[1], case.stmts[1], "{:?}", first.1);
+    // With no call gaining, in the test's order.
+    let edits = words::edits(&space, &case, &dict, &[], &BTreeSet::new());
+    let first = edits.tokens.first().expect("tokens");
+    assert_eq!(first.1.stmts[1], case.stmts[1], "{:?}", first.1);
 }
 
 /// A run that gains nothing but holds, in its text, the operand a comparison never met read

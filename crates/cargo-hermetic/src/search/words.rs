@@ -244,9 +244,16 @@ pub struct Edits {
 }
 
 /// Every dictionary edit of the text arguments of `case`, each with the key it is tried
-/// under. A text two tiers would give is kept in the first.
+/// under. A text two tiers would give is kept in the first. `gaining`: the statements whose
+/// calls covered new goals.
 /// `compared` are the run's compared byte strings, in the order made (see [`stopped_line`]).
-pub fn edits(space: &Space, case: &TestCase, dict: &Dictionary, compared: &[Vec<u8>]) -> Edits {
+pub fn edits(
+    space: &Space,
+    case: &TestCase,
+    dict: &Dictionary,
+    compared: &[Vec<u8>],
+    gaining: &BTreeSet<usize>,
+) -> Edits {
     let mut out = Edits {
         whole: Vec::new(),
         tokens: Vec::new(),
@@ -264,10 +271,13 @@ pub fn edits(space: &Space, case: &TestCase, dict: &Dictionary, compared: &[Vec<
     let modules: Vec<&[String]> = modules.into_iter().collect();
     let lines = modules.iter().any(|m| space.pool.module_reads_lines(m));
     let kept = kept_words(compared, space.pool.source_strings());
-    // The latest call's texts first: a sequence's gain is most often its last call's (`feed`
-    // after the session was set up), and the whole texts and tokens are capped.
+    // The texts of the `gaining` calls first, the latest first (`feed("RCPT")` after the calls
+    // that set the session up): the whole texts and tokens are capped.
     let mut leaves = cmp::arg_leaves(space, case);
-    leaves.sort_by_key(|l| std::cmp::Reverse(l.stmt));
+    leaves.sort_by_key(|l| match gaining.contains(&l.stmt) {
+        true => (0, usize::MAX - l.stmt),
+        false => (1, l.stmt),
+    });
     for l in leaves {
         // Few, and only where the code reads digits: all of them, first. Bytes get these
         // only: their words come from the byte comparisons.
