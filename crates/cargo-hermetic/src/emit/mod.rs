@@ -1446,26 +1446,29 @@ impl Writer<'_> {
 /// five of its bytes or more are printable ASCII: a reviewer reads a protocol's text, not
 /// its numbers. An empty one stays `&[]`.
 fn byte_text(items: &[Value], t: &Ty) -> Option<Literal> {
+    byte_string(
+        t,
+        items.iter().map(|v| match v {
+            Value::Int(i) => Some(*i),
+            _ => None,
+        }),
+    )
+}
+
+/// Items of type `t` as a byte string (`b"name=1"`) when they are bytes (`None`: not an
+/// integer), not empty, and mostly text (see [`byte_text`]).
+pub(crate) fn byte_string(t: &Ty, items: impl Iterator<Item = Option<i128>>) -> Option<Literal> {
     if *t != Ty::Int(IntTy::U8) {
         return None;
     }
     let bytes: Vec<u8> = items
-        .iter()
-        .map(|v| match v {
-            Value::Int(i) => u8::try_from(*i).ok(),
-            _ => None,
-        })
+        .map(|i| i.and_then(|i| u8::try_from(i).ok()))
         .collect::<Option<_>>()?;
-    byte_string(&bytes)
-}
-
-/// `bytes` as a byte string (`b"name=1"`) when they are mostly text.
-pub(crate) fn byte_string(bytes: &[u8]) -> Option<Literal> {
     let printable = bytes
         .iter()
         .filter(|b| b.is_ascii_graphic() || b" \n\t".contains(b))
         .count();
-    (!bytes.is_empty() && printable * 5 >= bytes.len() * 4).then(|| Literal::byte_string(bytes))
+    (!bytes.is_empty() && printable * 5 >= bytes.len() * 4).then(|| Literal::byte_string(&bytes))
 }
 
 /// Whether an argument of type `t` written in a test gives the compiler its type: a string

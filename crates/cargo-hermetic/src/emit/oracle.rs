@@ -8,7 +8,7 @@
 use super::layout;
 use super::names::VarNames;
 use crate::cluster::{
-    Cluster, Fields, FloatTy, IntTy, ModuleId, RangeKind, StdTy, Ty, TypeKind, OPEN_OPTIONS,
+    Cluster, Fields, FloatTy, ModuleId, RangeKind, StdTy, Ty, TypeKind, OPEN_OPTIONS,
 };
 use crate::rust_syntax;
 use hermetic_protocol::Observed;
@@ -931,17 +931,11 @@ pub(crate) fn borrowed(expr: TokenStream, mutable: bool) -> TokenStream {
 
 /// Observed bytes as a byte string (`b"name=1"`) when they are mostly text.
 fn observed_byte_string(t: &Ty, items: &[Observed]) -> Option<Literal> {
-    if *t != Ty::Int(IntTy::U8) {
-        return None;
-    }
-    let bytes: Vec<u8> = items
-        .iter()
-        .map(|o| match o {
-            Observed::Int(i) => u8::try_from(*i).ok(),
-            _ => None,
-        })
-        .collect::<Option<_>>()?;
-    super::byte_string(&bytes)
+    let ints = items.iter().map(|o| match o {
+        Observed::Int(i) => Some(*i),
+        _ => None,
+    });
+    super::byte_string(t, ints)
 }
 
 /// `(a, b)`, or `(a,)` for a single element.
