@@ -79,8 +79,6 @@ impl Check {
     }
 }
 
-/// Which way a `Result` or an `Option` came out, when nothing inside it can be checked: a test
-/// of a call whose value cannot be written still says whether it succeeded.
 /// Whether a value says nothing but that it exists: `()`, a struct of such fields.
 fn carries_nothing(obs: &Observed) -> bool {
     match obs {
@@ -91,6 +89,8 @@ fn carries_nothing(obs: &Observed) -> bool {
     }
 }
 
+/// Which way a `Result` or an `Option` came out, when nothing inside it can be checked: a test
+/// of a call whose value cannot be written still says whether it succeeded.
 fn shape(ty: &Ty, obs: &Observed) -> Option<Check> {
     Some(Check::Shape(match (ty, obs) {
         (Ty::Result(..), Observed::Ok(_)) => "is_ok",
