@@ -636,8 +636,7 @@ impl<'s, 'c> Search<'s, 'c> {
         let reports = exec.exec_batch(cfg.start_from.iter().map(TestCase::request).collect())?;
         self.executions += reports.len() as u64;
         for (case, mut report) in cfg.start_from.iter().zip(reports) {
-            without_pointer_checks(self.goals, &mut report);
-            check_infeasible(self.goals, &report, &mut self.infeasible_covered);
+            arrived(self.goals, &mut report, &mut self.infeasible_covered);
             self.touched.learn(&report.env.accesses);
             self.touched.learn_written(&report.env.files);
             if mocks::ran_out(&report) || report.sandbox_blocked > 0 {
@@ -673,12 +672,11 @@ impl<'s, 'c> Search<'s, 'c> {
 
     fn learn_one(&mut self, case: TestCase, mut report: ExecReport, origin: Option<Origin>) {
         let goals = self.goals;
-        without_pointer_checks(goals, &mut report);
+        arrived(goals, &mut report, &mut self.infeasible_covered);
         self.space.learn_made(&case, &report.stmts);
         // Comparison sites this run reached first: the reshapes a gain follows up go to
         // them first.
         let mut fresh = BTreeSet::new();
-        check_infeasible(goals, &report, &mut self.infeasible_covered);
         if self.cfg.strategy == Strategy::Archive {
             // Only what the code under test compared: the driver's and std's comparisons are
             // noise.
@@ -1346,9 +1344,8 @@ impl<'s, 'c> Search<'s, 'c> {
     }
 }
 
-/// An executor that checks every report against the infeasibility proofs, leaves out the
-/// checks of pointers, and counts executions (for minimisation, which runs candidates one by
-/// one).
+/// An executor that takes every report as the search does ([`arrived`]) and counts
+/// executions (for minimisation, which runs candidates one by one).
 struct Checked<'e, 'g> {
     exec: &'e mut dyn Execute,
     goals: &'g GoalMap,
@@ -1361,16 +1358,18 @@ impl Execute for Checked<'_, '_> {
         self.executions += requests.len() as u64;
         let mut reports = self.exec.exec_batch(requests)?;
         for r in &mut reports {
-            without_pointer_checks(self.goals, r);
-            check_infeasible(self.goals, r, self.infeasible_covered);
+            arrived(self.goals, r, self.infeasible_covered);
         }
         Ok(reports)
     }
 }
 
-/// The self-check of the infeasibility proofs: an execution that covers a counter proven
-/// infeasible shows a bug in the proof. Counted for the report, shown under `HERMETIC_DEBUG`.
-fn check_infeasible(goals: &GoalMap, report: &ExecReport, seen: &mut BTreeSet<u32>) {
+/// What every report the search gets goes through first: the checks of pointers left out
+/// ([`without_pointer_checks`]), and the self-check of the infeasibility proofs (an execution
+/// that covers a counter proven infeasible shows a bug in the proof; counted for the report,
+/// shown under `HERMETIC_DEBUG`).
+fn arrived(goals: &GoalMap, report: &mut ExecReport, seen: &mut BTreeSet<u32>) {
+    without_pointer_checks(goals, report);
     for i in goals.infeasible_hit(&report.covered) {
         if seen.insert(i.counter) && std::env::var_os("HERMETIC_DEBUG").is_some() {
             eprintln!(
