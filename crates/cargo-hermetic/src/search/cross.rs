@@ -63,7 +63,8 @@ const MAX_TEXT: usize = 256;
 /// `case` with each of `pieces` (texts the code accepted elsewhere) written into each field of
 /// the texts `into` picks, fields as `separates` cuts them ([`fields`]): in place of the
 /// field (`RCPT` cut at `T` -> `2024-02-29T`), over what follows its start
-/// (`2024-02-29Tab:cdefghi` -> `2024-02-29T12:30:00hi`), and before it; and with each of
+/// (`2024-02-29Tab:cdefghi` -> `2024-02-29T12:30:00hi`), before it, and in place of all up to
+/// its end ([`with_piece`]); and with each of
 /// `ends` (words of the source) in place of all from a field's start (`..T12:30:00hi` ->
 /// `..T12:30:00Z`). Piece by piece, in the order given, the ends last.
 pub fn pieces(
@@ -85,14 +86,7 @@ pub fn pieces(
         let fields = fields(s, separates);
         let mut texts = Vec::new();
         for piece in pieces.iter().filter(|p| !s.contains(p.as_str())) {
-            for &(start, end) in &fields {
-                let over = (start + piece.len()..=s.len())
-                    .find(|&e| s.is_char_boundary(e))
-                    .unwrap_or(s.len());
-                for rest in [end, over, start] {
-                    texts.push(format!("{}{piece}{}", &s[..start], &s[rest..]));
-                }
-            }
+            texts.extend(with_piece(s, piece, &fields));
         }
         for end in ends {
             texts.extend(
@@ -109,6 +103,25 @@ pub fn pieces(
         }
     }
     out
+}
+
+/// `s` with `piece` written at each of its `fields`: in place of the field, over what follows
+/// its start, before it, and in place of all up to the field's end (`go ahead\nRSET` cut at
+/// `T` -> `2024-02-29T`: the code hands its callee what comes before a separator).
+fn with_piece(s: &str, piece: &str, fields: &[(usize, usize)]) -> Vec<String> {
+    let mut texts = Vec::new();
+    for &(start, end) in fields {
+        let over = (start + piece.len()..=s.len())
+            .find(|&e| s.is_char_boundary(e))
+            .unwrap_or(s.len());
+        for rest in [end, over, start] {
+            texts.push(format!("{}{piece}{}", &s[..start], &s[rest..]));
+        }
+        if start > 0 {
+            texts.push(format!("{piece}{}", &s[end..]));
+        }
+    }
+    texts
 }
 
 /// The fields of `s`: the parts between the chars that `separates` (and where digits meet
@@ -163,6 +176,23 @@ mod tests {
         let got: Vec<&str> = fields(s, &seps).iter().map(|&(a, b)| &s[a..b]).collect();
         assert_eq!(got, ["2024", "02", "29", "12", "30", "00", "bye"]);
         assert_eq!(fields("", &seps), [(0, 0)]);
+    }
+
+    #[test]
+    fn a_piece_goes_at_a_field_over_it_before_it_and_over_all_before_its_end() {
+        let seps = |c: char| c == 'T' || c.is_whitespace();
+        let s = "go ahead\nRSET";
+        let texts = with_piece(s, "2024-02-29", &fields(s, &seps));
+        for want in [
+            "2024-02-29 ahead\nRSET",
+            "go 2024-02-29\nRSET",
+            "go ahead\n2024-02-29T",
+            "2024-02-29T",
+            "go 2024-02-29",
+            "go ahead\n2024-02-29RSET",
+        ] {
+            assert!(texts.iter().any(|t| t == want), "{want:?} not in {texts:?}");
+        }
     }
 
     #[test]

@@ -829,8 +829,9 @@ impl<'s, 'c> Search<'s, 'c> {
         let pairs = deciding::deciding(&last);
         let here = deciding::Aim::of(&pairs, last.len());
         // A candidate made towards its parent's deciding comparison that got past it is
-        // followed as a gain is: a chain of checks through helpers whose branches other calls
-        // covered already (`toint_2` for each field of a date) gains no goal at each step.
+        // followed with edits towards its own deciding comparison (behind the queue, unlike a
+        // gain's): a chain of checks through helpers whose branches other calls covered
+        // already (`toint_2` for each field of a date) gains no goal at each step.
         let stepped = origin
             .and_then(|o| o.aim)
             .is_some_and(|a| a.passed_by(here.as_ref()));
@@ -871,11 +872,16 @@ impl<'s, 'c> Search<'s, 'c> {
             return;
         }
         if (gained || stepped) && std::env::var_os("HERMETIC_DEBUG").is_some() {
-            let args: Vec<_> = case.stmts.iter().map(|s| &s.args).collect();
+            let calls: Vec<_> = case
+                .stmts
+                .iter()
+                .map(|s| (&self.space.cluster.callables[s.callable].name, &s.args))
+                .collect();
             eprintln!(
-                "{} at {}: {args:?} deciding {pairs:x?}",
+                "{} at {} queue {}: {calls:?} deciding {pairs:x?}",
                 if gained { "gain" } else { "step" },
-                self.executions
+                self.executions,
+                self.eager.len()
             );
         }
         let compared: Vec<(u64, u64)> = report
@@ -1031,12 +1037,14 @@ impl<'s, 'c> Search<'s, 'c> {
             }
         }
         let mut chosen = self.yields.interleave(lists);
-        if gained || stepped {
+        if gained {
             // A gain's first edits go first, the rest behind what is queued: a batch takes a
             // quarter of its runs from the queue, and a gain makes a hundred edits or more, so
             // what later gains put in front would bury an earlier gain's edits for good
             // (config's `maintenance(TOKEN, "")`, a gain at the 32nd run, had its `reload`
-            // untried after 3,000, behind 1,800 edits).
+            // untried after 3,000, behind 1,800 edits). A step's edits all go behind: a loop
+            // over text steps every few runs, and steps at the front buried the gains' edits
+            // for good (tokenize, seed 4: 3,800 waiting at 20,000 runs, `--level` untried).
             let rest = chosen.split_off(chosen.len().min(FRESH_FIRST));
             for c in chosen.into_iter().chain(faked).rev() {
                 self.eager.push_front(c);

@@ -380,6 +380,19 @@ fn texts(
         texts[2].extend(dict.iter().cloned());
     }
     let [keyed, prefixed, valued] = compounds(dict, &marks, ints.first());
+    // A blank-separated word that starts with a prefix literal (the code stripped `--` off
+    // it and then matched the rest) gets each compound of that prefix in its place, all
+    // tried: `--verbose` -> `--level`, `--level=0`.
+    for (b, e) in words_of(s, char::is_whitespace) {
+        let (head, word, tail) = (&s[..b], &s[b..e], &s[e..]);
+        for p in prefixes(dict).filter(|p| word.starts_with(p.as_str())) {
+            for c in prefixed.iter().chain(&valued) {
+                if c.starts_with(p.as_str()) && c != word {
+                    tokens.push(format!("{head}{c}{tail}"));
+                }
+            }
+        }
+    }
     texts[1].extend(prefixed.iter().cloned());
     texts[2].extend(valued);
     // A literal that ends with a mark and its shaped value are a shape of their own, few and
@@ -678,14 +691,10 @@ fn stopped_line(s: &str, compared: &[Vec<u8>]) -> Option<usize> {
 /// mark before a value is a shape edit already, and before every word it buries the rest.
 /// Returned as [keyed values, prefixed words, prefixed words with values].
 fn compounds(dict: &[String], marks: &[&str], n: Option<&String>) -> [Vec<String>; 3] {
-    let punct = |w: &str| !w.is_empty() && w.chars().all(|c| c.is_ascii_punctuation());
     let is_word = |w: &str| {
         w.chars().next().is_some_and(char::is_alphanumeric) && !w.contains(char::is_whitespace)
     };
-    let prefixes: Vec<&String> = dict
-        .iter()
-        .filter(|w| punct(w) && (2..=3).contains(&w.len()))
-        .collect();
+    let prefixes: Vec<&String> = prefixes(dict).collect();
     let keyed = dict
         .iter()
         .filter(|w| is_word(w) && w.chars().last().is_some_and(|c| c.is_ascii_punctuation()));
@@ -723,6 +732,12 @@ fn compounds(dict: &[String], marks: &[&str], n: Option<&String>) -> [Vec<String
         }
     }
     [out, prefixed, valued]
+}
+
+/// The literals of marks alone that [`compounds`] puts before words (`--`).
+fn prefixes(dict: &[String]) -> impl Iterator<Item = &String> {
+    dict.iter()
+        .filter(|w| (2..=3).contains(&w.len()) && w.chars().all(|c| c.is_ascii_punctuation()))
 }
 
 /// The byte ranges of the words of `s`: the runs of chars `separates` is false for.
