@@ -894,4 +894,9 @@ pub struct Literals {
     pub reads_lines: bool,
     /// The modules (by path) whose code reads lines, as `reads_lines`.
     pub line_modules: std::collections::BTreeSet<Vec<String>>,
+    /// Whether the code of one module reads text out of bytes (`from_utf8`,
+    /// `from_utf8_lossy`); merged literals say it in `text_byte_modules`.
+    pub reads_text_bytes: bool,
+    /// The modules (by path) whose code reads text out of bytes, as `reads_text_bytes`.
+    pub text_byte_modules: std::collections::BTreeSet<Vec<String>>,
 }

@@ -138,12 +138,15 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         ];
         self.lits.reads_digits |= digit.iter().any(|d| e.method == d);
         self.lits.reads_lines |= e.method == "lines" || e.method == "read_line";
+        self.lits.reads_text_bytes |= e.method.to_string().starts_with("from_utf8");
         visit::visit_expr_method_call(self, e);
     }
 
     fn visit_expr_path(&mut self, e: &'ast syn::ExprPath) {
         let last = e.path.segments.last();
         self.lits.reads_digits |= last.is_some_and(|s| s.ident == "from_str_radix");
+        self.lits.reads_text_bytes |=
+            last.is_some_and(|s| s.ident.to_string().starts_with("from_utf8"));
         visit::visit_expr_path(self, e);
     }
 
@@ -238,6 +241,23 @@ mod tests {
             "fn f(s: &str) -> bool { s.split_once('-').is_some() }"
         ));
         assert!(!reads("fn f(s: &str) -> String { format!(\"{s}\\n\") }"));
+    }
+
+    #[test]
+    fn code_that_reads_text_out_of_bytes_is_told_from_code_that_does_not() {
+        let reads = |src: &str| lits(src).reads_text_bytes;
+        assert!(reads(
+            "fn f(b: &[u8]) -> bool { std::str::from_utf8(b).is_ok() }"
+        ));
+        assert!(reads(
+            "fn f(b: Vec<u8>) -> bool { String::from_utf8(b).is_ok() }"
+        ));
+        assert!(reads(
+            "fn f(b: &[u8]) -> usize { String::from_utf8_lossy(b).len() }"
+        ));
+        assert!(!reads(
+            "fn f(b: &[u8]) -> bool { b.first() == Some(&b'x') }"
+        ));
     }
 
     #[test]

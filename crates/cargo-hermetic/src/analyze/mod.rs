@@ -159,6 +159,7 @@ pub fn analyze_with(lib_rs: &Path, crate_name: &str, options: Options) -> anyhow
         module_chars,
         digit_modules: modules_that(|l| l.reads_digits),
         line_modules: modules_that(|l| l.reads_lines),
+        text_byte_modules: modules_that(|l| l.reads_text_bytes),
         ..literals::merge(parts)
     };
     let left_out_modules = mods

@@ -26,18 +26,25 @@ pub fn lines(
     parent: &TestCase,
     donor: &TestCase,
 ) -> Option<TestCase> {
+    // Text, and bytes that hold text where the code reads text out of bytes.
+    let text = |t: &TestCase, l: &ArgLeaf| {
+        l.text
+            || std::str::from_utf8(&l.bytes).is_ok()
+                && space.text_bytes(t.stmts[l.stmt].callable, &l.ty)
+    };
     let texts: Vec<ArgLeaf> = cmp::arg_leaves(space, parent)
         .into_iter()
-        .filter(|l| l.text)
+        .filter(|l| text(parent, l))
         .collect();
     let into = texts.choose(rng)?;
-    let lines = into.bytes.split(|&b| b == b'\n').count();
+    let nl = space.pool.line_break().as_bytes();
+    let lines = split_lines(&into.bytes, nl).len();
     let offered: Vec<Vec<u8>> = cmp::arg_leaves(space, donor)
         .into_iter()
-        .filter(|l| l.text)
+        .filter(|l| text(donor, l))
         .flat_map(|l| {
-            l.bytes
-                .split(|&b| b == b'\n')
+            split_lines(&l.bytes, nl)
+                .into_iter()
                 .map(<[u8]>::to_vec)
                 .collect::<Vec<_>>()
         })
@@ -50,7 +57,7 @@ pub fn lines(
         &into.ty,
         &mut out.stmts[into.stmt].args[into.arg],
         &mut { into.leaf },
-        &mut |b| insert_line(b, line, at),
+        &mut |b| insert_line(b, line, at, nl),
     );
     done.then_some(out)
 }
@@ -154,14 +161,26 @@ pub fn heads(s: &str) -> impl Iterator<Item = String> + '_ {
         .map(|(i, _)| s[..i].to_string())
 }
 
-/// `text` with `line` inserted as its `at`-th line.
-fn insert_line(text: &[u8], line: &[u8], at: usize) -> Vec<u8> {
-    let mut lines: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
+/// The lines of `text`, cut at each `nl`.
+fn split_lines<'t>(text: &'t [u8], nl: &[u8]) -> Vec<&'t [u8]> {
+    let mut lines = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.windows(nl.len()).position(|w| w == nl) {
+        lines.push(&rest[..i]);
+        rest = &rest[i + nl.len()..];
+    }
+    lines.push(rest);
+    lines
+}
+
+/// `text` with `line` inserted as its `at`-th line, lines ending with `nl`.
+fn insert_line(text: &[u8], line: &[u8], at: usize, nl: &[u8]) -> Vec<u8> {
+    let mut lines = split_lines(text, nl);
     if text.is_empty() {
         lines.clear();
     }
     lines.insert(at.min(lines.len()), line);
-    lines.join(&b'\n')
+    lines.join(nl)
 }
 
 #[cfg(test)]
@@ -204,17 +223,21 @@ mod tests {
     #[test]
     fn a_line_goes_between_lines_or_at_either_end() {
         assert_eq!(
-            insert_line(b"name=2", b"retries=5", 1),
+            insert_line(b"name=2", b"retries=5", 1, b"\n"),
             b"name=2\nretries=5"
         );
         assert_eq!(
-            insert_line(b"name=2", b"retries=5", 0),
+            insert_line(b"name=2", b"retries=5", 0, b"\n"),
             b"retries=5\nname=2"
         );
         assert_eq!(
-            insert_line(b"a\nb", b"retries=5", 1),
+            insert_line(b"a\nb", b"retries=5", 1, b"\n"),
             b"a\nretries=5\nb".to_vec()
         );
-        assert_eq!(insert_line(b"", b"x", 0), b"x");
+        assert_eq!(insert_line(b"", b"x", 0, b"\n"), b"x");
+        assert_eq!(
+            insert_line(b"GET / HTTP/1.1\r\nA: b", b"C: d", 1, b"\r\n"),
+            b"GET / HTTP/1.1\r\nC: d\r\nA: b".to_vec()
+        );
     }
 }

@@ -141,6 +141,19 @@ impl<'a> Space<'a> {
         self.cluster.callables[stmt.callable].ret.stored()
     }
 
+    /// Whether argument type `t` of callable `id` is bytes its code reads text out of
+    /// (`from_utf8`): drawn and changed as text more often.
+    pub fn text_bytes(&self, id: CallableId, t: &Ty) -> bool {
+        let module = &self.cluster.modules[self.cluster.callables[id].module].path;
+        let bytes = |e: &Ty| *e == Ty::Int(crate::cluster::IntTy::U8);
+        let is_bytes = match t {
+            Ty::Vec(e) | Ty::Slice(e) => bytes(e),
+            Ty::Ref(s) => matches!(&**s, Ty::Slice(e) | Ty::Vec(e) if bytes(e)),
+            _ => false,
+        };
+        is_bytes && self.pool.module_reads_text_bytes(module)
+    }
+
     /// The argument types of a callable, receiver first.
     pub fn arg_types(&self, id: CallableId) -> Vec<Ty> {
         let c = &self.cluster.callables[id];
@@ -234,6 +247,10 @@ pub fn append_call(
     let mut args = Vec::new();
     let mut taken = Vec::new();
     for t in space.arg_types(callable) {
+        if space.text_bytes(callable, &t) {
+            args.push(space.pool.random_text_bytes(rng, &t));
+            continue;
+        }
         match build_arg(rng, space, test, &t, &mut taken, depth) {
             Some(v) => args.push(v),
             None => return false,
@@ -567,6 +584,9 @@ fn change_stmt(rng: &mut ChaCha8Rng, space: &Space, test: &mut TestCase) {
         replace_arg(test, i, k, |prefix, taken| {
             build_arg(rng, space, prefix, t, taken, 1)
         });
+    } else if space.text_bytes(test.stmts[i].callable, t) {
+        let v = space.pool.mutate_text_bytes(rng, t, &test.stmts[i].args[k]);
+        test.stmts[i].args[k] = v;
     } else {
         let v = mutate_value(rng, &space.pool, t, &test.stmts[i].args[k]);
         test.stmts[i].args[k] = v;

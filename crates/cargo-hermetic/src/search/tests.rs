@@ -1663,3 +1663,108 @@ fn a_word_after_a_prefix_literal_gets_every_prefixed_word_all_tried() {
     let (all, _) = word_texts(&space, &case, 0, &[(0x10, 7)]);
     assert!(!all.iter().any(|t| t == "--level=7"), "{all:?}");
 }
+
+const HEAD: &str = "pub fn head(data: &[u8]) -> u8 {\n\
+                        let Ok(text) = std::str::from_utf8(data) else { return 0 };\n\
+                        let mut lines = text.split(\"\\r\\n\");\n\
+                        match lines.next() { Some(\"GET\") => 1, _ => 2 }\n\
+                    }\n";
+
+/// The texts the dictionary edits of a one-call `case` put in its byte argument.
+fn byte_texts(space: &Space, case: &TestCase) -> Vec<String> {
+    let dict = words::dictionary(space, case, &[], |_| true);
+    let edits = words::edits(space, case, &dict, &[], &BTreeSet::new());
+    let tiers = edits.tiers.into_iter().flatten();
+    edits
+        .whole
+        .into_iter()
+        .chain(edits.tokens)
+        .chain(tiers)
+        .map(|(_, t)| match &t.stmts[0].args[0] {
+            Value::Seq(bytes) => bytes
+                .iter()
+                .map(|b| match b {
+                    Value::Int(b) => char::from(u8::try_from(*b).unwrap()),
+                    other => panic!("not a byte: {other:?}"),
+                })
+                .collect(),
+            other => panic!("not bytes: {other:?}"),
+        })
+        .collect()
+}
+
+/// Bytes the code reads as text (`from_utf8`) get the edits text gets, with the line break
+/// the source splits on (`\r\n`: a line added after a request line is a header); bytes of
+/// code that reads none get none.
+#[test]
+fn bytes_the_code_reads_as_text_get_the_edits_of_text_with_its_line_break() {
+    let c = cluster(HEAD);
+    let usable = vec![true; c.callables.len()];
+    let pool = ValuePool::from_literals(&c.literals);
+    assert_eq!(pool.line_break(), "\r\n");
+    let space = Space::new(&c, &usable, vec![0], pool);
+    let bytes = |s: &str| Value::Seq(s.bytes().map(|b| Value::Int(b.into())).collect());
+    let texts = byte_texts(&space, &one_call(&c, "head", bytes("x")));
+    for want in ["GET", "x\r\nx"] {
+        assert!(
+            texts.contains(&want.to_string()),
+            "{want:?} not in {texts:?}"
+        );
+    }
+    let bare_break = |t: &String| t.contains("\r\r") || t.replace("\r\n", "").contains('\n');
+    assert!(!texts.iter().any(bare_break), "{texts:?}");
+    // Code that reads no text out of its bytes.
+    let c = cluster("pub fn tag(data: &[u8]) -> bool { data == b\"GET\" }\n");
+    let usable = vec![true; c.callables.len()];
+    let pool = ValuePool::from_literals(&c.literals);
+    let space = Space::new(&c, &usable, vec![0], pool);
+    let texts = byte_texts(&space, &one_call(&c, "tag", bytes("x")));
+    assert!(!texts.contains(&"GET".to_string()), "{texts:?}");
+}
+
+/// Bytes of a function whose code reads text out of them are drawn and changed as text most
+/// of the time; other bytes as before.
+#[test]
+fn bytes_the_code_reads_as_text_are_drawn_and_changed_as_text() {
+    use rand::SeedableRng;
+    let c = cluster(HEAD);
+    let usable = vec![true; c.callables.len()];
+    let pool = ValuePool::from_literals(&c.literals);
+    let space = Space::new(&c, &usable, vec![0], pool);
+    let head = callable(&c, "head");
+    let ty = space.arg_types(head).remove(0);
+    assert!(space.text_bytes(head, &ty));
+    let mut rng = ChaCha8Rng::seed_from_u64(7);
+    let text = |v: &Value| match v {
+        Value::Seq(items) => items
+            .iter()
+            .map(|b| match b {
+                Value::Int(b) => u8::try_from(*b).ok(),
+                _ => None,
+            })
+            .collect::<Option<Vec<u8>>>()
+            .and_then(|b| String::from_utf8(b).ok()),
+        _ => None,
+    };
+    let drawn: Vec<Value> = (0..200)
+        .map(|_| space.pool.random_text_bytes(&mut rng, &ty))
+        .collect();
+    let texts = drawn.iter().filter_map(text).filter(|t| !t.is_empty());
+    assert!(texts.count() >= 120);
+    let request = Value::Seq(
+        b"GET / HTTP/1.1"
+            .iter()
+            .map(|&b| Value::Int(b.into()))
+            .collect(),
+    );
+    let changed: Vec<Value> = (0..200)
+        .map(|_| space.pool.mutate_text_bytes(&mut rng, &ty, &request))
+        .collect();
+    assert!(changed.iter().filter(|v| text(v).is_some()).count() >= 100);
+    // Code that reads no text out of its bytes.
+    let c = cluster("pub fn tag(data: &[u8]) -> bool { data == b\"GET\" }\n");
+    let usable = vec![true; c.callables.len()];
+    let space = Space::new(&c, &usable, vec![0], ValuePool::from_literals(&c.literals));
+    let tag = callable(&c, "tag");
+    assert!(!space.text_bytes(tag, &space.arg_types(tag)[0]));
+}

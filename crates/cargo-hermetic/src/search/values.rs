@@ -39,6 +39,8 @@ pub struct ValuePool {
     digit_modules: BTreeSet<Vec<String>>,
     /// The modules whose code reads text a line at a time (`Literals::line_modules`).
     line_modules: BTreeSet<Vec<String>>,
+    /// The modules whose code reads text out of bytes (`Literals::text_byte_modules`).
+    text_byte_modules: BTreeSet<Vec<String>>,
     /// The lengths (in chars) of the source's strings, each once.
     source_lens: Vec<usize>,
     /// Paths the code opened or checked in its environment, and known strings that look like
@@ -99,6 +101,7 @@ impl ValuePool {
         }
         pool.digit_modules = lits.digit_modules.clone();
         pool.line_modules = lits.line_modules.clone();
+        pool.text_byte_modules = lits.text_byte_modules.clone();
         pool.separators = separators(&lits.chars, &lits.strings);
         pool.module_separators = lits
             .module_chars
@@ -164,6 +167,44 @@ impl ValuePool {
     /// Whether the code of the module at `path` reads text a line at a time.
     pub fn module_reads_lines(&self, path: &[String]) -> bool {
         self.line_modules.contains(path)
+    }
+
+    /// Whether the code of the module at `path` reads text out of bytes.
+    pub fn module_reads_text_bytes(&self, path: &[String]) -> bool {
+        self.text_byte_modules.contains(path)
+    }
+
+    /// The line break of the source's texts: `\r\n` where it holds that separator (HTTP, SMTP),
+    /// else `\n`.
+    pub fn line_break(&self) -> &'static str {
+        if self.separators.iter().any(|s| s == "\r\n") {
+            "\r\n"
+        } else {
+            "\n"
+        }
+    }
+
+    /// Bytes for code that reads text out of them (`from_utf8`): mostly a string as
+    /// [`random_value`] draws one, else as it draws bytes.
+    pub fn random_text_bytes(&self, rng: &mut ChaCha8Rng, ty: &Ty) -> Value {
+        if rng.gen_bool(0.7) {
+            bytes_of(&random_string(rng, self))
+        } else {
+            random_value(rng, self, ty, 0)
+        }
+    }
+
+    /// Bytes that hold text, for code that reads text out of them: half the time changed as
+    /// text (a word of the source in place of another, not a byte in place of a byte), else as
+    /// [`mutate_value`] changes bytes.
+    pub fn mutate_text_bytes(&self, rng: &mut ChaCha8Rng, ty: &Ty, v: &Value) -> Value {
+        match v {
+            Value::Seq(items) => match text_of(items) {
+                Some(text) if rng.gen_bool(0.5) => bytes_of(&mutate_string(rng, self, &text)),
+                _ => mutate_value(rng, self, ty, v),
+            },
+            _ => mutate_value(rng, self, ty, v),
+        }
     }
 
     /// A known integer, if there is one.
@@ -258,8 +299,7 @@ pub fn random_value(rng: &mut ChaCha8Rng, pool: &ValuePool, ty: &Ty, depth: usiz
         Ty::Vec(e) | Ty::Slice(e) | Ty::IntoIter(e)
             if **e == Ty::Int(IntTy::U8) && !pool.string_list.is_empty() && rng.gen_bool(0.3) =>
         {
-            let s = random_string(rng, pool);
-            Value::Seq(s.bytes().map(|b| Value::Int(b.into())).collect())
+            bytes_of(&random_string(rng, pool))
         }
         Ty::Vec(e) | Ty::Slice(e) | Ty::IntoIter(e) => {
             let len = if depth > 2 { 0 } else { small_len(rng) };
@@ -660,7 +700,7 @@ fn random_string(rng: &mut ChaCha8Rng, pool: &ValuePool) -> String {
 /// what the code compared), numbers, or short words.
 fn structured_string(rng: &mut ChaCha8Rng, pool: &ValuePool) -> String {
     let record_separator = if rng.gen_bool(0.7) {
-        "\n"
+        pool.line_break()
     } else {
         separator(rng, pool)
     };
@@ -803,6 +843,23 @@ fn mutate_path(rng: &mut ChaCha8Rng, pool: &ValuePool, p: &str) -> String {
         2 => random_path(rng, pool),
         _ => mutate_string(rng, pool, p),
     }
+}
+
+/// The bytes of `s`, as a sequence of integers.
+fn bytes_of(s: &str) -> Value {
+    Value::Seq(s.bytes().map(|b| Value::Int(b.into())).collect())
+}
+
+/// The text a sequence of bytes holds, when it is non-empty UTF-8.
+fn text_of(items: &[Value]) -> Option<String> {
+    let bytes: Vec<u8> = items
+        .iter()
+        .map(|v| match v {
+            Value::Int(b) => u8::try_from(*b).ok(),
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    String::from_utf8(bytes).ok().filter(|s| !s.is_empty())
 }
 
 fn mutate_string(rng: &mut ChaCha8Rng, pool: &ValuePool, s: &str) -> String {

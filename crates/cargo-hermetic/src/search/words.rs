@@ -270,6 +270,10 @@ pub fn edits(
         .collect();
     let modules: Vec<&[String]> = modules.into_iter().collect();
     let lines = modules.iter().any(|m| space.pool.module_reads_lines(m));
+    let crlf = modules
+        .iter()
+        .any(|m| space.pool.module_separators(m).iter().any(|j| j == "\r\n"));
+    let nl = if crlf { "\r\n" } else { "\n" };
     let kept = kept_words(compared, space.pool.source_strings());
     // The texts of the `gaining` calls first, the latest first (`feed("RCPT")` after the calls
     // that set the session up): the whole texts and tokens are capped.
@@ -279,8 +283,8 @@ pub fn edits(
         false => (1, l.stmt),
     });
     for l in leaves {
-        // Few, and only where the code reads digits: all of them, first. Bytes get these
-        // only: their words come from the byte comparisons.
+        // Few, and only where the code reads digits: all of them, first. Other bytes get
+        // these only: their words come from the byte comparisons.
         let mut seen = BTreeSet::new();
         if let Some(s) = shape_text(&l, dict.source_digits).filter(|_| dict.digits) {
             seen.insert(s.to_string());
@@ -290,19 +294,26 @@ pub fn edits(
                 }
             }
         }
-        if !l.text || l.fixed {
-            continue;
-        }
         let Ok(s) = std::str::from_utf8(&l.bytes) else {
             continue;
         };
+        // Bytes that hold text, where the code reads text out of bytes (`from_utf8`), are text.
+        let text_bytes = space.text_bytes(case.stmts[l.stmt].callable, &l.ty);
+        if !(l.text || text_bytes && !s.is_empty()) || l.fixed {
+            continue;
+        }
         seen.insert(s.to_string());
-        let (whole, tokens, tiers) = texts(space, &modules, s, dict, stopped_line(s, compared));
+        // Where lines end with `\r\n`, the edits see `\n` and make `\r\n` (a line added
+        // after `GET / HTTP/1.1` is a header).
+        let plain = s.replace(nl, "\n");
+        let stopped = stopped_line(&plain, compared);
+        let (whole, tokens, tiers) = texts(space, &modules, &plain, dict, stopped);
         let lists = [(&mut out.whole, whole), (&mut out.tokens, tokens)]
             .into_iter()
             .chain(out.tiers.iter_mut().zip(tiers));
         for (list, texts) in lists {
             for text in texts {
+                let text = with_line_break(text, nl);
                 if !seen.insert(text.clone()) {
                     continue;
                 }
@@ -313,6 +324,14 @@ pub fn edits(
     out.whole.truncate(MAX_TOKENS);
     out.tokens.truncate(MAX_TOKENS);
     out
+}
+
+/// `text`, made with `\n` for line breaks, with `nl` for them (a `\r\n` it holds stays one).
+fn with_line_break(text: String, nl: &str) -> String {
+    match nl {
+        "\n" => text,
+        _ => text.replace(nl, "\n").replace('\n', nl),
+    }
 }
 
 /// The texts the edits of `s` give, by tier. First the shape of its lines, whatever the
