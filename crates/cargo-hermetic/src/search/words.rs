@@ -434,10 +434,16 @@ fn texts(
     for &(b, e) in &words {
         let end = s[e..].find('\n').map_or(s.len(), |i| e + i);
         if !first_of_line(b) {
-            // A word after a line's first is an argument: `MAIL x` -> `MAIL FROM:<a@a>`.
+            // A word after a line's first is an argument: `MAIL x` -> `MAIL FROM:<a@a>`, each
+            // keyed compound all tried (as after a verb alone: one sampled among the shape
+            // edits, it waited behind a deep queue, session seed 2).
             let (head, tail) = (&s[..b], &s[e..]);
             for &(tier, w) in &compounds {
-                texts[tier].push(format!("{head}{w}{tail}"));
+                let text = format!("{head}{w}{tail}");
+                match tier {
+                    0 => tokens.push(text),
+                    _ => texts[tier].push(text),
+                }
             }
             texts[3].extend(dict.iter().map(|w| format!("{head}{w}{tail}")));
             continue;
