@@ -177,11 +177,12 @@ impl ValuePool {
     /// The line break of the source's texts: `\r\n` where it holds that separator (HTTP, SMTP),
     /// else `\n`.
     pub fn line_break(&self) -> &'static str {
-        if self.separators.iter().any(|s| s == "\r\n") {
-            "\r\n"
-        } else {
-            "\n"
-        }
+        line_break_of(&self.separators)
+    }
+
+    /// [`ValuePool::line_break`] of the module at `path` alone.
+    pub fn module_line_break(&self, path: &[String]) -> &'static str {
+        line_break_of(self.module_separators(path))
     }
 
     /// Bytes for code that reads text out of them (`from_utf8`): mostly a string as
@@ -842,6 +843,15 @@ fn mutate_path(rng: &mut ChaCha8Rng, pool: &ValuePool, p: &str) -> String {
         },
         2 => random_path(rng, pool),
         _ => mutate_string(rng, pool, p),
+    }
+}
+
+/// `\r\n` when it is among `separators`, else `\n`.
+fn line_break_of(separators: &[String]) -> &'static str {
+    if separators.iter().any(|s| s == "\r\n") {
+        "\r\n"
+    } else {
+        "\n"
     }
 }
 

@@ -270,10 +270,13 @@ pub fn edits(
         .collect();
     let modules: Vec<&[String]> = modules.into_iter().collect();
     let lines = modules.iter().any(|m| space.pool.module_reads_lines(m));
-    let crlf = modules
+    let nl = match modules
         .iter()
-        .any(|m| space.pool.module_separators(m).iter().any(|j| j == "\r\n"));
-    let nl = if crlf { "\r\n" } else { "\n" };
+        .any(|m| space.pool.module_line_break(m) == "\r\n")
+    {
+        true => "\r\n",
+        false => "\n",
+    };
     let kept = kept_words(compared, space.pool.source_strings());
     // The texts of the `gaining` calls first, the latest first (`feed("RCPT")` after the calls
     // that set the session up): the whole texts and tokens are capped.
@@ -402,9 +405,10 @@ fn texts(
     // A blank-separated word that starts with a prefix literal (the code stripped `--` off
     // it and then matched the rest) gets each compound of that prefix in its place, all
     // tried: `--verbose` -> `--level`, `--level=0`.
+    let prefixes: Vec<&String> = prefixes(dict).collect();
     for (b, e) in words_of(s, char::is_whitespace) {
         let (head, word, tail) = (&s[..b], &s[b..e], &s[e..]);
-        for p in prefixes(dict).filter(|p| word.starts_with(p.as_str())) {
+        for p in prefixes.iter().filter(|p| word.starts_with(p.as_str())) {
             for c in prefixed.iter().chain(&valued) {
                 if c.starts_with(p.as_str()) && c != word {
                     tokens.push(format!("{head}{c}{tail}"));
