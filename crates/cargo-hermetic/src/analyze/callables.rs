@@ -918,10 +918,25 @@ fn borrowed(fields: &[(Param, Vis)]) -> Vec<usize> {
 /// (`-> Iter<'_>`, `-> &str`), the one elision gives them: `&self`, or the only argument with
 /// a reference. Lifetimes of other types (`&mut Parser<'a>`'s `'a`) are not borrows of the
 /// argument itself: the driver's values of such types hold `'static` data. `lifetime_types`:
-/// the return type holds a crate type with lifetime parameters.
+/// the return type holds a crate type with lifetime parameters. A `'static` reference
+/// (`part: &'static str`) is held too: the callee may keep it anywhere.
 fn held_args(sig: &Signature, impl_lifetimes: &[String], lifetime_types: bool) -> Vec<usize> {
+    let mut held: Vec<usize> = sig
+        .inputs
+        .iter()
+        .enumerate()
+        .filter(|(_, input)| {
+            let FnArg::Typed(t) = input else {
+                return false;
+            };
+            let mut refs = Vec::new();
+            reference_lifetimes(&t.ty, &mut refs, &mut false);
+            refs.iter().any(|l| l == "static")
+        })
+        .map(|(i, _)| i)
+        .collect();
     let syn::ReturnType::Type(_, out) = &sig.output else {
-        return Vec::new();
+        return held;
     };
     let mut named: Vec<String> = Vec::new();
     let mut elided = false;
@@ -933,9 +948,8 @@ fn held_args(sig: &Signature, impl_lifetimes: &[String], lifetime_types: bool) -
     // `-> Token` for `Token<'a>`: a crate type whose lifetimes the return type leaves out.
     elided |= named.is_empty() && lifetime_types;
     if named.is_empty() && !elided {
-        return Vec::new();
+        return held;
     }
-    let mut held = Vec::new();
     let mut with_refs = Vec::new();
     let mut self_ref = false;
     for (i, input) in sig.inputs.iter().enumerate() {

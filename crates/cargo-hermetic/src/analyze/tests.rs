@@ -535,6 +535,7 @@ fn results_hold_the_arguments_whose_lifetimes_they_name() {
         pub fn first(words: &[&str]) -> Option<&str> { None }
         pub fn count(words: &[&str], skip: Option<&str>) -> usize { 0 }
         pub fn entry(line: &str) -> Option<Token> { None }
+        pub fn number(text: &str, part: &'static str) -> Result<u64, String> { Ok(0) }
         "#,
     )]);
     let held = |name| callable(&c, name).held.clone();
@@ -550,6 +551,8 @@ fn results_hold_the_arguments_whose_lifetimes_they_name() {
     assert_eq!(held("entry"), vec![0]);
     assert_eq!(held("Token::Word"), vec![0]);
     assert_eq!(held("Lexer"), vec![0]);
+    // A `'static` reference must outlive the call whatever the result is.
+    assert_eq!(held("number"), vec![1]);
     // References inside parameters.
     let count = callable(&c, "count");
     assert_eq!(count.params[0].ty, Ty::Slice(b(Ty::Str)));
