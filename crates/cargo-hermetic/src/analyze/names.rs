@@ -37,6 +37,8 @@ struct Scope {
     types: BTreeMap<String, TypeId>,
     traits: BTreeMap<String, TraitId>,
     aliases: BTreeMap<String, AliasId>,
+    /// `const N: usize = 4;` → `N` ↦ `4`: what array lengths name (`[u8; N]`).
+    consts: BTreeMap<String, syn::Expr>,
     children: BTreeMap<String, ModuleId>,
     /// `use a::b::C as D;` → `D` ↦ `[a, b, C]`; a leading `::` is kept as a `::` segment.
     uses: BTreeMap<String, Vec<String>>,
@@ -85,6 +87,12 @@ impl Names {
                             module: id,
                             item: t.clone(),
                         });
+                    }
+                    Item::Const(c) => {
+                        scopes[id]
+                            .consts
+                            .entry(c.ident.to_string())
+                            .or_insert_with(|| (*c.expr).clone());
                     }
                     Item::Use(u) => {
                         let mut prefix = Vec::new();
@@ -183,6 +191,87 @@ impl Names {
             };
         }
         cur
+    }
+
+    /// The value of the integer constant `segments` names in `module` (`N`, `crate::N`,
+    /// `N * 2` where `const N` is `1 << 2`), as far as literals, other such constants and
+    /// integer arithmetic make it.
+    pub fn const_value(&self, module: ModuleId, segments: &[String]) -> Option<u128> {
+        self.const_path(module, segments, 0)
+    }
+
+    fn const_path(&self, m: ModuleId, segs: &[String], depth: usize) -> Option<u128> {
+        let (name, prefix) = segs.split_last()?;
+        if prefix.is_empty() {
+            return self.const_in(m, name, depth);
+        }
+        match self.resolve_in(m, prefix, depth + 1) {
+            Target::Module(mm) => self.const_in(mm, name, depth + 1),
+            _ => None,
+        }
+    }
+
+    /// A constant of module `m` by name: its items, then its imports, then glob imports.
+    fn const_in(&self, m: ModuleId, name: &str, depth: usize) -> Option<u128> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let s = &self.scopes[m];
+        if let Some(e) = s.consts.get(name) {
+            return self.eval(m, e, depth + 1);
+        }
+        if let Some(path) = s.uses.get(name) {
+            return self.const_path(m, path, depth + 1);
+        }
+        s.globs
+            .iter()
+            .find_map(|glob| match self.resolve_in(m, glob, depth + 1) {
+                Target::Module(g) if g != m => self.const_in(g, name, depth + 1),
+                _ => None,
+            })
+    }
+
+    /// An integer expression of module `m`, if literals and constants make it.
+    fn eval(&self, m: ModuleId, e: &syn::Expr, depth: usize) -> Option<u128> {
+        use syn::{BinOp, Expr};
+        match e {
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(n),
+                ..
+            }) => n.base10_parse().ok(),
+            Expr::Paren(p) => self.eval(m, &p.expr, depth),
+            Expr::Group(g) => self.eval(m, &g.expr, depth),
+            Expr::Cast(c) => self.eval(m, &c.expr, depth),
+            Expr::Path(p) if p.qself.is_none() => {
+                let segs: Vec<String> = p
+                    .path
+                    .segments
+                    .iter()
+                    .map(|s| s.ident.to_string())
+                    .collect();
+                self.const_path(m, &segs, depth + 1)
+            }
+            Expr::Binary(b) => {
+                let (x, y) = (
+                    self.eval(m, &b.left, depth)?,
+                    self.eval(m, &b.right, depth)?,
+                );
+                match b.op {
+                    BinOp::Add(_) => x.checked_add(y),
+                    BinOp::Sub(_) => x.checked_sub(y),
+                    BinOp::Mul(_) => x.checked_mul(y),
+                    BinOp::Div(_) => x.checked_div(y),
+                    BinOp::Rem(_) => x.checked_rem(y),
+                    BinOp::Shl(_) => x.checked_shl(u32::try_from(y).ok()?),
+                    BinOp::Shr(_) => x.checked_shr(u32::try_from(y).ok()?),
+                    BinOp::BitAnd(_) => Some(x & y),
+                    BinOp::BitOr(_) => Some(x | y),
+                    BinOp::BitXor(_) => Some(x ^ y),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
     }
 
     /// A single name in module `m`: its items, then its imports, then glob imports.
@@ -371,5 +460,23 @@ mod tests {
             "mod x { pub struct T; } mod y { pub struct T; } mod z { use super::x::*; use super::y::*; }",
         )]);
         assert_eq!(n.resolve(3, &path("T")), Target::Ambiguous);
+    }
+
+    #[test]
+    fn integer_constants_are_worked_out_through_paths_imports_and_arithmetic() {
+        let n = names(&[(
+            "lib.rs",
+            "pub const SLOTS: usize = 4;\n\
+             mod limits { pub const BITS: u32 = 1 << 3; pub const WORDS: usize = (super::SLOTS * 2) as usize + BITS as usize; }\n\
+             mod user { use crate::limits::WORDS; use super::*; const ODD: usize = \"x\".len(); }",
+        )]);
+        // Modules: 0 root, 1 limits, 2 user.
+        assert_eq!(n.const_value(0, &path("SLOTS")), Some(4));
+        assert_eq!(n.const_value(1, &path("BITS")), Some(8));
+        assert_eq!(n.const_value(0, &path("limits::WORDS")), Some(16));
+        assert_eq!(n.const_value(2, &path("WORDS")), Some(16));
+        assert_eq!(n.const_value(2, &path("SLOTS")), Some(4));
+        assert_eq!(n.const_value(2, &path("ODD")), None);
+        assert_eq!(n.const_value(0, &path("NOPE")), None);
     }
 }

@@ -89,13 +89,25 @@ impl TyCx<'_> {
                         lit: syn::Lit::Int(n),
                         ..
                     }) => n.base10_parse::<usize>().ok(),
+                    // `[u8; SLOTS]`: a constant of the crate.
+                    syn::Expr::Path(p) if p.qself.is_none() => {
+                        let segs: Vec<String> = p
+                            .path
+                            .segments
+                            .iter()
+                            .map(|s| s.ident.to_string())
+                            .collect();
+                        self.names
+                            .const_value(self.module, &segs)
+                            .and_then(|n| usize::try_from(n).ok())
+                    }
                     _ => None,
                 };
                 let Some(n) = n else {
                     return Err(Why::new(
                         SkipReason::ArrayLength,
                         format!(
-                            "array length `{}` is not a literal (`{}`)",
+                            "array length `{}` is neither a literal nor a constant of the crate (`{}`)",
                             text(&a.len),
                             text(ty)
                         ),

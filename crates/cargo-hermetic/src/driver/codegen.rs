@@ -291,7 +291,13 @@ fn arg_code(cluster: &Cluster, m: ModuleId, t: &Ty, k: usize, held: bool) -> Res
         }
     }
     let owned = owned_form(t);
-    if t.borrows() && owned.mentions(&|t| matches!(t, Ty::Adt(..) | Ty::Mock(_))) {
+    // `&[Event]`, `&Vec<Event>`: crate values taken from their slots into the decoded
+    // collection (moved, as the search counts them), which the argument borrows whole.
+    let outer_borrow_only = matches!(t, Ty::Slice(e) | Ty::Ref(e) | Ty::RefMut(e) if !e.borrows());
+    if t.borrows()
+        && !outer_borrow_only
+        && owned.mentions(&|t| matches!(t, Ty::Adt(..) | Ty::Mock(_)))
+    {
         return Err(Why::new(
             SkipReason::ReferenceInside,
             format!(
@@ -826,6 +832,37 @@ mod tests {
             "home::<_>(&(move|_|::std::clone::Clone::clone(&r0)))",
             // A result holding the closure has a type without a name: neither kept nor observed.
             "let_ret=filtered::<_>(move|_|::std::clone::Clone::clone(&r0));",
+        ] {
+            assert!(
+                flat.contains(expected),
+                "no {expected}:\n{}",
+                files[0].source
+            );
+        }
+    }
+
+    #[test]
+    fn a_slice_of_crate_values_borrows_a_vector_taken_from_their_slots() {
+        let cluster = crate::analyze::analyze_lib(
+            "#[derive(Clone, Copy)] pub enum Event { Coin(u32), Cancel }\n\
+             pub fn run(events: &[Event]) -> usize { events.len() }\n\
+             pub fn total(events: &Vec<Event>, nested: &[&Event]) -> usize { events.len() + nested.len() }\n",
+        );
+        let (files, unsupported) = generate(&cluster, &Disabled::default());
+        let unsupported: Vec<_> = unsupported
+            .iter()
+            .map(|u| cluster.callables[u.callable].name.as_str())
+            .collect();
+        // A borrow inside the collection still has no slot to come from.
+        assert_eq!(unsupported, ["total"]);
+        let flat: String = files[0]
+            .source
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
+        for expected in [
+            "letmuta0:Vec<Event>=::hermetic_driver::decode::<",
+            "run(a0.as_slice())",
         ] {
             assert!(
                 flat.contains(expected),
