@@ -112,6 +112,36 @@ pub fn pieces(
     out
 }
 
+/// `case` with `piece`, bytes that are no text which `callee` took elsewhere, as each such
+/// byte argument of the other callables: alone, twice, and before and after what it holds (a
+/// decoder of a chain of records gets the record its callee decoded: the checksum is right
+/// already).
+pub fn byte_pieces(
+    space: &Space,
+    case: &TestCase,
+    piece: &[u8],
+    callee: usize,
+) -> Vec<(Tried, TestCase)> {
+    let mut out = Vec::new();
+    for l in cmp::arg_leaves(space, case) {
+        if l.text || l.fixed || case.stmts[l.stmt].callable == callee {
+            continue;
+        }
+        let mut seen = BTreeSet::from([l.bytes.clone()]);
+        for bytes in [
+            piece.to_vec(),
+            [piece, piece].concat(),
+            [piece, &l.bytes].concat(),
+            [&l.bytes, piece].concat(),
+        ] {
+            if seen.insert(bytes.clone()) {
+                out.extend(super::words::with_bytes(case, &l, bytes));
+            }
+        }
+    }
+    out
+}
+
 /// `s` with `piece` written at each of its `fields`: in place of the field, over what follows
 /// its start, before it, and in place of all up to the field's end (`go ahead\nRSET` cut at
 /// `T` -> `2024-02-29T`: the code hands its callee what comes before a separator).

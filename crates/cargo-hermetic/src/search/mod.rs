@@ -1150,7 +1150,25 @@ impl<'s, 'c> Search<'s, 'c> {
                 &all,
             ));
         }
+        // Bytes that are no text: what a callee the run entered took furthest, into the bytes
+        // the test gives others (`decode_all` gets the record `decode_prefix` took); and when
+        // the test gave a callee those bytes, they go into the archived tests that entered it.
         let leaves = cmp::arg_leaves(self.space, case);
+        let entered =
+            |covered: &[u32], c: usize| self.goals.goals_hit(covered).any(|g| self.runs_in(c, g));
+        for (c, piece) in self.deepest_leaves(false).into_iter().take(MAX_PIECES) {
+            if entered(&report.covered, c) {
+                out.extend(cross::byte_pieces(self.space, case, &piece, c));
+            }
+            let given = |l: &cmp::ArgLeaf| case.stmts[l.stmt].callable == c && l.bytes == piece;
+            if leaves.iter().any(given) {
+                for t in self.archive.tests() {
+                    if entered(&t.report.covered, c) {
+                        out.extend(cross::byte_pieces(self.space, &t.case, &piece, c));
+                    }
+                }
+            }
+        }
         for (&c, text) in &deepest {
             let given =
                 |l: &cmp::ArgLeaf| case.stmts[l.stmt].callable == c && l.bytes == text.as_bytes();
@@ -1200,20 +1218,26 @@ impl<'s, 'c> Search<'s, 'c> {
                 .any(|g| self.runs_in(callee, g))
     }
 
-    /// Of each callable the archive's tests give text, the text it took furthest: one it
-    /// accepted (returned `Ok` or `Some` for) before one it refused, then the one whose run
-    /// covered the most of its goals; the first of those in the archive's order.
+    /// Of each callable the archive's tests give text, the text it took furthest ([`Self::deepest_leaves`]).
     fn deepest_texts(&self) -> BTreeMap<usize, String> {
-        let mut deepest: BTreeMap<usize, ((bool, usize), String)> = BTreeMap::new();
+        self.deepest_leaves(true)
+            .into_iter()
+            .filter_map(|(c, bytes)| Some((c, String::from_utf8(bytes).ok()?)))
+            .collect()
+    }
+
+    /// Of each callable the archive's tests give text (or, without `text`, bytes that are no
+    /// text), the leaf it took furthest: one it accepted (returned `Ok` or `Some` for) before
+    /// one it refused, then the one whose run covered the most of its goals; the first of
+    /// those in the archive's order.
+    fn deepest_leaves(&self, text: bool) -> BTreeMap<usize, Vec<u8>> {
+        let mut deepest: BTreeMap<usize, ((bool, usize), Vec<u8>)> = BTreeMap::new();
         for t in self.archive.tests() {
             let hit: Vec<usize> = self.goals.goals_hit(&t.report.covered).collect();
             for l in cmp::arg_leaves(self.space, &t.case) {
-                let Some(text) = String::from_utf8(l.bytes)
-                    .ok()
-                    .filter(|s| l.text && !s.is_empty())
-                else {
+                if l.text != text || l.bytes.is_empty() {
                     continue;
-                };
+                }
                 let c = t.case.stmts[l.stmt].callable;
                 let accepted = t.report.stmts.get(l.stmt).is_some_and(|s| {
                     matches!(s.returned, Some(Observed::Ok(_) | Observed::Opt(Some(_))))
@@ -1224,7 +1248,7 @@ impl<'s, 'c> Search<'s, 'c> {
                 );
                 let best = deepest.entry(c).or_default();
                 if depth > best.0 {
-                    *best = (depth, text);
+                    *best = (depth, l.bytes);
                 }
             }
         }

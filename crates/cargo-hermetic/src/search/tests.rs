@@ -413,6 +413,31 @@ fn a_compared_operand_is_spliced_in_where_the_test_holds_the_other() {
     assert!(cmp::splice(&mut rng, &space, &case, &pairs, &[(9, 12), (9, 10)], &[]).is_none());
 }
 
+#[test]
+fn bytes_a_callee_took_go_into_the_bytes_of_its_callers_alone_twice_and_around_theirs() {
+    let c = cluster(
+        "pub fn record(b: &[u8]) -> Option<usize> { (b.len() > 2).then_some(3) }\n\
+         pub fn chain(b: &[u8]) -> usize { let mut n = 0; while let Some(k) = record(&b[n..]) { n += k; } n }\n",
+    );
+    let usable = vec![true; c.callables.len()];
+    let space = Space::new(&c, &usable, vec![0, 1], ValuePool::default());
+    let case = call_with(&c, "chain", vec![byte_seq(b"x")]);
+    let args: Vec<Value> = cross::byte_pieces(&space, &case, b"R1!", callable(&c, "record"))
+        .into_iter()
+        .map(|(_, t)| t.stmts[0].args[0].clone())
+        .collect();
+    let want = [
+        b"R1!".to_vec(),
+        b"R1!R1!".to_vec(),
+        b"R1!x".to_vec(),
+        b"xR1!".to_vec(),
+    ];
+    assert_eq!(args, want.iter().map(|b| byte_seq(b)).collect::<Vec<_>>());
+    // Not into the callee's own bytes.
+    let case = call_with(&c, "record", vec![byte_seq(b"x")]);
+    assert!(cross::byte_pieces(&space, &case, b"R1!", callable(&c, "record")).is_empty());
+}
+
 /// A magic number compared as an integer inside the standard library's generic code (a short
 /// slice against a constant array: outside the code under test) still goes where the input
 /// holds the bytes it was compared with, in an eager follow-up.

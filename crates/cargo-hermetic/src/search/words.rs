@@ -37,8 +37,16 @@ pub(super) fn with_text(
     l: &cmp::ArgLeaf,
     text: String,
 ) -> Option<(Tried, TestCase)> {
+    with_bytes(case, l, text.into_bytes())
+}
+
+/// `case` with the byte leaf `l` holding `new`, when it can hold it ([`with_text`]).
+pub(super) fn with_bytes(
+    case: &TestCase,
+    l: &cmp::ArgLeaf,
+    new: Vec<u8>,
+) -> Option<(Tried, TestCase)> {
     let mut t = case.clone();
-    let new = text.into_bytes();
     let (i, k) = (l.stmt, l.arg);
     let set = cmp::set_bytes(&l.ty, &mut t.stmts[i].args[k], &mut { l.leaf }, &mut |_| {
         new.clone()
