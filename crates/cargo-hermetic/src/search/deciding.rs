@@ -11,6 +11,7 @@
 use super::cmp::{self, ArgLeaf, Eager, Edit};
 use super::ops::Space;
 use crate::test_case::TestCase;
+use hermetic_protocol::Value;
 use std::collections::BTreeSet;
 
 /// What a candidate made by [`follow`] aimed at: its parent's deciding comparison site, and
@@ -92,10 +93,12 @@ pub fn follow_by_offset(
             if y == x {
                 continue;
             }
-            for t in int_leaves(space, case, x, y)
-                .into_iter()
-                .chain(byte_edits(space, case, &leaves, x, y))
-            {
+            let mut made = int_leaves(space, case, x, y);
+            made.extend(byte_edits(space, case, &leaves, x, y));
+            if made.is_empty() {
+                made = shifted_ints(space, case, x, y);
+            }
+            for t in made {
                 let key = (key_of(&t), 0, 0, 0, usize::MAX - 2);
                 if seen.insert(key.clone()) {
                     list.push((key, t));
@@ -155,6 +158,50 @@ fn int_leaves(space: &Space, case: &TestCase, x: u64, y: u64) -> Vec<TestCase> {
         }
     }
     out
+}
+
+/// Where the test holds no `x`, the code compared something it worked out (`credit + coin`
+/// against a limit): each integer the test holds outside a sequence moved by `y - x`, what
+/// the comparison would then see were the worked-out value that integer plus a constant.
+fn shifted_ints(space: &Space, case: &TestCase, x: u64, y: u64) -> Vec<TestCase> {
+    let by = y.wrapping_sub(x) as i64 as i128;
+    let mut out = Vec::new();
+    for (i, stmt) in case.stmts.iter().enumerate() {
+        for (k, arg) in stmt.args.iter().enumerate() {
+            let mut held = Vec::new();
+            cmp::ints(arg, &mut held);
+            let mut scalars = Vec::new();
+            scalar_ints(arg, &mut 0, &mut scalars);
+            for leaf in scalars {
+                let mut t = case.clone();
+                if cmp::set_int(&mut t.stmts[i].args[k], &mut { leaf }, held[leaf] + by)
+                    && cmp::arg_fits(space, &t, i, k)
+                {
+                    out.push(t);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The indices (in [`cmp::ints`] order) of the integers of `v` outside a sequence: the bytes
+/// of a slice have edits of their own.
+fn scalar_ints(v: &Value, next: &mut usize, out: &mut Vec<usize>) {
+    match v {
+        Value::Int(_) => {
+            out.push(*next);
+            *next += 1;
+        }
+        Value::Seq(_) => {
+            let mut inside = Vec::new();
+            cmp::ints(v, &mut inside);
+            *next += inside.len();
+        }
+        Value::Tuple(items) => items.iter().for_each(|i| scalar_ints(i, next, out)),
+        Value::Opt(Some(i)) | Value::Ok(i) | Value::Err(i) => scalar_ints(i, next, out),
+        _ => {}
+    }
 }
 
 /// A string's or byte slice's edits that put `y` where it holds `x`: a byte (`x` and `y`

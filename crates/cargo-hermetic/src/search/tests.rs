@@ -1086,6 +1086,39 @@ fn a_binary_payload_is_cut_from_inside_its_tag_and_trailer_kept() {
     assert!(got.contains(&byte_seq(&held[..6])), "{got:?}");
 }
 
+/// A compared value the test does not hold (`credit + coin` against a limit) moves each integer
+/// it holds by the difference, and by one less and one more; the items of a sequence do not.
+#[test]
+fn a_worked_out_operand_moves_each_integer_the_test_holds_by_the_difference() {
+    let c = cluster(
+        "pub fn full(credit: u32, coin: u32, slots: [u8; 2]) -> bool { credit + coin > 500 && slots[0] > 0 }\n",
+    );
+    let usable = vec![true; c.callables.len()];
+    let space = Space::new(&c, &usable, vec![0], ValuePool::default());
+    let case = call_with(
+        &c,
+        "full",
+        vec![Value::Int(5), Value::Int(10), byte_seq(&[7, 8])],
+    );
+    let got: Vec<Vec<Value>> = deciding::follow(&space, &case, &[(SITE, 15, 500)])
+        .into_iter()
+        .map(|(_, t)| t.stmts[0].args.clone())
+        .collect();
+    let with =
+        |credit: i128, coin: i128| vec![Value::Int(credit), Value::Int(coin), byte_seq(&[7, 8])];
+    let want = [
+        with(490, 10),
+        with(5, 495),
+        with(489, 10),
+        with(5, 494),
+        with(491, 10),
+        with(5, 496),
+    ];
+    assert_eq!(got, want);
+    // Below zero does not fit a `u32`.
+    assert!(deciding::follow(&space, &case, &[(SITE, 15, 1)]).is_empty());
+}
+
 /// The last run of each kept test comes after its calls ran once in a bare environment: a value
 /// that then differs (a static the first run set) makes no assertion, and a test that ends
 /// otherwise (its panic happened only while a `Once` ran for the first time) is not kept.
