@@ -945,8 +945,9 @@ fn held_args(sig: &Signature, impl_lifetimes: &[String], lifetime_types: bool) -
         named.extend(impl_lifetimes.iter().cloned());
     }
     named.retain(|l| l != "static");
-    // `-> Token` for `Token<'a>`: a crate type whose lifetimes the return type leaves out.
-    elided |= named.is_empty() && lifetime_types;
+    // `-> Token` for `Token<'a>`: a crate type whose lifetimes the return type leaves out;
+    // `-> Cow<str>`, the standard library's.
+    elided |= named.is_empty() && (lifetime_types || elided_cow(out));
     if named.is_empty() && !elided {
         return held;
     }
@@ -988,6 +989,26 @@ fn held_args(sig: &Signature, impl_lifetimes: &[String], lifetime_types: bool) -
     held.sort_unstable();
     held.dedup();
     held
+}
+
+/// Whether `ty` holds a `Cow` whose lifetime it leaves out (`Cow<str>`).
+fn elided_cow(ty: &syn::Type) -> bool {
+    struct Cows(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Cows {
+        fn visit_path_segment(&mut self, s: &'ast syn::PathSegment) {
+            if s.ident == "Cow" {
+                if let syn::PathArguments::AngleBracketed(a) = &s.arguments {
+                    let lifetime =
+                        |g: &syn::GenericArgument| matches!(g, syn::GenericArgument::Lifetime(_));
+                    self.0 |= !a.args.iter().any(lifetime);
+                }
+            }
+            syn::visit::visit_path_segment(self, s);
+        }
+    }
+    let mut cows = Cows(false);
+    syn::visit::Visit::visit_type(&mut cows, ty);
+    cows.0
 }
 
 /// The lifetimes `tokens` name (`'a` → `a`), and whether one is `'_`.

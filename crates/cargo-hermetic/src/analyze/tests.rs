@@ -536,6 +536,8 @@ fn results_hold_the_arguments_whose_lifetimes_they_name() {
         pub fn count(words: &[&str], skip: Option<&str>) -> usize { 0 }
         pub fn entry(line: &str) -> Option<Token> { None }
         pub fn number(text: &str, part: &'static str) -> Result<u64, String> { Ok(0) }
+        pub fn quote(text: &str) -> Result<std::borrow::Cow<str>, String> { Ok(text.into()) }
+        pub fn owned(text: &str) -> std::borrow::Cow<'static, str> { text.to_string().into() }
         "#,
     )]);
     let held = |name| callable(&c, name).held.clone();
@@ -553,6 +555,9 @@ fn results_hold_the_arguments_whose_lifetimes_they_name() {
     assert_eq!(held("Lexer"), vec![0]);
     // A `'static` reference must outlive the call whatever the result is.
     assert_eq!(held("number"), vec![1]);
+    // `Cow<str>` borrows as `&str` would.
+    assert_eq!(held("quote"), vec![0]);
+    assert_eq!(held("owned"), Vec::<usize>::new());
     // References inside parameters.
     let count = callable(&c, "count");
     assert_eq!(count.params[0].ty, Ty::Slice(b(Ty::Str)));

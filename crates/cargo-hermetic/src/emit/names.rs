@@ -36,7 +36,15 @@ impl VarNames {
             base = "value".to_string();
         }
         if syn::parse_str::<Ident>(&base).is_err() {
-            base.push_str("_value");
+            // A keyword (`match`) or a tuple field's number (`0`).
+            base = if base.starts_with(|c: char| c.is_ascii_digit()) {
+                format!("value_{base}")
+            } else {
+                format!("{base}_value")
+            };
+        }
+        if syn::parse_str::<Ident>(&base).is_err() {
+            base = "value".to_string();
         }
         let mut name = base.clone();
         let mut n = 2;
@@ -571,6 +579,8 @@ mod tests {
         assert_eq!(names.fresh("point").to_string(), "point_2");
         assert_eq!(names.fresh("point").to_string(), "point_3");
         assert_eq!(names.fresh("Match").to_string(), "match_value");
+        // A tuple struct's field is named by its number.
+        assert_eq!(names.fresh("0").to_string(), "value_0");
     }
 
     #[test]
