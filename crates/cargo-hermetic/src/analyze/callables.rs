@@ -60,6 +60,11 @@ fn written(ty: &syn::Type, mapped: &Ty, params: &BTreeMap<String, Ty>) -> Writte
         fn visit_type_trait_object(&mut self, _: &'ast syn::TypeTraitObject) {
             self.stand_in = true;
         }
+        // `&mut [u8]` gets a `&mut Vec<u8>`.
+        fn visit_type_reference(&mut self, r: &'ast syn::TypeReference) {
+            self.stand_in |= r.mutability.is_some() && matches!(*r.elem, syn::Type::Slice(_));
+            syn::visit::visit_type_reference(self, r);
+        }
         fn visit_type_path(&mut self, p: &'ast syn::TypePath) {
             let param = p.qself.is_none()
                 && p.path
@@ -352,7 +357,7 @@ impl Collector<'_> {
                         _ => format!("arg{}", i),
                     };
                     let ty = cx
-                        .map(&t.ty, Mode::Arg)
+                        .map_param(&t.ty)
                         .map_err(|e| e.within(format!("parameter `{name}`")))?;
                     let written = written(&t.ty, &ty, &subst);
                     params.push(Param { name, ty, written });

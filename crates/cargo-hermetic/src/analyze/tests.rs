@@ -471,7 +471,7 @@ fn unsupported_items_are_skipped_with_reasons() {
         pub extern "C" fn c_abi() {}
         pub fn arr<const N: usize>(x: [u8; N]) {}
         pub fn map(m: VecDeque<String>) {}
-        pub fn slice_mut(x: &mut [u8]) {}
+        pub fn slice_mut(x: Option<&mut [u8]>) {}
         pub fn unknown(x: Missing) {}
         pub fn io(e: std::io::Error) -> std::io::Result<()> { Err(e) }
         pub fn bound<T: Iterator>(t: T) {}
@@ -1578,4 +1578,21 @@ fn methods_on_a_mock_instantiation_nothing_makes_are_left_out() {
         assert_eq!(all.len(), 1, "{all:?}");
         assert_eq!(all[0].kind.self_ty(), Some(&noop));
     }
+}
+
+#[test]
+fn a_mutable_slice_parameter_takes_a_vectors_borrow() {
+    let c = inline(&[(
+        "lib.rs",
+        "pub fn fill(data: &[u8], out: &mut [u8]) -> usize { out.len() + data.len() }\n\
+         pub fn nested(out: Option<&mut [u8]>) -> bool { out.is_some() }\n",
+    )]);
+    let fill = callable(&c, "fill");
+    let bytes = || b(Ty::Int(IntTy::U8));
+    assert_eq!(fill.params[0].ty, Ty::Slice(bytes()));
+    assert_eq!(fill.params[1].ty, Ty::RefMut(b(Ty::Vec(bytes()))));
+    // The signature's type is another: a fake's set-up must not write it.
+    assert_eq!(fill.params[1].written, Written::StandIn);
+    // Only a parameter's own type coerces: `Option<&mut Vec<u8>>` would not.
+    assert!(c.callables.iter().all(|k| k.name != "nested"));
 }

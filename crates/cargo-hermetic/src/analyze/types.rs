@@ -71,6 +71,22 @@ pub struct TyCx<'a> {
 const MAX_ALIAS_DEPTH: usize = 16;
 
 impl TyCx<'_> {
+    /// The cluster type of a parameter or field written `ty`: as [`Self::map`] gives it, but a
+    /// mutable slice (`out: &mut [u8]`) is a vector's borrow, which the call coerces to one.
+    pub fn map_param(&self, ty: &Type) -> Result<Ty, Why> {
+        match ty {
+            Type::Reference(r) if r.mutability.is_some() => match &*r.elem {
+                Type::Slice(s) => Ok(Ty::RefMut(Box::new(Ty::Vec(Box::new(
+                    self.map(&s.elem, Mode::Arg)?,
+                ))))),
+                _ => self.map(ty, Mode::Arg),
+            },
+            Type::Paren(p) => self.map_param(&p.elem),
+            Type::Group(g) => self.map_param(&g.elem),
+            _ => self.map(ty, Mode::Arg),
+        }
+    }
+
     /// The cluster type for `ty`, or why it is unsupported (naming the type as written).
     pub fn map(&self, ty: &Type, mode: Mode) -> Result<Ty, Why> {
         match ty {
