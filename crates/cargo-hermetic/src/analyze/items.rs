@@ -125,13 +125,7 @@ pub fn self_type_id(names: &Names, module: usize, ty: &syn::Type) -> Option<usiz
     let syn::Type::Path(p) = ty else {
         return None;
     };
-    let segs: Vec<String> = p
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
-    match names.resolve(module, &segs) {
+    match names.resolve(module, &super::syntax::segments(&p.path)) {
         Target::Type(id) => Some(id),
         _ => None,
     }

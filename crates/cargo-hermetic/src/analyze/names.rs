@@ -243,13 +243,7 @@ impl Names {
             Expr::Group(g) => self.eval(m, &g.expr, depth),
             Expr::Cast(c) => self.eval(m, &c.expr, depth),
             Expr::Path(p) if p.qself.is_none() => {
-                let segs: Vec<String> = p
-                    .path
-                    .segments
-                    .iter()
-                    .map(|s| s.ident.to_string())
-                    .collect();
-                self.const_path(m, &segs, depth + 1)
+                self.const_path(m, &super::syntax::segments(&p.path), depth + 1)
             }
             Expr::Binary(b) => {
                 let (x, y) = (

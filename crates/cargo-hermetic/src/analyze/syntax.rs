@@ -49,12 +49,12 @@ pub fn tokens_text(tokens: &TokenStream) -> String {
     out
 }
 
-/// `tokens_text` of anything that prints as tokens.
 /// A path's segments by name (`crate::db::run_query` → `["crate", "db", "run_query"]`).
 pub fn segments(path: &syn::Path) -> Vec<String> {
     path.segments.iter().map(|s| s.ident.to_string()).collect()
 }
 
+/// `tokens_text` of anything that prints as tokens.
 pub fn text(node: &impl ToTokens) -> String {
     tokens_text(&node.to_token_stream())
 }

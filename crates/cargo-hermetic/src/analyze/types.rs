@@ -71,7 +71,7 @@ pub struct TyCx<'a> {
 const MAX_ALIAS_DEPTH: usize = 16;
 
 impl TyCx<'_> {
-    /// The cluster type of a parameter or field written `ty`: as [`Self::map`] gives it, but a
+    /// The cluster type of a parameter written `ty`: as [`Self::map`] gives it, but a
     /// mutable slice (`out: &mut [u8]`) is a vector's borrow, which the call coerces to one.
     pub fn map_param(&self, ty: &Type) -> Result<Ty, Why> {
         match ty {
@@ -106,17 +106,10 @@ impl TyCx<'_> {
                         ..
                     }) => n.base10_parse::<usize>().ok(),
                     // `[u8; SLOTS]`: a constant of the crate.
-                    syn::Expr::Path(p) if p.qself.is_none() => {
-                        let segs: Vec<String> = p
-                            .path
-                            .segments
-                            .iter()
-                            .map(|s| s.ident.to_string())
-                            .collect();
-                        self.names
-                            .const_value(self.module, &segs)
-                            .and_then(|n| usize::try_from(n).ok())
-                    }
+                    syn::Expr::Path(p) if p.qself.is_none() => self
+                        .names
+                        .const_value(self.module, &segments(&p.path))
+                        .and_then(|n| usize::try_from(n).ok()),
                     _ => None,
                 };
                 let Some(n) = n else {

@@ -782,6 +782,14 @@ fn observe_body(cluster: &Cluster, id: usize) -> (TokenStream, ObservedBy) {
 mod tests {
     use super::*;
 
+    /// Asserts that the driver's source, without whitespace, holds each of `expected`.
+    fn assert_holds(source: &str, expected: &[&str]) {
+        let flat: String = source.chars().filter(|c| !c.is_whitespace()).collect();
+        for e in expected {
+            assert!(flat.contains(e), "no {e}:\n{source}");
+        }
+    }
+
     #[test]
     fn the_drivers_names_are_absolute_so_crate_types_may_share_them() {
         let cluster = crate::analyze::analyze_lib(
@@ -818,27 +826,20 @@ mod tests {
         );
         let (files, unsupported) = generate(&cluster, &Disabled::default());
         assert!(unsupported.is_empty());
-        let flat: String = files[0]
-            .source
-            .chars()
-            .filter(|c| !c.is_whitespace())
-            .collect();
-        for expected in [
-            // The return value is decoded before the call...
-            "letr1:bool=::hermetic_driver::decode::<bool>(&args[1usize],slots)?;",
-            // ...and the closure, typed by the callee's bound, is written in the call.
-            "keep::<_>(a0,move|_|::std::clone::Clone::clone(&r1))",
-            "letr0:Option<String>=",
-            "home::<_>(&(move|_|::std::clone::Clone::clone(&r0)))",
-            // A result holding the closure has a type without a name: neither kept nor observed.
-            "let_ret=filtered::<_>(move|_|::std::clone::Clone::clone(&r0));",
-        ] {
-            assert!(
-                flat.contains(expected),
-                "no {expected}:\n{}",
-                files[0].source
-            );
-        }
+        assert_holds(
+            &files[0].source,
+            &[
+                // The return value is decoded before the call...
+                "letr1:bool=::hermetic_driver::decode::<bool>(&args[1usize],slots)?;",
+                // ...and the closure, typed by the callee's bound, is written in the call.
+                "keep::<_>(a0,move|_|::std::clone::Clone::clone(&r1))",
+                "letr0:Option<String>=",
+                "home::<_>(&(move|_|::std::clone::Clone::clone(&r0)))",
+                // A result holding the closure has a type without a name: neither kept nor
+                // observed.
+                "let_ret=filtered::<_>(move|_|::std::clone::Clone::clone(&r0));",
+            ],
+        );
     }
 
     #[test]
@@ -855,21 +856,13 @@ mod tests {
             .collect();
         // A borrow inside the collection still has no slot to come from.
         assert_eq!(unsupported, ["total"]);
-        let flat: String = files[0]
-            .source
-            .chars()
-            .filter(|c| !c.is_whitespace())
-            .collect();
-        for expected in [
-            "letmuta0:Vec<Event>=::hermetic_driver::decode::<",
-            "run(a0.as_slice())",
-        ] {
-            assert!(
-                flat.contains(expected),
-                "no {expected}:\n{}",
-                files[0].source
-            );
-        }
+        assert_holds(
+            &files[0].source,
+            &[
+                "letmuta0:Vec<Event>=::hermetic_driver::decode::<",
+                "run(a0.as_slice())",
+            ],
+        );
     }
 
     #[test]

@@ -1111,7 +1111,8 @@ impl<'s, 'c> Search<'s, 'c> {
     /// took furthest (a run of `parse_timestamp` that got into `parse_date` gets the date
     /// `parse_date` took furthest), and then the words of its modules as what follows; and
     /// when `case` gave a function the text it took furthest, that text into the archived
-    /// tests whose runs entered the function from another.
+    /// tests whose runs entered the function from another. Bytes that are no text go the same
+    /// two ways, whole ([`cross::byte_pieces`]).
     fn piece_edits(&self, case: &TestCase, report: &ExecReport) -> Vec<(cmp::Tried, TestCase)> {
         let deepest = self.deepest_texts();
         let words: BTreeSet<String> = words::module_words(self.space, case).into_iter().collect();
@@ -1220,7 +1221,8 @@ impl<'s, 'c> Search<'s, 'c> {
                 .any(|g| self.runs_in(callee, g))
     }
 
-    /// Of each callable the archive's tests give text, the text it took furthest ([`Self::deepest_leaves`]).
+    /// Of each callable the archive's tests give text, the text it took furthest
+    /// ([`Self::deepest_leaves`]).
     fn deepest_texts(&self) -> BTreeMap<usize, String> {
         self.deepest_leaves(true)
             .into_iter()
