@@ -150,6 +150,33 @@ impl<'ast> Visit<'ast> for Collector<'_> {
         visit::visit_expr_path(self, e);
     }
 
+    /// A lexer's two-char operator matched a char at a time (`('&', Some('&'))`,
+    /// `('=', '=')`) is a word of its own: `&&` is no literal anywhere.
+    fn visit_pat_tuple(&mut self, t: &'ast syn::PatTuple) {
+        let char_of = |p: &syn::Pat| match p {
+            syn::Pat::Lit(syn::ExprLit {
+                lit: syn::Lit::Char(c),
+                ..
+            }) => Some(c.value()),
+            syn::Pat::TupleStruct(s) if s.path.is_ident("Some") && s.elems.len() == 1 => {
+                match &s.elems[0] {
+                    syn::Pat::Lit(syn::ExprLit {
+                        lit: syn::Lit::Char(c),
+                        ..
+                    }) => Some(c.value()),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        if let [a, b] = t.elems.iter().collect::<Vec<_>>()[..] {
+            if let (Some(a), Some(b)) = (char_of(a), char_of(b)) {
+                self.string(format!("{a}{b}"));
+            }
+        }
+        visit::visit_pat_tuple(self, t);
+    }
+
     // Doc comments and other attributes are not values the code compares against.
     fn visit_attribute(&mut self, _: &'ast syn::Attribute) {}
 
@@ -214,6 +241,17 @@ mod tests {
         assert_eq!(l.floats, vec![1.0, 2.5]);
         assert_eq!(l.strings, vec!["bad {}".to_string(), "bytes".to_string()]);
         assert_eq!(l.chars, vec!['q']);
+    }
+
+    #[test]
+    fn a_two_char_operator_matched_a_char_at_a_time_is_a_word() {
+        let l = lits(
+            "fn op(c: char, next: Option<char>) -> u8 {\n\
+             match (c, next) { ('&', Some('&')) => 1, ('|', Some('|')) => 2, ('<', _) => 3, _ => 0 }\n\
+             }\n\
+             fn pair(a: char, b: char) -> bool { match (a, b) { ('=', '=') => true, _ => false } }",
+        );
+        assert_eq!(l.strings, ["&&", "==", "||"]);
     }
 
     #[test]
