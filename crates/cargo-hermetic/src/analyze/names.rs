@@ -193,11 +193,11 @@ impl Names {
         cur
     }
 
-    /// The value of the integer constant `segments` names in `module` (`N`, `crate::N`,
-    /// `N * 2` where `const N` is `1 << 2`), as far as literals, other such constants and
-    /// integer arithmetic make it.
-    pub fn const_value(&self, module: ModuleId, segments: &[String]) -> Option<u128> {
-        self.const_path(module, segments, 0)
+    /// The value of an integer expression written in `module` (`N`, `crate::N`, `N * 2` where
+    /// `const N` is `1 << 2`, `8 * mem::size_of::<Chunk>()`), as far as literals, the crate's
+    /// constants, integer arithmetic and the sizes of primitive types make it.
+    pub fn const_expr(&self, module: ModuleId, e: &syn::Expr) -> Option<u128> {
+        self.eval(module, e, 0)
     }
 
     fn const_path(&self, m: ModuleId, segs: &[String], depth: usize) -> Option<u128> {
@@ -245,6 +245,20 @@ impl Names {
             Expr::Path(p) if p.qself.is_none() => {
                 self.const_path(m, &super::syntax::segments(&p.path), depth + 1)
             }
+            // `mem::size_of::<T>()` of a primitive type, or of a crate alias of one.
+            Expr::Call(c) if c.args.is_empty() => {
+                let Expr::Path(f) = &*c.func else {
+                    return None;
+                };
+                let last = f.path.segments.last()?;
+                let syn::PathArguments::AngleBracketed(a) = &last.arguments else {
+                    return None;
+                };
+                match (last.ident == "size_of", a.args.first()) {
+                    (true, Some(syn::GenericArgument::Type(t))) => self.size_of(m, t, depth + 1),
+                    _ => None,
+                }
+            }
             Expr::Binary(b) => {
                 let (x, y) = (
                     self.eval(m, &b.left, depth)?,
@@ -263,6 +277,37 @@ impl Names {
                     BinOp::BitXor(_) => Some(x ^ y),
                     _ => None,
                 }
+            }
+            _ => None,
+        }
+    }
+
+    /// The size in bytes of a primitive type written in module `m`, through the crate's aliases.
+    fn size_of(&self, m: ModuleId, t: &syn::Type, depth: usize) -> Option<u128> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        let syn::Type::Path(p) = t else {
+            return None;
+        };
+        if let Some(id) = p.path.get_ident() {
+            let size = match id.to_string().as_str() {
+                "u8" | "i8" | "bool" => Some(1),
+                "u16" | "i16" => Some(2),
+                "u32" | "i32" | "f32" | "char" => Some(4),
+                "u64" | "i64" | "f64" => Some(8),
+                "usize" | "isize" => Some(std::mem::size_of::<usize>() as u128),
+                "u128" | "i128" => Some(16),
+                _ => None,
+            };
+            if size.is_some() {
+                return size;
+            }
+        }
+        match self.resolve_in(m, &super::syntax::segments(&p.path), depth + 1) {
+            Target::Alias(id) => {
+                let alias = &self.aliases[id];
+                self.size_of(alias.module, &alias.item.ty, depth + 1)
             }
             _ => None,
         }
@@ -461,16 +506,21 @@ mod tests {
         let n = names(&[(
             "lib.rs",
             "pub const SLOTS: usize = 4;\n\
-             mod limits { pub const BITS: u32 = 1 << 3; pub const WORDS: usize = (super::SLOTS * 2) as usize + BITS as usize; }\n\
+             mod limits { pub const BITS: u32 = 1 << 3; pub const WORDS: usize = (super::SLOTS * 2) as usize + BITS as usize;\n\
+               use std::mem; type Chunk = u32; const RANGE: usize = 0x80; const BITS_PER_CHUNK: usize = 8 * mem::size_of::<Chunk>(); }\n\
              mod user { use crate::limits::WORDS; use super::*; const ODD: usize = \"x\".len(); }",
         )]);
         // Modules: 0 root, 1 limits, 2 user.
-        assert_eq!(n.const_value(0, &path("SLOTS")), Some(4));
-        assert_eq!(n.const_value(1, &path("BITS")), Some(8));
-        assert_eq!(n.const_value(0, &path("limits::WORDS")), Some(16));
-        assert_eq!(n.const_value(2, &path("WORDS")), Some(16));
-        assert_eq!(n.const_value(2, &path("SLOTS")), Some(4));
-        assert_eq!(n.const_value(2, &path("ODD")), None);
-        assert_eq!(n.const_value(0, &path("NOPE")), None);
+        let value = |m, e: &str| n.const_expr(m, &syn::parse_str(e).unwrap());
+        assert_eq!(value(0, "SLOTS"), Some(4));
+        assert_eq!(value(1, "BITS"), Some(8));
+        assert_eq!(value(0, "limits::WORDS"), Some(16));
+        assert_eq!(value(2, "WORDS"), Some(16));
+        assert_eq!(value(2, "SLOTS"), Some(4));
+        assert_eq!(value(2, "ODD"), None);
+        assert_eq!(value(0, "NOPE"), None);
+        // An array length as percent-encoding writes it.
+        assert_eq!(value(1, "RANGE / BITS_PER_CHUNK"), Some(4));
+        assert_eq!(value(1, "std::mem::size_of::<String>()"), None);
     }
 }

@@ -105,12 +105,11 @@ impl TyCx<'_> {
                         lit: syn::Lit::Int(n),
                         ..
                     }) => n.base10_parse::<usize>().ok(),
-                    // `[u8; SLOTS]`: a constant of the crate.
-                    syn::Expr::Path(p) if p.qself.is_none() => self
+                    // `[u8; SLOTS]`, `[Chunk; RANGE / BITS]`: constants of the crate.
+                    len => self
                         .names
-                        .const_value(self.module, &segments(&p.path))
+                        .const_expr(self.module, len)
                         .and_then(|n| usize::try_from(n).ok()),
-                    _ => None,
                 };
                 let Some(n) = n else {
                     return Err(Why::new(
