@@ -1157,16 +1157,14 @@ impl<'s, 'c> Search<'s, 'c> {
         // the test gives others (`decode_all` gets the record `decode_prefix` took); and when
         // the test gave a callee those bytes, they go into the archived tests that entered it.
         let leaves = cmp::arg_leaves(self.space, case);
-        let entered =
-            |covered: &[u32], c: usize| self.goals.goals_hit(covered).any(|g| self.runs_in(c, g));
         for (c, piece) in self.deepest_leaves(false).into_iter().take(MAX_PIECES) {
-            if entered(&report.covered, c) {
+            if self.reached(&report.covered, c) {
                 out.extend(cross::byte_pieces(self.space, case, &piece, c));
             }
             let given = |l: &cmp::ArgLeaf| case.stmts[l.stmt].callable == c && l.bytes == piece;
             if leaves.iter().any(given) {
                 for t in self.archive.tests() {
-                    if entered(&t.report.covered, c) {
+                    if self.reached(&t.report.covered, c) {
                         out.extend(cross::byte_pieces(self.space, &t.case, &piece, c));
                     }
                 }
@@ -1214,11 +1212,14 @@ impl<'s, 'c> Search<'s, 'c> {
         let gives_text = cmp::arg_leaves(self.space, case)
             .iter()
             .any(|l| l.text && case.stmts[l.stmt].callable != callee);
-        gives_text
-            && self
-                .goals
-                .goals_hit(covered)
-                .any(|g| self.runs_in(callee, g))
+        gives_text && self.reached(covered, callee)
+    }
+
+    /// Whether a run that covered `covered` ran code of `callee`.
+    fn reached(&self, covered: &[u32], callee: usize) -> bool {
+        self.goals
+            .goals_hit(covered)
+            .any(|g| self.runs_in(callee, g))
     }
 
     /// Of each callable the archive's tests give text, the text it took furthest

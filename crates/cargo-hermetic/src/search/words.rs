@@ -278,13 +278,10 @@ pub fn edits(
         .collect();
     let modules: Vec<&[String]> = modules.into_iter().collect();
     let lines = modules.iter().any(|m| space.pool.module_reads_lines(m));
-    let nl = match modules
+    let crlf = modules
         .iter()
-        .any(|m| space.pool.module_line_break(m) == "\r\n")
-    {
-        true => "\r\n",
-        false => "\n",
-    };
+        .any(|m| space.pool.module_line_break(m) == "\r\n");
+    let nl = if crlf { "\r\n" } else { "\n" };
     let kept = kept_words(compared, space.pool.source_strings());
     // The texts of the `gaining` calls first, the latest first (`feed("RCPT")` after the calls
     // that set the session up): the whole texts and tokens are capped.
