@@ -6,7 +6,9 @@ use std::time::{Duration, UNIX_EPOCH};
 
 /// Enters the environment on this thread; drop the guard to leave.
 pub fn enter(spec: &EnvSpec) -> EnvGuard {
-    let mut env = Env::new();
+    // No other thread of the driver writes to stdout, and a thread pool the code started in
+    // an earlier execution may print while the case waits for it.
+    let mut env = Env::new().share_stdout();
     for d in &spec.dirs {
         env = env.dir(d);
     }

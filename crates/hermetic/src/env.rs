@@ -60,6 +60,7 @@ pub struct Env {
     hostname: String,
     pid: i32,
     cpus: usize,
+    share_stdout: bool,
 }
 
 impl Default for Env {
@@ -86,6 +87,7 @@ impl Env {
             hostname: "hermetic".into(),
             pid: 4242,
             cpus: 4,
+            share_stdout: false,
         }
     }
 
@@ -263,6 +265,18 @@ impl Env {
         self
     }
 
+    /// Lets other threads write to std's `io::stdout()` while this environment is entered.
+    /// By default the entering thread holds std's stdout lock until it leaves (or starts a
+    /// thread): std buffers stdout for the whole process, and a line half written by another
+    /// thread (libtest reports each test that way) would otherwise be flushed into this
+    /// environment. Share it when other threads the code waits for, started before `enter`
+    /// (a thread pool), write to stdout; what they leave half written may then show in
+    /// [`EnvGuard::stdout`].
+    pub fn share_stdout(mut self) -> Env {
+        self.share_stdout = true;
+        self
+    }
+
     /// Activates the environment on the current thread (and on threads it spawns) until the
     /// returned guard is dropped.
     ///
@@ -275,11 +289,16 @@ impl Env {
         crate::libc::link_interposers();
         install_panic_hook();
         crate::state::restart_vfds_when_none_open();
+        let holds_stdout = !self.share_stdout;
+        if holds_stdout {
+            crate::stdout_lock::hold();
+        }
         let shared = self.build();
         let prev = crate::active::enter(shared.clone());
         EnvGuard {
             shared,
             prev,
+            holds_stdout,
             _not_send: PhantomData,
         }
     }
@@ -391,6 +410,8 @@ fn install_panic_hook() {
 pub struct EnvGuard {
     shared: Arc<Shared>,
     prev: *const Shared,
+    /// It holds std's stdout lock (see [`Env::share_stdout`]).
+    holds_stdout: bool,
     _not_send: PhantomData<*const ()>,
 }
 
@@ -542,6 +563,9 @@ impl Drop for EnvGuard {
             }
         }
         crate::active::leave(self.prev);
+        if self.holds_stdout {
+            crate::stdout_lock::release();
+        }
     }
 }
 

@@ -126,10 +126,14 @@
 //!   are captured.
 //! * **std buffers stdin and stdout process-wide.** Virtual stdin is served one line per
 //!   read (like a terminal), so std's buffer holds no more than the reader consumed, and the
-//!   guard drains it when it drops; a partial line written with `write!(io::stdout(), ..)` sits
-//!   in std's buffer until a newline or flush, and another test writing to stdout meanwhile
-//!   would flush it into its own environment. [`EnvGuard::stdout`] and the guard's drop flush
-//!   it; tests that write partial lines to stdout should not run concurrently.
+//!   guard drains it when it drops. Into std's one stdout buffer every thread writes, libtest
+//!   too (half a line at a time), so the thread that enters an environment holds std's stdout
+//!   lock until it leaves: other threads' writes to stdout wait meanwhile. It lets go when it
+//!   starts a thread (which may print while it waits for it), and never takes it with
+//!   [`Env::share_stdout`]; from then on what another thread left half written may be flushed
+//!   into the environment, so such tests should not run beside others that print. Code that
+//!   waits inside the environment for a thread started before it (a pool) that writes to
+//!   stdout needs `share_stdout`: that thread would wait for the lock.
 //! * Not virtualised: writes through a shared memory map (maps are copies), `select`, `dup2`
 //!   onto a chosen number, `O_TMPFILE` (refused, so `tempfile` falls back to a named file),
 //!   `O_PATH` semantics, inotify; file locks are always granted.
@@ -174,6 +178,8 @@ pub mod record;
 mod rng;
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 mod state;
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+mod stdout_lock;
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 mod vfs;
 #[cfg(all(target_os = "linux", target_env = "gnu"))]

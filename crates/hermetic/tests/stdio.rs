@@ -4,8 +4,8 @@ use std::io::{self, BufRead, IsTerminal, Read, Write};
 
 use hermetic::{Access, Env};
 
-/// std's stdout buffer is process-wide: a test that leaves a partial line in it must not
-/// overlap with another test writing to stdout (see the crate docs).
+/// std's stdout buffer is process-wide: tests whose environments share it (they start threads
+/// or ask to) must not overlap with another test writing to stdout (see the crate docs).
 static STDOUT_TESTS: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 #[test]
@@ -52,6 +52,8 @@ fn stdio_is_not_a_terminal() {
 
 #[test]
 fn writes_from_spawned_threads_are_captured() {
+    // Starting a thread lets go of std's stdout lock: the buffer is shared from then on.
+    let _serial = STDOUT_TESTS.lock().unwrap_or_else(|e| e.into_inner());
     let env = Env::new().enter();
     std::thread::spawn(|| {
         io::stdout().write_all(b"from thread\n").unwrap();
@@ -59,6 +61,38 @@ fn writes_from_spawned_threads_are_captured() {
     .join()
     .unwrap();
     assert_eq!(env.stdout(), b"from thread\n");
+}
+
+#[test]
+fn a_line_another_thread_half_wrote_stays_out_of_the_environment() {
+    // libtest's main thread reports a test as `write_all("test x ... ")` then `flush()`, each
+    // taking std's stdout lock on its own; a thread writing to fd 1 inside an environment in
+    // between used to flush that half line into its environment. Here another thread does the
+    // same, inside an environment of its own that shares stdout (so nothing reaches the real
+    // fd 1), while this one writes whole lines.
+    let _serial = STDOUT_TESTS.lock().unwrap_or_else(|e| e.into_inner());
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let reporter = std::thread::spawn({
+        let stop = stop.clone();
+        move || {
+            let env = Env::new().share_stdout().enter();
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                io::stdout().write_all(b"half ").unwrap();
+                std::thread::yield_now();
+                io::stdout().flush().unwrap();
+            }
+            env.stdout_string()
+        }
+    });
+    for i in 0..2_000 {
+        let env = Env::new().enter();
+        writeln!(io::stdout(), "line {i}").unwrap();
+        std::thread::yield_now();
+        assert_eq!(env.stdout_string(), format!("line {i}\n"));
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let reported = reporter.join().unwrap();
+    assert!(reported.starts_with("half ") && !reported.contains("line"));
 }
 
 #[test]

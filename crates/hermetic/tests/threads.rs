@@ -31,7 +31,10 @@ fn spawned_threads_inherit_the_environment() {
 /// One worker: its own environment, overlapping in time with the others.
 fn worker(i: usize, barrier: Arc<Barrier>) -> Result<(), String> {
     let t = UNIX_EPOCH + Duration::from_secs(1_000_000 * i as u64);
+    // The workers wait for each other inside their environments: none may hold std's stdout
+    // lock, which the others would wait for.
     let env = Env::new()
+        .share_stdout()
         .file("/cfg", format!("worker {i}"))
         .var("WORKER", i.to_string())
         .now(t)

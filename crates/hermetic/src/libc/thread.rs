@@ -33,6 +33,8 @@ interpose! {
         let Some(env) = crate::active::current_arc() else {
             return pass!();
         };
+        // The new thread may write to stdout while this one waits for it.
+        crate::stdout_lock::let_go();
         if let Some(cx) = crate::active::ctx() {
             let _ = cx.run(|st| {
                 st.record(Access::Served { what: "thread" });
