@@ -1289,6 +1289,30 @@ fn the_modules_words_go_in_as_keys_values_and_added_lines() {
 }
 
 #[test]
+fn a_line_that_starts_or_ends_with_a_blank_the_code_splits_on_gets_a_word_there() {
+    // ` - ` split at ' ' has an empty first field: the method goes before the blank.
+    let c = cluster(
+        "pub fn parse(line: &str) -> Result<u8, ()> {\n\
+             let parts: Vec<&str> = line.split(' ').collect();\n\
+             if parts.len() != 3 { return Err(()); }\n\
+             match parts[0] { \"GET\" => Ok(1), _ => Err(()) }\n\
+         }\n",
+    );
+    let usable = vec![true; c.callables.len()];
+    let pool = ValuePool::from_literals(&c.literals);
+    let space = Space::new(&c, &usable, vec![0], pool);
+    let case = one_call(&c, "parse", Value::Str(" - ".into()));
+    let (tokens, tiers) = word_texts(&space, &case, 0, &[]);
+    let all: Vec<&String> = tokens.iter().chain(tiers.iter().flatten()).collect();
+    assert!(rest_has(&all, "GET - "), "{all:?}");
+    // And one that ends with it has an empty last field: a word goes after the blank.
+    let case = one_call(&c, "parse", Value::Str("GET / ".into()));
+    let (tokens, tiers) = word_texts(&space, &case, 0, &[]);
+    let all: Vec<&String> = tokens.iter().chain(tiers.iter().flatten()).collect();
+    assert!(rest_has(&all, "GET / GET"), "{all:?}");
+}
+
+#[test]
 fn a_text_without_structure_gets_the_sources_separators_and_its_lines_marks() {
     let c = cluster(READER);
     let usable = vec![true; c.callables.len()];

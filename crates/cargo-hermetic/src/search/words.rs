@@ -5,11 +5,12 @@
 //! that: the words written in the modules of the functions a test calls, and the integers the
 //! run compared (and one more, for `n > 10`), each go where the text has a word, replace the
 //! whole text, or go into a copy of the word's line added after it (`name=a` ->
-//! `name=a\nretries=a`: the first line still holds what the code needed), or where a line's
-//! first word ends (a value: `verbose=true`); and each line is said twice (what a reader
-//! refuses on a repeat) or dropped (one it refuses stops it before the rest). The edits start
-//! from a test that just gained a goal, so whatever it had right (a token in another argument)
-//! stays.
+//! `name=a\nretries=a`: the first line still holds what the code needed), where a line's
+//! first word ends (a value: `verbose=true`), or into the empty field a line starts or ends
+//! with (` - ` split at ' ' -> `GET - `, `:P` -> `name:P`); and each line is said twice (what
+//! a reader refuses on a repeat) or dropped (one it refuses stops it before the rest). The
+//! edits start from a test that just gained a goal, so whatever it had right (a token in
+//! another argument) stays.
 //!
 //! Text gets the shape the code reads with the separators of those modules (their char
 //! literals and short punctuation strings: what they split, strip and find on): a key without
@@ -501,10 +502,23 @@ fn texts(
                 texts[0].push(format!("{before}{m}{}{after}", &s[value..end]));
             }
         }
-        // A line that starts at a separator has no key yet: one goes before it.
-        if s[start..b].chars().any(|c| !c.is_whitespace()) {
+        // A line that starts at a separator has no key yet: one goes before it. A blank
+        // counts where the code splits on it (` - ` split at ' ' starts with an empty field).
+        let splits_on = |c: char| {
+            joins
+                .iter()
+                .any(|j| j.len() == c.len_utf8() && j.starts_with(c))
+        };
+        let field_mark = |c: char| separates(c) && (!c.is_whitespace() || splits_on(c));
+        if s[start..b].chars().any(field_mark) {
             let (line_head, line) = (&s[..start], &s[start..]);
-            texts[2].extend(dict.iter().map(|w| format!("{line_head}{w}{line}")));
+            texts[1].extend(dict.iter().map(|w| format!("{line_head}{w}{line}")));
+        }
+        // One that ends at a separator has no last field yet: one goes after it (`GET /a `
+        // split at ' ' ends with an empty version).
+        if s[..end].ends_with(field_mark) {
+            let (line, rest) = (&s[..end], &s[end..]);
+            texts[1].extend(dict.iter().map(|w| format!("{line}{w}{rest}")));
         }
         for w in dict {
             texts[1].push(format!("{head}{w}{tail}"));
