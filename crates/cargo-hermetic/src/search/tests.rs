@@ -1337,7 +1337,10 @@ fn a_text_without_structure_gets_the_sources_separators_and_its_lines_marks() {
     // before it, or nothing.
     let case = one_call(&c, "read", Value::Str("=1\nname=a".into()));
     let (_, [first, second, ..]) = word_texts(&space, &case, 0, &[]);
-    assert!(second.iter().any(|t| t == "retries=1\nname=a"), "{second:?}");
+    assert!(
+        second.iter().any(|t| t == "retries=1\nname=a"),
+        "{second:?}"
+    );
     for want in ["=1\nname==a", "=1\nname="] {
         assert!(first.iter().any(|t| t == want), "{want:?} not in {first:?}");
     }
