@@ -262,11 +262,30 @@ pub fn eager(
                         },
                     ));
                 }
+                // The text's start was compared and no more of it: an ordering compares the
+                // shorter length's bytes, then the lengths (`BTreeMap<String, _>::get`, a
+                // sorted slice's search), so the other operand is likely all there is of it.
+                if !exact && at == 0 && from.len() < l.bytes.len() {
+                    let mut value = case.stmts[i].args[k].clone();
+                    if set_bytes(&l.ty, &mut value, &mut { leaf }, &mut |_| to.to_vec()) {
+                        out.push((
+                            (to.to_vec(), i, k, leaf, WHOLE),
+                            ArgEdit {
+                                stmt: i,
+                                arg: k,
+                                value,
+                            },
+                        ));
+                    }
+                }
             }
         }
     }
     (ints, out)
 }
+
+/// The place of an eager substitution that replaced a whole string or byte slice.
+const WHOLE: usize = usize::MAX - 4;
 
 /// How far from a string's or byte slice's length an operand may be and still be taken for
 /// it: code often compares the length of what is left after a prefix (`"Wednesday, "`, the

@@ -469,6 +469,28 @@ fn bytes_compared_as_an_integer_at_any_site_are_replaced_eagerly() {
     assert!(spliced.is_empty());
 }
 
+/// An ordering compares the shorter length's bytes, then the lengths: where a text's start was
+/// compared with a shorter operand (a `BTreeMap<String, _>` key), the text also becomes that
+/// operand whole, besides having it spliced in.
+#[test]
+fn a_text_whose_start_was_compared_with_a_shorter_operand_becomes_it_whole() {
+    let c = cluster(READER);
+    let usable = vec![true; c.callables.len()];
+    let space = Space::new(&c, &usable, vec![0], ValuePool::default());
+    let case = one_call(&c, "read", Value::Str("t9ue".into()));
+    let compared = [b"t9".to_vec(), b"ab".to_vec()];
+    let (_, spliced) = cmp::eager(&space, &case, &[], &compared, &[]);
+    let got: Vec<_> = spliced
+        .iter()
+        .map(|(_, e)| e.apply(&case).stmts[0].args[0].clone())
+        .collect();
+    assert_eq!(got, [Value::Str("abue".into()), Value::Str("ab".into())]);
+    // A text compared whole has nothing more to drop.
+    let case = one_call(&c, "read", Value::Str("t9".into()));
+    let (_, spliced) = cmp::eager(&space, &case, &[], &compared, &[]);
+    assert_eq!(spliced.len(), 1);
+}
+
 /// Tests of the last run go first and are kept as they are, even a longer one than the search
 /// would write (two calls) and one whose goals another kept test covers; the search stops at
 /// once when they cover everything.
