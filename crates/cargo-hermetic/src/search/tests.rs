@@ -1311,6 +1311,26 @@ fn the_modules_words_go_in_as_keys_values_and_added_lines() {
 }
 
 #[test]
+fn a_line_of_fields_gets_one_more() {
+    // `0.0` split at '.' has two fields where the code reads three.
+    let c = cluster(
+        "pub fn parse(v: &str) -> Option<u8> {\n\
+             let mut parts = v.split('.');\n\
+             let a: u8 = parts.next()?.parse().ok()?;\n\
+             let b: u8 = parts.next()?.parse().ok()?;\n\
+             let c: u8 = parts.next()?.parse().ok()?;\n\
+             Some(a + b + c)\n\
+         }\n",
+    );
+    let usable = vec![true; c.callables.len()];
+    let pool = ValuePool::from_literals(&c.literals);
+    let space = Space::new(&c, &usable, vec![0], pool);
+    let case = one_call(&c, "parse", Value::Str("0.12".into()));
+    let (tokens, _) = word_texts(&space, &case, 0, &[]);
+    assert!(tokens.iter().any(|t| t == "0.12.12"), "{tokens:?}");
+}
+
+#[test]
 fn a_line_that_starts_or_ends_with_a_blank_the_code_splits_on_gets_a_word_there() {
     // ` - ` split at ' ' has an empty first field: the method goes before the blank.
     let c = cluster(

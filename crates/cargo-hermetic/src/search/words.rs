@@ -398,6 +398,24 @@ fn texts(
         }
     }
     let separates = |c: char| c == '\n' || joins.iter().any(|j| j.contains(c));
+    // A line of fields gets one more: its last separator and field again (`0.0` -> `0.0.0`,
+    // what a third `split('.').next()` asks for). A token, all tried: as a shape edit it took
+    // the slots a text of one line leaves to the words.
+    let splits_on = |c: char| {
+        joins
+            .iter()
+            .any(|j| j.len() == c.len_utf8() && j.starts_with(c))
+    };
+    for (i, line) in lines.iter().enumerate().take(MAX_REPEATED) {
+        let Some((at, c)) = line.char_indices().rev().find(|&(_, c)| splits_on(c)) else {
+            continue;
+        };
+        if line.len() > at + c.len_utf8() {
+            let mut grown: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+            grown[i].push_str(&line[at..]);
+            tokens.push(grown.join("\n"));
+        }
+    }
     let words = words_of(s, separates);
     let mut whole = Vec::new();
     // A short text is likely one token with a stray line in it (`8:452:no\nno:-l` met the
@@ -504,11 +522,6 @@ fn texts(
         }
         // A line that starts at a separator has no key yet: one goes before it. A blank
         // counts where the code splits on it (` - ` split at ' ' starts with an empty field).
-        let splits_on = |c: char| {
-            joins
-                .iter()
-                .any(|j| j.len() == c.len_utf8() && j.starts_with(c))
-        };
         let field_mark = |c: char| separates(c) && (!c.is_whitespace() || splits_on(c));
         if s[start..b].chars().any(field_mark) {
             let (line_head, line) = (&s[..start], &s[start..]);
