@@ -244,39 +244,30 @@ pub fn eager(
             } else {
                 occurrences(&l.bytes, from)
             };
-            for at in places {
+            // The leaf made by `make` from its bytes, tried under `place`.
+            let mut edit = |place: usize, make: &mut dyn FnMut(&[u8]) -> Vec<u8>| {
                 let mut value = case.stmts[i].args[k].clone();
-                let done = set_bytes(&l.ty, &mut value, &mut { leaf }, &mut |b| {
+                if set_bytes(&l.ty, &mut value, &mut { leaf }, make) {
+                    let edit = ArgEdit {
+                        stmt: i,
+                        arg: k,
+                        value,
+                    };
+                    out.push(((to.to_vec(), i, k, leaf, place), edit));
+                }
+            };
+            for at in places {
+                edit(at, &mut |b| {
                     let mut new = b[..at].to_vec();
                     new.extend_from_slice(to);
                     new.extend_from_slice(&b[at + from.len()..]);
                     new
                 });
-                if done {
-                    out.push((
-                        (to.to_vec(), i, k, leaf, at),
-                        ArgEdit {
-                            stmt: i,
-                            arg: k,
-                            value,
-                        },
-                    ));
-                }
                 // The text's start was compared and no more of it: an ordering compares the
                 // shorter length's bytes, then the lengths (`BTreeMap<String, _>::get`, a
                 // sorted slice's search), so the other operand is likely all there is of it.
                 if !exact && at == 0 && from.len() < l.bytes.len() {
-                    let mut value = case.stmts[i].args[k].clone();
-                    if set_bytes(&l.ty, &mut value, &mut { leaf }, &mut |_| to.to_vec()) {
-                        out.push((
-                            (to.to_vec(), i, k, leaf, WHOLE),
-                            ArgEdit {
-                                stmt: i,
-                                arg: k,
-                                value,
-                            },
-                        ));
-                    }
+                    edit(WHOLE, &mut |_| to.to_vec());
                 }
             }
         }
