@@ -1331,6 +1331,67 @@ fn a_line_of_fields_gets_one_more() {
 }
 
 #[test]
+fn the_last_field_of_the_line_a_reader_stopped_at_gets_each_word() {
+    // `GET /a 32` passed the method and the path; its version is compared whole, lengths first.
+    let c = cluster(
+        "pub fn parse(text: &str) -> Result<u8, ()> {\n\
+             let line = text.lines().next().ok_or(())?;\n\
+             let parts: Vec<&str> = line.split(' ').collect();\n\
+             if parts.len() != 3 { return Err(()); }\n\
+             match parts[0] { \"GET\" => {} _ => return Err(()) }\n\
+             if line.split_once(':').is_none() { return Err(()); }\n\
+             match parts[2] { \"HTTP/1.1\" => Ok(1), _ => Err(()) }\n\
+         }\n",
+    );
+    let usable = vec![true; c.callables.len()];
+    let pool = ValuePool::from_literals(&c.literals);
+    let space = Space::new(&c, &usable, vec![0], pool);
+    let case = one_call(&c, "parse", Value::Str("GET /a 32\nzz".into()));
+    let dict = words::dictionary(&space, &case, &[], |_| true);
+    let tokens = |compared: &[Vec<u8>]| -> Vec<String> {
+        let edits = words::edits(&space, &case, &dict, compared, &BTreeSet::new());
+        edits
+            .tokens
+            .into_iter()
+            .map(|(_, t)| match &t.stmts[0].args[0] {
+                Value::Str(s) => s.clone(),
+                other => panic!("not text: {other:?}"),
+            })
+            .collect()
+    };
+    // The run compared the method last: the reader stopped at the first line.
+    let stopped = tokens(&[b"GET".to_vec(), b"GET".to_vec()]);
+    assert!(
+        stopped.iter().any(|t| t == "GET /a HTTP/1.1\nzz"),
+        "{stopped:?}"
+    );
+    // A key with a blank in it, where the code splits at ':', becomes each word whole.
+    let case = one_call(&c, "parse", Value::Str("GET /a 32\nGET / :x".into()));
+    let edits = words::edits(
+        &space,
+        &case,
+        &dict,
+        &[b"GET".to_vec(), b"GET".to_vec()],
+        &BTreeSet::new(),
+    );
+    let keyed: Vec<String> = edits
+        .tokens
+        .into_iter()
+        .map(|(_, t)| format!("{:?}", t.stmts[0].args[0]))
+        .collect();
+    assert!(
+        keyed.iter().any(|t| t == r#"Str("GET /a 32\nGET:x")"#),
+        "{keyed:?}"
+    );
+    // Nothing says where it stopped: no such token.
+    let unknown = tokens(&[]);
+    assert!(
+        !unknown.iter().any(|t| t == "GET /a HTTP/1.1\nzz"),
+        "{unknown:?}"
+    );
+}
+
+#[test]
 fn a_line_that_starts_or_ends_with_a_blank_the_code_splits_on_gets_a_word_there() {
     // ` - ` split at ' ' has an empty first field: the method goes before the blank.
     let c = cluster(

@@ -416,6 +416,42 @@ fn texts(
             tokens.push(grown.join("\n"));
         }
     }
+    // Where the code reads lines, the line a reader stopped at, and the last line with text (a
+    // reader of headers compares none it could be found by), get each word as their last
+    // field, and as their key where the key holds a blank. A field compared whole (`match parts[2] { "HTTP/1.1" => .. }`)
+    // compares lengths first and shows no operand, and the fields before it passed
+    // (`DELETE /a 32` -> `DELETE /a HTTP/1.1`); a key that must be one token is no word to
+    // replace (`HEAD / :x` -> `content-length:x`). Tokens, all tried: a word after a line's
+    // first is a late tier's, a slot or two per gain.
+    let last_line = s.trim_end().rfind('\n').map_or(0, |i| i + 1);
+    let reads_lines = modules
+        .iter()
+        .any(|m| pool.module_reads_lines(m) || pool.module_line_break(m) == "\r\n");
+    let ends: BTreeSet<usize> = match reads_lines {
+        true => stopped.into_iter().chain([last_line]).collect(),
+        false => BTreeSet::new(),
+    };
+    for start in ends {
+        let end = s[start..].find('\n').map_or(s.len(), |i| start + i);
+        let line = &s[start..end];
+        let (head, tail) = (&s[..start], &s[end..]);
+        if let Some((at, c)) = line.char_indices().rev().find(|&(_, c)| splits_on(c)) {
+            let last = &line[..at + c.len_utf8()];
+            tokens.extend(dict.iter().map(|w| format!("{head}{last}{w}{tail}")));
+        }
+        // Which separator ends the key is unknown (`/` is a mark the path starts with): the
+        // first of each, whose key holds a blank.
+        let marks: BTreeSet<char> = line
+            .chars()
+            .filter(|&c| !c.is_whitespace() && splits_on(c))
+            .collect();
+        for at in marks.into_iter().filter_map(|c| line.find(c)) {
+            if line[..at].trim().contains(char::is_whitespace) {
+                let rest = &line[at..];
+                tokens.extend(dict.iter().map(|w| format!("{head}{w}{rest}{tail}")));
+            }
+        }
+    }
     let words = words_of(s, separates);
     let mut whole = Vec::new();
     // A short text is likely one token with a stray line in it (`8:452:no\nno:-l` met the
