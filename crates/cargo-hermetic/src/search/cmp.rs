@@ -16,7 +16,7 @@
 //! (`s[16] != b' '`, or `s[23].wrapping_sub(b'0') < 10`) becomes it where the test holds it.
 
 use super::ops::Space;
-use crate::cluster::{IntTy, Ty};
+use crate::cluster::{IntTy, StdTy, Ty};
 use crate::test_case::TestCase;
 use hermetic_protocol::Value;
 use rand::seq::SliceRandom;
@@ -541,6 +541,18 @@ fn bytes_kind(ty: &Ty) -> Option<Bytes> {
     }
 }
 
+/// The type of each item of a map or set the search holds as a sequence (a map's items are
+/// `(key, value)` tuples), whose strings are leaves as a vector's are.
+fn collection_item(ty: &Ty) -> Option<Ty> {
+    match ty {
+        Ty::Std(StdTy::HashMap | StdTy::BTreeMap, kv) if kv.len() == 2 => {
+            Some(Ty::Tuple(kv.clone()))
+        }
+        Ty::Std(StdTy::HashSet | StdTy::BTreeSet, t) if t.len() == 1 => Some(t[0].clone()),
+        _ => None,
+    }
+}
+
 /// The strings and byte sequences of a value, in order, as bytes.
 fn byte_leaves(ty: &Ty, v: &Value, out: &mut Vec<Vec<u8>>) {
     let mut all = Vec::new();
@@ -567,6 +579,11 @@ fn byte_leaves_kind(ty: &Ty, v: &Value, out: &mut Vec<(Vec<u8>, bool, bool)>) {
                 .iter()
                 .zip(items)
                 .for_each(|(t, i)| byte_leaves_kind(t, i, out)),
+            (Ty::Std(..), Value::Seq(items)) => {
+                if let Some(t) = collection_item(ty) {
+                    items.iter().for_each(|i| byte_leaves_kind(&t, i, out))
+                }
+            }
             _ => {}
         },
     }
@@ -678,6 +695,8 @@ pub(super) fn set_bytes(
                 .iter()
                 .zip(items.iter_mut())
                 .any(|(t, i)| set_bytes(t, i, n, f)),
+            (Ty::Std(..), Value::Seq(items)) => collection_item(ty)
+                .is_some_and(|t| items.iter_mut().any(|i| set_bytes(&t, i, n, f))),
             _ => false,
         },
     }
@@ -774,6 +793,32 @@ mod tests {
             stmts: vec![Stmt { callable: 0, args }],
             env: Default::default(),
         }
+    }
+
+    /// The strings of a map's keys and values, and of a set's items, are leaves: a value a
+    /// lookup found gets the words the code matches it with.
+    #[test]
+    fn the_strings_inside_maps_and_sets_are_leaves() {
+        let map = Ty::Std(StdTy::BTreeMap, vec![Ty::String, Ty::String]);
+        let entry =
+            |k: &str, v: &str| Value::Tuple(vec![Value::Str(k.into()), Value::Str(v.into())]);
+        let mut v = Value::Seq(vec![entry("a", "x"), entry("b", "y")]);
+        let mut leaves = Vec::new();
+        byte_leaves(&map, &v, &mut leaves);
+        assert_eq!(
+            leaves,
+            [b"a".to_vec(), b"x".to_vec(), b"b".to_vec(), b"y".to_vec()]
+        );
+        assert!(set_bytes(&map, &mut v, &mut 3, &mut |_| b"true".to_vec()));
+        assert_eq!(v, Value::Seq(vec![entry("a", "x"), entry("b", "true")]));
+        let set = Ty::Std(StdTy::HashSet, vec![Ty::Str]);
+        let mut leaves = Vec::new();
+        byte_leaves(
+            &set,
+            &Value::Seq(vec![Value::Str("on".into())]),
+            &mut leaves,
+        );
+        assert_eq!(leaves, [b"on".to_vec()]);
     }
 
     #[test]
