@@ -7,10 +7,11 @@
 //! whole text, or go into a copy of the word's line added after it (`name=a` ->
 //! `name=a\nretries=a`: the first line still holds what the code needed), where a line's
 //! first word ends (a value: `verbose=true`), or into the empty field a line starts or ends
-//! with (` - ` split at ' ' -> `GET - `, `:P` -> `name:P`); and each line is said twice (what
-//! a reader refuses on a repeat) or dropped (one it refuses stops it before the rest). The
-//! edits start from a test that just gained a goal, so whatever it had right (a token in
-//! another argument) stays.
+//! with (` - ` split at ' ' -> `GET - `, `:P` -> `name:P`), or as the last field or the key of
+//! the line a reader of lines stopped at (`DELETE /a 32` -> `DELETE /a HTTP/1.1`, `HEAD / :x`
+//! -> `content-length:x`); and each line is said twice (what a reader refuses on a repeat) or
+//! dropped (one it refuses stops it before the rest). The edits start from a test that just
+//! gained a goal, so whatever it had right (a token in another argument) stays.
 //!
 //! Text gets the shape the code reads with the separators of those modules (their char
 //! literals and short punctuation strings: what they split, strip and find on): a key without
@@ -418,11 +419,11 @@ fn texts(
     }
     // Where the code reads lines, the line a reader stopped at, and the last line with text (a
     // reader of headers compares none it could be found by), get each word as their last
-    // field, and as their key where the key holds a blank. A field compared whole (`match parts[2] { "HTTP/1.1" => .. }`)
-    // compares lengths first and shows no operand, and the fields before it passed
-    // (`DELETE /a 32` -> `DELETE /a HTTP/1.1`); a key that must be one token is no word to
-    // replace (`HEAD / :x` -> `content-length:x`). Tokens, all tried: a word after a line's
-    // first is a late tier's, a slot or two per gain.
+    // field, and as their key where the key holds a blank. A field compared whole (`match
+    // parts[2] { "HTTP/1.1" => .. }`) compares lengths first and shows no operand, and the
+    // fields before it passed (`DELETE /a 32` -> `DELETE /a HTTP/1.1`); a key that must be one
+    // token is no word to replace (`HEAD / :x` -> `content-length:x`). Tokens, all tried: a
+    // word after a line's first is a late tier's, a slot or two per gain.
     let last_line = s.trim_end().rfind('\n').map_or(0, |i| i + 1);
     let reads_lines = modules
         .iter()
