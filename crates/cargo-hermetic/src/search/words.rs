@@ -317,7 +317,7 @@ pub fn edits(
         // after `GET / HTTP/1.1` is a header).
         let plain = s.replace(nl, "\n");
         let stopped = stopped_line(&plain, compared);
-        let (whole, tokens, tiers) = texts(space, &modules, &plain, dict, stopped);
+        let (whole, tokens, tiers) = texts(space, &modules, &plain, dict, stopped, lines || crlf);
         let lists = [(&mut out.whole, whole), (&mut out.tokens, tokens)]
             .into_iter()
             .chain(out.tiers.iter_mut().zip(tiers));
@@ -358,13 +358,15 @@ fn with_line_break(text: String, nl: &str) -> String {
 /// Then `dict` in place of any other word. Apart from the tiers, the whole texts: a text of
 /// one line (or two) gives each word of `dict` as the whole text; and tokens: each line
 /// repeated (a key given twice), and words compared whole: the value of the last line and of
-/// the line a reader `stopped` at gets each word of `dict` in its place.
+/// the line a reader `stopped` at gets each word of `dict` in its place, and where the code
+/// `reads_lines`, their last field and a key holding a blank too.
 fn texts(
     space: &Space,
     modules: &[&[String]],
     s: &str,
     dictionary: &Dictionary,
     stopped: Option<usize>,
+    reads_lines: bool,
 ) -> (Vec<String>, Vec<String>, [Vec<String>; TIERS]) {
     let (dict, ints) = (&dictionary.words, &dictionary.ints);
     let pool = &space.pool;
@@ -407,11 +409,16 @@ fn texts(
             .iter()
             .any(|j| j.len() == c.len_utf8() && j.starts_with(c))
     };
+    // Where a line's last field starts: after the last separator the code splits on.
+    let last_field = |line: &str| {
+        let (at, c) = line.char_indices().rev().find(|&(_, c)| splits_on(c))?;
+        Some((at, at + c.len_utf8()))
+    };
     for (i, line) in lines.iter().enumerate().take(MAX_REPEATED) {
-        let Some((at, c)) = line.char_indices().rev().find(|&(_, c)| splits_on(c)) else {
+        let Some((at, field)) = last_field(line) else {
             continue;
         };
-        if line.len() > at + c.len_utf8() {
+        if line.len() > field {
             let mut grown: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
             grown[i].push_str(&line[at..]);
             tokens.push(grown.join("\n"));
@@ -425,9 +432,6 @@ fn texts(
     // token is no word to replace (`HEAD / :x` -> `content-length:x`). Tokens, all tried: a
     // word after a line's first is a late tier's, a slot or two per gain.
     let last_line = s.trim_end().rfind('\n').map_or(0, |i| i + 1);
-    let reads_lines = modules
-        .iter()
-        .any(|m| pool.module_reads_lines(m) || pool.module_line_break(m) == "\r\n");
     let ends: BTreeSet<usize> = match reads_lines {
         true => stopped.into_iter().chain([last_line]).collect(),
         false => BTreeSet::new(),
@@ -436,9 +440,9 @@ fn texts(
         let end = s[start..].find('\n').map_or(s.len(), |i| start + i);
         let line = &s[start..end];
         let (head, tail) = (&s[..start], &s[end..]);
-        if let Some((at, c)) = line.char_indices().rev().find(|&(_, c)| splits_on(c)) {
-            let last = &line[..at + c.len_utf8()];
-            tokens.extend(dict.iter().map(|w| format!("{head}{last}{w}{tail}")));
+        if let Some((_, field)) = last_field(line) {
+            let fields = &line[..field];
+            tokens.extend(dict.iter().map(|w| format!("{head}{fields}{w}{tail}")));
         }
         // Which separator ends the key is unknown (`/` is a mark the path starts with): the
         // first of each, whose key holds a blank.
