@@ -1,13 +1,14 @@
 //! Minimisation: each archived test shrunk to what its goals need (mock and fake values no call
-//! asked for, statements, fakes' values simplified, environment genes), then a small set of tests
-//! that covers every archived goal, rerun once (after a first run of the same calls in a bare
-//! environment) so that observations that differ between runs, or that depend on statics another
-//! test may set first, make no assertions. Tests kept from the last run are neither shrunk nor
+//! asked for, statements, fakes' values simplified, texts shortened and their characters made
+//! plainer, environment genes), then a small set of tests that covers every archived goal, rerun
+//! once (after a first run of the same calls in a bare environment) so that observations that
+//! differ between runs, or that depend on statics another test may set first, make no
+//! assertions. Tests kept from the last run are neither shrunk nor
 //! left out.
 
 use super::archive::Archive;
 use super::outputs::Outputs;
-use super::{env, fakes, finish, mocks, ops, shorter, Space};
+use super::{env, fakes, finish, mocks, ops, plainer, shorter, Space};
 use crate::cluster::{Cluster, Ty};
 use crate::driver::execute::Execute;
 use crate::driver::goals::GoalMap;
@@ -21,6 +22,9 @@ const MAX_SIMPLER_TRIES: usize = 24;
 
 /// Executions a test may spend on shorter string and sequence arguments.
 const MAX_SHORTER_TRIES: usize = 12;
+
+/// Executions a test may spend on plainer characters in its texts.
+const MAX_PLAINER_TRIES: usize = 8;
 
 /// Where a case passes a string, a `Vec` or a slice long enough to shorten: (statement,
 /// argument). Arrays keep their length.
@@ -147,6 +151,23 @@ pub fn minimise(
                         break;
                     }
                 }
+            }
+        }
+        // Characters a reader would type, where the goals allow; a character once swapped is
+        // not tried again.
+        let mut swapped: BTreeSet<char> = BTreeSet::new();
+        for plan in plainer::plans(&best.case)
+            .into_iter()
+            .take(MAX_PLAINER_TRIES)
+        {
+            if plan.iter().any(|(from, _)| swapped.contains(from)) {
+                continue;
+            }
+            let candidate = plainer::with_swaps(&best.case, &plan);
+            let report = execute(&candidate)?;
+            if let Some(t) = kept(space, goals, outputs, candidate, report, &own) {
+                best = t;
+                swapped.extend(plan.iter().map(|&(from, _)| from));
             }
         }
         let mut g = env::gene_count(&best.case.env);

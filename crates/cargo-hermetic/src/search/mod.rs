@@ -28,6 +28,7 @@ pub(crate) mod minimise;
 pub mod mocks;
 pub mod ops;
 pub mod outputs;
+mod plainer;
 pub mod refused;
 mod repair;
 mod shorter;
