@@ -1960,3 +1960,48 @@ fn bytes_the_code_reads_as_text_are_drawn_and_changed_as_text() {
     let tag = callable(&c, "tag");
     assert!(!space.text_bytes(tag, &space.arg_types(tag)[0]));
 }
+
+/// `fn head(text: &str)`: counter 1 once the text has more than 40 lines, a count the code
+/// compares at `SITE` with its limit. No argument holds the count: the frontier's climbs say a
+/// line of the closest text again.
+#[test]
+fn a_limit_on_lines_read_is_passed_by_saying_a_line_again() {
+    let c = cluster(
+        "pub fn head(text: &str) -> bool { text.split('\\n').count() > 40 }\n\
+         pub fn other(y: i64) -> u8 { y as u8 }\n",
+    );
+    let usable = vec![true; c.callables.len()];
+    let mut space = Space::new(
+        &c,
+        &usable,
+        vec![callable(&c, "head")],
+        ValuePool::default(),
+    );
+    let goals = GoalMap::for_tests(&[("head", 2)], vec![(SITE, SITE + 1)]);
+    let out = run(
+        &mut space,
+        &goals,
+        &mut fake(|request: &ExecRequest| {
+            let Some(Value::Str(s)) = request.calls.last().and_then(|c| c.args.first()) else {
+                return report(vec![0], None);
+            };
+            let lines = s.split('\n').count() as u64;
+            let mut r = report(vec![0], Some(Observed::Bool(lines > 40)));
+            r.cmp_ints = vec![(SITE, lines), (SITE, 40)];
+            r.cmp_last = vec![(SITE, lines, 40)];
+            r.cmp_closest = vec![(SITE, 41u64.saturating_sub(lines))];
+            if lines > 40 {
+                r.covered.push(1);
+            }
+            r
+        }),
+        &config(1, 6_000),
+        &mut |_, _| {},
+    )
+    .unwrap();
+    assert!(
+        out.covered.contains(&1),
+        "after {} executions",
+        out.executions
+    );
+}
