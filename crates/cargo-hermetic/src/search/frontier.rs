@@ -153,13 +153,20 @@ const MAX_GROWN_BYTES: usize = 4096;
 /// The largest distance a climb tries to close by saying lines again.
 const MAX_COUNT_DISTANCE: u64 = 4 * MAX_REPEATS as u64;
 
-/// The stone's texts and byte strings that hold a line break, at least `count` lines, and may
-/// grow.
+/// Lines with text a compared count may stand for, at most: a header's count is compared
+/// before it is added, after the request line, and a file's first lines are often a header.
+const COUNT_SLACK: u64 = 3;
+
+/// The stone's texts and byte strings that may grow and whose lines with text number `count`
+/// to `count + COUNT_SLACK` (a count of them, not a byte or an index into them).
 fn line_leaves(space: &Space, stone: &TestCase, count: u64) -> Vec<ArgLeaf> {
     let mut leaves = arg_leaves(space, stone);
     leaves.retain(|l| {
-        let breaks = l.bytes.iter().filter(|&&b| b == b'\n').count() as u64;
-        !l.fixed && breaks > 0 && count <= breaks + 1
+        let lines = line_starts(&l.bytes).len() as u64;
+        !l.fixed
+            && l.bytes.contains(&b'\n')
+            && count >= 1
+            && (count..=count + COUNT_SLACK).contains(&lines)
     });
     leaves
 }
