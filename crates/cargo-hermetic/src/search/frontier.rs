@@ -8,7 +8,7 @@
 //! boundary. The driver reports distances of pointers as the largest, so they never lead.
 //!
 //! A count compared with a limit (headers read, entries parsed) is in no argument: where the
-//! stone's text has as many lines as the count, a climb says one of its lines again.
+//! stone's text has about as many lines as the count, a climb says one of its lines again.
 //!
 //! The distances are the driver's per-site smallest (`cmp_closest`). The test that met a site is
 //! retried cut after each of its calls, since outcomes are goals of a test's last call.
