@@ -718,7 +718,7 @@ impl<'s, 'c> Search<'s, 'c> {
                     .copied()
                     .filter(|(pc, _)| goals.in_selected_code(*pc))
                     .collect();
-                if self.frontier.offer(&case, &closest, &last).met {
+                if self.frontier.offer(&case, &closest).met {
                     self.pending.extend(frontier::prefixes(&case));
                     self.last_progress = self.executions;
                 }
