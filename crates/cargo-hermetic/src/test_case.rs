@@ -37,6 +37,18 @@ pub struct Stmt {
     pub args: Vec<Value>,
 }
 
+#[cfg(test)]
+impl TestCase {
+    /// A test of one call, of callable 0 with `args`, in module 0 (for unit tests of edits).
+    pub fn one_call(args: Vec<Value>) -> TestCase {
+        TestCase {
+            home: 0,
+            stmts: vec![Stmt { callable: 0, args }],
+            env: Default::default(),
+        }
+    }
+}
+
 impl TestCase {
     /// The statements as the driver receives them.
     pub fn calls(&self) -> Vec<Call> {

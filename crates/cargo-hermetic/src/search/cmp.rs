@@ -784,15 +784,10 @@ pub fn set_int(v: &mut Value, n: &mut usize, new: i128) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_case::Stmt;
     use rand::SeedableRng;
 
     fn case(args: Vec<Value>) -> TestCase {
-        TestCase {
-            home: 0,
-            stmts: vec![Stmt { callable: 0, args }],
-            env: Default::default(),
-        }
+        TestCase::one_call(args)
     }
 
     /// The strings of a map's keys and values, and of a set's items, are leaves: a value a

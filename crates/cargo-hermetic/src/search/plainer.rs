@@ -143,14 +143,9 @@ fn map_chars(v: &mut Value, f: &impl Fn(char) -> char) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_case::Stmt;
 
     fn case(args: Vec<Value>) -> TestCase {
-        TestCase {
-            home: 0,
-            stmts: vec![Stmt { callable: 0, args }],
-            env: Default::default(),
-        }
+        TestCase::one_call(args)
     }
 
     #[test]
