@@ -3,8 +3,7 @@
 //! plainer, environment genes), then a small set of tests that covers every archived goal, rerun
 //! once (after a first run of the same calls in a bare environment) so that observations that
 //! differ between runs, or that depend on statics another test may set first, make no
-//! assertions. Tests kept from the last run are neither shrunk nor
-//! left out.
+//! assertions. Tests kept from the last run are neither shrunk nor left out.
 
 use super::archive::Archive;
 use super::outputs::Outputs;

@@ -61,19 +61,15 @@ pub fn plans(case: &TestCase) -> Vec<Vec<Swap>> {
     if found.is_empty() {
         return Vec::new();
     }
-    let mut out = vec![found.iter().map(|&c| (c, stand_ins(c)[0])).collect()];
-    if found.len() > 1 {
-        for &c in &found {
-            out.extend(stand_ins(c).into_iter().map(|to| vec![(c, to)]));
-        }
-    } else {
-        out.extend(
-            stand_ins(found[0])
-                .into_iter()
-                .skip(1)
-                .map(|to| vec![(found[0], to)]),
-        );
+    let mut out = vec![found
+        .iter()
+        .map(|&c| (c, stand_ins(c)[0]))
+        .collect::<Vec<_>>()];
+    for &c in &found {
+        out.extend(stand_ins(c).into_iter().map(|to| vec![(c, to)]));
     }
+    // One character alone first is the plan for all of them at once.
+    out.dedup();
     out
 }
 
