@@ -37,27 +37,12 @@ fn stand_ins(c: char) -> Vec<char> {
 /// stand-ins. None when there is nothing to make plainer.
 pub fn plans(case: &TestCase) -> Vec<Vec<Swap>> {
     let mut found: Vec<char> = Vec::new();
-    let mut note = |c: char| {
+    map_texts(&mut case.clone(), &mut |c| {
         if exotic(c) && !found.contains(&c) {
             found.push(c);
         }
-    };
-    for arg in case.stmts.iter().flat_map(|s| &s.args) {
-        chars_in(arg, &mut note);
-    }
-    let env = &case.env;
-    let contents = env
-        .files
-        .iter()
-        .map(|f| &f.contents[..])
-        .chain(env.stdin.as_deref());
-    for text in contents.filter_map(|b| std::str::from_utf8(b).ok()) {
-        text.chars().for_each(&mut note);
-    }
-    let names = env.files.iter().map(|f| &f.path).chain(&env.dirs);
-    for text in names.chain(env.vars.iter().flat_map(|(k, v)| [k, v])) {
-        text.chars().for_each(&mut note);
-    }
+        c
+    });
     if found.is_empty() {
         return Vec::new();
     }
@@ -74,19 +59,25 @@ pub fn plans(case: &TestCase) -> Vec<Vec<Swap>> {
 }
 
 /// `case` with every swap of `plan` made in its arguments' texts and characters and in its
-/// environment's texts, alike everywhere (a path the code is given names a file the test makes);
-/// contents that are not UTF-8 stay as they are.
+/// environment's texts, alike everywhere (a path the code is given names a file the test makes).
 pub fn with_swaps(case: &TestCase, plan: &[Swap]) -> TestCase {
-    let swap = |c: char| {
+    let mut out = case.clone();
+    map_texts(&mut out, &mut |c| {
         plan.iter()
             .find(|&&(from, _)| from == c)
             .map_or(c, |&(_, to)| to)
-    };
-    let mut out = case.clone();
-    for arg in out.stmts.iter_mut().flat_map(|s| &mut s.args) {
-        map_chars(arg, &swap);
+    });
+    out
+}
+
+/// Replaces each character of `case`'s texts by `f` of it, in order: its arguments' strings and
+/// characters however deep, then its environment's files' contents and stdin (where UTF-8),
+/// files' paths, directories and variables.
+fn map_texts(case: &mut TestCase, f: &mut impl FnMut(char) -> char) {
+    for arg in case.stmts.iter_mut().flat_map(|s| &mut s.args) {
+        map_chars(arg, f);
     }
-    let env = &mut out.env;
+    let env = &mut case.env;
     let contents = env
         .files
         .iter_mut()
@@ -94,7 +85,7 @@ pub fn with_swaps(case: &TestCase, plan: &[Swap]) -> TestCase {
         .chain(env.stdin.as_mut());
     for bytes in contents {
         if let Ok(text) = std::str::from_utf8(bytes) {
-            *bytes = text.chars().map(swap).collect::<String>().into_bytes();
+            *bytes = text.chars().map(&mut *f).collect::<String>().into_bytes();
         }
     }
     let names = env
@@ -103,29 +94,14 @@ pub fn with_swaps(case: &TestCase, plan: &[Swap]) -> TestCase {
         .map(|f| &mut f.path)
         .chain(&mut env.dirs);
     for text in names.chain(env.vars.iter_mut().flat_map(|(k, v)| [k, v])) {
-        *text = text.chars().map(swap).collect();
-    }
-    out
-}
-
-/// Calls `f` with each character of `v`'s texts and characters, however deep.
-fn chars_in(v: &Value, f: &mut impl FnMut(char)) {
-    match v {
-        Value::Str(s) => s.chars().for_each(&mut *f),
-        Value::Char(c) => f(*c),
-        Value::Seq(items) | Value::Tuple(items) => items.iter().for_each(|v| chars_in(v, f)),
-        Value::Opt(Some(v)) | Value::Ok(v) | Value::Err(v) => chars_in(v, f),
-        Value::Range { start, end, .. } => {
-            start.iter().chain(end).for_each(|v| chars_in(v, f));
-        }
-        _ => {}
+        *text = text.chars().map(&mut *f).collect();
     }
 }
 
 /// Replaces each character of `v`'s texts and characters by `f` of it, however deep.
-fn map_chars(v: &mut Value, f: &impl Fn(char) -> char) {
+fn map_chars(v: &mut Value, f: &mut impl FnMut(char) -> char) {
     match v {
-        Value::Str(s) => *s = s.chars().map(f).collect(),
+        Value::Str(s) => *s = s.chars().map(&mut *f).collect(),
         Value::Char(c) => *c = f(*c),
         Value::Seq(items) | Value::Tuple(items) => items.iter_mut().for_each(|v| map_chars(v, f)),
         Value::Opt(Some(v)) | Value::Ok(v) | Value::Err(v) => map_chars(v, f),
